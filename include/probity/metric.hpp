@@ -1,0 +1,123 @@
+#pragma once
+// A metric computes per-item sufficient statistics; every score (sentence, corpus, bootstrap
+// resample, merged shards) is computed from those statistics, as sacreBLEU does.
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "probity/dataset.hpp"
+
+namespace probity {
+
+// What one item gives a metric. Views stay valid for the duration of the call.
+struct MetricInput {
+  std::string_view candidate;
+  std::vector<std::string_view> references;  // positive references of the task
+  std::vector<std::string_view> negatives;   // references of other tasks (contrastive metrics)
+  std::string_view source;                   // task input, may be empty
+};
+
+enum class CorpusAggregation {
+  kSumStats,    // corpus score = score of the summed statistics (BLEU, chrF)
+  kMeanScores,  // corpus score = mean of item scores (ROUGE, MI estimators)
+};
+
+class Metric {
+ public:
+  virtual ~Metric() = default;
+
+  // The full command-line name including options, e.g. "rougeL,stem=true".
+  virtual std::string name() const = 0;
+  // Every choice that affects the value, sacreBLEU style: "key:value|key:value|...".
+  virtual std::string signature() const = 0;
+  // Named parts of a score ("p", "r", "f"); a single-valued metric has one part named "".
+  virtual std::vector<std::string> parts() const { return {""}; }
+  // Index into parts() of the value used when one number per item is needed.
+  virtual std::size_t primary_part() const { return 0; }
+
+  // Number of sufficient statistics per item.
+  virtual std::size_t num_stats() const = 0;
+  // Dataset-level preparation (IDF tables, language models, calibration). Default: nothing.
+  virtual void fit(std::span<const Task> /*tasks*/) {}
+  // True when item_stats needs MetricInput::negatives.
+  virtual bool needs_negatives() const { return false; }
+
+  // Per-item statistics; must be safe to call concurrently from several threads.
+  virtual void item_stats(const MetricInput& input, std::span<double> stats) const = 0;
+  // Sentence-level score from one item's statistics. NaN marks an undefined part.
+  virtual void sentence_score(std::span<const double> stats, std::span<double> parts) const = 0;
+  // Corpus-level score from statistics aggregated per corpus_aggregation().
+  virtual void corpus_score(std::span<const double> summed_stats, std::span<double> parts) const {
+    sentence_score(summed_stats, parts);
+  }
+  virtual CorpusAggregation corpus_aggregation() const { return CorpusAggregation::kSumStats; }
+  // Why a NaN part is undefined, for the "error" field of a score record.
+  virtual std::string undefined_reason(std::span<const double> /*stats*/) const {
+    return "undefined";
+  }
+
+  // Convenience: item_stats + sentence_score.
+  std::vector<double> score(const MetricInput& input) const;
+};
+
+// Corpus score over many items' statistics (row-major, num_stats() per item), optionally over
+// a subset of item indices (bootstrap resamples reuse the same statistics).
+std::vector<double> corpus_score(const Metric& metric, std::span<const double> all_stats,
+                                 std::span<const std::size_t> indices = {});
+
+// A parsed metric name: base[:arg][,key=value]*, e.g. "bleu,tokenize=intl" or
+// "mi:tv/fvar/statement/oracle,k=8".
+class MetricSpec {
+ public:
+  static MetricSpec parse(std::string_view text);
+  const std::string& text() const { return text_; }
+  const std::string& base() const { return base_; }
+  const std::string& arg() const { return arg_; }
+  // Option accessors mark the option used; check_all_used() throws UsageError for the rest.
+  std::string get(const std::string& key, const std::string& fallback) const;
+  bool get_bool(const std::string& key, bool fallback) const;
+  int get_int(const std::string& key, int fallback) const;
+  double get_double(const std::string& key, double fallback) const;
+  void check_all_used() const;
+  const std::vector<std::pair<std::string, std::string>>& options() const { return options_; }
+
+ private:
+  std::string text_, base_, arg_;
+  std::vector<std::pair<std::string, std::string>> options_;
+  mutable std::vector<bool> used_;
+};
+
+using MetricFactory = std::function<std::unique_ptr<Metric>(const MetricSpec&)>;
+
+struct MetricInfo {
+  std::string name;         // registry key (base name)
+  std::string description;  // one line
+  std::string options;      // "key=default (meaning); ..."
+  MetricFactory factory;
+};
+
+class MetricRegistry {
+ public:
+  // The registry with every built-in metric.
+  static MetricRegistry& global();
+  void add(MetricInfo info);
+  // Throws UsageError for an unknown name or option.
+  std::unique_ptr<Metric> create(std::string_view spec) const;
+  const std::vector<MetricInfo>& list() const { return infos_; }
+
+ private:
+  std::vector<MetricInfo> infos_;
+};
+
+inline std::unique_ptr<Metric> make_metric(std::string_view spec) {
+  return MetricRegistry::global().create(spec);
+}
+
+// The version string written into every signature.
+std::string version();
+
+}  // namespace probity

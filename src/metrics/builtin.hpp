@@ -1,0 +1,10 @@
+#pragma once
+// Registration hooks of the built-in metric families; registry.cpp calls each once.
+// Adding a family: write its register function and list it in registry.cpp.
+#include "probity/metric.hpp"
+
+namespace probity::metrics {
+void register_bleu(MetricRegistry& registry);   // bleu
+void register_chrf(MetricRegistry& registry);   // chrf, chrf++
+void register_rouge(MetricRegistry& registry);  // rouge1, rouge2, rougeL, rougeLsum
+}  // namespace probity::metrics

@@ -1,0 +1,146 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "metrics/builtin.hpp"
+#include "probity/error.hpp"
+#include "probity/metric.hpp"
+
+namespace probity {
+
+std::string version() { return PROBITY_VERSION; }
+
+std::vector<double> Metric::score(const MetricInput& input) const {
+  std::vector<double> stats(num_stats());
+  item_stats(input, stats);
+  std::vector<double> out(parts().size());
+  sentence_score(stats, out);
+  return out;
+}
+
+std::vector<double> corpus_score(const Metric& metric, std::span<const double> all_stats,
+                                 std::span<const std::size_t> indices) {
+  const std::size_t k = metric.num_stats();
+  const std::size_t n_items = k == 0 ? 0 : all_stats.size() / k;
+  const std::size_t n = indices.empty() ? n_items : indices.size();
+  auto row = [&](std::size_t i) {
+    const std::size_t item = indices.empty() ? i : indices[i];
+    return all_stats.subspan(item * k, k);
+  };
+  std::vector<double> parts(metric.parts().size(), 0.0);
+  if (metric.corpus_aggregation() == CorpusAggregation::kSumStats) {
+    std::vector<double> sum(k, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      auto r = row(i);
+      for (std::size_t j = 0; j < k; ++j) sum[j] += r[j];
+    }
+    metric.corpus_score(sum, parts);
+    return parts;
+  }
+  // Mean of item scores; an undefined item makes the mean undefined.
+  std::vector<double> item(parts.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    metric.sentence_score(row(i), item);
+    for (std::size_t j = 0; j < parts.size(); ++j) parts[j] += item[j];
+  }
+  for (double& p : parts) p = n == 0 ? std::nan("") : p / static_cast<double>(n);
+  return parts;
+}
+
+MetricSpec MetricSpec::parse(std::string_view text) {
+  MetricSpec spec;
+  spec.text_ = std::string(text);
+  std::string_view head = text.substr(0, text.find(','));
+  std::string_view rest = head.size() < text.size() ? text.substr(head.size() + 1) : "";
+  if (auto colon = head.find(':'); colon != std::string_view::npos) {
+    spec.base_ = std::string(head.substr(0, colon));
+    spec.arg_ = std::string(head.substr(colon + 1));
+  } else {
+    spec.base_ = std::string(head);
+  }
+  if (spec.base_.empty()) throw UsageError(fmt::format("empty metric name in '{}'", text));
+  while (!rest.empty()) {
+    std::string_view item = rest.substr(0, rest.find(','));
+    rest = item.size() < rest.size() ? rest.substr(item.size() + 1) : "";
+    auto eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+      throw UsageError(fmt::format("metric '{}': option '{}' is not key=value", text, item));
+    spec.options_.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+  }
+  spec.used_.assign(spec.options_.size(), false);
+  return spec;
+}
+
+std::string MetricSpec::get(const std::string& key, const std::string& fallback) const {
+  for (std::size_t i = 0; i < options_.size(); ++i) {
+    if (options_[i].first == key) {
+      used_[i] = true;
+      return options_[i].second;
+    }
+  }
+  return fallback;
+}
+
+bool MetricSpec::get_bool(const std::string& key, bool fallback) const {
+  std::string v = get(key, fallback ? "true" : "false");
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
+  throw UsageError(fmt::format("metric '{}': option {}={} is not a boolean", text_, key, v));
+}
+
+int MetricSpec::get_int(const std::string& key, int fallback) const {
+  std::string v = get(key, std::to_string(fallback));
+  int out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size())
+    throw UsageError(fmt::format("metric '{}': option {}={} is not an integer", text_, key, v));
+  return out;
+}
+
+double MetricSpec::get_double(const std::string& key, double fallback) const {
+  std::string v = get(key, fmt::format("{}", fallback));
+  try {
+    std::size_t pos = 0;
+    double out = std::stod(v, &pos);
+    if (pos == v.size()) return out;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("metric '{}': option {}={} is not a number", text_, key, v));
+}
+
+void MetricSpec::check_all_used() const {
+  for (std::size_t i = 0; i < options_.size(); ++i) {
+    if (!used_[i])
+      throw UsageError(fmt::format("metric '{}': unknown option '{}' (see `probity metrics`)",
+                                   text_, options_[i].first));
+  }
+}
+
+MetricRegistry& MetricRegistry::global() {
+  static MetricRegistry registry = [] {
+    MetricRegistry r;
+    metrics::register_bleu(r);
+    metrics::register_chrf(r);
+    metrics::register_rouge(r);
+    return r;
+  }();
+  return registry;
+}
+
+void MetricRegistry::add(MetricInfo info) { infos_.push_back(std::move(info)); }
+
+std::unique_ptr<Metric> MetricRegistry::create(std::string_view text) const {
+  MetricSpec spec = MetricSpec::parse(text);
+  auto it = std::find_if(infos_.begin(), infos_.end(),
+                         [&](const MetricInfo& i) { return i.name == spec.base(); });
+  if (it == infos_.end())
+    throw UsageError(fmt::format("unknown metric '{}' (run `probity metrics` for the list)",
+                                 spec.base()));
+  auto metric = it->factory(spec);
+  spec.check_all_used();
+  return metric;
+}
+
+}  // namespace probity
