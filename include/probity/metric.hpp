@@ -43,6 +43,8 @@ class Metric {
   virtual std::size_t num_stats() const = 0;
   // Dataset-level preparation (IDF tables, language models, calibration). Default: nothing.
   virtual void fit(std::span<const Task> /*tasks*/) {}
+  // True when fit() must see the whole dataset before scoring (no streaming).
+  virtual bool needs_fit() const { return false; }
   // True when item_stats needs MetricInput::negatives.
   virtual bool needs_negatives() const { return false; }
 

@@ -19,7 +19,8 @@ std::vector<std::string_view> split_whitespace(std::string_view s);
 // optionally stem tokens longer than 3 characters with NLTK's Porter stemmer.
 // With `unicode_aware` letters and digits of every script are kept (an option; the default
 // reproduces rouge-score, which scores non-Latin text 0).
-std::vector<std::string> rouge_tokenize(std::string_view text, bool stem, bool unicode_aware = false);
+std::vector<std::string> rouge_tokenize(std::string_view text, bool stem,
+                                        bool unicode_aware = false);
 
 // NLTK 3.8 PorterStemmer() in its default NLTK_EXTENSIONS mode (as rouge-score uses it).
 // Input is expected lower-case.

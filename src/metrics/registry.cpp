@@ -10,7 +10,9 @@
 
 namespace probity {
 
-std::string version() { return PROBITY_VERSION; }
+std::string version() {
+  return PROBITY_VERSION;
+}
 
 std::vector<double> Metric::score(const MetricInput& input) const {
   std::vector<double> stats(num_stats());
@@ -129,15 +131,17 @@ MetricRegistry& MetricRegistry::global() {
   return registry;
 }
 
-void MetricRegistry::add(MetricInfo info) { infos_.push_back(std::move(info)); }
+void MetricRegistry::add(MetricInfo info) {
+  infos_.push_back(std::move(info));
+}
 
 std::unique_ptr<Metric> MetricRegistry::create(std::string_view text) const {
   MetricSpec spec = MetricSpec::parse(text);
   auto it = std::find_if(infos_.begin(), infos_.end(),
                          [&](const MetricInfo& i) { return i.name == spec.base(); });
   if (it == infos_.end())
-    throw UsageError(fmt::format("unknown metric '{}' (run `probity metrics` for the list)",
-                                 spec.base()));
+    throw UsageError(
+        fmt::format("unknown metric '{}' (run `probity metrics` for the list)", spec.base()));
   auto metric = it->factory(spec);
   spec.check_all_used();
   return metric;

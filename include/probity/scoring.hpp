@@ -1,0 +1,62 @@
+#pragma once
+// Scoring a dataset with several metrics: per-item sufficient statistics, computed in parallel,
+// from which sentence and corpus scores (and bootstrap resamples) are derived.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "probity/dataset.hpp"
+#include "probity/metric.hpp"
+
+namespace probity {
+
+// A metric as named on the command line, with the parts selected for output.
+// "rougeL" selects every part; "rougeL.f" selects one and makes it the primary part.
+struct MetricSelection {
+  std::string spec;  // as given
+  std::unique_ptr<Metric> metric;
+  std::vector<std::size_t> parts;  // indices into metric->parts()
+  std::size_t primary = 0;         // index into metric->parts()
+
+  // Name of one part in score records: "bleu", "rougeL.f", "rougeL.f,stem=true".
+  std::string record_name(std::size_t part) const;
+  // Name of the primary part.
+  std::string primary_name() const { return record_name(primary); }
+};
+
+MetricSelection select_metric(const std::string& spec);
+
+struct ItemRef {
+  std::size_t task = 0;       // index into Dataset::tasks
+  std::size_t candidate = 0;  // index into Task::candidates
+};
+
+struct ScoreOptions {
+  unsigned threads = 0;  // 0: all hardware threads
+  // Called with (done, total) items from the calling thread; may be empty.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+// Statistics of one metric over a list of items.
+struct MetricStats {
+  std::size_t num_stats = 0;
+  std::vector<double> stats;  // row-major, num_stats per item
+
+  std::span<const double> row(std::size_t i) const {
+    return std::span<const double>(stats).subspan(i * num_stats, num_stats);
+  }
+};
+
+// Every candidate of the dataset in file order.
+std::vector<ItemRef> all_items(const Dataset& ds);
+
+// Computes statistics of each metric for each item. Metrics that need a fit are fitted on the
+// whole dataset first. Deterministic whatever the thread count.
+std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRef> items,
+                                       std::span<MetricSelection> metrics,
+                                       const ScoreOptions& options = {});
+
+}  // namespace probity

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures and builds probity (Release) in ./build. Extra arguments go to cmake.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+linker=()
+if command -v mold >/dev/null; then
+  linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=mold -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=mold)
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DPython3_EXECUTABLE=/usr/bin/python3 "${launcher[@]}" "${linker[@]}" "$@" >/dev/null
+cmake --build build -j "$(nproc)"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package probity needs to build, test and run. Idempotent and
+# non-interactive: packages already present are left alone and apt is not touched at all.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  g++ cmake ninja-build pkg-config ccache mold git
+  # libraries
+  nlohmann-json3-dev libfmt-dev libcli11-dev libicu-dev libutf8proc-dev libboost-dev
+  libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libeigen3-dev
+  wordnet-base wordnet-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev valgrind
+  # Python module and its tests
+  python3 python3-dev pybind11-dev python3-numpy
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,30 @@
+// `probity metrics`: the registry with one-line descriptions and options.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "probity/error.hpp"
+#include "probity/metric.hpp"
+
+namespace probity::cli {
+
+int run_metrics(bool json) {
+  const auto& list = MetricRegistry::global().list();
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& m : list)
+      out.push_back({{"name", m.name}, {"description", m.description}, {"options", m.options}});
+    fmt::print("{}\n", out.dump(2));
+    return kExitOk;
+  }
+  std::size_t width = 0;
+  for (const auto& m : list) width = std::max(width, m.name.size());
+  for (const auto& m : list) {
+    fmt::print("{:<{}}  {}\n", m.name, width, m.description);
+    if (!m.options.empty()) fmt::print("{:<{}}  options: {}\n", "", width, m.options);
+  }
+  return kExitOk;
+}
+
+}  // namespace probity::cli

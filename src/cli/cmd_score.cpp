@@ -1,0 +1,120 @@
+// `probity score`: per-candidate scores as JSONL plus a corpus-level summary on stderr.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "probity/error.hpp"
+#include "probity/scores.hpp"
+#include "probity/scoring.hpp"
+
+namespace probity::cli {
+namespace {
+
+// Tasks per chunk when streaming: bounds memory for large files.
+constexpr std::size_t kChunkTasks = 512;
+
+struct CorpusAccumulator {
+  std::vector<double> sum;    // summed statistics
+  std::vector<double> parts;  // summed sentence scores (mean aggregation)
+  std::size_t n = 0;
+};
+
+}  // namespace
+
+int run_score(const ScoreArgs& args) {
+  std::vector<MetricSelection> metrics;
+  for (const auto& m : args.metrics) metrics.push_back(select_metric(m));
+
+  std::ofstream file;
+  if (!args.out.empty()) {
+    file.open(args.out, std::ios::binary);
+    if (!file) throw UsageError(fmt::format("cannot write '{}'", args.out));
+  }
+  std::ostream& out = args.out.empty() ? std::cout : file;
+
+  std::vector<CorpusAccumulator> corpus(metrics.size());
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    corpus[m].sum.assign(metrics[m].metric->num_stats(), 0.0);
+    corpus[m].parts.assign(metrics[m].metric->parts().size(), 0.0);
+  }
+  bool needs_whole = false;
+  for (const auto& m : metrics) needs_whole |= m.metric->needs_fit() || m.metric->needs_negatives();
+
+  std::size_t skipped = 0;
+  std::vector<SkipRecord> skip_records;
+  Progress progress("scoring");
+  auto score_chunk = [&](const Dataset& chunk) {
+    auto items = all_items(chunk);
+    ScoreOptions opts;
+    opts.threads = args.threads;
+    opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+    auto stats = compute_stats(chunk, items, metrics, opts);
+    write_score_records(out, chunk, items, metrics, stats);
+    std::vector<double> parts;
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      const Metric& metric = *metrics[m].metric;
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        auto row = stats[m].row(i);
+        for (std::size_t k = 0; k < row.size(); ++k) corpus[m].sum[k] += row[k];
+        parts.assign(metric.parts().size(), 0.0);
+        metric.sentence_score(row, parts);
+        for (std::size_t k = 0; k < parts.size(); ++k) corpus[m].parts[k] += parts[k];
+      }
+      corpus[m].n += items.size();
+    }
+  };
+
+  for (const auto& path : args.data) {
+    ReadOptions ro{args.skip_invalid};
+    if (needs_whole || path.ends_with(".csv")) {
+      Dataset ds = load_dataset(path, ro);
+      skip_records.insert(skip_records.end(), ds.skipped.begin(), ds.skipped.end());
+      score_chunk(ds);
+      continue;
+    }
+    TaskReader reader(path, ro);
+    Dataset chunk;
+    chunk.path = path;
+    Task task;
+    while (reader.next(task)) {
+      chunk.tasks.push_back(std::move(task));
+      if (chunk.tasks.size() == kChunkTasks) {
+        score_chunk(chunk);
+        chunk.tasks.clear();
+      }
+    }
+    if (!chunk.tasks.empty()) score_chunk(chunk);
+    skip_records.insert(skip_records.end(), reader.skipped().begin(), reader.skipped().end());
+  }
+  progress.finish();
+  out.flush();
+  skipped = skip_records.size();
+
+  // Corpus-level summary: where the records go to a file, the table goes to stdout.
+  std::FILE* summary = args.out.empty() ? stderr : stdout;
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const Metric& metric = *metrics[m].metric;
+    std::vector<double> parts(metric.parts().size(), 0.0);
+    if (metric.corpus_aggregation() == CorpusAggregation::kSumStats) {
+      metric.corpus_score(corpus[m].sum, parts);
+    } else {
+      for (std::size_t k = 0; k < parts.size(); ++k)
+        parts[k] = corpus[m].parts[k] / static_cast<double>(corpus[m].n);
+    }
+    for (std::size_t p : metrics[m].parts)
+      fmt::print(summary, "{:<24} corpus {:>10.4f}  n={}  {}\n", metrics[m].record_name(p),
+                 parts[p], corpus[m].n, metric.signature());
+  }
+  if (skipped > 0) {
+    fmt::print(stderr, "skipped {} invalid item(s):\n", skipped);
+    for (const auto& s : skip_records)
+      fmt::print(stderr, "  {}:{}: {}{}\n", s.file, s.line,
+                 s.field.empty() ? "" : fmt::format("field '{}': ", s.field), s.message);
+  }
+  return kExitOk;
+}
+
+}  // namespace probity::cli

@@ -1,0 +1,230 @@
+// CSV import: one row per candidate (RFC 4180 quoting, header row required).
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "data/validate.hpp"
+#include "probity/dataset.hpp"
+#include "probity/text.hpp"
+
+namespace probity {
+namespace {
+
+struct Row {
+  std::size_t line = 0;  // physical line where the row starts
+  std::vector<std::string> cells;
+};
+
+// Reads all rows; quoted cells may span lines.
+std::vector<Row> read_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string s = buf.str();
+  if (s.rfind("\xEF\xBB\xBF", 0) == 0) s.erase(0, 3);
+  std::vector<Row> rows;
+  Row row{1, {}};
+  std::string cell;
+  std::size_t line = 1;
+  bool quoted = false, cell_started = false;
+  auto end_row = [&] {
+    row.cells.push_back(std::move(cell));
+    cell.clear();
+    bool blank = row.cells.size() == 1 && row.cells[0].empty();
+    if (!blank) rows.push_back(std::move(row));
+    row = Row{line, {}};
+    cell_started = false;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < s.size() && s[i + 1] == '"') {
+          cell += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        cell += c;
+      }
+      continue;
+    }
+    if (c == '"' && !cell_started) {
+      quoted = true;
+      cell_started = true;
+    } else if (c == ',') {
+      row.cells.push_back(std::move(cell));
+      cell.clear();
+      cell_started = false;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
+      ++line;
+      end_row();
+    } else {
+      cell += c;
+      cell_started = true;
+    }
+  }
+  if (quoted) throw InputError(path, row.line, "", "unterminated quoted cell");
+  if (!cell.empty() || !row.cells.empty()) end_row();
+  return rows;
+}
+
+bool parse_number(const std::string& s, double& out) {
+  std::string_view v = s;
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+  if (v.empty()) return false;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  return ec == std::errc() && p == v.data() + v.size() && std::isfinite(out);
+}
+
+}  // namespace
+
+Dataset load_csv_dataset(const std::string& path, ReadOptions options) {
+  std::vector<Row> rows = read_csv(path);
+  if (rows.empty()) throw InputError(path, 1, "", "empty CSV file (a header row is required)");
+  const Row& header = rows[0];
+
+  int col_task = -1, col_cand = -1, col_text = -1, col_group = -1, col_system = -1, col_source = -1;
+  std::vector<std::pair<int, std::string>> ref_cols;    // column, reference id
+  std::vector<std::pair<int, std::string>> human_cols;  // column, dimension
+  for (std::size_t i = 0; i < header.cells.size(); ++i) {
+    const std::string& h = header.cells[i];
+    int c = static_cast<int>(i);
+    if (h == "task_id")
+      col_task = c;
+    else if (h == "candidate_id" || h == "id")
+      col_cand = c;
+    else if (h == "candidate" || h == "candidate_text" || h == "text")
+      col_text = c;
+    else if (h == "group")
+      col_group = c;
+    else if (h == "system")
+      col_system = c;
+    else if (h == "source")
+      col_source = c;
+    else if (h == "reference" || h.rfind("reference_", 0) == 0)
+      ref_cols.emplace_back(c, h == "reference" ? "ref0" : "ref" + h.substr(10));
+    else if (h.rfind("human:", 0) == 0)
+      human_cols.emplace_back(c, h.substr(6));
+    else if (!h.empty())
+      human_cols.emplace_back(c, h);
+  }
+  auto need = [&](int col, const char* name) {
+    if (col < 0) throw InputError(path, 1, name, fmt::format("missing required column '{}'", name));
+  };
+  need(col_task, "task_id");
+  need(col_cand, "candidate_id");
+  need(col_text, "candidate");
+  if (ref_cols.empty())
+    throw InputError(path, 1, "reference",
+                     "missing column 'reference' (or reference_1, reference_2, ...)");
+
+  Dataset ds;
+  ds.path = path;
+  std::unordered_map<std::string, std::size_t> task_index;
+  std::unordered_map<std::string, std::unordered_set<std::string>> seen_candidates;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const Row& row = rows[r];
+    auto problem = [&](const std::string& field, const std::string& message) {
+      if (!options.skip_invalid) throw InputError(path, row.line, field, message);
+      ds.skipped.push_back({path, row.line, field, message});
+    };
+    {
+      if (row.cells.size() != header.cells.size()) {
+        problem("",
+                fmt::format("expected {} cells, found {}", header.cells.size(), row.cells.size()));
+        continue;
+      }
+      bool bad = false;
+      for (std::size_t i = 0; i < row.cells.size() && !bad; ++i) {
+        if (!text::is_valid_utf8(row.cells[i])) {
+          problem(header.cells[i], "invalid UTF-8");
+          bad = true;
+        }
+      }
+      if (bad) continue;
+      auto cell = [&](int c) -> const std::string& {
+        return row.cells[static_cast<std::size_t>(c)];
+      };
+      const std::string& task_id = cell(col_task);
+      if (task_id.empty()) {
+        problem("task_id", "empty id");
+        continue;
+      }
+      Candidate cand;
+      cand.id = cell(col_cand);
+      if (cand.id.empty()) {
+        problem("candidate_id", "empty id");
+        continue;
+      }
+      cand.text = cell(col_text);
+      if (data::is_blank(cand.text)) {
+        problem("candidate", "empty text");
+        continue;
+      }
+      if (col_system >= 0) cand.system = cell(col_system);
+      for (const auto& [c, dim] : human_cols) {
+        const std::string& v = cell(c);
+        if (data::is_blank(v)) continue;  // not rated on this dimension
+        double d = 0;
+        if (!parse_number(v, d)) {
+          problem(header.cells[static_cast<std::size_t>(c)],
+                  fmt::format("non-numeric rating '{}'", v));
+          bad = true;
+          break;
+        }
+        cand.human[dim].push_back(d);
+      }
+      if (bad) continue;
+      std::vector<Reference> refs;
+      for (const auto& [c, id] : ref_cols)
+        if (!data::is_blank(cell(c))) refs.push_back({id, cell(c)});
+
+      auto it = task_index.find(task_id);
+      if (it == task_index.end()) {
+        if (refs.empty()) {
+          problem(header.cells[static_cast<std::size_t>(ref_cols[0].first)], "empty text");
+          continue;
+        }
+        Task t;
+        t.task_id = task_id;
+        t.line = row.line;
+        t.references = std::move(refs);
+        if (col_group >= 0) t.group = cell(col_group);
+        if (col_source >= 0) t.source = cell(col_source);
+        it = task_index.emplace(task_id, ds.tasks.size()).first;
+        ds.tasks.push_back(std::move(t));
+      } else if (!refs.empty()) {
+        const auto& have = ds.tasks[it->second].references;
+        bool same = have.size() == refs.size();
+        for (std::size_t i = 0; same && i < refs.size(); ++i) same = have[i].text == refs[i].text;
+        if (!same) {
+          problem(header.cells[static_cast<std::size_t>(ref_cols[0].first)],
+                  fmt::format("references differ from the first row of task '{}' (line {})",
+                              task_id, ds.tasks[it->second].line));
+          continue;
+        }
+      }
+      if (!seen_candidates[task_id].insert(cand.id).second) {
+        problem("candidate_id",
+                fmt::format("duplicate candidate id '{}' in task '{}'", cand.id, task_id));
+        continue;
+      }
+      ds.tasks[it->second].candidates.push_back(std::move(cand));
+    }
+  }
+  if (ds.tasks.empty()) throw InputError(path, 0, "", "no valid rows in file");
+  return ds;
+}
+
+}  // namespace probity

@@ -1,0 +1,285 @@
+// JSONL task reader with validation (SPEC §2). Errors name file, line and field.
+#include "probity/dataset.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_set>
+
+#include "data/validate.hpp"
+#include "probity/text.hpp"
+
+namespace probity {
+
+using json = nlohmann::json;
+
+InputError::InputError(std::string file, std::size_t line, std::string field,
+                       const std::string& message)
+    : std::runtime_error(field.empty()
+                             ? fmt::format("{}:{}: {}", file, line, message)
+                             : fmt::format("{}:{}: field '{}': {}", file, line, field, message)),
+      file_(std::move(file)),
+      line_(line),
+      field_(std::move(field)),
+      detail_(message) {}
+
+double Candidate::human_mean(const std::string& dimension) const {
+  auto it = human.find(dimension);
+  if (it == human.end() || it->second.empty()) return std::nan("");
+  double sum = 0;
+  for (double v : it->second) sum += v;
+  return sum / static_cast<double>(it->second.size());
+}
+
+std::size_t Dataset::num_candidates() const {
+  std::size_t n = 0;
+  for (const auto& t : tasks) n += t.candidates.size();
+  return n;
+}
+
+std::vector<std::string> Dataset::dimensions() const {
+  std::set<std::string> dims;
+  for (const auto& t : tasks)
+    for (const auto& c : t.candidates)
+      for (const auto& [d, v] : c.human) dims.insert(d);
+  return {dims.begin(), dims.end()};
+}
+
+namespace {
+
+// Thrown inside one task's parse; converted to InputError (or a skip) with the line number.
+struct FieldError {
+  std::string field;
+  std::string message;
+};
+
+const char* type_name(const json& v) {
+  return v.type_name();
+}
+
+const json& require(const json& obj, const char* key, const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end()) throw FieldError{path + key, "missing required field"};
+  return *it;
+}
+
+std::string require_string(const json& obj, const char* key, const std::string& path) {
+  const json& v = require(obj, key, path);
+  if (!v.is_string())
+    throw FieldError{path + key, fmt::format("expected a string, got {}", type_name(v))};
+  return v.get<std::string>();
+}
+
+std::string optional_string(const json& obj, const char* key, const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return {};
+  if (!it->is_string())
+    throw FieldError{path + key, fmt::format("expected a string, got {}", type_name(*it))};
+  return it->get<std::string>();
+}
+
+std::string require_text(const json& obj, const char* key, const std::string& path) {
+  std::string s = require_string(obj, key, path);
+  if (data::is_blank(s)) throw FieldError{path + key, "empty text"};
+  return s;
+}
+
+std::map<std::string, std::vector<double>> parse_human(const json& h, const std::string& path) {
+  if (!h.is_object())
+    throw FieldError{path, fmt::format("expected an object of ratings, got {}", type_name(h))};
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& [dim, value] : h.items()) {
+    std::string field = path + "." + dim;
+    std::vector<double> ratings;
+    auto add = [&](const json& v, const std::string& f) {
+      if (!v.is_number()) throw FieldError{f, fmt::format("non-numeric rating ({})", v.dump())};
+      double d = v.get<double>();
+      if (!std::isfinite(d)) throw FieldError{f, "rating is not finite"};
+      ratings.push_back(d);
+    };
+    if (value.is_array()) {
+      if (value.empty()) throw FieldError{field, "empty list of ratings"};
+      for (std::size_t i = 0; i < value.size(); ++i) add(value[i], fmt::format("{}[{}]", field, i));
+    } else {
+      add(value, field);
+    }
+    out.emplace(dim, std::move(ratings));
+  }
+  return out;
+}
+
+Candidate parse_candidate(const json& c, const std::string& path) {
+  if (!c.is_object())
+    throw FieldError{path, fmt::format("expected an object, got {}", type_name(c))};
+  Candidate cand;
+  cand.id = require_string(c, "id", path + ".");
+  if (cand.id.empty()) throw FieldError{path + ".id", "empty id"};
+  cand.system = optional_string(c, "system", path + ".");
+  cand.text = require_text(c, "text", path + ".");
+  if (auto it = c.find("human"); it != c.end() && !it->is_null())
+    cand.human = parse_human(*it, path + ".human");
+  return cand;
+}
+
+}  // namespace
+
+struct TaskReader::Impl {
+  std::string path;
+  ReadOptions options;
+  std::ifstream in;
+  std::size_t line_no = 0;
+  std::vector<SkipRecord> skipped;
+  std::unordered_set<std::string> task_ids;
+
+  // Records a problem: throws unless skipping.
+  void problem(const std::string& field, const std::string& message) {
+    if (!options.skip_invalid) throw InputError(path, line_no, field, message);
+    skipped.push_back({path, line_no, field, message});
+  }
+
+  // Parses one line into `task`; false if the task was skipped.
+  bool parse_line(const std::string& line, Task& task) {
+    if (!text::is_valid_utf8(line)) {
+      problem("", fmt::format("invalid UTF-8 at byte {}", data::first_invalid_utf8(line) + 1));
+      return false;
+    }
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::parse_error& e) {
+      problem("", fmt::format("malformed JSON (byte {}): {}", e.byte,
+                              data::short_json_message(e.what())));
+      return false;
+    }
+    task = Task{};
+    task.line = line_no;
+    try {
+      if (!j.is_object())
+        throw FieldError{"", fmt::format("expected a JSON object per line, got {}", type_name(j))};
+      task.task_id = require_string(j, "task_id", "");
+      if (task.task_id.empty()) throw FieldError{"task_id", "empty id"};
+      if (task_ids.count(task.task_id))
+        throw FieldError{"task_id", fmt::format("duplicate task id '{}'", task.task_id)};
+      task.group = optional_string(j, "group", "");
+      task.source = optional_string(j, "source", "");
+
+      const json& refs = require(j, "references", "");
+      if (!refs.is_array())
+        throw FieldError{"references", fmt::format("expected an array, got {}", type_name(refs))};
+      if (refs.empty()) throw FieldError{"references", "at least one reference is required"};
+      std::unordered_set<std::string> ref_ids;
+      for (std::size_t i = 0; i < refs.size(); ++i) {
+        std::string p = fmt::format("references[{}]", i);
+        const json& r = refs[i];
+        Reference ref;
+        if (r.is_string()) {  // a bare string is accepted as a reference text
+          ref.text = r.get<std::string>();
+          if (data::is_blank(ref.text)) throw FieldError{p, "empty text"};
+        } else if (r.is_object()) {
+          ref.id = optional_string(r, "id", p + ".");
+          ref.text = require_text(r, "text", p + ".");
+        } else {
+          throw FieldError{p, fmt::format("expected an object, got {}", type_name(r))};
+        }
+        if (ref.id.empty()) ref.id = fmt::format("ref{}", i);
+        if (!ref_ids.insert(ref.id).second)
+          throw FieldError{p + ".id", fmt::format("duplicate reference id '{}'", ref.id)};
+        task.references.push_back(std::move(ref));
+      }
+
+      const json& cands = require(j, "candidates", "");
+      if (!cands.is_array())
+        throw FieldError{"candidates", fmt::format("expected an array, got {}", type_name(cands))};
+      std::unordered_set<std::string> cand_ids;
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        std::string p = fmt::format("candidates[{}]", i);
+        Candidate cand;
+        try {
+          cand = parse_candidate(cands[i], p);
+          if (!cand_ids.insert(cand.id).second)
+            throw FieldError{p + ".id", fmt::format("duplicate candidate id '{}'", cand.id)};
+        } catch (const FieldError& e) {
+          // A bad candidate loses only itself when skipping.
+          problem(e.field, e.message);
+          continue;
+        }
+        task.candidates.push_back(std::move(cand));
+      }
+      if (task.candidates.empty()) throw FieldError{"candidates", "no valid candidates"};
+
+      if (auto it = j.find("pairs"); it != j.end() && !it->is_null()) {
+        if (!it->is_array())
+          throw FieldError{"pairs", fmt::format("expected an array, got {}", type_name(*it))};
+        for (std::size_t i = 0; i < it->size(); ++i) {
+          std::string p = fmt::format("pairs[{}]", i);
+          const json& pj = (*it)[i];
+          if (!pj.is_object()) throw FieldError{p, "expected an object"};
+          Preference pref{require_string(pj, "a", p + "."), require_string(pj, "b", p + "."),
+                          require_string(pj, "preferred", p + ".")};
+          if (!cand_ids.count(pref.a))
+            throw FieldError{p + ".a", fmt::format("unknown candidate id '{}'", pref.a)};
+          if (!cand_ids.count(pref.b))
+            throw FieldError{p + ".b", fmt::format("unknown candidate id '{}'", pref.b)};
+          if (pref.preferred != "a" && pref.preferred != "b" && pref.preferred != "tie")
+            throw FieldError{
+                p + ".preferred",
+                fmt::format("expected \"a\", \"b\" or \"tie\", got '{}'", pref.preferred)};
+          task.pairs.push_back(std::move(pref));
+        }
+      }
+    } catch (const FieldError& e) {
+      problem(e.field, e.message);
+      return false;
+    }
+    task_ids.insert(task.task_id);
+    return true;
+  }
+};
+
+TaskReader::TaskReader(const std::string& path, ReadOptions options) : impl_(new Impl) {
+  impl_->path = path;
+  impl_->options = options;
+  impl_->in.open(path, std::ios::binary);
+  if (!impl_->in) {
+    delete impl_;
+    throw InputError(path, 0, "", "cannot open file");
+  }
+}
+
+TaskReader::~TaskReader() {
+  delete impl_;
+}
+
+bool TaskReader::next(Task& task) {
+  std::string line;
+  while (std::getline(impl_->in, line)) {
+    ++impl_->line_no;
+    if (impl_->line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // BOM
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (data::is_blank(line)) continue;
+    if (impl_->parse_line(line, task)) return true;
+  }
+  return false;
+}
+
+const std::vector<SkipRecord>& TaskReader::skipped() const {
+  return impl_->skipped;
+}
+
+Dataset load_dataset(const std::string& path, ReadOptions options) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0)
+    return load_csv_dataset(path, options);
+  Dataset ds;
+  ds.path = path;
+  TaskReader reader(path, options);
+  Task task;
+  while (reader.next(task)) ds.tasks.push_back(std::move(task));
+  ds.skipped = reader.skipped();
+  if (ds.tasks.empty()) throw InputError(path, 0, "", "no valid tasks in file");
+  return ds;
+}
+
+}  // namespace probity

@@ -1,0 +1,16 @@
+#pragma once
+// Small helpers shared by the JSONL and CSV readers.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace probity::data {
+
+// True when `s` holds only whitespace (an "empty text").
+bool is_blank(std::string_view s);
+// Byte offset of the first invalid UTF-8 sequence (s.size() if none).
+std::size_t first_invalid_utf8(std::string_view s);
+// nlohmann's parse error text without its "[json.exception.parse_error.101] " prefix.
+std::string short_json_message(std::string_view what);
+
+}  // namespace probity::data

@@ -1,0 +1,98 @@
+#include <unicode/brkiter.h>
+#include <unicode/locid.h>
+#include <unicode/unistr.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <memory>
+#include <stdexcept>
+
+#include "probity/text.hpp"
+
+namespace probity::text {
+namespace {
+
+// Tokens after which ICU may break but a sentence does not end. ICU's `ss=standard` suppression
+// covers some of these but not "Dr." (see research notes), so we keep our own list.
+constexpr std::array<std::string_view, 42> kAbbreviations = {
+    "mr.",  "mrs.",    "ms.",   "dr.",  "prof.", "sr.",  "jr.",  "st.",   "mt.",   "gen.", "col.",
+    "lt.",  "sgt.",    "capt.", "gov.", "sen.",  "rep.", "rev.", "hon.",  "e.g.",  "i.e.", "vs.",
+    "cf.",  "approx.", "no.",   "fig.", "al.",   "jan.", "feb.", "aug.",  "sept.", "oct.", "nov.",
+    "dec.", "u.s.",    "u.k.",  "u.n.", "a.m.",  "p.m.", "inc.", "corp.", "ltd."};
+
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// True when the segment ends with a token that does not end a sentence.
+bool ends_with_abbreviation(std::string_view segment) {
+  segment = trim(segment);
+  auto space = segment.find_last_of(" \t\n(\"'");
+  std::string last =
+      lower_ascii(space == std::string_view::npos ? segment : segment.substr(space + 1));
+  if (last.empty() || last.back() != '.') return false;
+  if (std::find(kAbbreviations.begin(), kAbbreviations.end(), last) != kAbbreviations.end())
+    return true;
+  // A single capital initial ("J. K. Rowling").
+  std::string_view raw = space == std::string_view::npos ? segment : segment.substr(space + 1);
+  return raw.size() == 2 && std::isupper(static_cast<unsigned char>(raw[0]));
+}
+
+std::unique_ptr<icu::BreakIterator> make_iterator() {
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<icu::BreakIterator> it(
+      icu::BreakIterator::createSentenceInstance(icu::Locale("en_US@ss=standard"), status));
+  if (U_FAILURE(status) || !it) throw std::runtime_error("ICU sentence break iterator unavailable");
+  return it;
+}
+
+// Tokenized text ("he left . she stayed") has terminal punctuation as a separate token; ICU does
+// not break before a lower-case word (UAX #29 rule SB8), so split after such tokens ourselves.
+void split_tokenized(std::string_view segment, std::vector<std::string>& out) {
+  std::size_t start = 0;
+  for (std::size_t i = 1; i + 2 < segment.size(); ++i) {
+    char c = segment[i];
+    if ((c == '.' || c == '!' || c == '?') && segment[i - 1] == ' ' && segment[i + 1] == ' ') {
+      if (auto t = trim(segment.substr(start, i + 1 - start)); !t.empty()) out.emplace_back(t);
+      start = i + 1;
+    }
+  }
+  if (auto t = trim(segment.substr(start)); !t.empty()) out.emplace_back(t);
+}
+
+}  // namespace
+
+std::vector<std::string> split_sentences(std::string_view text) {
+  thread_local std::unique_ptr<icu::BreakIterator> iterator = make_iterator();
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
+  iterator->setText(u);
+  std::vector<std::string> sentences;
+  std::string pending;
+  int32_t start = iterator->first();
+  for (int32_t end = iterator->next(); end != icu::BreakIterator::DONE;
+       start = end, end = iterator->next()) {
+    std::string piece;
+    u.tempSubStringBetween(start, end).toUTF8String(piece);
+    pending += piece;
+    if (ends_with_abbreviation(pending)) continue;
+    split_tokenized(pending, sentences);
+    pending.clear();
+  }
+  split_tokenized(pending, sentences);
+  return sentences;
+}
+
+}  // namespace probity::text

@@ -1,0 +1,213 @@
+#include "probity/dataset.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "test_paths.hpp"
+
+namespace {
+
+using probity::InputError;
+using probity::load_dataset;
+
+std::string write_file(const std::string& name, const std::string& content) {
+  std::string path = probity::test::temp_dir("dataset") + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+const char* kGood =
+    R"({"task_id": "t1", "group": "g", "references": [{"id": "r1", "text": "The cat sat."}], )"
+    R"("candidates": [{"id": "c1", "system": "s", "text": "A cat sat.", "human": {"q": [4, 5]}}, )"
+    R"({"id": "c2", "text": "Dogs run.", "human": {"q": 2}}], "pairs": [{"a": "c1", "b": "c2", "preferred": "a"}]})";
+
+// Expects load_dataset to fail with a message naming the line and field.
+void expect_error(const std::string& content, std::size_t line, const std::string& field,
+                  const std::string& fragment) {
+  std::string path = write_file("bad.jsonl", content);
+  try {
+    load_dataset(path);
+    FAIL() << "no error for: " << content;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+TEST(Dataset, LoadsAllSharedDatasets) {
+  struct Case {
+    const char* file;
+    std::size_t tasks, candidates, dims;
+  } cases[] = {{"summeval/summeval.jsonl", 100, 1600, 4},
+               {"dialsummeval/dialsummeval.jsonl", 100, 1300, 4},
+               {"newsroom_human_eval/newsroom_human_eval.jsonl", 60, 420, 4},
+               {"topical_chat_usr/topical_chat_usr.jsonl", 60, 300, 6}};
+  for (const auto& c : cases) {
+    auto ds = load_dataset(probity::test::data_path(c.file));
+    EXPECT_EQ(ds.tasks.size(), c.tasks) << c.file;
+    EXPECT_EQ(ds.num_candidates(), c.candidates) << c.file;
+    EXPECT_EQ(ds.dimensions().size(), c.dims) << c.file;
+    EXPECT_TRUE(ds.skipped.empty());
+  }
+}
+
+TEST(Dataset, SummEvalFieldsAndHumanMeans) {
+  auto ds = load_dataset(probity::test::data_path("summeval/summeval_sample20.jsonl"));
+  ASSERT_EQ(ds.tasks.size(), 20u);
+  const auto& t = ds.tasks[0];
+  EXPECT_EQ(t.group, "cnndm");
+  EXPECT_EQ(t.references.size(), 11u);
+  EXPECT_EQ(t.references[0].id, "ref0_cnndm_highlights");
+  EXPECT_FALSE(t.source.empty());
+  const auto& c = t.candidates[0];
+  ASSERT_EQ(c.human.at("coherence").size(), 3u);
+  double mean =
+      (c.human.at("coherence")[0] + c.human.at("coherence")[1] + c.human.at("coherence")[2]) / 3;
+  EXPECT_DOUBLE_EQ(c.human_mean("coherence"), mean);
+  EXPECT_TRUE(std::isnan(c.human_mean("no-such-dimension")));
+}
+
+TEST(Dataset, ParsesAllFields) {
+  auto ds = load_dataset(write_file("good.jsonl", std::string(kGood) + "\n\n"));
+  ASSERT_EQ(ds.tasks.size(), 1u);
+  const auto& t = ds.tasks[0];
+  EXPECT_EQ(t.line, 1u);
+  EXPECT_EQ(t.candidates[0].system, "s");
+  EXPECT_DOUBLE_EQ(t.candidates[0].human_mean("q"), 4.5);
+  EXPECT_DOUBLE_EQ(t.candidates[1].human_mean("q"), 2.0);
+  ASSERT_EQ(t.pairs.size(), 1u);
+  EXPECT_EQ(t.pairs[0].preferred, "a");
+}
+
+TEST(Dataset, StreamingReaderMatchesLoad) {
+  std::string path = probity::test::data_path("summeval/summeval_sample20.jsonl");
+  probity::TaskReader reader(path);
+  probity::Task task;
+  std::size_t n = 0;
+  while (reader.next(task)) ++n;
+  EXPECT_EQ(n, 20u);
+}
+
+TEST(DatasetErrors, MalformedJson) {
+  expect_error(std::string(kGood) + "\n{\"task_id\": \"t2\", ", 2, "", "malformed JSON");
+}
+
+TEST(DatasetErrors, NotAnObject) {
+  expect_error("[1, 2]", 1, "", "expected a JSON object");
+}
+
+TEST(DatasetErrors, MissingField) {
+  expect_error(R"({"task_id": "t", "references": [{"text": "x"}]})", 1, "candidates",
+               "missing required field");
+  expect_error(R"({"references": [{"text": "x"}], "candidates": []})", 1, "task_id",
+               "missing required field");
+  expect_error(R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"text": "y"}]})",
+               1, "candidates[0].id", "missing required field");
+}
+
+TEST(DatasetErrors, WrongType) {
+  expect_error(R"({"task_id": 7, "references": [{"text": "x"}], "candidates": []})", 1, "task_id",
+               "expected a string, got number");
+  expect_error(R"({"task_id": "t", "references": "x", "candidates": []})", 1, "references",
+               "expected an array");
+}
+
+TEST(DatasetErrors, InvalidUtf8) {
+  std::string line = R"({"task_id": "t", "references": [{"text": "caf)"
+                     "\xC3\x28"
+                     R"("}], "candidates": []})";
+  expect_error(line, 1, "", "invalid UTF-8 at byte 46");
+}
+
+TEST(DatasetErrors, EmptyText) {
+  expect_error(R"({"task_id": "t", "references": [{"text": "  "}], "candidates": []})", 1,
+               "references[0].text", "empty text");
+  expect_error(
+      R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": ""}]})",
+      1, "candidates[0].text", "empty text");
+}
+
+TEST(DatasetErrors, DuplicateIds) {
+  expect_error(std::string(kGood) + "\n" + kGood, 2, "task_id", "duplicate task id 't1'");
+  expect_error(
+      R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": "a"}, {"id": "c", "text": "b"}]})",
+      1, "candidates[1].id", "duplicate candidate id 'c'");
+  expect_error(
+      R"({"task_id": "t", "references": [{"id": "r", "text": "x"}, {"id": "r", "text": "y"}], "candidates": [{"id": "c", "text": "a"}]})",
+      1, "references[1].id", "duplicate reference id 'r'");
+}
+
+TEST(DatasetErrors, NonNumericRating) {
+  expect_error(
+      R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": "a", "human": {"q": [4, "good"]}}]})",
+      1, "candidates[0].human.q[1]", "non-numeric rating");
+}
+
+TEST(DatasetErrors, BadPair) {
+  expect_error(
+      R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": "a"}], "pairs": [{"a": "c", "b": "zz", "preferred": "a"}]})",
+      1, "pairs[0].b", "unknown candidate id 'zz'");
+}
+
+TEST(DatasetErrors, SkipInvalidKeepsGoodItemsAndCounts) {
+  std::string content =
+      std::string(kGood) + "\nnot json\n" +
+      R"({"task_id": "t3", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": ""}, {"id": "d", "text": "fine"}]})" +
+      "\n";
+  auto ds = load_dataset(write_file("skip.jsonl", content), {true});
+  ASSERT_EQ(ds.tasks.size(), 2u);
+  EXPECT_EQ(ds.tasks[1].candidates.size(), 1u);  // only the bad candidate was dropped
+  ASSERT_EQ(ds.skipped.size(), 2u);
+  EXPECT_EQ(ds.skipped[0].line, 2u);
+  EXPECT_EQ(ds.skipped[1].line, 3u);
+  EXPECT_EQ(ds.skipped[1].field, "candidates[0].text");
+}
+
+TEST(DatasetCsv, ImportsRowsPerCandidate) {
+  std::string csv =
+      "task_id,candidate_id,system,candidate,reference_1,reference_2,human:fluency,relevance\n"
+      "t1,c1,s1,\"Hello, world\",\"Hi, \"\"world\"\"\",Hello there,4,3.5\n"
+      "t1,c2,s2,\"multi\nline\",\"Hi, \"\"world\"\"\",Hello there,,2\n"
+      "t2,c1,s1,Bye,Goodbye,,5,1\n";
+  auto ds = load_dataset(write_file("ok.csv", csv));
+  ASSERT_EQ(ds.tasks.size(), 2u);
+  EXPECT_EQ(ds.tasks[0].references.size(), 2u);
+  EXPECT_EQ(ds.tasks[0].references[0].text, "Hi, \"world\"");
+  EXPECT_EQ(ds.tasks[0].candidates[1].text, "multi\nline");
+  EXPECT_DOUBLE_EQ(ds.tasks[0].candidates[0].human_mean("fluency"), 4.0);
+  EXPECT_TRUE(std::isnan(ds.tasks[0].candidates[1].human_mean("fluency")));
+  EXPECT_DOUBLE_EQ(ds.tasks[0].candidates[0].human_mean("relevance"), 3.5);
+  EXPECT_EQ(ds.tasks[1].references.size(), 1u);
+}
+
+TEST(DatasetCsv, ErrorsNameLineAndColumn) {
+  std::string header = "task_id,candidate_id,candidate,reference,score\n";
+  auto check = [&](const std::string& body, std::size_t line, const std::string& field,
+                   const std::string& fragment) {
+    try {
+      load_dataset(write_file("bad.csv", header + body));
+      FAIL() << body;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), line) << e.what();
+      EXPECT_EQ(e.field(), field) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  check("t,c,text,ref,high\n", 2, "score", "non-numeric rating 'high'");
+  check("t,c,text,ref,1\nt,c,text2,ref,2\n", 3, "candidate_id", "duplicate candidate id");
+  check("t,c, ,ref,1\n", 2, "candidate", "empty text");
+  check("t,c,text,ref\n", 2, "", "expected 5 cells, found 4");
+  check("t,c,\"open,ref,1\n", 2, "", "unterminated quoted cell");
+  try {
+    load_dataset(write_file("nohdr.csv", "task_id,candidate\nt,x\n"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "candidate_id");
+  }
+}
+
+}  // namespace
