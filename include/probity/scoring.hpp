@@ -36,7 +36,8 @@ struct ItemRef {
 
 struct ScoreOptions {
   unsigned threads = 0;  // 0: all hardware threads
-  // Called with (done, total) items from the calling thread; may be empty.
+  bool fit = true;       // call Metric::fit on the dataset first (skip when already fitted)
+  // Called with (done, total) items about ten times a second from a reporting thread.
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
@@ -53,10 +54,13 @@ struct MetricStats {
 // Every candidate of the dataset in file order.
 std::vector<ItemRef> all_items(const Dataset& ds);
 
-// Computes statistics of each metric for each item. Metrics that need a fit are fitted on the
-// whole dataset first. Deterministic whatever the thread count.
+// Computes statistics of each metric for each item. Metrics are fitted on the dataset first
+// unless options.fit is false. `texts`, when
+// given, replaces each item's candidate text (scoring perturbed candidates against the same
+// references). Deterministic whatever the thread count.
 std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRef> items,
                                        std::span<MetricSelection> metrics,
-                                       const ScoreOptions& options = {});
+                                       const ScoreOptions& options = {},
+                                       std::span<const std::string_view> texts = {});
 
 }  // namespace probity

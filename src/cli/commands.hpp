@@ -43,6 +43,22 @@ struct CompareArgs {
 };
 int run_compare(const CompareArgs& args);
 
+struct AuditArgs {
+  std::vector<std::string> data;
+  std::vector<std::string> metrics;
+  std::vector<std::string> degradations{"all"};
+  std::vector<std::string> manipulations{"all"};
+  std::size_t sample = 0;
+  std::uint64_t seed = 0;
+  std::size_t bootstrap = 1000;
+  double alpha = 0.05;
+  std::string out;
+  unsigned threads = 0;
+  bool skip_invalid = false;
+  bool ascii = false;
+};
+int run_audit(const AuditArgs& args);
+
 int run_metrics(bool json);
 
 }  // namespace probity::cli

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
+#include "util/parallel.hpp"
 
 namespace probity {
 
@@ -61,70 +62,53 @@ std::vector<ItemRef> all_items(const Dataset& ds) {
 
 std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRef> items,
                                        std::span<MetricSelection> metrics,
-                                       const ScoreOptions& options) {
-  for (auto& m : metrics) m.metric->fit(ds.tasks);
+                                       const ScoreOptions& options,
+                                       std::span<const std::string_view> texts) {
+  if (!texts.empty() && texts.size() != items.size())
+    throw std::invalid_argument("compute_stats: one text per item is required");
+  if (options.fit)
+    for (auto& m : metrics) m.metric->fit(ds.tasks);
   std::vector<MetricStats> out(metrics.size());
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     out[m].num_stats = metrics[m].metric->num_stats();
     out[m].stats.assign(items.size() * out[m].num_stats, 0.0);
   }
-  unsigned threads =
-      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads =
-      static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, items.size())));
-
-  // Items are handed out in small chunks; every item writes only its own rows, so the result
-  // does not depend on the thread count or the schedule.
-  constexpr std::size_t kChunk = 16;
-  std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
-  std::exception_ptr failure;
-  std::atomic<bool> failed{false};
-  std::mutex failure_mutex;
-  auto work = [&] {
-    MetricInput input;
-    try {
-      for (;;) {
-        std::size_t begin = next.fetch_add(kChunk);
-        if (begin >= items.size()) break;
-        std::size_t end = std::min(items.size(), begin + kChunk);
-        for (std::size_t i = begin; i < end; ++i) {
-          const Task& task = ds.tasks[items[i].task];
-          input.candidate = task.candidates[items[i].candidate].text;
-          input.references.clear();
-          for (const auto& r : task.references) input.references.push_back(r.text);
-          input.source = task.source;
-          for (std::size_t m = 0; m < metrics.size(); ++m) {
-            auto row =
-                std::span<double>(out[m].stats).subspan(i * out[m].num_stats, out[m].num_stats);
-            metrics[m].metric->item_stats(input, row);
-          }
-        }
-        done.fetch_add(end - begin);
-      }
-    } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      failed.store(true);
-      next.store(items.size());
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  std::atomic<bool> finished{false};
+  std::thread reporter;
   if (options.progress) {
-    // The calling thread reports progress while the pool works.
-    std::thread last(work);
-    while (done.load() < items.size() && !failed.load()) {
-      options.progress(done.load(), items.size());
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    last.join();
-    options.progress(done.load(), items.size());
-  } else {
-    work();
+    reporter = std::thread([&] {
+      while (!finished.load()) {
+        options.progress(done.load(), items.size());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
   }
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  auto score_item = [&](std::size_t i) {
+    thread_local MetricInput input;
+    const Task& task = ds.tasks[items[i].task];
+    input.candidate =
+        texts.empty() ? std::string_view(task.candidates[items[i].candidate].text) : texts[i];
+    input.references.clear();
+    for (const auto& r : task.references) input.references.push_back(r.text);
+    input.negatives.clear();
+    input.source = task.source;
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      auto row = std::span<double>(out[m].stats).subspan(i * out[m].num_stats, out[m].num_stats);
+      metrics[m].metric->item_stats(input, row);
+    }
+    done.fetch_add(1, std::memory_order_relaxed);
+  };
+  try {
+    util::parallel_for(items.size(), options.threads, score_item, 16);
+  } catch (...) {
+    finished.store(true);
+    if (reporter.joinable()) reporter.join();
+    throw;
+  }
+  finished.store(true);
+  if (reporter.joinable()) reporter.join();
+  if (options.progress) options.progress(items.size(), items.size());
   return out;
 }
 

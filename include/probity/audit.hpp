@@ -1,0 +1,104 @@
+#pragma once
+// `probity audit` (SPEC §5): human correlation, degradation sensitivity and manipulation
+// robustness of metrics on datasets, with paired tests, effect sizes and multiple-testing control.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probity/dataset.hpp"
+#include "probity/perturb.hpp"
+
+namespace probity {
+
+struct AuditOptions {
+  std::vector<std::string> data;           // dataset files
+  std::vector<std::string> metrics;        // metric specs
+  std::vector<std::string> degradations;   // letter codes or names; {"all"} for all
+  std::vector<std::string> manipulations;  // letter codes or names; {"all"} for all
+  std::size_t sample = 0;                  // candidates per dataset (0: all), seeded
+  std::uint64_t seed = 0;
+  std::size_t bootstrap = 1000;  // resamples for correlation and effect-size CIs
+  double alpha = 0.05;
+  double confidence = 0.95;
+  std::string out_dir;  // report files and the resume database (cache.sqlite)
+  unsigned threads = 0;
+  bool skip_invalid = false;
+  // Progress of long stages: (stage, done, total).
+  std::function<void(std::string_view, std::size_t, std::size_t)> progress;
+};
+
+struct CorrelationResult {
+  std::string dimension;  // a human dimension, or "mean" (mean of the per-dimension values)
+  std::size_t n = 0;
+  double spearman = 0, spearman_lo = 0, spearman_hi = 0, spearman_p = 0;
+  double kendall = 0, pearson = 0;  // NaN when undefined
+};
+
+struct MetricCorrelations {
+  std::string dataset;
+  std::string metric;
+  std::vector<CorrelationResult> rows;
+};
+
+// One paired test: one metric, one dataset, one strategy.
+struct StrategyTest {
+  std::string dataset;
+  std::string metric;
+  StrategyKind kind = StrategyKind::kDegradation;
+  std::string code;
+  std::string name;
+  // Item accounting: considered = applied + not_applicable + unchanged + failed + undefined.
+  std::size_t considered = 0, applied = 0, not_applicable = 0, unchanged = 0, failed = 0,
+              undefined = 0;
+  bool testable = false;  // at least 2 applied items with defined scores
+  double mean_original = 0, mean_perturbed = 0, mean_delta = 0, sd_delta = 0;
+  double t = 0, df = 0;
+  double p = 0;         // one-sided: H1 mean Δ < 0 (degradation) or > 0 (manipulation)
+  double p_holm = 0;    // Holm-adjusted within the family (dataset × metric × kind)
+  bool passed = false;  // degradation: p < α; manipulation: not (p < α)
+  bool passed_holm = false;
+  double d = 0, d_lo = 0, d_hi = 0;     // SMD with the SPEC §5 analytic CI
+  double d_boot_lo = 0, d_boot_hi = 0;  // paired bootstrap CI of d
+};
+
+struct StrategyInfo {
+  StrategyKind kind = StrategyKind::kDegradation;
+  std::string code, name, description, signature;
+};
+
+// A perturbation shown in the report so a reader can see what a strategy does.
+struct PerturbationExample {
+  std::string dataset, task_id, candidate_id;
+  StrategyKind kind = StrategyKind::kDegradation;
+  std::string code, original, perturbed;
+};
+
+struct DatasetSummary {
+  std::string name;  // file stem
+  std::string path;
+  std::size_t tasks = 0, candidates = 0, audited = 0;
+  std::vector<std::string> dimensions;
+  std::vector<SkipRecord> skipped;
+};
+
+struct AuditReport {
+  std::string version;
+  std::uint64_t seed = 0;
+  std::size_t sample = 0, bootstrap = 0;
+  double alpha = 0.05, confidence = 0.95;
+  std::vector<DatasetSummary> datasets;
+  std::vector<std::string> metrics;     // primary record names, in order
+  std::vector<std::string> signatures;  // parallel to metrics
+  std::vector<StrategyInfo> strategies;
+  std::vector<MetricCorrelations> correlations;
+  std::vector<StrategyTest> tests;
+  std::vector<PerturbationExample> examples;
+  std::size_t cache_hits = 0, cache_misses = 0;
+  double seconds = 0;
+};
+
+AuditReport run_audit(const AuditOptions& options);
+
+}  // namespace probity

@@ -1,0 +1,84 @@
+#pragma once
+// Degradation and manipulation strategies (SPEC §5): one interface, a registry keyed by kind and
+// letter code or name, offline rule-based realisations (LLM realisations plug in later).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probity/dataset.hpp"
+
+namespace probity {
+
+enum class StrategyKind { kDegradation, kManipulation };
+
+std::string_view kind_name(StrategyKind kind);  // "degradation" / "manipulation"
+
+// The item to perturb. The dataset gives access to other tasks (random replacement) and to the
+// task's source (surface report).
+struct PerturbContext {
+  const Dataset* dataset = nullptr;
+  std::size_t task = 0;
+  std::size_t candidate = 0;
+  std::uint64_t seed = 0;
+
+  const Task& task_ref() const { return dataset->tasks[task]; }
+  const Candidate& candidate_ref() const { return task_ref().candidates[candidate]; }
+};
+
+struct PerturbResult {
+  enum class Status {
+    kApplied,        // text is the perturbed candidate
+    kNotApplicable,  // the strategy cannot apply (no source, no other task in the group, ...)
+    kUnchanged,      // applied but the text came out identical (e.g. nothing to flip)
+    kFailed,         // an error (e.g. an LLM call that failed after retries)
+  };
+  Status status = Status::kApplied;
+  std::string text;  // perturbed text when kApplied
+  std::string note;  // why, when not applied
+};
+
+std::string_view status_name(PerturbResult::Status status);
+
+class Perturbation {
+ public:
+  virtual ~Perturbation() = default;
+  virtual StrategyKind kind() const = 0;
+  virtual std::string code() const = 0;  // letter code: "R", "S", "D", ...
+  virtual std::string name() const = 0;  // "sentence-deletion"
+  virtual std::string description() const = 0;
+  // Every choice that affects the output (strategy, parameters, realisation, version).
+  virtual std::string signature() const = 0;
+  // Deterministic for a given context (including seed); safe to call concurrently.
+  virtual PerturbResult apply(const PerturbContext& context) const = 0;
+};
+
+struct PerturbationInfo {
+  StrategyKind kind;
+  std::string code;
+  std::string name;
+  std::string description;
+  std::function<std::unique_ptr<Perturbation>()> factory;
+};
+
+class PerturbationRegistry {
+ public:
+  static PerturbationRegistry& global();
+  void add(PerturbationInfo info);
+  // By letter code or name within a kind; throws UsageError when unknown.
+  std::unique_ptr<Perturbation> create(StrategyKind kind, std::string_view code_or_name) const;
+  // Every strategy of a kind, in registration (paper) order.
+  std::vector<const PerturbationInfo*> list(StrategyKind kind) const;
+
+ private:
+  std::vector<PerturbationInfo> infos_;
+};
+
+// A per-item seed derived from the run seed, the strategy and the item ids, so that results do
+// not depend on processing order, sharding or thread count.
+std::uint64_t item_seed(std::uint64_t seed, std::string_view strategy, std::string_view task_id,
+                        std::string_view candidate_id);
+
+}  // namespace probity
