@@ -3,12 +3,14 @@
 // robustness of metrics on datasets, with paired tests, effect sizes and multiple-testing control.
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "probity/dataset.hpp"
 #include "probity/perturb.hpp"
+#include "probity/scoring.hpp"
 
 namespace probity {
 
@@ -100,5 +102,24 @@ struct AuditReport {
 };
 
 AuditReport run_audit(const AuditOptions& options);
+
+// Human ratings (annotator means) of `items` per dimension: result[d][i], NaN where missing.
+std::vector<std::vector<double>> human_matrix(const Dataset& ds, std::span<const ItemRef> items,
+                                              const std::vector<std::string>& dimensions);
+
+struct CorrelationOptions {
+  std::size_t bootstrap = 1000;  // resamples of items for the CI of Spearman (0: none)
+  double confidence = 0.95;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+};
+
+// Spearman (with bootstrap CI and p), Kendall tau-b and Pearson between `scores` and each
+// dimension of `human`, over the items where both are defined; with several dimensions a last
+// row "mean" holds the mean of each coefficient, its CI from the same item resamples.
+std::vector<CorrelationResult> human_correlations(std::span<const double> scores,
+                                                  const std::vector<std::vector<double>>& human,
+                                                  const std::vector<std::string>& dimensions,
+                                                  const CorrelationOptions& options = {});
 
 }  // namespace probity

@@ -1,14 +1,184 @@
-// `probity correlate` and `probity compare`: meta-evaluation against human ratings.
+// `probity correlate` and `probity compare`: meta-evaluation of scores against human ratings.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
+#include "probity/audit.hpp"
 #include "probity/error.hpp"
+#include "probity/scores.hpp"
+#include "probity/stats.hpp"
 
 namespace probity::cli {
+namespace {
 
-int run_correlate(const CorrelateArgs&) {
-  throw UsageError("correlate: waiting for stats layer");
+using json = nlohmann::ordered_json;
+
+json number(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
 }
-int run_compare(const CompareArgs&) {
-  throw UsageError("compare: waiting for stats layer");
+
+std::string fixed(double v, int digits = 4) {
+  return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "undef";
+}
+
+struct Loaded {
+  Dataset ds;
+  std::vector<ItemRef> items;
+  std::vector<ScoreColumn> columns;
+  std::vector<std::string> dims;
+};
+
+Loaded load(const std::string& data, const std::string& scores,
+            const std::vector<std::string>& metrics, const std::vector<std::string>& dims,
+            bool skip_invalid) {
+  Loaded l;
+  l.ds = load_dataset(data, {skip_invalid});
+  l.items = all_items(l.ds);
+  l.columns = read_scores(scores, l.ds, l.items, metrics);
+  for (const auto& m : metrics) {
+    for (const auto& c : l.columns)
+      if (c.metric == m && c.missing == c.values.size())
+        throw UsageError(fmt::format("metric '{}' has no scores in '{}'", m, scores));
+  }
+  if (l.columns.empty()) throw UsageError(fmt::format("no scores in '{}'", scores));
+  auto available = l.ds.dimensions();
+  if (dims.empty()) {
+    l.dims = available;
+  } else {
+    for (const auto& d : dims) {
+      if (std::find(available.begin(), available.end(), d) == available.end())
+        throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d, data,
+                                     fmt::join(available, ", ")));
+    }
+    l.dims = dims;
+  }
+  if (l.dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", data));
+  return l;
+}
+
+void report_gaps(const ScoreColumn& c) {
+  if (c.missing > 0 || c.null_scores > 0)
+    fmt::print(stderr, "note: {}: {} item(s) without a score, {} null score(s) left out\n",
+               c.metric, c.missing, c.null_scores);
+}
+
+}  // namespace
+
+int run_correlate(const CorrelateArgs& args) {
+  Loaded l = load(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
+  const auto human = human_matrix(l.ds, l.items, l.dims);
+  CorrelationOptions opts{args.bootstrap, args.confidence, args.seed, args.threads};
+  json out = json::array();
+  std::vector<std::vector<std::string>> table;
+  const std::string ci_head = fmt::format("{:.0f}% CI", args.confidence * 100);
+  table.push_back({"metric", "dimension", "n", "spearman", ci_head, "kendall", "pearson"});
+  for (const auto& c : l.columns) {
+    report_gaps(c);
+    auto rows = human_correlations(c.values, human, l.dims, opts);
+    for (const auto& r : rows) {
+      out.push_back({{"metric", c.metric},
+                     {"dimension", r.dimension},
+                     {"n", r.n},
+                     {"spearman", number(r.spearman)},
+                     {"spearman_ci", {number(r.spearman_lo), number(r.spearman_hi)}},
+                     {"spearman_p", number(r.spearman_p)},
+                     {"kendall_tau_b", number(r.kendall)},
+                     {"pearson", number(r.pearson)},
+                     {"signature", c.signature}});
+      table.push_back({c.metric, r.dimension, std::to_string(r.n), fixed(r.spearman),
+                       std::isfinite(r.spearman_lo)
+                           ? fmt::format("[{}, {}]", fixed(r.spearman_lo), fixed(r.spearman_hi))
+                           : "-",
+                       fixed(r.kendall), fixed(r.pearson)});
+    }
+  }
+  if (args.json) {
+    json doc = {{"data", args.data}, {"scores", args.scores},         {"bootstrap", args.bootstrap},
+                {"seed", args.seed}, {"confidence", args.confidence}, {"results", out}};
+    fmt::print("{}\n", doc.dump(2));
+    return kExitOk;
+  }
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (std::size_t r = 0; r < table.size(); ++r) {
+    std::string line;
+    for (std::size_t i = 0; i < table[r].size(); ++i)
+      line += i < 2 ? fmt::format("{:<{}}  ", table[r][i], width[i])
+                    : fmt::format("{:>{}}  ", table[r][i], width[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print("{}\n", line);
+    if (r == 0) fmt::print("{}\n", std::string(line.size(), '-'));
+  }
+  fmt::print("\nSpearman CI: {} bootstrap resamples of items (percentile), seed {}.\n",
+             args.bootstrap, args.seed);
+  for (const auto& c : l.columns)
+    if (!c.signature.empty()) fmt::print("{}: {}\n", c.metric, c.signature);
+  return kExitOk;
+}
+
+int run_compare(const CompareArgs& args) {
+  Loaded l = load(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
+  if (l.columns.size() != 2)
+    throw UsageError("compare needs two metrics present in the scores file");
+  const auto human = human_matrix(l.ds, l.items, l.dims);
+  auto type = stats::parse_correlation_type(args.correlation);
+  stats::PermutationOptions po;
+  po.permutations = args.permutations;
+  po.seed = args.seed;
+  po.threads = args.threads;
+  const auto& a = l.columns[0];
+  const auto& b = l.columns[1];
+  report_gaps(a);
+  report_gaps(b);
+
+  json out = json::array();
+  if (!args.json)
+    fmt::print("{:<16} {:>6} {:>10} {:>10} {:>10} {:>8}\n", "dimension", "n",
+               fmt::format("{}", a.metric).substr(0, 10), b.metric.substr(0, 10), "delta", "p");
+  for (std::size_t d = 0; d < l.dims.size(); ++d) {
+    std::vector<double> x, y, h;
+    for (std::size_t i = 0; i < l.items.size(); ++i) {
+      if (std::isfinite(a.values[i]) && std::isfinite(b.values[i]) && std::isfinite(human[d][i])) {
+        x.push_back(a.values[i]);
+        y.push_back(b.values[i]);
+        h.push_back(human[d][i]);
+      }
+    }
+    auto ra = stats::correlation(type, x, h).statistic;
+    auto rb = stats::correlation(type, y, h).statistic;
+    auto r = stats::permutation_correlation_diff(x, y, h, type, po);
+    out.push_back({{"dimension", l.dims[d]},
+                   {"n", x.size()},
+                   {"correlation", args.correlation},
+                   {a.metric, number(ra)},
+                   {b.metric, number(rb)},
+                   {"delta", number(r.delta)},
+                   {"p_two_sided", number(r.p)},
+                   {"permutations", r.permutations}});
+    if (!args.json)
+      fmt::print("{:<16} {:>6} {:>10} {:>10} {:>10} {:>8}\n", l.dims[d], x.size(), fixed(ra),
+                 fixed(rb), fixed(r.delta), fixed(r.p));
+  }
+  if (args.json) {
+    json doc = {{"data", args.data},
+                {"metric_a", a.metric},
+                {"metric_b", b.metric},
+                {"correlation", args.correlation},
+                {"permutations", args.permutations},
+                {"seed", args.seed},
+                {"results", out}};
+    fmt::print("{}\n", doc.dump(2));
+  } else {
+    fmt::print(
+        "\nPaired permutation test of corr({0}) - corr({1}) with the human ratings: each of {2} "
+        "permutations swaps the two metrics' (standardised) scores per item with probability "
+        "1/2; two-sided p, seed {3}.\n",
+        a.metric, b.metric, args.permutations, args.seed);
+  }
+  return kExitOk;
 }
 
 }  // namespace probity::cli

@@ -208,7 +208,11 @@ struct TaskReader::Impl {
         }
         task.candidates.push_back(std::move(cand));
       }
-      if (task.candidates.empty()) throw FieldError{"candidates", "no valid candidates"};
+      if (task.candidates.empty()) {
+        // Skipped candidates were already recorded; only an empty list is a new problem.
+        if (cands.empty()) throw FieldError{"candidates", "at least one candidate is required"};
+        return false;
+      }
 
       if (auto it = j.find("pairs"); it != j.end() && !it->is_null()) {
         if (!it->is_array())

@@ -17,7 +17,7 @@ std::string MetricSelection::record_name(std::size_t part) const {
   std::string base = s.base();
   if (auto dot = base.find('.'); dot != std::string::npos) base.resize(dot);
   std::string name = base;
-  const std::string& p = metric->parts()[part];
+  const std::string p = metric->parts()[part];
   if (!p.empty()) name += "." + p;
   if (!s.arg().empty()) name += ":" + s.arg();
   for (const auto& [k, v] : s.options()) name += fmt::format(",{}={}", k, v);
