@@ -1,0 +1,176 @@
+#pragma once
+// Statistics for meta-evaluation: correlations with p-values (SciPy 1.10 conventions), the paired
+// t-test with a standardized mean difference, multiple-testing corrections (statsmodels), CEM-ORD,
+// bootstrap confidence intervals and paired permutation tests.
+//
+// Undefined values (constant input, too few items, zero variance) are quiet NaN, never a number.
+// Every random step takes a seed; results are bit-identical whatever the thread count.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace probity::stats {
+
+// ---- Correlations -------------------------------------------------------------------------------
+
+struct CorrelationResult {
+  double statistic = 0.0;    // r, rho or tau
+  double p_two_sided = 0.0;  // null hypothesis: no association
+};
+
+// SciPy pearsonr: p from the beta distribution of r under normality; n = 2 gives p = 1.
+CorrelationResult pearson(std::span<const double> x, std::span<const double> y);
+// SciPy spearmanr: Pearson on average ranks, p from Student's t with n - 2 df.
+CorrelationResult spearman(std::span<const double> x, std::span<const double> y);
+// SciPy kendalltau(method="auto"): exact p without ties when n <= 33 (or at most one discordant
+// or concordant pair), else the normal approximation with tie-corrected variance. Tau-c has the
+// same p as tau-b. O(n log n).
+CorrelationResult kendall_tau_b(std::span<const double> x, std::span<const double> y);
+CorrelationResult kendall_tau_c(std::span<const double> x, std::span<const double> y);
+
+enum class CorrelationType { kPearson, kSpearman, kKendallB, kKendallC };
+// Names: "pearson", "spearman", "kendall" (= tau-b), "kendall_b", "kendall_c".
+CorrelationType parse_correlation_type(std::string_view name);  // throws std::invalid_argument
+std::string_view correlation_name(CorrelationType type);
+CorrelationResult correlation(CorrelationType type, std::span<const double> x,
+                              std::span<const double> y);
+
+// 1-based ranks, ties get the mean of their positions (SciPy rankdata, method="average").
+std::vector<double> rankdata_average(std::span<const double> x);
+
+// ---- Paired t-test and effect size ------------------------------------------------------------
+
+struct PairedTResult {
+  std::size_t n = 0;
+  double mean_delta = 0.0;  // mean of perturbed - original
+  double sd_delta = 0.0;    // sample sd (ddof = 1) of the deltas
+  double t = 0.0;           // SciPy ttest_rel(perturbed, original)
+  double df = 0.0;          // n - 1
+  double p_two_sided = 0.0;
+  double p_less = 0.0;     // alternative: mean delta < 0
+  double p_greater = 0.0;  // alternative: mean delta > 0
+  // d = (mean_pert - mean_orig) / sqrt((var_pert + var_orig) / 2), sample variances; 0 when both
+  // means and variances are equal, NaN when only the variances are zero.
+  double smd = 0.0;
+  // normal_ppf(0.975) * (sd_delta / sqrt(n)) / sqrt((var_pert + var_orig) / 2); 0 when the
+  // pooled sd is zero.
+  double smd_ci_half_width = 0.0;
+};
+PairedTResult paired_t(std::span<const double> perturbed, std::span<const double> original);
+
+// Student's t CDF (df may be +inf: standard normal); NaN for df <= 0.
+double student_t_cdf(double t, double df);
+double normal_cdf(double x);
+// Standard normal quantile; -inf / +inf at 0 / 1, NaN outside [0, 1].
+double normal_ppf(double p);
+
+// ---- Multiple testing (statsmodels multipletests) -----------------------------------------------
+
+struct MultipleTestingResult {
+  std::vector<double> adjusted;  // adjusted p-values, capped at 1; NaN where p is NaN
+  std::vector<bool> reject;      // adjusted decision at level alpha
+};
+// NaN p-values are left out (not counted in m) and never rejected.
+MultipleTestingResult holm(std::span<const double> p, double alpha = 0.05);
+MultipleTestingResult benjamini_hochberg(std::span<const double> p, double alpha = 0.05);
+
+// ---- CEM-ORD (Amigo et al. 2020) ----------------------------------------------------------------
+
+// Closeness Evaluation Measure for ordinal classes. `levels` are the ordered classes (strictly
+// increasing); every pred and gold value must be one of them. Class sizes come from `gold`.
+double cem_ord(std::span<const double> pred, std::span<const double> gold,
+               std::span<const double> levels);
+
+// ---- Bootstrap ---------------------------------------------------------------------------------
+
+struct ConfidenceInterval {
+  double low = 0.0;
+  double high = 0.0;
+};
+
+enum class CiMethod { kPercentile, kBCa };
+
+struct BootstrapOptions {
+  std::size_t resamples = 1000;
+  double confidence = 0.95;
+  CiMethod method = CiMethod::kPercentile;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;  // 0: hardware concurrency
+  // Optional cluster label per item (e.g. system or task id): whole clusters are resampled with
+  // replacement (as many as there are clusters) and the BCa jackknife leaves out one cluster at a
+  // time. Empty: items are resampled individually.
+  std::vector<std::size_t> clusters;
+};
+
+struct BootstrapResult {
+  double estimate = 0.0;             // statistic on the full sample
+  ConfidenceInterval ci;             // NaN bounds when undefined
+  double standard_error = 0.0;       // sd (ddof = 1) of the defined resample statistics
+  std::size_t undefined = 0;         // resamples whose statistic was NaN; left out of the CI
+  std::vector<double> distribution;  // statistic of resample b at index b (NaN kept)
+};
+
+// Statistic of a resample, given the resampled item indices (with repetitions). Called
+// concurrently from several threads: it must be thread-safe.
+using IndexStatistic = std::function<double(std::span<const std::size_t> indices)>;
+
+BootstrapResult bootstrap(std::size_t n, const IndexStatistic& statistic,
+                          const BootstrapOptions& options = {});
+// Correlation between x and y (pairs resampled together) with a bootstrap CI; fast paths that
+// never sort inside the resampling loop.
+BootstrapResult bootstrap_correlation(std::span<const double> x, std::span<const double> y,
+                                      CorrelationType type, const BootstrapOptions& options = {});
+
+// Interval construction from a bootstrap distribution (NaN entries ignored), as SciPy 1.10
+// bootstrap: linear-interpolated percentiles; BCa with z0 from the "mean" percentile of the
+// estimate and acceleration from the jackknife values.
+ConfidenceInterval percentile_interval(std::span<const double> distribution, double confidence);
+ConfidenceInterval bca_interval(double estimate, std::span<const double> distribution,
+                                std::span<const double> jackknife, double confidence);
+
+// ---- Paired permutation test -------------------------------------------------------------------
+
+enum class Alternative {
+  kTwoSided,  // |delta*| >= |delta|
+  kGreater,   // delta* >= delta (evidence that delta > 0)
+  kLess,      // delta* <= delta
+};
+
+struct PermutationOptions {
+  std::size_t permutations = 1000;
+  Alternative alternative = Alternative::kTwoSided;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;  // 0: hardware concurrency
+  // p = count / permutations as mt-metrics-eval PermutationSigDiff; true: (count + 1) /
+  // (permutations + 1), which never reports p = 0.
+  bool add_one = false;
+  // Correlation test only: z-score a and b (ddof = 0) before swapping, as mt-metrics-eval does,
+  // so that metrics on different scales can be exchanged.
+  bool standardize = true;
+};
+
+struct PermutationResult {
+  double delta = 0.0;            // observed statistic
+  double p = 0.0;                // NaN when delta is undefined
+  std::size_t extreme = 0;       // permutations at least as extreme as delta
+  std::size_t permutations = 0;  // permutations with a defined statistic
+};
+
+// Statistic of two paired score vectors (e.g. corr(a, h) - corr(b, h), or an accuracy
+// difference). Called concurrently from several threads: it must be thread-safe.
+using PairStatistic = std::function<double(std::span<const double> a, std::span<const double> b)>;
+
+// Each permutation swaps a_i and b_i independently with probability 1/2 and recomputes the
+// statistic. Scores are used as given (no standardization).
+PermutationResult paired_permutation_test(std::span<const double> a, std::span<const double> b,
+                                          const PairStatistic& statistic,
+                                          const PermutationOptions& options = {});
+// delta = corr(a, human) - corr(b, human).
+PermutationResult permutation_correlation_diff(std::span<const double> a, std::span<const double> b,
+                                               std::span<const double> human, CorrelationType type,
+                                               const PermutationOptions& options = {});
+
+}  // namespace probity::stats

@@ -1,0 +1,303 @@
+// Bootstrap confidence intervals: items (or whole clusters of items) resampled with replacement,
+// percentile and BCa intervals computed as SciPy 1.10 `bootstrap` does.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "probity/stats.hpp"
+#include "stats/kernels.hpp"
+#include "stats/rng.hpp"
+
+namespace probity::stats {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Items grouped by cluster: members[start[c] .. start[c+1]) are the items of cluster c.
+struct Clusters {
+  std::vector<std::size_t> members;
+  std::vector<std::size_t> start;
+  std::size_t count() const { return start.size() - 1; }
+};
+
+Clusters make_clusters(std::size_t n, const std::vector<std::size_t>& labels) {
+  Clusters c;
+  if (labels.empty()) {
+    c.members.resize(n);
+    std::iota(c.members.begin(), c.members.end(), std::size_t{0});
+    c.start.resize(n + 1);
+    std::iota(c.start.begin(), c.start.end(), std::size_t{0});
+    return c;
+  }
+  if (labels.size() != n) {
+    throw std::invalid_argument("bootstrap: " + std::to_string(labels.size()) +
+                                " cluster labels for " + std::to_string(n) + " items");
+  }
+  // Clusters numbered by first appearance, so the result does not depend on label values.
+  std::unordered_map<std::size_t, std::size_t> id;
+  std::vector<std::size_t> cluster_of(n), sizes;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto [it, fresh] = id.try_emplace(labels[i], sizes.size());
+    if (fresh) sizes.push_back(0);
+    cluster_of[i] = it->second;
+    ++sizes[it->second];
+  }
+  c.start.assign(sizes.size() + 1, 0);
+  for (std::size_t k = 0; k < sizes.size(); ++k) c.start[k + 1] = c.start[k] + sizes[k];
+  c.members.resize(n);
+  std::vector<std::size_t> fill(c.start.begin(), c.start.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) c.members[fill[cluster_of[i]]++] = i;
+  return c;
+}
+
+void check_options(std::size_t n, const BootstrapOptions& o) {
+  if (n < 2) throw std::invalid_argument("bootstrap: need at least 2 items");
+  if (o.resamples == 0) throw std::invalid_argument("bootstrap: resamples must be positive");
+  if (!(o.confidence > 0.0 && o.confidence < 1.0)) {
+    throw std::invalid_argument("bootstrap: confidence must be in (0, 1)");
+  }
+  if (n >= std::numeric_limits<std::uint32_t>::max()) {
+    throw std::invalid_argument("bootstrap: too many items");
+  }
+}
+
+// Resample b: as many clusters as there are, drawn with replacement from stream (seed, b).
+void draw(const Clusters& c, std::uint64_t seed, std::size_t b, std::vector<std::size_t>& out) {
+  detail::Rng rng(seed, b);
+  out.clear();
+  const auto k = static_cast<std::uint32_t>(c.count());
+  if (c.members.size() == k) {  // singleton clusters, members in item order
+    for (std::uint32_t j = 0; j < k; ++j) out.push_back(c.members[rng.below(k)]);
+    return;
+  }
+  for (std::uint32_t j = 0; j < k; ++j) {
+    const std::uint32_t pick = rng.below(k);
+    out.insert(out.end(), c.members.begin() + static_cast<std::ptrdiff_t>(c.start[pick]),
+               c.members.begin() + static_cast<std::ptrdiff_t>(c.start[pick + 1]));
+  }
+}
+
+// Evaluates the statistic on every resample; `factory()` builds one evaluator per thread (its
+// scratch buffers are reused across resamples).
+template <class Factory>
+std::vector<double> resample_values(const Clusters& c, const BootstrapOptions& o,
+                                    Factory&& factory) {
+  std::vector<double> values(o.resamples, kNaN);
+  detail::parallel_blocks(o.resamples, o.threads,
+                          [&](unsigned, std::size_t begin, std::size_t end) {
+                            auto eval = factory();
+                            std::vector<std::size_t> indices;
+                            indices.reserve(c.members.size() * 2);
+                            for (std::size_t b = begin; b < end; ++b) {
+                              draw(c, o.seed, b, indices);
+                              values[b] = eval(std::span<const std::size_t>(indices));
+                            }
+                          });
+  return values;
+}
+
+// Leave-one-cluster-out values for the BCa acceleration.
+template <class Factory>
+std::vector<double> jackknife_values(const Clusters& c, unsigned threads, Factory&& factory) {
+  std::vector<double> values(c.count(), kNaN);
+  detail::parallel_blocks(c.count(), threads, [&](unsigned, std::size_t begin, std::size_t end) {
+    auto eval = factory();
+    std::vector<std::size_t> indices;
+    indices.reserve(c.members.size());
+    for (std::size_t j = begin; j < end; ++j) {
+      // Members are stored cluster by cluster: skip one contiguous range.
+      const auto first = c.members.begin();
+      indices.assign(first, first + static_cast<std::ptrdiff_t>(c.start[j]));
+      indices.insert(indices.end(), first + static_cast<std::ptrdiff_t>(c.start[j + 1]),
+                     c.members.end());
+      values[j] = eval(std::span<const std::size_t>(indices));
+    }
+  });
+  return values;
+}
+
+std::vector<double> defined(std::span<const double> v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (double a : v) {
+    if (!std::isnan(a)) out.push_back(a);
+  }
+  return out;
+}
+
+std::vector<double> finite_sorted(std::span<const double> v) {
+  std::vector<double> out = defined(v);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// np.percentile(a, level * 100) with the default linear method, a sorted. SciPy passes the level
+// in percent and NumPy divides it by 100 again; the round trip is kept for identical indices.
+double percentile_sorted(const std::vector<double>& a, double level) {
+  if (a.empty() || std::isnan(level)) return kNaN;
+  const double q = (level * 100.0) / 100.0;
+  const double n = static_cast<double>(a.size());
+  const double virtual_index = (n - 1.0) * q;
+  if (virtual_index >= n - 1.0) return a.back();
+  if (virtual_index < 0.0) return a.front();
+  const double previous = std::floor(virtual_index);
+  const auto i = static_cast<std::size_t>(previous);
+  const double lo = a[i], hi = a[i + 1], t = virtual_index - previous;
+  // NumPy's _lerp: interpolate from the nearer end.
+  const double diff = hi - lo;
+  return t >= 0.5 ? hi - diff * (1.0 - t) : lo + diff * t;
+}
+
+// np.std(ddof=1) of the defined values, in resample order.
+double standard_error(const std::vector<double>& values) {
+  if (values.size() < 2) return kNaN;
+  const double mean = detail::numpy_mean(values);
+  std::vector<double> sq(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) sq[i] = (values[i] - mean) * (values[i] - mean);
+  return std::sqrt(detail::numpy_sum(sq) / static_cast<double>(values.size() - 1));
+}
+
+template <class Factory>
+BootstrapResult run_bootstrap(std::size_t n, double estimate, const BootstrapOptions& o,
+                              Factory&& factory) {
+  const Clusters clusters = make_clusters(n, o.clusters);
+  BootstrapResult r;
+  r.estimate = estimate;
+  r.distribution = resample_values(clusters, o, factory);
+  const std::vector<double> values = defined(r.distribution);
+  r.undefined = r.distribution.size() - values.size();
+  r.standard_error = standard_error(values);
+  if (o.method == CiMethod::kBCa) {
+    if (clusters.count() < 2) {
+      r.ci = {kNaN, kNaN};
+    } else {
+      const std::vector<double> jack = jackknife_values(clusters, o.threads, factory);
+      r.ci = bca_interval(estimate, r.distribution, jack, o.confidence);
+    }
+  } else {
+    r.ci = percentile_interval(r.distribution, o.confidence);
+  }
+  return r;
+}
+
+// Correlation of a weighted sample for the fast resampling paths.
+struct CorrelationData {
+  std::span<const double> x, y;
+  CorrelationType type;
+  detail::SortedView sx, sy;  // rank-based types only
+};
+
+class CorrelationEval {
+ public:
+  explicit CorrelationEval(const CorrelationData& d)
+      : d_(d), w_(d.x.size()), rx_(d.x.size()), ry_(d.x.size()) {}
+
+  double operator()(std::span<const std::size_t> indices) {
+    std::fill(w_.begin(), w_.end(), 0u);
+    for (std::size_t i : indices) ++w_[i];
+    switch (d_.type) {
+      case CorrelationType::kPearson:
+        return detail::weighted_pearson(d_.x, d_.y, w_);
+      case CorrelationType::kSpearman:
+        return spearman();
+      case CorrelationType::kKendallB:
+      case CorrelationType::kKendallC:
+        return detail::tau_from_counts(
+            detail::kendall_counts(d_.sx, d_.sy.dense,
+                                   static_cast<std::uint32_t>(d_.sy.group_end.size()), w_,
+                                   kendall_),
+            d_.type == CorrelationType::kKendallC);
+    }
+    return kNaN;
+  }
+
+ private:
+  // Pearson on weighted average ranks; their mean is (N + 1) / 2 exactly and every term is a
+  // multiple of 1/4, so the sums are exact.
+  double spearman() {
+    const std::uint64_t total = detail::weighted_average_ranks(d_.sx, w_, rx_);
+    detail::weighted_average_ranks(d_.sy, w_, ry_);
+    const double mean = (static_cast<double>(total) + 1.0) / 2.0;
+    const detail::RankSums s = detail::centered_rank_sums(rx_, ry_, mean, w_);  // w = 0 vanish
+    if (s.xx == 0.0 || s.yy == 0.0) return kNaN;
+    return std::max(-1.0, std::min(1.0, s.xy / std::sqrt(s.xx * s.yy)));
+  }
+
+  const CorrelationData& d_;
+  std::vector<std::uint32_t> w_;
+  std::vector<double> rx_, ry_;
+  detail::KendallScratch kendall_;
+};
+
+}  // namespace
+
+ConfidenceInterval percentile_interval(std::span<const double> distribution, double confidence) {
+  const std::vector<double> sorted = finite_sorted(distribution);
+  const double alpha = (1.0 - confidence) / 2.0;
+  return {percentile_sorted(sorted, alpha), percentile_sorted(sorted, 1.0 - alpha)};
+}
+
+ConfidenceInterval bca_interval(double estimate, std::span<const double> distribution,
+                                std::span<const double> jackknife, double confidence) {
+  const std::vector<double> sorted = finite_sorted(distribution);
+  const std::vector<double> jack = defined(jackknife);  // SciPy sums in item order
+  if (sorted.empty() || jack.size() < 2 || std::isnan(estimate)) return {kNaN, kNaN};
+
+  // Bias correction: where the estimate falls in the bootstrap distribution ("mean" percentile).
+  const auto below = std::lower_bound(sorted.begin(), sorted.end(), estimate) - sorted.begin();
+  const auto at_most = std::upper_bound(sorted.begin(), sorted.end(), estimate) - sorted.begin();
+  const double z0 =
+      normal_ppf(static_cast<double>(below + at_most) / (2.0 * static_cast<double>(sorted.size())));
+
+  // Acceleration from the jackknife (Efron & Tibshirani 1993, eq. 14.15).
+  const double nj = static_cast<double>(jack.size());
+  const double jmean = detail::numpy_mean(jack);
+  std::vector<double> cube(jack.size()), square(jack.size());
+  for (std::size_t i = 0; i < jack.size(); ++i) {
+    const double u = (nj - 1.0) * (jmean - jack[i]);
+    cube[i] = std::pow(u, 3.0);
+    square[i] = u * u;
+  }
+  const double num = detail::numpy_sum(cube) / std::pow(nj, 3.0);
+  const double den = detail::numpy_sum(square) / std::pow(nj, 2.0);
+  const double a_hat = 1.0 / 6.0 * num / std::pow(den, 1.5);
+
+  const double alpha = (1.0 - confidence) / 2.0;
+  const double z_alpha = normal_ppf(alpha);
+  const double num1 = z0 + z_alpha;
+  const double alpha_1 = normal_cdf(z0 + num1 / (1.0 - a_hat * num1));
+  const double num2 = z0 - z_alpha;
+  const double alpha_2 = normal_cdf(z0 + num2 / (1.0 - a_hat * num2));
+  return {percentile_sorted(sorted, alpha_1), percentile_sorted(sorted, alpha_2)};
+}
+
+BootstrapResult bootstrap(std::size_t n, const IndexStatistic& statistic,
+                          const BootstrapOptions& options) {
+  check_options(n, options);
+  std::vector<std::size_t> all(n);
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  const double estimate = statistic(all);
+  return run_bootstrap(n, estimate, options, [&] { return std::cref(statistic); });
+}
+
+BootstrapResult bootstrap_correlation(std::span<const double> x, std::span<const double> y,
+                                      CorrelationType type, const BootstrapOptions& options) {
+  check_options(x.size(), options);
+  const double estimate = detail::coefficient(type, x, y);  // checks lengths
+  if (detail::any_nan(x) || detail::any_nan(y)) {
+    throw std::invalid_argument("bootstrap_correlation: NaN in the scores");
+  }
+  CorrelationData data{x, y, type, {}, {}};
+  if (type != CorrelationType::kPearson) {
+    data.sx = detail::make_sorted_view(x);
+    data.sy = detail::make_sorted_view(y);
+  }
+  return run_bootstrap(x.size(), estimate, options, [&] { return CorrelationEval(data); });
+}
+
+}  // namespace probity::stats

@@ -1,0 +1,73 @@
+#pragma once
+// Internal building blocks shared by the correlation functions and the resampling loops. The
+// resampling kernels take per-item integer weights (how often an item occurs in a bootstrap
+// resample) so that a resample never needs to be materialized or re-sorted.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "probity/stats.hpp"
+
+namespace probity::stats::detail {
+
+// NumPy's pairwise summation of a contiguous float64 array (add.reduce): reproducing its rounding
+// keeps degenerate golden cases (an exactly zero mean) exact.
+double numpy_sum(std::span<const double> v);
+inline double numpy_mean(std::span<const double> v) {
+  return numpy_sum(v) / static_cast<double>(v.size());
+}
+
+bool any_nan(std::span<const double> v);
+
+// A variable sorted once: items in increasing order of value, grouped by equal value.
+struct SortedView {
+  std::vector<std::uint32_t> order;      // item indices, increasing value
+  std::vector<std::uint32_t> group_end;  // end position in `order` of each tie group
+  std::vector<std::uint32_t> dense;      // per item: 0-based index of its tie group
+};
+SortedView make_sorted_view(std::span<const double> v);
+
+// Average 1-based ranks of items in a weighted sample (item i occurs w[i] times); items with
+// w[i] = 0 get a meaningless finite rank. Returns the total weight.
+std::uint64_t weighted_average_ranks(const SortedView& view, std::span<const std::uint32_t> w,
+                                     std::span<double> rank);
+
+// Sums of squares and cross products of two rank vectors centered at the same mean (weighted by
+// w if given). Four partial sums for speed: ranks and the mean are multiples of 1/2, so every
+// term is a multiple of 1/4 and the sums are exact (for n up to ~10^5), whatever their order.
+struct RankSums {
+  double xx = 0.0, yy = 0.0, xy = 0.0;
+};
+RankSums centered_rank_sums(std::span<const double> x, std::span<const double> y, double mean,
+                            std::span<const std::uint32_t> w = {});
+
+// Pearson correlation of a weighted sample (two-pass, clipped to [-1, 1]); NaN if a variable has
+// zero variance.
+double weighted_pearson(std::span<const double> x, std::span<const double> y,
+                        std::span<const std::uint32_t> w);
+
+// Pair counts for Kendall's tau of a weighted sample. `u` is the variable whose order is fixed;
+// v is given by its dense rank per item (0 <= v_dense < v_levels).
+struct KendallCounts {
+  std::int64_t size = 0;  // total weight
+  std::int64_t tot = 0;   // size * (size - 1) / 2
+  std::int64_t u_tie = 0, v_tie = 0, joint_tie = 0, discordant = 0;
+  std::int64_t u_classes = 0, v_classes = 0;  // distinct values present
+};
+
+// Reusable buffers for kendall_counts (sized on first use).
+struct KendallScratch {
+  std::vector<std::int64_t> fenwick, level_weight, group_weight;
+};
+
+// w empty means every item once. O(n log n) (Knight 1966, Fenwick-tree inversion count).
+KendallCounts kendall_counts(const SortedView& u, std::span<const std::uint32_t> v_dense,
+                             std::uint32_t v_levels, std::span<const std::uint32_t> w,
+                             KendallScratch& scratch);
+double tau_from_counts(const KendallCounts& c, bool variant_c);
+
+// Coefficient only (no p-value), computed exactly as the functions with a p-value do.
+double coefficient(CorrelationType type, std::span<const double> x, std::span<const double> y);
+
+}  // namespace probity::stats::detail
