@@ -1,0 +1,497 @@
+// The n-gram autoregression mechanism; the model, the cache formula and the cross-fitting are
+// described in ngram_predictor.hpp.
+#include "predict/ngram_predictor.hpp"
+
+#include <fmt/format.h>
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+#include "probity/text.hpp"
+#include "util/hash.hpp"
+#include "util/parallel.hpp"
+
+namespace probity::predict {
+namespace {
+
+constexpr std::uint32_t kNoClass = 0xFFFFFFFFu;
+constexpr std::uint32_t kUnkClass = 0;
+constexpr int kMaxFolds = 16;
+constexpr int kCorpusFold = -1;  // user-corpus texts: in every model
+
+// True when the token has a letter or a digit (13a keeps punctuation as separate tokens).
+bool has_word_character(std::string_view token) {
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(token.data());
+  std::size_t i = 0;
+  while (i < token.size()) {
+    utf8proc_int32_t cp = -1;
+    const utf8proc_ssize_t len =
+        utf8proc_iterate(bytes + i, static_cast<utf8proc_ssize_t>(token.size() - i), &cp);
+    if (len <= 0) {
+      ++i;
+      continue;
+    }
+    i += static_cast<std::size_t>(len);
+    switch (utf8proc_category(cp)) {
+      case UTF8PROC_CATEGORY_LU:
+      case UTF8PROC_CATEGORY_LL:
+      case UTF8PROC_CATEGORY_LT:
+      case UTF8PROC_CATEGORY_LM:
+      case UTF8PROC_CATEGORY_LO:
+      case UTF8PROC_CATEGORY_ND:
+      case UTF8PROC_CATEGORY_NL:
+      case UTF8PROC_CATEGORY_NO:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+// Reads a user corpus: its lines and the FNV-1a hash of its bytes (for the signature).
+std::uint64_t read_corpus(const std::string& path, std::vector<std::string>* lines) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open n-gram corpus '" + path + "'");
+  std::uint64_t hash = util::fnv1a64("");
+  std::string line;
+  while (std::getline(in, line)) {
+    hash = util::fnv1a64(line, hash);
+    if (!in.eof()) hash = util::fnv1a64("\n", hash);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (lines) lines->push_back(line);
+  }
+  if (in.bad()) throw std::runtime_error("error reading n-gram corpus '" + path + "'");
+  return hash;
+}
+
+// log p(w | h, x) of the adapted model, from the cache probability q and p_KN(w | h).
+inline double adapted_log(double lambda, double q, double p) {
+  return std::log(lambda * q + (1.0 - lambda) * p);
+}
+
+}  // namespace
+
+// Per-thread cache counts of one candidate, reset by the touched list (no per-call allocation).
+struct NgramPredictor::CacheCounts {
+  std::vector<std::uint32_t> count;  // by stem class
+  std::vector<std::uint32_t> touched;
+  std::uint32_t total = 0;
+};
+
+// Models by excluded-fold mask. Readers take the published pointer without locking; the mutex
+// only serialises building, so a model is built once and never moves.
+struct NgramPredictor::ModelCache {
+  explicit ModelCache(std::size_t masks)
+      : ready(std::make_unique<std::atomic<const NgramLm*>[]>(masks)), built(masks) {}
+  std::unique_ptr<std::atomic<const NgramLm*>[]> ready;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<const NgramLm>> built;
+};
+
+const std::vector<double>& NgramPredictor::cache_weight_grid() {
+  static const std::vector<double> grid = {0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7};
+  return grid;
+}
+
+std::size_t NgramPredictor::TextHash::operator()(std::string_view s) const {
+  return std::hash<std::string_view>{}(s);
+}
+
+NgramPredictor::NgramPredictor(NgramPredictorOptions options) : options_(std::move(options)) {
+  if (options_.order < 1 || options_.order > NgramLm::kMaxOrder) {
+    throw std::invalid_argument(
+        fmt::format("n-gram order must be in 1..{}, got {}", NgramLm::kMaxOrder, options_.order));
+  }
+  if (options_.folds < 2 || options_.folds > kMaxFolds) {
+    throw std::invalid_argument(
+        fmt::format("cross-fitting folds must be in 2..{}, got {}", kMaxFolds, options_.folds));
+  }
+  if (options_.cache_weight != "auto") {
+    const std::string& s = options_.cache_weight;
+    double v = std::numeric_limits<double>::quiet_NaN();
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || !(v >= 0.0 && v < 1.0)) {
+      throw std::invalid_argument("cache weight must be 'auto' or a number in [0, 1), got '" + s +
+                                  "'");
+    }
+    fixed_weight_ = true;
+    fixed_lambda_ = v;
+  }
+  if (!options_.corpus.empty()) corpus_hash_ = read_corpus(options_.corpus, nullptr);
+}
+
+NgramPredictor::~NgramPredictor() = default;
+NgramPredictor::NgramPredictor(NgramPredictor&&) noexcept = default;
+NgramPredictor& NgramPredictor::operator=(NgramPredictor&&) noexcept = default;
+
+std::string NgramPredictor::signature() const {
+  std::string train = fmt::format("dataset-cv{}", options_.folds);
+  if (!options_.corpus.empty()) {
+    train +=
+        fmt::format("+corpus:{}@{}", std::filesystem::path(options_.corpus).filename().string(),
+                    util::hex64(corpus_hash_));
+  }
+  const std::string cache =
+      fixed_weight_ ? fmt::format("{}", fixed_lambda_) : fmt::format("cv{}", options_.folds);
+  return fmt::format("ar:ngram-kn|order:{}|cache:{}|stem:{}|norm:{}|train:{}", options_.order,
+                     cache, options_.stem ? "yes" : "no", options_.normalize ? "yes" : "no", train);
+}
+
+std::vector<std::string> NgramPredictor::tokenize(std::string_view text) const {
+  if (!options_.normalize) return text::rouge_tokenize(text, false, /*unicode_aware=*/true);
+  const std::string tokenized = text::tokenize_13a(text::to_lower(text));
+  std::vector<std::string> out;
+  for (auto t : text::split_whitespace(tokenized)) {
+    if (has_word_character(t)) out.emplace_back(t);
+  }
+  return out;
+}
+
+std::string NgramPredictor::stem_of(std::string_view token) const {
+  // rouge-score's rule: only ASCII tokens longer than 3 characters are stemmed.
+  const bool ascii = std::all_of(token.begin(), token.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (options_.stem && token.size() > 3 && ascii) return text::porter_stem(token);
+  return std::string(token);
+}
+
+NgramLm::Id NgramPredictor::word_id(std::string_view word) const {
+  auto it = word_ids_.find(word);
+  return it == word_ids_.end() ? NgramLm::kUnk : it->second;
+}
+
+void NgramPredictor::count_cache(std::string_view x, CacheCounts& counts) const {
+  for (std::uint32_t c : counts.touched) counts.count[c] = 0;
+  counts.touched.clear();
+  counts.total = 0;
+  if (counts.count.size() + 1 < class_begin_.size()) counts.count.resize(class_begin_.size(), 0);
+  for (const auto& t : tokenize(x)) {
+    // Vocabulary words have their class precomputed; only unseen words are stemmed here.
+    std::uint32_t c = class_of_[word_id(t)];
+    if (c == kUnkClass) {
+      auto it = class_ids_.find(stem_of(t));
+      if (it != class_ids_.end()) c = it->second;
+    }
+    if (counts.count[c]++ == 0) counts.touched.push_back(c);
+    ++counts.total;
+  }
+}
+
+double NgramPredictor::cache_prob(const NgramLm& lm, const NgramLm::State& state, NgramLm::Id w,
+                                  double p_w, const CacheCounts& counts) const {
+  const std::uint32_t c = w < class_of_.size() ? class_of_[w] : kUnkClass;
+  const std::uint32_t n = c == kNoClass ? 0 : counts.count[c];
+  if (n == 0) return 0.0;
+  double class_p = p_w;  // Σ p_KN(v | h) over the word forms v of w's stem
+  if (class_begin_[c + 1] - class_begin_[c] > 1) {
+    class_p = 0.0;
+    for (std::uint32_t m = class_begin_[c]; m < class_begin_[c + 1]; ++m) {
+      class_p += lm.prob(state, class_members_[m]);
+    }
+  }
+  return static_cast<double>(n) / counts.total * (p_w / class_p);
+}
+
+NgramLm NgramPredictor::build_model(std::uint32_t excluded_folds) const {
+  NgramLm::Builder builder(options_.order);
+  for (std::size_t w = NgramLm::kUnk + 1; w < words_.size(); ++w) {
+    if (builder.intern(words_[w]) != w) throw std::logic_error("n-gram vocabulary out of order");
+  }
+  for (std::size_t i = 0; i < texts_.size(); ++i) {
+    const int f = text_fold_[i];
+    if (f == kCorpusFold || !((excluded_folds >> f) & 1u)) builder.add(texts_[i]);
+  }
+  return std::move(builder).build();
+}
+
+const NgramLm& NgramPredictor::model(std::uint32_t excluded_folds) const {
+  check_fitted();
+  if (excluded_folds >= (1u << num_folds_)) throw std::out_of_range("fold mask out of range");
+  if (const NgramLm* lm = models_->ready[excluded_folds].load(std::memory_order_acquire)) {
+    return *lm;
+  }
+  std::lock_guard lock(models_->mutex);
+  if (const NgramLm* lm = models_->ready[excluded_folds].load(std::memory_order_relaxed)) {
+    return *lm;
+  }
+  auto& slot = models_->built[excluded_folds];
+  slot = std::make_unique<const NgramLm>(build_model(excluded_folds));
+  models_->ready[excluded_folds].store(slot.get(), std::memory_order_release);
+  return *slot;
+}
+
+void NgramPredictor::fit(std::span<const Task> tasks, bool statement_targets) {
+  fitted_ = false;
+  num_folds_ = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(options_.folds),
+                                                      std::max<std::size_t>(tasks.size(), 1)));
+  const std::size_t num_masks = std::size_t{1} << num_folds_;
+
+  // ---- the shared vocabulary and every training text as ids
+  words_ = {"<s>", "</s>", "<unk>"};
+  word_ids_.clear();
+  texts_.clear();
+  text_fold_.clear();
+  auto add_text = [&](std::string_view text, int fold) {
+    std::vector<NgramLm::Id> ids;
+    for (auto& t : tokenize(text)) {
+      auto [it, inserted] = word_ids_.try_emplace(t, static_cast<NgramLm::Id>(words_.size()));
+      if (inserted) words_.push_back(std::move(t));
+      ids.push_back(it->second);
+    }
+    if (ids.empty()) return;
+    texts_.push_back(std::move(ids));
+    text_fold_.push_back(fold);
+  };
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    const int fold = fold_of_task(t);
+    add_text(tasks[t].source, fold);
+    for (const auto& r : tasks[t].references) add_text(r.text, fold);
+    for (const auto& c : tasks[t].candidates) add_text(c.text, fold);
+  }
+  if (!options_.corpus.empty()) {
+    std::vector<std::string> lines;
+    if (read_corpus(options_.corpus, &lines) != corpus_hash_) {
+      throw std::runtime_error("n-gram corpus '" + options_.corpus +
+                               "' changed since the predictor was configured");
+    }
+    for (const auto& line : lines) add_text(line, kCorpusFold);
+  }
+
+  // ---- stem classes of the vocabulary
+  class_ids_.clear();
+  class_of_.assign(words_.size(), kNoClass);
+  class_of_[NgramLm::kUnk] = kUnkClass;
+  std::uint32_t num_classes = 1;
+  for (std::size_t w = NgramLm::kUnk + 1; w < words_.size(); ++w) {
+    auto [it, inserted] = class_ids_.try_emplace(stem_of(words_[w]), num_classes);
+    if (inserted) ++num_classes;
+    class_of_[w] = it->second;
+  }
+  class_begin_.assign(num_classes + 1, 0);
+  for (std::uint32_t c : class_of_) {
+    if (c != kNoClass) ++class_begin_[c + 1];
+  }
+  for (std::uint32_t c = 0; c < num_classes; ++c) class_begin_[c + 1] += class_begin_[c];
+  class_members_.assign(class_begin_.back(), 0);
+  {
+    std::vector<std::uint32_t> fill(class_begin_.begin(), class_begin_.end() - 1);
+    for (std::size_t w = 0; w < words_.size(); ++w) {
+      if (class_of_[w] != kNoClass) {
+        class_members_[fill[class_of_[w]]++] = static_cast<NgramLm::Id>(w);
+      }
+    }
+  }
+
+  // ---- the text → folds lookup used at scoring time, and the targets of every task
+  text_folds_.clear();
+  std::vector<std::vector<std::string>> targets(tasks.size());
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    const std::uint32_t bit = 1u << fold_of_task(t);
+    auto mark = [&](const std::string& text) { text_folds_[text] |= bit; };
+    const Task& task = tasks[t];
+    if (!task.source.empty()) mark(task.source);
+    for (const auto& c : task.candidates) mark(c.text);
+    for (const auto& r : task.references) {
+      mark(r.text);
+      if (statement_targets) {
+        for (auto& s : mi::decompose_statements(r.text)) {
+          mark(s);
+          targets[t].push_back(std::move(s));
+        }
+      } else {
+        targets[t].push_back(r.text);
+      }
+    }
+  }
+
+  // ---- the models without one fold each (what the fit and the own-task pairs use)
+  models_ = std::make_unique<ModelCache>(num_masks);
+  fitted_ = true;  // the models are needed below; reset if anything throws
+  try {
+    std::vector<NgramLm> fold_models(static_cast<std::size_t>(num_folds_));
+    util::parallel_for(
+        fold_models.size(), 0, [&](std::size_t f) { fold_models[f] = build_model(1u << f); }, 1);
+    for (std::size_t f = 0; f < fold_models.size(); ++f) {
+      models_->built[1u << f] = std::make_unique<const NgramLm>(std::move(fold_models[f]));
+      models_->ready[1u << f].store(models_->built[1u << f].get(), std::memory_order_release);
+    }
+
+    const auto& grid = cache_weight_grid();
+    task_ll_.clear();
+    lambda_by_mask_.assign(num_masks, fixed_lambda_);
+    if (fixed_weight_) return;
+
+    // ---- held-out log-likelihood Σ log p(y | x) of every task at every grid λ
+    task_ll_.assign(tasks.size(), std::vector<double>(grid.size(), 0.0));
+    util::parallel_for(
+        tasks.size(), 0,
+        [&](std::size_t t) {
+          const NgramLm& lm = model(1u << fold_of_task(t));
+          // Per target token: p_KN(w | h), its share of its stem class and the class.
+          struct Target {
+            std::vector<double> p, share;
+            std::vector<std::uint32_t> cls;
+          };
+          std::vector<Target> prepared(targets[t].size());
+          std::vector<NgramLm::Id> padded;
+          for (std::size_t i = 0; i < prepared.size(); ++i) {
+            padded.assign(1, NgramLm::kBos);
+            for (const auto& tok : tokenize(targets[t][i])) padded.push_back(word_id(tok));
+            padded.push_back(NgramLm::kEos);
+            const auto history = static_cast<std::size_t>(lm.order() - 1);
+            for (std::size_t j = 1; j < padded.size(); ++j) {
+              const std::size_t begin = j > history ? j - history : 0;
+              const auto state =
+                  lm.state(std::span<const NgramLm::Id>(padded.data() + begin, j - begin));
+              const NgramLm::Id w = padded[j];
+              const double p = lm.prob(state, w);
+              const std::uint32_t c = class_of_[w];
+              double class_p = p;
+              if (c != kNoClass && class_begin_[c + 1] - class_begin_[c] > 1) {
+                class_p = 0.0;
+                for (std::uint32_t m = class_begin_[c]; m < class_begin_[c + 1]; ++m) {
+                  class_p += lm.prob(state, class_members_[m]);
+                }
+              }
+              prepared[i].p.push_back(p);
+              prepared[i].share.push_back(p / class_p);
+              prepared[i].cls.push_back(c);
+            }
+          }
+          auto& ll = task_ll_[t];
+          thread_local CacheCounts counts;
+          for (const auto& candidate : tasks[t].candidates) {
+            count_cache(candidate.text, counts);
+            for (const Target& target : prepared) {
+              for (std::size_t j = 0; j < target.p.size(); ++j) {
+                const double p = target.p[j];
+                if (counts.total == 0) {  // an empty candidate leaves the model unadapted
+                  for (double& v : ll) v += std::log(p);
+                  continue;
+                }
+                const std::uint32_t c = target.cls[j];
+                const std::uint32_t n = c == kNoClass ? 0 : counts.count[c];
+                const double q = static_cast<double>(n) / counts.total * target.share[j];
+                for (std::size_t g = 0; g < grid.size(); ++g) ll[g] += adapted_log(grid[g], q, p);
+              }
+            }
+          }
+        },
+        1);
+
+    // ---- λ for every set of excluded folds: argmax over the grid, ties to the smaller λ
+    const auto k_folds = static_cast<std::size_t>(num_folds_);
+    std::vector<std::vector<double>> fold_ll(k_folds, std::vector<double>(grid.size(), 0.0));
+    std::vector<bool> fold_has_pairs(k_folds, false);
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      if (tasks[t].candidates.empty() || targets[t].empty()) continue;
+      const auto f = static_cast<std::size_t>(fold_of_task(t));
+      fold_has_pairs[f] = true;
+      for (std::size_t g = 0; g < grid.size(); ++g) fold_ll[f][g] += task_ll_[t][g];
+    }
+    for (std::size_t mask = 0; mask < num_masks; ++mask) {
+      std::vector<double> sum(grid.size(), 0.0);
+      bool any = false;
+      for (std::size_t f = 0; f < k_folds; ++f) {
+        if (((mask >> f) & 1u) || !fold_has_pairs[f]) continue;
+        any = true;
+        for (std::size_t g = 0; g < grid.size(); ++g) sum[g] += fold_ll[f][g];
+      }
+      if (!any) {  // no held-out pairs: the prior λ
+        lambda_by_mask_[mask] = kPriorCacheWeight;
+        continue;
+      }
+      std::size_t best = 0;
+      for (std::size_t g = 1; g < grid.size(); ++g) {
+        if (sum[g] > sum[best]) best = g;
+      }
+      lambda_by_mask_[mask] = grid[best];
+    }
+  } catch (...) {
+    fitted_ = false;
+    throw;
+  }
+}
+
+void NgramPredictor::check_fitted() const {
+  if (!fitted_) throw std::logic_error("NgramPredictor used before fit()");
+}
+
+int NgramPredictor::fold_of_task(std::size_t task_index) const {
+  return num_folds_ == 0 ? 0 : static_cast<int>(task_index % static_cast<std::size_t>(num_folds_));
+}
+
+std::uint32_t NgramPredictor::fold_mask(std::string_view text) const {
+  auto it = text_folds_.find(text);
+  return it == text_folds_.end() ? 0 : it->second;
+}
+
+double NgramPredictor::cache_weight_without(std::uint32_t excluded_folds) const {
+  check_fitted();
+  return lambda_by_mask_.at(excluded_folds);
+}
+
+NgramPredictor::Score NgramPredictor::score(std::string_view x, std::string_view y) const {
+  check_fitted();
+  Score out;
+  out.excluded_folds = fold_mask(x) | fold_mask(y);
+  out.cache_weight = lambda_by_mask_[out.excluded_folds];
+  const double lambda = out.cache_weight;
+  const NgramLm& lm = model(out.excluded_folds);
+
+  thread_local CacheCounts counts;
+  count_cache(x, counts);
+  thread_local std::vector<NgramLm::Id> padded;
+  padded.assign(1, NgramLm::kBos);
+  for (const auto& t : tokenize(y)) padded.push_back(word_id(t));
+  padded.push_back(NgramLm::kEos);
+
+  const auto history = static_cast<std::size_t>(lm.order() - 1);
+  for (std::size_t i = 1; i < padded.size(); ++i) {
+    const std::size_t begin = i > history ? i - history : 0;
+    const auto state = lm.state(std::span<const NgramLm::Id>(padded.data() + begin, i - begin));
+    const NgramLm::Id w = padded[i];
+    const double p = lm.prob(state, w);
+    const double log_p = std::log(p);
+    // An empty candidate leaves the model unadapted.
+    const double log_adapted =
+        counts.total == 0 ? log_p : adapted_log(lambda, cache_prob(lm, state, w, p, counts), p);
+    out.log_p_y += log_p;
+    out.log_p_y_given_x += log_adapted;
+    out.pmi += log_adapted - log_p;
+  }
+  out.tokens = padded.size() - 1;
+  return out;
+}
+
+double NgramPredictor::adapted_prob(std::string_view x, std::span<const NgramLm::Id> context,
+                                    NgramLm::Id w, double lambda,
+                                    std::uint32_t excluded_folds) const {
+  const NgramLm& lm = model(excluded_folds);
+  thread_local CacheCounts counts;
+  count_cache(x, counts);
+  const auto state = lm.state(context);
+  const double p = lm.prob(state, w);
+  if (counts.total == 0) return p;
+  return lambda * cache_prob(lm, state, w, p, counts) + (1.0 - lambda) * p;
+}
+
+double NgramPredictor::log_ratio(std::string_view x, std::string_view y) const {
+  return score(x, y).pmi;
+}
+
+int NgramPredictor::critic(std::string_view x, std::string_view y) const {
+  return log_ratio(x, y) > 0 ? 1 : -1;
+}
+
+}  // namespace probity::predict
