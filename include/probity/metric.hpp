@@ -1,6 +1,7 @@
 #pragma once
 // A metric computes per-item sufficient statistics; every score (sentence, corpus, bootstrap
 // resample, merged shards) is computed from those statistics, as sacreBLEU does.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -45,8 +46,13 @@ class Metric {
   virtual void fit(std::span<const Task> /*tasks*/) {}
   // True when fit() must see the whole dataset before scoring (no streaming).
   virtual bool needs_fit() const { return false; }
-  // True when item_stats needs MetricInput::negatives.
-  virtual bool needs_negatives() const { return false; }
+  // Negative references wanted per item by contrastive metrics: one reference from each of
+  // `count` distinct other tasks of the same group, sampled with `seed`. Default: none.
+  struct NegativeSpec {
+    std::size_t count = 0;
+    std::uint64_t seed = 0;
+  };
+  virtual NegativeSpec negatives() const { return {}; }
 
   // Per-item statistics; must be safe to call concurrently from several threads.
   virtual void item_stats(const MetricInput& input, std::span<double> stats) const = 0;

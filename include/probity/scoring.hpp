@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,20 @@ struct MetricStats {
   std::span<const double> row(std::size_t i) const {
     return std::span<const double>(stats).subspan(i * num_stats, num_stats);
   }
+};
+
+// Draws negative references: for a task, one reference (the first) from each of `k` distinct
+// other tasks of the same group. The draw depends only on (seed, task id), never on the order of
+// processing, so sharded and resumed runs see the same negatives.
+class NegativeSampler {
+ public:
+  explicit NegativeSampler(const Dataset& ds);
+  std::vector<std::string_view> sample(std::size_t task, std::size_t k, std::uint64_t seed) const;
+
+ private:
+  const Dataset& ds_;
+  std::vector<std::vector<std::size_t>> group_tasks_;  // tasks of each group
+  std::vector<std::size_t> group_of_;                  // group index of each task
 };
 
 // Every candidate of the dataset in file order.

@@ -4,10 +4,13 @@
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
+#include <unordered_map>
 #include <thread>
 
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
+#include "stats/rng.hpp"
+#include "util/hash.hpp"
 #include "util/parallel.hpp"
 
 namespace probity {
@@ -53,6 +56,46 @@ MetricSelection select_metric(const std::string& spec) {
   return sel;
 }
 
+NegativeSampler::NegativeSampler(const Dataset& ds) : ds_(ds), group_of_(ds.tasks.size()) {
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
+    auto [it, added] = index.emplace(ds.tasks[t].group, group_tasks_.size());
+    if (added) group_tasks_.emplace_back();
+    group_tasks_[it->second].push_back(t);
+    group_of_[t] = it->second;
+  }
+}
+
+std::vector<std::string_view> NegativeSampler::sample(std::size_t task, std::size_t k,
+                                                      std::uint64_t seed) const {
+  const auto& group = group_tasks_[group_of_[task]];
+  const std::size_t others = group.size() - 1;
+  const std::size_t take = std::min(k, others);
+  stats::detail::Rng rng(seed, util::fnv1a64(ds_.tasks[task].task_id));
+  std::vector<std::size_t> chosen;
+  if (others <= 4 * take) {
+    // Small group: partial Fisher-Yates over the other tasks.
+    std::vector<std::size_t> pool;
+    for (std::size_t t : group)
+      if (t != task) pool.push_back(t);
+    for (std::size_t i = 0; i < take; ++i) {
+      std::size_t j = i + rng.below(static_cast<std::uint32_t>(pool.size() - i));
+      std::swap(pool[i], pool[j]);
+      chosen.push_back(pool[i]);
+    }
+  } else {
+    // Large group: rejection sampling avoids an O(group) pass per item.
+    while (chosen.size() < take) {
+      std::size_t t = group[rng.below(static_cast<std::uint32_t>(group.size()))];
+      if (t != task && std::find(chosen.begin(), chosen.end(), t) == chosen.end())
+        chosen.push_back(t);
+    }
+  }
+  std::vector<std::string_view> out;
+  for (std::size_t t : chosen) out.push_back(ds_.tasks[t].references.front().text);
+  return out;
+}
+
 std::vector<ItemRef> all_items(const Dataset& ds) {
   std::vector<ItemRef> items;
   for (std::size_t t = 0; t < ds.tasks.size(); ++t)
@@ -84,6 +127,7 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
       }
     });
   }
+  const NegativeSampler sampler(ds);
   auto score_item = [&](std::size_t i) {
     thread_local MetricInput input;
     const Task& task = ds.tasks[items[i].task];
@@ -91,9 +135,11 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
         texts.empty() ? std::string_view(task.candidates[items[i].candidate].text) : texts[i];
     input.references.clear();
     for (const auto& r : task.references) input.references.push_back(r.text);
-    input.negatives.clear();
     input.source = task.source;
     for (std::size_t m = 0; m < metrics.size(); ++m) {
+      auto neg = metrics[m].metric->negatives();
+      input.negatives.clear();
+      if (neg.count > 0) input.negatives = sampler.sample(items[i].task, neg.count, neg.seed);
       auto row = std::span<double>(out[m].stats).subspan(i * out[m].num_stats, out[m].num_stats);
       metrics[m].metric->item_stats(input, row);
     }

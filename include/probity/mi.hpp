@@ -1,0 +1,66 @@
+#pragma once
+// The mutual-information metric design space (SPEC §4): a metric is a tuple (F, E, R, Π) of an
+// information measure, an estimator, a representation and a prediction mechanism.
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probity/dataset.hpp"
+
+namespace probity::mi {
+
+// ---- F: information measures (SPEC §4.1, Table 9) ------------------------------------------------
+
+enum class Measure { kTV, kKL, kReverseKL, kPearson, kHellinger };
+
+Measure parse_measure(std::string_view name);  // "tv", "kl", "rkl", "chi2", "hellinger"
+std::string_view measure_name(Measure m);
+double f(Measure m, double t);                // the convex generator f(t)
+double optimal_critic(Measure m, double r);   // T*(r)
+double conjugate(Measure m, double u);        // f*(u); +inf outside the domain of f*
+
+// ---- E: estimators (SPEC §4.2) -------------------------------------------------------------------
+
+enum class Estimator { kDirect, kVariational };
+
+Estimator parse_estimator(std::string_view name);  // "direct", "fvar"
+std::string_view estimator_name(Estimator e);
+// Direct sample score f(r)/r at the joint pair (KL: log r; TV: ½|1 − 1/r|).
+double direct_score(Measure m, double log_r);
+// f-variational sample score T(x,y) − f*(T(x,y⁻)).
+double variational_score(Measure m, double critic_pos, double critic_neg);
+
+// ---- R and Π -------------------------------------------------------------------------------------
+
+enum class Representation { kToken, kReport, kStatement };
+enum class Mechanism { kAutoregression, kOracle, kExact };
+
+Representation parse_representation(std::string_view name);  // "token", "report", "statement"
+std::string_view representation_name(Representation r);
+Mechanism parse_mechanism(std::string_view name);  // "ar" (or "autoregression"), "oracle", "exact"
+std::string_view mechanism_name(Mechanism m);
+
+// A prediction mechanism: for a candidate x and a target y (a whole reference, or one statement
+// of it), estimates the log density ratio log r̂(x, y) = log p(y|x) − log p(y), and a critic
+// answer to "does x support y / describe the same item?". Implementations must be thread-safe
+// after fit().
+class Predictor {
+ public:
+  virtual ~Predictor() = default;
+  // Every choice that affects predictions (model, order, thresholds' calibration seed, ...).
+  virtual std::string signature() const = 0;
+  // Dataset-level preparation: language-model training, IDF tables, threshold calibration.
+  // `statements` gives the decomposition of every reference when the representation is
+  // statement-level (predictors calibrate on what they will be asked).
+  virtual void fit(std::span<const Task> tasks, bool statement_targets) = 0;
+  virtual double log_ratio(std::string_view x, std::string_view y) const = 0;
+  // Binary critic: +1 for yes, −1 for no (the metric maps it to ±½ for TV).
+  virtual int critic(std::string_view x, std::string_view y) const = 0;
+};
+
+// Rule-based statement decomposition Ψ(y): atomic claims, at least one for non-empty text.
+std::vector<std::string> decompose_statements(std::string_view text);
+
+}  // namespace probity::mi

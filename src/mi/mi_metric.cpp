@@ -1,0 +1,138 @@
+#include "mi/mi_metric.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "util/hash.hpp"
+
+namespace probity::mi {
+
+MiMetric::MiMetric(MiConfig config, std::shared_ptr<Predictor> predictor)
+    : config_(std::move(config)), predictor_(std::move(predictor)) {
+  if (!config_.decompose)
+    config_.decompose = [](std::string_view y) { return decompose_statements(y); };
+}
+
+bool MiMetric::binary_critic() const {
+  switch (config_.critic_style) {
+    case MiConfig::CriticStyle::kBinary:
+      return true;
+    case MiConfig::CriticStyle::kOrdinal:
+      return false;
+    case MiConfig::CriticStyle::kAuto:
+      return config_.measure == Measure::kTV && config_.mechanism != Mechanism::kAutoregression;
+  }
+  return false;
+}
+
+std::string MiMetric::signature() const {
+  std::string s = fmt::format(
+      "mi:{}/{}/{}/{}", measure_name(config_.measure), estimator_name(config_.estimator),
+      representation_name(config_.representation), mechanism_name(config_.mechanism));
+  s += fmt::format("|refs:{}", config_.all_references ? "all" : "first");
+  if (config_.estimator == Estimator::kVariational) {
+    s += fmt::format("|neg:{}|seed:{}|critic:{}", config_.negatives, config_.seed,
+                     binary_critic() ? "binary" : "ordinal");
+  }
+  if (config_.representation == Representation::kStatement) s += "|stmt:rules-v1|agg:mean";
+  s += "|" + predictor_->signature();
+  s += "|version:probity-" + version();
+  return s;
+}
+
+void fit_shared(Predictor& predictor, std::span<const Task> tasks, bool statement_targets) {
+  static std::mutex mutex;
+  static std::map<const Predictor*, std::uint64_t> fitted;
+  std::uint64_t h = util::fnv1a64(statement_targets ? "stmt" : "report");
+  for (const auto& t : tasks) {
+    h = util::fnv1a64(t.task_id, h);
+    for (const auto& r : t.references) h = util::fnv1a64(r.text, h);
+    for (const auto& c : t.candidates) h = util::fnv1a64(c.text, h);
+  }
+  std::lock_guard lock(mutex);
+  auto it = fitted.find(&predictor);
+  if (it != fitted.end() && it->second == h) return;
+  predictor.fit(tasks, statement_targets);
+  fitted[&predictor] = h;
+}
+
+void MiMetric::fit(std::span<const Task> tasks) {
+  const bool stmt = config_.representation == Representation::kStatement;
+  if (stmt) {
+    for (const auto& t : tasks)
+      for (const auto& r : t.references)
+        if (!statements_.count(r.text)) statements_.emplace(r.text, config_.decompose(r.text));
+  }
+  fit_shared(*predictor_, tasks, stmt);
+}
+
+Metric::NegativeSpec MiMetric::negatives() const {
+  if (config_.estimator != Estimator::kVariational) return {};
+  return {config_.negatives, config_.seed};
+}
+
+const std::vector<std::string>& MiMetric::targets(std::string_view reference,
+                                                  std::vector<std::string>& scratch) const {
+  if (config_.representation == Representation::kStatement) {
+    auto it = statements_.find(std::string(reference));
+    if (it != statements_.end()) return it->second;
+    scratch = config_.decompose(reference);
+    return scratch;
+  }
+  scratch.assign(1, std::string(reference));
+  return scratch;
+}
+
+double MiMetric::critic(std::string_view x, std::string_view y) const {
+  std::vector<std::string> scratch;
+  const auto& ts = targets(y, scratch);
+  double sum = 0;
+  for (const auto& t : ts) {
+    if (binary_critic()) {
+      sum += 0.5 * predictor_->critic(x, t);  // yes/no → ±½ (SPEC §4.4)
+    } else {
+      sum += optimal_critic(config_.measure, std::exp(predictor_->log_ratio(x, t)));
+    }
+  }
+  return sum / static_cast<double>(ts.size());
+}
+
+double MiMetric::direct(std::string_view x, std::string_view y) const {
+  std::vector<std::string> scratch;
+  const auto& ts = targets(y, scratch);
+  double sum = 0;
+  for (const auto& t : ts) sum += direct_score(config_.measure, predictor_->log_ratio(x, t));
+  return sum / static_cast<double>(ts.size());
+}
+
+void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) const {
+  const std::size_t n_pos = config_.all_references
+                                ? input.references.size()
+                                : std::min<std::size_t>(1, input.references.size());
+  if (n_pos == 0 || (config_.estimator == Estimator::kVariational && input.negatives.empty())) {
+    stats[0] = std::nan("");
+    return;
+  }
+  double total = 0;
+  if (config_.estimator == Estimator::kDirect) {
+    for (std::size_t p = 0; p < n_pos; ++p) total += direct(input.candidate, input.references[p]);
+  } else {
+    // Ŝ = mean over positives of T(x, y) − mean over negatives of f*(T(x, y⁻)) (SPEC §4.2, App. B).
+    double neg = 0;
+    for (auto y : input.negatives) neg += conjugate(config_.measure, critic(input.candidate, y));
+    neg /= static_cast<double>(input.negatives.size());
+    for (std::size_t p = 0; p < n_pos; ++p)
+      total += critic(input.candidate, input.references[p]) - neg;
+  }
+  stats[0] = total / static_cast<double>(n_pos);
+}
+
+std::string MiMetric::undefined_reason(std::span<const double>) const {
+  if (config_.estimator == Estimator::kVariational)
+    return "no negative reference: the task's group has no other task";
+  return "no reference";
+}
+
+}  // namespace probity::mi

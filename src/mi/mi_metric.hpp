@@ -1,0 +1,71 @@
+#pragma once
+// An MI metric: one cell (F, E, R, Π) of the design space as a probity Metric.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "probity/metric.hpp"
+#include "probity/mi.hpp"
+
+namespace probity::mi {
+
+struct MiConfig {
+  Measure measure = Measure::kKL;
+  Estimator estimator = Estimator::kDirect;
+  Representation representation = Representation::kToken;
+  Mechanism mechanism = Mechanism::kAutoregression;
+  std::size_t negatives = 4;    // f-variational: negative references per item
+  std::uint64_t seed = 0;       // negative sampling
+  bool all_references = false;  // positives: every reference (mean) instead of the first
+  // Oracle critic style for f-variational cells: the binary yes/no answer (TV: ±½), or the
+  // ordinal likelihood judgment through the optimal critic T*(r̂). Default: binary for TV.
+  enum class CriticStyle { kAuto, kBinary, kOrdinal } critic_style = CriticStyle::kAuto;
+  std::string name;  // command-line name, e.g. "mi:tv/fvar/statement/oracle" or "stmt-tv"
+  // Statement decomposition Ψ(y); empty: the rule-based decompose_statements.
+  std::function<std::vector<std::string>(std::string_view)> decompose;
+};
+
+class MiMetric final : public Metric {
+ public:
+  MiMetric(MiConfig config, std::shared_ptr<Predictor> predictor);
+
+  std::string name() const override { return config_.name; }
+  std::string signature() const override;
+  std::size_t num_stats() const override { return 1; }
+  bool needs_fit() const override { return true; }
+  void fit(std::span<const Task> tasks) override;
+  NegativeSpec negatives() const override;
+  void item_stats(const MetricInput& input, std::span<double> stats) const override;
+  void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
+    parts[0] = stats[0];
+  }
+  CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
+  std::string undefined_reason(std::span<const double> stats) const override;
+
+  const MiConfig& config() const { return config_; }
+
+ private:
+  bool binary_critic() const;
+  // Targets of a reference under the representation: its statements, or the whole text.
+  const std::vector<std::string>& targets(std::string_view reference,
+                                          std::vector<std::string>& scratch) const;
+  // Critic T(x, y) aggregated over y's targets (mean), for the f-variational estimator.
+  double critic(std::string_view x, std::string_view y) const;
+  // Direct sample score for (x, y), aggregated over y's targets (mean).
+  double direct(std::string_view x, std::string_view y) const;
+
+  MiConfig config_;
+  std::shared_ptr<Predictor> predictor_;
+  // Statement decompositions of the dataset's references, computed once in fit().
+  std::unordered_map<std::string, std::vector<std::string>> statements_;
+};
+
+// Fits `predictor` on `tasks` unless it was already fitted on the same data for the same kind
+// of targets (several metrics share one predictor; training twice would waste minutes).
+void fit_shared(Predictor& predictor, std::span<const Task> tasks, bool statement_targets);
+
+}  // namespace probity::mi
