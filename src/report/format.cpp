@@ -1,0 +1,881 @@
+#include "report/format.hpp"
+
+#include <fmt/format.h>
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace probity::report::detail {
+
+std::string_view kind_word(StrategyKind kind) {
+  return kind == StrategyKind::kDegradation ? "degradation" : "manipulation";
+}
+
+std::string_view kind_title(StrategyKind kind) {
+  return kind == StrategyKind::kDegradation ? "Degradations" : "Manipulations";
+}
+
+// ---- numbers -----------------------------------------------------------------------------
+
+std::string fmt_num(double v, int decimals) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::string out = fmt::format("{:.{}f}", v, decimals);
+  // "-0.00" says nothing a reader can use; print it as "0.00".
+  if (out[0] == '-' && out.find_first_not_of("-0.") == std::string::npos) out.erase(0, 1);
+  return out;
+}
+
+std::string fmt_p(double p) {
+  if (!std::isfinite(p)) return fmt_num(p, 3);
+  if (p < 0.001) return "<0.001";
+  return fmt::format("{:.3f}", p);
+}
+
+std::string fmt_ci(double lo, double hi, int decimals) {
+  return cat({"[", fmt_num(lo, decimals), ", ", fmt_num(hi, decimals), "]"});
+}
+
+std::string fmt_d_pm(double d, double lo, double hi, const Symbols& sym) {
+  std::string out = fmt_num(d, 2);
+  if (std::isfinite(d) && std::isfinite(lo) && std::isfinite(hi)) {
+    out += sym.plus_minus();
+    out += fmt_num((hi - lo) / 2, 2);
+  }
+  return out;
+}
+
+std::string fmt_percent(double fraction) {
+  if (!std::isfinite(fraction)) return fmt_num(fraction, 0);
+  return fmt::format("{:.4g}%", fraction * 100);
+}
+
+std::string fmt_count_range(std::size_t lo, std::size_t hi, const Symbols& sym) {
+  if (lo == hi) return std::to_string(lo);
+  return std::to_string(lo) + std::string(sym.range()) + std::to_string(hi);
+}
+
+// ---- UTF-8 -------------------------------------------------------------------------------
+
+namespace {
+
+// Decodes the code point at s[i]; returns its length in bytes, 0 when the byte is not the start
+// of a well-formed sequence.
+std::size_t decode(std::string_view s, std::size_t i, char32_t& cp) {
+  auto c = static_cast<unsigned char>(s[i]);
+  std::size_t len = 0;
+  if (c < 0x80) {
+    cp = c;
+    return 1;
+  }
+  if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    cp = c & 0x1Fu;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    cp = c & 0x0Fu;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    cp = c & 0x07u;
+  } else {
+    return 0;
+  }
+  if (s.size() - i < len) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3Fu);
+  }
+  return len;
+}
+
+}  // namespace
+
+std::size_t display_width(std::string_view s) {
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    std::size_t len = decode(s, i, cp);
+    if (len == 0) {
+      ++width;
+      ++i;
+      continue;
+    }
+    int w = utf8proc_charwidth(static_cast<utf8proc_int32_t>(cp));
+    // Control characters report 0 but still take a cell once printed as a replacement.
+    if (w == 0 && cp < 0x20) w = 1;
+    width += static_cast<std::size_t>(w);
+    i += len;
+  }
+  return width;
+}
+
+std::string truncate_text(std::string_view s, std::size_t max_chars, const Symbols& sym) {
+  std::size_t i = 0, chars = 0;
+  while (i < s.size() && chars < max_chars) {
+    char32_t cp = 0;
+    std::size_t len = decode(s, i, cp);
+    i += len == 0 ? 1 : len;
+    ++chars;
+  }
+  if (i >= s.size()) return std::string(s);
+  std::string out(s.substr(0, i));
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n' || out.back() == '\t'))
+    out.pop_back();
+  out += sym.ellipsis();
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+// ---- test index --------------------------------------------------------------------------
+
+namespace {
+
+int kind_index(StrategyKind kind) {
+  return kind == StrategyKind::kDegradation ? 0 : 1;
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+}  // namespace
+
+TestIndex::TestIndex(const AuditReport& report) : report_(&report) {
+  for (const auto& d : report.datasets) add_unique(datasets_, d.name);
+  for (const auto& m : report.metrics) add_unique(metrics_, m);
+  for (const auto& s : report.strategies) {
+    auto& list = strategies_[kind_index(s.kind)];
+    bool seen = std::any_of(list.begin(), list.end(), [&](auto& r) { return r.code == s.code; });
+    if (!seen) list.push_back({s.code, s.name});
+  }
+  for (const auto& t : report.tests) {
+    add_unique(datasets_, t.dataset);
+    add_unique(metrics_, t.metric);
+    auto& list = strategies_[kind_index(t.kind)];
+    bool seen = std::any_of(list.begin(), list.end(), [&](auto& r) { return r.code == t.code; });
+    if (!seen) list.push_back({t.code, t.name});
+    // The first test of a key wins; a report never holds two, but merged ones might.
+    tests_.emplace(std::make_tuple(t.dataset, t.metric, kind_index(t.kind), t.code), &t);
+  }
+  for (const auto& c : report.correlations) {
+    add_unique(datasets_, c.dataset);
+    add_unique(metrics_, c.metric);
+  }
+}
+
+const StrategyTest* TestIndex::find(const std::string& dataset, const std::string& metric,
+                                    StrategyKind kind, const std::string& code) const {
+  auto it = tests_.find(std::make_tuple(dataset, metric, kind_index(kind), code));
+  return it == tests_.end() ? nullptr : it->second;
+}
+
+const std::vector<StrategyRef>& TestIndex::strategies(StrategyKind kind) const {
+  return strategies_[kind_index(kind)];
+}
+
+std::vector<StrategyRef> TestIndex::strategies_on(const std::string& dataset,
+                                                  StrategyKind kind) const {
+  std::vector<StrategyRef> out;
+  for (const auto& s : strategies(kind)) {
+    for (const auto& m : metrics_) {
+      if (find(dataset, m, kind, s.code)) {
+        out.push_back(s);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+bool TestIndex::has_tests(const std::string& dataset, StrategyKind kind) const {
+  return !strategies_on(dataset, kind).empty();
+}
+
+std::string TestIndex::strategy_name(StrategyKind kind, const std::string& code) const {
+  for (const auto& s : strategies(kind))
+    if (s.code == code) return s.name;
+  return code;
+}
+
+// ---- verdicts and grids ------------------------------------------------------------------
+
+Verdict raw_verdict(const StrategyTest* t) {
+  if (!t) return Verdict::kMissing;
+  if (!t->testable) return Verdict::kNotTestable;
+  return t->passed ? Verdict::kPass : Verdict::kFail;
+}
+
+Verdict holm_verdict(const StrategyTest* t) {
+  if (!t) return Verdict::kMissing;
+  if (!t->testable) return Verdict::kNotTestable;
+  return t->passed_holm ? Verdict::kPass : Verdict::kFail;
+}
+
+bool holm_changes(const StrategyTest* t) {
+  return t && t->testable && t->passed != t->passed_holm;
+}
+
+Grid build_grid(const TestIndex& index, StrategyKind kind) {
+  Grid g;
+  g.kind = kind;
+  for (const auto& ds : index.datasets())
+    if (index.has_tests(ds, kind)) g.datasets.push_back(ds);
+  g.metrics = index.metrics();
+  g.cells.assign(g.metrics.size(), std::vector<GridCell>(g.datasets.size()));
+  g.fails_raw.assign(g.metrics.size(), 0);
+  g.fails_holm.assign(g.metrics.size(), 0);
+  for (std::size_t m = 0; m < g.metrics.size(); ++m) {
+    for (std::size_t d = 0; d < g.datasets.size(); ++d) {
+      GridCell& cell = g.cells[m][d];
+      for (const auto& s : index.strategies(kind)) {
+        const StrategyTest* t = index.find(g.datasets[d], g.metrics[m], kind, s.code);
+        if (!t) continue;
+        cell.run = true;
+        Verdict raw = raw_verdict(t), holm = holm_verdict(t);
+        if (raw == Verdict::kNotTestable) {
+          cell.untestable.push_back(s.code);
+          continue;
+        }
+        ++cell.tested;
+        if (raw == Verdict::kFail) ++cell.fails_raw;
+        if (holm == Verdict::kFail) ++cell.fails_holm;
+        if (raw == Verdict::kFail || holm == Verdict::kFail) cell.shown.push_back(s.code);
+        if (holm_changes(t)) cell.changed.push_back(s.code);
+      }
+      g.fails_raw[m] += cell.fails_raw;
+      g.fails_holm[m] += cell.fails_holm;
+    }
+  }
+  return g;
+}
+
+bool grid_has_tests(const Grid& grid) {
+  return !grid.datasets.empty();
+}
+
+std::string grid_cell_text(const GridCell& cell, const Symbols& sym) {
+  if (!cell.run) return std::string(sym.dash());
+  if (cell.shown.empty() && cell.untestable.empty()) return std::string(sym.pass());
+  std::vector<std::string> codes;
+  for (const auto& code : cell.shown) {
+    bool changed = std::find(cell.changed.begin(), cell.changed.end(), code) != cell.changed.end();
+    codes.push_back(changed ? code + std::string(sym.holm()) : code);
+  }
+  // Nothing could be tested: plain "n/a" rather than a list of every code.
+  if (cell.tested == 0) return "n/a";
+  std::string out = join(codes, ",");
+  if (!cell.untestable.empty()) {
+    if (!out.empty()) out += ' ';
+    append(out, {"n/a:", join(cell.untestable, ",")});
+  }
+  return out;
+}
+
+// ---- tables ------------------------------------------------------------------------------
+
+namespace {
+
+Cell missing_cell(const Symbols& sym) {
+  Cell c;
+  c.text = sym.dash();
+  c.tone = Tone::kMissing;
+  c.title = "not run";
+  return c;
+}
+
+Tone tone_of(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return Tone::kPass;
+    case Verdict::kFail:
+      return Tone::kFail;
+    case Verdict::kNotTestable:
+      return Tone::kNa;
+    case Verdict::kMissing:
+      break;
+  }
+  return Tone::kMissing;
+}
+
+std::string verdict_word(Verdict v, const Symbols& sym) {
+  switch (v) {
+    case Verdict::kPass:
+      return std::string(sym.pass());
+    case Verdict::kFail:
+      return "FAIL";
+    case Verdict::kNotTestable:
+      return "n/a";
+    case Verdict::kMissing:
+      break;
+  }
+  return std::string(sym.dash());
+}
+
+const DatasetSummary* find_dataset(const AuditReport& report, const std::string& name) {
+  for (const auto& d : report.datasets)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string test_details(const TestIndex& index, const StrategyTest& t, const Symbols& sym) {
+  const AuditReport& r = index.report();
+  std::string conf = fmt_percent(r.confidence);
+  std::string out = t.code + " " + index.strategy_name(t.kind, t.code) + ": ";
+  Verdict raw = raw_verdict(&t), holm = holm_verdict(&t);
+  if (raw == Verdict::kNotTestable) {
+    out += fmt::format("not testable ({} applied of {} considered)", t.applied, t.considered);
+    return out;
+  }
+  out += raw == Verdict::kPass ? "pass" : "FAIL";
+  if (holm != raw) out += holm == Verdict::kPass ? " (pass after Holm)" : " (FAIL after Holm)";
+  out += fmt::format("\nd = {}, {} CI {} analytic, {} bootstrap", fmt_num(t.d, 3), conf,
+                     fmt_ci(t.d_lo, t.d_hi, 3), fmt_ci(t.d_boot_lo, t.d_boot_hi, 3));
+  out +=
+      fmt::format("\nmean {} = {} (sd {}), t = {}, df = {}", sym.delta(), fmt_num(t.mean_delta, 4),
+                  fmt_num(t.sd_delta, 4), fmt_num(t.t, 3), fmt_num(t.df, 1));
+  out += fmt::format("\np = {}, Holm p = {}; {} applied of {} considered", fmt_p(t.p),
+                     fmt_p(t.p_holm), t.applied, t.considered);
+  return out;
+}
+
+namespace {
+
+std::string strategy_list(const TestIndex& index, StrategyKind kind) {
+  std::vector<std::string> parts;
+  for (const auto& s : index.strategies(kind)) parts.push_back(s.code + " " + s.name);
+  return join(parts, ", ");
+}
+
+}  // namespace
+
+std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym) {
+  const AuditReport& r = index.report();
+  std::vector<Table> tables;
+  for (const auto& ds : index.datasets()) {
+    std::vector<const MetricCorrelations*> rows;
+    for (const auto& m : index.metrics())
+      for (const auto& c : r.correlations)
+        if (c.dataset == ds && c.metric == m) {
+          rows.push_back(&c);
+          break;
+        }
+    if (rows.empty()) continue;
+    // Dimensions in the dataset's order, then any others, with "mean" last.
+    std::vector<std::string> dims;
+    if (const DatasetSummary* summary = find_dataset(r, ds))
+      for (const auto& d : summary->dimensions) add_unique(dims, d);
+    bool has_mean = false;
+    for (const auto* mc : rows)
+      for (const auto& row : mc->rows) {
+        if (row.dimension == "mean")
+          has_mean = true;
+        else
+          add_unique(dims, row.dimension);
+      }
+    if (has_mean) dims.push_back("mean");
+    // Keep only the dimensions some metric has a value for.
+    std::erase_if(dims, [&](const std::string& d) {
+      return std::none_of(rows.begin(), rows.end(), [&](const MetricCorrelations* mc) {
+        return std::any_of(mc->rows.begin(), mc->rows.end(),
+                           [&](const CorrelationResult& c) { return c.dimension == d; });
+      });
+    });
+
+    Table t;
+    t.title = fmt::format("Human correlation {} {}: Spearman {} [{} CI]", sym.dash(), ds, sym.rho(),
+                          fmt_percent(r.confidence));
+    t.header.push_back("metric");
+    t.align.push_back(Align::kLeft);
+    for (const auto& d : dims) {
+      t.header.push_back(d);
+      t.align.push_back(Align::kRight);
+    }
+    for (const auto* mc : rows) {
+      std::vector<Cell> line;
+      line.push_back({mc->metric});
+      for (const auto& d : dims) {
+        auto it = std::find_if(mc->rows.begin(), mc->rows.end(),
+                               [&](const CorrelationResult& c) { return c.dimension == d; });
+        if (it == mc->rows.end()) {
+          line.push_back(missing_cell(sym));
+          continue;
+        }
+        Cell c;
+        c.text = cat({fmt_num(it->spearman, 2), " [", fmt_num(it->spearman_lo, 2), ",",
+                      fmt_num(it->spearman_hi, 2), "]"});
+        c.heat = it->spearman;
+        c.title = fmt::format(
+            "{} on {}, {}: n = {}\nSpearman {} = {}, {} CI {}, p = {}\nKendall tau = {}, "
+            "Pearson r = {}",
+            mc->metric, ds, d, it->n, sym.rho(), fmt_num(it->spearman, 4),
+            fmt_percent(r.confidence), fmt_ci(it->spearman_lo, it->spearman_hi, 4),
+            fmt_p(it->spearman_p), fmt_num(it->kendall, 4), fmt_num(it->pearson, 4));
+        line.push_back(std::move(c));
+      }
+      t.rows.push_back(std::move(line));
+    }
+    t.note = fmt::format(
+        "Spearman {} between metric scores and the mean human rating per dimension, with a {} "
+        "bootstrap CI; \"mean\" averages the per-dimension values.",
+        sym.rho(), fmt_percent(r.confidence));
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
+Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym) {
+  Table t;
+  bool deg = grid.kind == StrategyKind::kDegradation;
+  t.title = fmt::format("{} {} {}", deg ? "Degradation tests" : "Manipulation tests", sym.dash(),
+                        deg ? "does the metric penalise degraded answers?"
+                            : "does the metric resist score inflation?");
+  t.header.push_back("metric");
+  t.align.push_back(Align::kLeft);
+  for (const auto& ds : grid.datasets) {
+    t.header.push_back(ds);
+    t.align.push_back(Align::kCenter);
+  }
+  t.header.push_back("fails");
+  t.header.push_back("Holm");
+  t.align.push_back(Align::kRight);
+  t.align.push_back(Align::kRight);
+  for (std::size_t m = 0; m < grid.metrics.size(); ++m) {
+    std::vector<Cell> line;
+    line.push_back({grid.metrics[m]});
+    for (std::size_t d = 0; d < grid.datasets.size(); ++d) {
+      const GridCell& gc = grid.cells[m][d];
+      Cell c;
+      c.text = grid_cell_text(gc, sym);
+      if (!gc.run)
+        c.tone = Tone::kMissing;
+      else if (gc.fails_raw > 0)
+        c.tone = Tone::kFail;
+      else if (!gc.shown.empty())
+        c.tone = Tone::kWarn;
+      else if (!gc.untestable.empty())
+        c.tone = Tone::kNa;
+      else
+        c.tone = Tone::kPass;
+      c.marked = !gc.changed.empty();
+      std::vector<std::string> lines;
+      for (const auto& s : index.strategies(grid.kind))
+        if (const StrategyTest* st =
+                index.find(grid.datasets[d], grid.metrics[m], grid.kind, s.code)) {
+          Verdict raw = raw_verdict(st), holm = holm_verdict(st);
+          std::string line_text = cat({s.code, " ", s.name, ": ", verdict_word(raw, sym)});
+          if (holm != raw) append(line_text, {" (Holm: ", verdict_word(holm, sym), ")"});
+          if (raw != Verdict::kNotTestable) append(line_text, {", p = ", fmt_p(st->p)});
+          lines.push_back(std::move(line_text));
+        }
+      c.title = lines.empty() ? "not run" : join(lines, "\n");
+      line.push_back(std::move(c));
+    }
+    line.push_back({std::to_string(grid.fails_raw[m])});
+    line.push_back({std::to_string(grid.fails_holm[m])});
+    t.rows.push_back(std::move(line));
+  }
+  t.note = grid_legend(grid.kind, index, sym);
+  return t;
+}
+
+std::string grid_legend(StrategyKind kind, const TestIndex& index, const Symbols& sym) {
+  bool deg = kind == StrategyKind::kDegradation;
+  double alpha = index.report().alpha;
+  return fmt::format(
+      "{} = passed every {} test on the dataset; letters = failed strategies ({}). A {} test "
+      "{} when the one-sided paired p < {} = {:g}. n/a:X = strategy X was not testable (too few "
+      "applied items), never counted as a pass. {} = Holm's adjustment changes the verdict "
+      "({}). fails / Holm = failures without / with Holm's adjustment.",
+      sym.pass(), kind_word(kind), strategy_list(index, kind), kind_word(kind),
+      deg ? "passes" : "fails", sym.alpha(), alpha, sym.holm(),
+      deg ? "fails only after adjustment" : "fails only without adjustment");
+}
+
+std::vector<std::pair<std::string, StrategyKind>> effect_sections(const TestIndex& index) {
+  std::vector<std::pair<std::string, StrategyKind>> out;
+  for (StrategyKind kind : kKinds)
+    for (const auto& ds : index.datasets())
+      if (index.has_tests(ds, kind)) out.emplace_back(ds, kind);
+  return out;
+}
+
+Table effect_table(const TestIndex& index, const std::string& dataset, StrategyKind kind,
+                   const Symbols& sym) {
+  const AuditReport& r = index.report();
+  Table t;
+  bool deg = kind == StrategyKind::kDegradation;
+  t.title =
+      fmt::format("Effect sizes d {} {} CI {} {}, {}", sym.plus_minus(), fmt_percent(r.confidence),
+                  sym.dash(), dataset, deg ? "degradations" : "manipulations");
+  auto strategies = index.strategies_on(dataset, kind);
+  t.header.push_back("metric");
+  t.align.push_back(Align::kLeft);
+  for (const auto& s : strategies) {
+    t.header.push_back(s.code);
+    t.align.push_back(Align::kRight);
+  }
+  for (const auto& m : index.metrics()) {
+    std::vector<Cell> line;
+    line.push_back({m});
+    bool any = false;
+    for (const auto& s : strategies) {
+      const StrategyTest* st = index.find(dataset, m, kind, s.code);
+      if (!st) {
+        line.push_back(missing_cell(sym));
+        continue;
+      }
+      any = true;
+      Cell c;
+      Verdict v = raw_verdict(st);
+      c.tone = tone_of(v);
+      c.marked = holm_changes(st);
+      c.text = v == Verdict::kNotTestable ? "n/a" : fmt_d_pm(st->d, st->d_lo, st->d_hi, sym);
+      if (c.marked) c.text += sym.holm();
+      c.title = test_details(index, *st, sym);
+      line.push_back(std::move(c));
+    }
+    if (any) t.rows.push_back(std::move(line));
+  }
+  t.note = fmt::format(
+      "d = standardised mean of the paired differences {} = perturbed - original, with the "
+      "half-width of its analytic CI. {} n/a = not testable; {} = Holm's adjustment changes the "
+      "verdict.",
+      sym.delta(),
+      deg ? "A metric that notices the degradation has d < 0."
+          : "A metric fooled by the manipulation has d > 0.",
+      sym.holm());
+  return t;
+}
+
+Table accounting_table(const TestIndex& index, StrategyKind kind, const Symbols& sym) {
+  Table t;
+  t.title = fmt::format("Item accounting {} {}, over metrics", sym.dash(),
+                        kind == StrategyKind::kDegradation ? "degradations" : "manipulations");
+  t.header = {"dataset",   "code",   "considered", "applied", "not appl.",
+              "unchanged", "failed", "undefined",  "testable"};
+  t.align = {Align::kLeft,  Align::kCenter, Align::kRight, Align::kRight, Align::kRight,
+             Align::kRight, Align::kRight,  Align::kRight, Align::kRight};
+  for (const auto& ds : index.datasets())
+    for (const auto& s : index.strategies_on(ds, kind)) {
+      std::vector<const StrategyTest*> tests;
+      for (const auto& m : index.metrics())
+        if (const StrategyTest* st = index.find(ds, m, kind, s.code)) tests.push_back(st);
+      auto range = [&](std::size_t StrategyTest::*field) {
+        std::size_t lo = tests.front()->*field, hi = lo;
+        for (const auto* st : tests) {
+          lo = std::min(lo, st->*field);
+          hi = std::max(hi, st->*field);
+        }
+        Cell c;
+        c.text = fmt_count_range(lo, hi, sym);
+        if (lo != hi) c.title = "differs between metrics";
+        return c;
+      };
+      std::size_t testable = static_cast<std::size_t>(std::count_if(
+          tests.begin(), tests.end(), [](const StrategyTest* st) { return st->testable; }));
+      Cell code{s.code};
+      code.title = s.name;
+      Cell tc;
+      tc.text = fmt::format("{}/{}", testable, tests.size());
+      tc.tone = testable == tests.size() ? Tone::kNone : Tone::kNa;
+      tc.title = "metrics with at least 2 applied items with defined scores";
+      t.rows.push_back({{ds},
+                        code,
+                        range(&StrategyTest::considered),
+                        range(&StrategyTest::applied),
+                        range(&StrategyTest::not_applicable),
+                        range(&StrategyTest::unchanged),
+                        range(&StrategyTest::failed),
+                        range(&StrategyTest::undefined),
+                        tc});
+    }
+  t.note = fmt::format(
+      "considered = applied + not applicable + unchanged (the perturbation left the text as it "
+      "was) + failed (perturbation error) + undefined (metric score undefined); a range a{}b "
+      "differs between metrics. testable = metrics with at least 2 applied items.",
+      sym.range());
+  return t;
+}
+
+Table dataset_table(const AuditReport& report) {
+  Table t;
+  t.title = "Datasets";
+  t.header = {"dataset", "path", "tasks", "candidates", "audited", "dimensions", "skipped"};
+  t.align = {Align::kLeft,  Align::kLeft, Align::kRight, Align::kRight,
+             Align::kRight, Align::kLeft, Align::kRight};
+  for (const auto& d : report.datasets) {
+    Cell path{d.path};
+    path.mono = true;
+    t.rows.push_back({{d.name},
+                      path,
+                      {std::to_string(d.tasks)},
+                      {std::to_string(d.candidates)},
+                      {std::to_string(d.audited)},
+                      {join(d.dimensions, ", ")},
+                      {std::to_string(d.skipped.size())}});
+  }
+  return t;
+}
+
+Table signature_table(const AuditReport& report) {
+  Table t;
+  t.title = "Metrics";
+  t.header = {"metric", "signature"};
+  t.align = {Align::kLeft, Align::kLeft};
+  for (std::size_t i = 0; i < report.metrics.size(); ++i) {
+    Cell sig{i < report.signatures.size() ? report.signatures[i] : std::string()};
+    sig.mono = true;
+    t.rows.push_back({{report.metrics[i]}, sig});
+  }
+  return t;
+}
+
+Table strategy_table(const AuditReport& report) {
+  Table t;
+  t.title = "Strategies";
+  t.header = {"kind", "code", "name", "description", "signature"};
+  t.align = {Align::kLeft, Align::kCenter, Align::kLeft, Align::kLeft, Align::kLeft};
+  for (const auto& s : report.strategies) {
+    Cell sig{s.signature};
+    sig.mono = true;
+    t.rows.push_back({{std::string(kind_word(s.kind))}, {s.code}, {s.name}, {s.description}, sig});
+  }
+  return t;
+}
+
+Table tests_table(const TestIndex& index, const Symbols& sym) {
+  const AuditReport& r = index.report();
+  Table t;
+  t.title = "All tests";
+  t.header = {"dataset",
+              "metric",
+              "kind",
+              "code",
+              "applied",
+              std::string("mean ") + std::string(sym.delta()),
+              std::string("sd ") + std::string(sym.delta()),
+              "t",
+              "df",
+              "p",
+              "p Holm",
+              "raw",
+              "Holm",
+              "d",
+              fmt_percent(r.confidence) + " CI",
+              "bootstrap CI"};
+  t.align = {Align::kLeft,   Align::kLeft,  Align::kLeft,  Align::kCenter,
+             Align::kRight,  Align::kRight, Align::kRight, Align::kRight,
+             Align::kRight,  Align::kRight, Align::kRight, Align::kCenter,
+             Align::kCenter, Align::kRight, Align::kRight, Align::kRight};
+  for (StrategyKind kind : kKinds)
+    for (const auto& ds : index.datasets())
+      for (const auto& m : index.metrics())
+        for (const auto& s : index.strategies(kind)) {
+          const StrategyTest* st = index.find(ds, m, kind, s.code);
+          if (!st) continue;
+          Verdict raw = raw_verdict(st), holm = holm_verdict(st);
+          bool ok = st->testable;
+          auto num = [&](double v, int decimals) {
+            return ok ? fmt_num(v, decimals) : std::string(sym.dash());
+          };
+          Cell raw_cell{verdict_word(raw, sym)}, holm_cell{verdict_word(holm, sym)};
+          raw_cell.tone = tone_of(raw);
+          holm_cell.tone = tone_of(holm);
+          holm_cell.marked = holm_changes(st);
+          t.rows.push_back(
+              {{ds},
+               {m},
+               {std::string(kind_word(kind))},
+               {s.code},
+               {std::to_string(st->applied)},
+               {num(st->mean_delta, 4)},
+               {num(st->sd_delta, 4)},
+               {num(st->t, 2)},
+               {num(st->df, 0)},
+               {ok ? fmt_p(st->p) : std::string(sym.dash())},
+               {ok ? fmt_p(st->p_holm) : std::string(sym.dash())},
+               raw_cell,
+               holm_cell,
+               {num(st->d, 2)},
+               {ok ? fmt_ci(st->d_lo, st->d_hi, 2) : std::string(sym.dash())},
+               {ok ? fmt_ci(st->d_boot_lo, st->d_boot_hi, 2) : std::string(sym.dash())}});
+        }
+  return t;
+}
+
+std::size_t skipped_count(const AuditReport& report) {
+  std::size_t n = 0;
+  for (const auto& d : report.datasets) n += d.skipped.size();
+  return n;
+}
+
+Table skipped_table(const AuditReport& report, std::size_t limit) {
+  Table t;
+  t.title = "Skipped input";
+  t.header = {"dataset", "file", "line", "field", "message"};
+  t.align = {Align::kLeft, Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft};
+  for (const auto& d : report.datasets)
+    for (const auto& s : d.skipped) {
+      if (t.rows.size() == limit) break;
+      Cell file{s.file};
+      file.mono = true;
+      t.rows.push_back({{d.name}, file, {std::to_string(s.line)}, {s.field}, {s.message}});
+    }
+  std::size_t total = skipped_count(report);
+  if (total > t.rows.size())
+    t.note = fmt::format("First {} of {} skipped records; report.json lists them all.",
+                         t.rows.size(), total);
+  return t;
+}
+
+std::string run_summary(const AuditReport& report, const Symbols& sym) {
+  std::vector<std::string> parts;
+  parts.push_back("probity " + report.version);
+  parts.push_back(fmt::format("seed {}", report.seed));
+  parts.push_back(fmt::format("{} = {:g}", sym.alpha(), report.alpha));
+  parts.push_back(fmt_percent(report.confidence) + " CIs");
+  parts.push_back(fmt::format("{} bootstrap resamples", report.bootstrap));
+  parts.push_back(report.sample == 0 ? std::string("all candidates")
+                                     : fmt::format("sample {} per dataset", report.sample));
+  parts.push_back(fmt::format("{:.1f} s", report.seconds));
+  parts.push_back(fmt::format("cache {} hits / {} misses", report.cache_hits, report.cache_misses));
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sym.dot();
+    out += parts[i];
+  }
+  return out;
+}
+
+std::vector<std::string> how_to_read(const TestIndex& index, const Symbols& sym) {
+  const AuditReport& r = index.report();
+  std::vector<std::string> out;
+  out.push_back(fmt::format(
+      "Human correlation: Spearman {} between each metric and the mean human rating of each "
+      "dimension, with a {} bootstrap CI ({} resamples).",
+      sym.rho(), fmt_percent(r.confidence), r.bootstrap));
+  if (!index.strategies(StrategyKind::kDegradation).empty())
+    out.push_back(fmt::format(
+        "Degradations make an answer worse ({}). A metric passes a degradation test when it scores "
+        "the degraded answers lower: one-sided paired t-test on {} = perturbed - original, "
+        "p < {} = {:g}.",
+        strategy_list(index, StrategyKind::kDegradation), sym.delta(), sym.alpha(), r.alpha));
+  if (!index.strategies(StrategyKind::kManipulation).empty())
+    out.push_back(fmt::format(
+        "Manipulations try to raise the score without adding content ({}). A metric fails a "
+        "manipulation test when it scores the manipulated answers significantly higher (one-sided "
+        "p < {}).",
+        strategy_list(index, StrategyKind::kManipulation), sym.alpha()));
+  out.push_back(fmt::format(
+      "In the grids, {} means every test on that dataset passed and letters name the failed "
+      "strategies. n/a marks a strategy with too few applied items to test; it never counts as "
+      "a pass. {} marks a verdict that Holm's adjustment (within dataset {} metric {} kind) "
+      "changes. d is the standardised mean of {} with its {} CI.",
+      sym.pass(), sym.holm(), sym.unicode ? "\u00d7" : "x", sym.unicode ? "\u00d7" : "x",
+      sym.delta(), fmt_percent(r.confidence)));
+  return out;
+}
+
+// ---- text rendering ----------------------------------------------------------------------
+
+namespace {
+
+std::string pad(std::string_view s, std::size_t width, Align align) {
+  std::size_t w = display_width(s);
+  std::size_t fill = width > w ? width - w : 0;
+  std::size_t left = align == Align::kRight ? fill : align == Align::kCenter ? fill / 2 : 0;
+  return std::string(left, ' ') + std::string(s) + std::string(fill - left, ' ');
+}
+
+std::string repeat(std::string_view s, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+// Greedy word wrap at `width` display columns.
+std::string wrap(std::string_view text, std::size_t width) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + "\n";
+  return out;
+}
+
+// Terminal cells hold one line.
+std::string one_line(std::string_view s) {
+  std::string out(s);
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  std::replace(out.begin(), out.end(), '\t', ' ');
+  return out;
+}
+
+}  // namespace
+
+std::string render_text_table(const Table& table, const Symbols& sym) {
+  std::size_t cols = table.header.size();
+  std::vector<std::size_t> width(cols, 0);
+  auto cell_text = [&](const std::vector<Cell>& row, std::size_t c) {
+    return c < row.size() ? one_line(row[c].text) : std::string();
+  };
+  for (std::size_t c = 0; c < cols; ++c) {
+    width[c] = display_width(table.header[c]);
+    for (const auto& row : table.rows)
+      width[c] = std::max(width[c], display_width(cell_text(row, c)));
+  }
+  const bool u = sym.unicode;
+  std::string_view h = u ? "\u2500" : "-", v = u ? "\u2502" : "|";
+  auto rule = [&](std::string_view l, std::string_view m, std::string_view r) {
+    std::string line(l);
+    for (std::size_t c = 0; c < cols; ++c) {
+      line += repeat(h, width[c] + 2);
+      line += c + 1 < cols ? m : r;
+    }
+    return line + "\n";
+  };
+  auto row_line = [&](auto text_of) {
+    std::string line(v);
+    for (std::size_t c = 0; c < cols; ++c) {
+      Align a = c < table.align.size() ? table.align[c] : Align::kLeft;
+      append(line, {" ", pad(text_of(c), width[c], a), " "});
+      line += v;
+    }
+    return line + "\n";
+  };
+  std::string out;
+  if (!table.title.empty()) out += table.title + "\n";
+  out += u ? rule("\u250c", "\u252c", "\u2510") : rule("+", "+", "+");
+  out += row_line([&](std::size_t c) { return table.header[c]; });
+  out += u ? rule("\u251c", "\u253c", "\u2524") : rule("+", "+", "+");
+  for (const auto& row : table.rows)
+    out += row_line([&](std::size_t c) { return cell_text(row, c); });
+  out += u ? rule("\u2514", "\u2534", "\u2518") : rule("+", "+", "+");
+  if (!table.note.empty()) out += wrap(table.note, 100);
+  return out;
+}
+
+}  // namespace probity::report::detail

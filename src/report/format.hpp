@@ -1,0 +1,179 @@
+#pragma once
+// Shared pieces of the report renderers: number formatting, UTF-8 display width, and the tables
+// (grids, effect sizes, correlations, accounting) built once here and drawn by the text,
+// Markdown and HTML renderers, so that the three always show the same numbers.
+#include <cstddef>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "probity/audit.hpp"
+
+namespace probity::report::detail {
+
+inline constexpr std::string_view kSchema = "probity.audit/1";
+
+std::string_view kind_word(StrategyKind kind);   // "degradation" / "manipulation"
+std::string_view kind_title(StrategyKind kind);  // "Degradations" / "Manipulations"
+inline constexpr StrategyKind kKinds[] = {StrategyKind::kDegradation, StrategyKind::kManipulation};
+
+// Glyphs of one rendering: Unicode, or plain ASCII for terminals that cannot show it.
+struct Symbols {
+  bool unicode = true;
+  std::string_view pass() const { return unicode ? "\u2713" : "ok"; }
+  std::string_view plus_minus() const { return unicode ? "\u00b1" : "+/-"; }
+  std::string_view holm() const { return unicode ? "\u2020" : "*"; }
+  std::string_view rho() const { return unicode ? "\u03c1" : "rho"; }
+  std::string_view alpha() const { return unicode ? "\u03b1" : "alpha"; }
+  std::string_view delta() const { return unicode ? "\u0394" : "delta"; }
+  std::string_view dash() const { return unicode ? "\u2014" : "-"; }
+  std::string_view range() const { return unicode ? "\u2013" : ".."; }
+  std::string_view ellipsis() const { return unicode ? "\u2026" : "..."; }
+  std::string_view dot() const { return unicode ? " \u00b7 " : ", "; }
+};
+
+// ---- numbers -----------------------------------------------------------------------------
+
+std::string fmt_num(double v, int decimals);  // fixed; "NaN", "inf", "-inf" when not finite
+std::string fmt_p(double p);                  // "<0.001", else 3 decimals
+std::string fmt_ci(double lo, double hi, int decimals);  // "[-0.96, -0.72]"
+// Effect size with the half-width of its CI: "-0.84±0.12" (just "-0.84" without a finite CI).
+std::string fmt_d_pm(double d, double lo, double hi, const Symbols& sym);
+std::string fmt_percent(double fraction);                                         // 0.95 -> "95%"
+std::string fmt_count_range(std::size_t lo, std::size_t hi, const Symbols& sym);  // "3" / "2–3"
+
+// ---- UTF-8 -------------------------------------------------------------------------------
+
+// Terminal columns a string occupies: one per code point, two for East Asian wide ones, none
+// for combining marks. Bytes that are not valid UTF-8 count one each.
+std::size_t display_width(std::string_view s);
+// At most `max_chars` code points, ending in an ellipsis when cut.
+std::string truncate_text(std::string_view s, std::size_t max_chars, const Symbols& sym);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// Concatenation by appending: cheaper than chains of operator+, and it avoids GCC 12's false
+// -Wrestrict warning on `"literal" + std::string&&`.
+inline void append(std::string& out, std::initializer_list<std::string_view> parts) {
+  for (std::string_view p : parts) out += p;
+}
+inline std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  append(out, parts);
+  return out;
+}
+
+// ---- looking tests up ---------------------------------------------------------------------
+
+struct StrategyRef {
+  std::string code, name;
+};
+
+// Fast lookup of tests plus the display order of datasets, metrics and strategies: the order
+// the report declares them in, followed by any that only occur in the tests.
+class TestIndex {
+ public:
+  explicit TestIndex(const AuditReport& report);
+  const AuditReport& report() const { return *report_; }
+  const StrategyTest* find(const std::string& dataset, const std::string& metric, StrategyKind kind,
+                           const std::string& code) const;
+  const std::vector<std::string>& datasets() const { return datasets_; }
+  const std::vector<std::string>& metrics() const { return metrics_; }
+  const std::vector<StrategyRef>& strategies(StrategyKind kind) const;
+  // Strategies of `kind` that have at least one test on `dataset`.
+  std::vector<StrategyRef> strategies_on(const std::string& dataset, StrategyKind kind) const;
+  bool has_tests(const std::string& dataset, StrategyKind kind) const;
+  std::string strategy_name(StrategyKind kind, const std::string& code) const;
+
+ private:
+  const AuditReport* report_;
+  std::map<std::tuple<std::string, std::string, int, std::string>, const StrategyTest*> tests_;
+  std::vector<std::string> datasets_, metrics_;
+  std::vector<StrategyRef> strategies_[2];
+};
+
+// ---- verdicts and grids ------------------------------------------------------------------
+
+enum class Verdict { kPass, kFail, kNotTestable, kMissing };
+Verdict raw_verdict(const StrategyTest* t);
+Verdict holm_verdict(const StrategyTest* t);
+// True when Holm's adjustment turns a pass into a fail or back.
+bool holm_changes(const StrategyTest* t);
+
+// One cell of the pass/fail grid: one metric on one dataset, every strategy of one kind.
+struct GridCell {
+  bool run = false;                     // at least one test of this kind
+  std::size_t tested = 0;               // tests that were testable
+  std::vector<std::string> shown;       // codes that fail raw or after Holm, in paper order
+  std::vector<std::string> changed;     // the subset whose verdict Holm changes
+  std::vector<std::string> untestable;  // "n/a" codes
+  std::size_t fails_raw = 0, fails_holm = 0;
+};
+
+struct Grid {
+  StrategyKind kind = StrategyKind::kDegradation;
+  std::vector<std::string> datasets, metrics;
+  std::vector<std::vector<GridCell>> cells;        // [metric][dataset]
+  std::vector<std::size_t> fails_raw, fails_holm;  // per metric, over datasets
+};
+
+Grid build_grid(const TestIndex& index, StrategyKind kind);
+bool grid_has_tests(const Grid& grid);
+// "✓", "R,S,U†", "R n/a:O", "n/a", "—": the cell's text in the paper's notation.
+std::string grid_cell_text(const GridCell& cell, const Symbols& sym);
+
+// A test in a few lines: verdicts, d with both CIs, t, p, item counts (tooltips).
+std::string test_details(const TestIndex& index, const StrategyTest& t, const Symbols& sym);
+
+// ---- tables ------------------------------------------------------------------------------
+
+enum class Align { kLeft, kRight, kCenter };
+// kWarn: fails only after Holm's adjustment (the raw verdict is a pass).
+enum class Tone { kNone, kPass, kFail, kWarn, kNa, kMissing };
+
+struct Cell {
+  Cell() = default;
+  Cell(std::string t) : text(std::move(t)) {}  // NOLINT: implicit, so rows read as {"a", "b"}
+  std::string text;
+  Tone tone = Tone::kNone;
+  bool marked = false;                                     // Holm changes a verdict here
+  std::string title;                                       // longer explanation (HTML tooltip)
+  double heat = std::numeric_limits<double>::quiet_NaN();  // in [-1, 1]: correlation shading
+  bool mono = false;                                       // code-like content (signatures)
+};
+
+struct Table {
+  std::string title;
+  std::vector<std::string> header;
+  std::vector<Align> align;
+  std::vector<std::vector<Cell>> rows;
+  std::string note;  // legend under the table
+};
+
+std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym);
+Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym);
+std::string grid_legend(StrategyKind kind, const TestIndex& index, const Symbols& sym);
+// One effect-size table per (dataset, kind) that has tests, in display order.
+std::vector<std::pair<std::string, StrategyKind>> effect_sections(const TestIndex& index);
+Table effect_table(const TestIndex& index, const std::string& dataset, StrategyKind kind,
+                   const Symbols& sym);
+Table accounting_table(const TestIndex& index, StrategyKind kind, const Symbols& sym);
+Table dataset_table(const AuditReport& report);
+Table signature_table(const AuditReport& report);
+Table strategy_table(const AuditReport& report);
+Table tests_table(const TestIndex& index, const Symbols& sym);
+Table skipped_table(const AuditReport& report, std::size_t limit);
+std::size_t skipped_count(const AuditReport& report);
+
+// One line: version, seed, α, confidence, bootstrap, sample, time, cache.
+std::string run_summary(const AuditReport& report, const Symbols& sym);
+// Paragraphs (plain text) explaining how to read the tables.
+std::vector<std::string> how_to_read(const TestIndex& index, const Symbols& sym);
+
+// A box-drawn table for the terminal; every line has the same display width.
+std::string render_text_table(const Table& table, const Symbols& sym);
+
+}  // namespace probity::report::detail

@@ -1,0 +1,721 @@
+// report.html: one self-contained file (inline CSS, inline SVG, no scripts, nothing fetched) so
+// that it can be mailed, archived or opened offline and always looks the same.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "probity/report.hpp"
+#include "report/format.hpp"
+
+namespace probity::report {
+
+namespace {
+
+using namespace detail;
+
+constexpr std::size_t kExampleChars = 400;
+constexpr std::size_t kExamplesShown = 24;
+constexpr std::size_t kSkippedShown = 200;
+
+std::string esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+const char* kCss = R"css(
+:root {
+  --fg: #1f2328; --muted: #59636e; --border: #d1d9e0; --soft: #f6f8fa; --accent: #0969da;
+  --pass: #1a7f37; --pass-bg: #dafbe1; --fail: #cf222e; --fail-bg: #ffebe9;
+  --na: #6e7781; --na-bg: #eaeef2; --holm: #9a6700; --warn-bg: #fff8c5;
+}
+* { box-sizing: border-box; }
+body {
+  margin: 0; background: var(--soft); color: var(--fg); line-height: 1.5; font-size: 14px;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+    "Noto Sans", "Liberation Sans", "DejaVu Sans", sans-serif;
+}
+main { max-width: 1240px; margin: 0 auto; padding: 28px 36px 24px; background: #fff;
+  min-height: 100vh; box-shadow: 0 0 0 1px var(--border); }
+h1 { font-size: 26px; margin: 0 0 2px; font-weight: 650; letter-spacing: -0.01em; }
+h2 { font-size: 19px; margin: 36px 0 10px; padding-bottom: 6px;
+  border-bottom: 1px solid var(--border); font-weight: 620; }
+h3 { font-size: 15px; margin: 22px 0 8px; font-weight: 620; }
+p { margin: 6px 0; }
+a { color: var(--accent); text-decoration: none; }
+a:hover { text-decoration: underline; }
+.sub { color: var(--muted); margin: 0 0 16px; }
+.mono, code { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas,
+  "Liberation Mono", "DejaVu Sans Mono", monospace; font-size: 12px; }
+dl.meta { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr));
+  gap: 10px 18px; margin: 0; padding: 14px 16px; background: var(--soft);
+  border: 1px solid var(--border); border-radius: 8px; }
+dl.meta div { min-width: 0; }
+dl.meta dt { color: var(--muted); font-size: 11.5px; text-transform: uppercase;
+  letter-spacing: 0.04em; }
+dl.meta dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+nav.toc { margin: 14px 0 0; font-size: 13px; color: var(--muted); }
+nav.toc a { margin-right: 14px; }
+.how p { color: #333b44; max-width: 980px; }
+.note { color: var(--muted); font-size: 12.5px; max-width: 1000px; margin: 6px 0 14px; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 6px 0 4px;
+  font-size: 13px; }
+th, td { padding: 5px 11px; border-bottom: 1px solid var(--border); text-align: left;
+  vertical-align: top; }
+thead th { background: var(--soft); border-bottom: 2px solid var(--border); font-weight: 600;
+  white-space: nowrap; }
+td.r, th.r { text-align: right; }
+td.c, th.c { text-align: center; }
+td.nowrap { white-space: nowrap; }
+tbody tr:hover td { background-color: #f3f6f9; }
+table.grid td, table.grid th { border: 1px solid var(--border); padding: 7px 14px; }
+table.grid td:first-child { font-weight: 600; }
+table.grid td.pass { background: var(--pass-bg); color: var(--pass); font-weight: 700; }
+table.grid td.fail { background: var(--fail-bg); color: var(--fail); font-weight: 700; }
+table.grid td.warn { background: var(--warn-bg); color: var(--holm); font-weight: 700; }
+table.grid td.na { background: var(--na-bg); color: var(--na); }
+table.grid td.missing { color: var(--na); }
+.nacodes { color: var(--na); font-weight: 400; }
+table.grid td.total { font-weight: 700; }
+td.holm { outline: 2px dashed var(--holm); outline-offset: -4px; }
+table.fx td.pass { color: var(--pass); }
+table.fx td.fail { color: var(--fail); font-weight: 600; }
+table.fx td.na, table.fx td.missing, table.plain td.na { color: var(--na); }
+table.tests td.pass { color: var(--pass); font-weight: 600; }
+table.tests td.fail { color: var(--fail); font-weight: 700; }
+table.tests td.na { color: var(--na); }
+table.plain td.mono { white-space: nowrap; }
+.grids { display: flex; flex-wrap: wrap; gap: 8px 40px; }
+.grids > div { flex: 1 1 460px; min-width: 0; }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 18px; font-size: 12.5px; color: var(--muted);
+  margin: 4px 0 10px; align-items: center; }
+.legend span { display: inline-flex; align-items: center; gap: 6px; }
+.sw { display: inline-block; }
+.sw.dot { width: 10px; height: 10px; border-radius: 50%; }
+.sw.pass { background: var(--pass); } .sw.fail { background: var(--fail); }
+.sw.na { background: #8c959f; }
+.sw.bar { width: 22px; height: 4px; background: #57606a; border-radius: 2px; }
+.sw.boot { width: 22px; height: 0; border-top: 2px dashed #8c959f; }
+.sw.ring { width: 13px; height: 13px; border-radius: 50%; border: 1.5px solid var(--holm); }
+.sw.cell { width: 18px; height: 13px; border: 1px solid var(--border); }
+.sw.cell.pass { background: var(--pass-bg); } .sw.cell.fail { background: var(--fail-bg); }
+.sw.cell.na { background: var(--na-bg); }
+.sw.cell.warn { background: var(--warn-bg); }
+.sw.cell.holm { outline: 2px dashed var(--holm); outline-offset: -3px; }
+.forest { display: grid; grid-template-columns: repeat(auto-fill, minmax(500px, 1fr));
+  gap: 14px; margin: 8px 0 12px; }
+figure.panel { margin: 0; padding: 10px 12px 6px; border: 1px solid var(--border);
+  border-radius: 8px; background: #fff; }
+figure.panel figcaption { font-size: 13px; margin-bottom: 2px; display: flex;
+  justify-content: space-between; gap: 8px; }
+figure.panel figcaption .tally { color: var(--muted); font-size: 12px; white-space: nowrap; }
+figure.panel svg { display: block; max-width: 100%; height: auto; }
+svg text { font-size: 11px; fill: var(--fg); font-variant-numeric: tabular-nums; }
+svg text.muted { fill: var(--muted); }
+svg text.na { fill: #8c959f; font-style: italic; }
+.examples { display: grid; gap: 14px; }
+.example { border: 1px solid var(--border); border-radius: 8px; overflow: hidden; }
+.example .head { background: var(--soft); padding: 7px 12px; font-size: 13px;
+  border-bottom: 1px solid var(--border); }
+.example .body { display: grid; grid-template-columns: 1fr 1fr; }
+.example .body > div { padding: 8px 12px 10px; min-width: 0; }
+.example .body > div + div { border-left: 1px solid var(--border); }
+.example h4 { margin: 0 0 4px; font-size: 11.5px; text-transform: uppercase;
+  letter-spacing: 0.04em; color: var(--muted); }
+mark.del { background: #ffebe9; color: #82071e; border-radius: 2px; padding: 0 1px; }
+mark.ins { background: #dafbe1; color: #116329; border-radius: 2px; padding: 0 1px; }
+.example .text { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 13px; margin: 0; }
+.badge { display: inline-block; font-size: 11px; padding: 1px 7px; border-radius: 10px;
+  font-weight: 600; margin-right: 6px; }
+.badge.degradation { background: #ddf4ff; color: #0550ae; }
+.badge.manipulation { background: #fbefff; color: #8250df; }
+details { margin: 18px 0; }
+details summary { cursor: pointer; font-weight: 600; }
+footer { margin-top: 40px; padding-top: 12px; border-top: 1px solid var(--border);
+  color: var(--muted); font-size: 12.5px; }
+@media print { body { background: #fff; } main { box-shadow: none; } }
+)css";
+
+std::string tone_class(Tone tone) {
+  switch (tone) {
+    case Tone::kPass:
+      return "pass";
+    case Tone::kFail:
+      return "fail";
+    case Tone::kWarn:
+      return "warn";
+    case Tone::kNa:
+      return "na";
+    case Tone::kMissing:
+      return "missing";
+    case Tone::kNone:
+      break;
+  }
+  return "";
+}
+
+std::string align_class(Align a) {
+  return a == Align::kRight ? "r" : a == Align::kCenter ? "c" : "";
+}
+
+// Correlation cells are shaded by ρ: blue for agreement with humans, red for disagreement.
+std::string heat_style(double v) {
+  if (!std::isfinite(v)) return "";
+  double a = 0.06 + 0.34 * std::min(1.0, std::fabs(v));
+  return v >= 0 ? fmt::format("background:rgba(9,105,218,{:.3f})", a)
+                : fmt::format("background:rgba(207,34,46,{:.3f})", a);
+}
+
+// Cell text; in grid cells the "n/a:X" part is set apart so that it does not read as a failure.
+std::string cell_html(const std::string& text) {
+  std::size_t na = text.find("n/a:");
+  if (na == std::string::npos) return esc(text);
+  return cat(
+      {esc(text.substr(0, na)), "<span class=\"nacodes\">", esc(text.substr(na)), "</span>"});
+}
+
+// Renders a table; `total_cols` trailing columns are styled as totals (grids).
+std::string html_table(const Table& t, const std::string& cls, std::size_t total_cols = 0) {
+  if (t.rows.empty()) return "";
+  std::string out = "<div class=\"scroll\"><table class=\"" + cls + "\"><thead><tr>";
+  for (std::size_t c = 0; c < t.header.size(); ++c) {
+    std::string a = c < t.align.size() ? align_class(t.align[c]) : "";
+    out += a.empty() ? "<th>" : "<th class=\"" + a + "\">";
+    out += esc(t.header[c]) + "</th>";
+  }
+  out += "</tr></thead><tbody>\n";
+  for (const auto& row : t.rows) {
+    out += "<tr>";
+    for (std::size_t c = 0; c < t.header.size(); ++c) {
+      Cell cell = c < row.size() ? row[c] : Cell();
+      std::vector<std::string> classes;
+      if (c < t.align.size() && t.align[c] != Align::kLeft)
+        classes.push_back(align_class(t.align[c]));
+      if (std::string tc = tone_class(cell.tone); !tc.empty()) classes.push_back(tc);
+      if (cell.marked) classes.push_back("holm");
+      if (cell.mono) classes.push_back("mono");
+      if (c + total_cols >= t.header.size() && total_cols > 0) classes.push_back("total");
+      if (c > 0 && !cell.mono && cell.text.size() < 40) classes.push_back("nowrap");
+      out += "<td";
+      if (!classes.empty()) append(out, {" class=\"", join(classes, " "), "\""});
+      if (std::string style = heat_style(cell.heat); !style.empty())
+        out += " style=\"" + style + "\"";
+      if (!cell.title.empty()) append(out, {" title=\"", esc(cell.title), "\""});
+      append(out, {">", cell_html(cell.text), "</td>"});
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody></table></div>\n";
+  if (!t.note.empty()) append(out, {"<p class=\"note\">", esc(t.note), "</p>\n"});
+  return out;
+}
+
+// ---- forest plots ------------------------------------------------------------------------
+
+struct Axis {
+  double lo = -1, hi = 1, step = 0.5;
+  int decimals = 1;
+};
+
+// The data range (with 0) padded by 6% on each side, about 6 ticks at a "nice" step (1, 2, 2.5 or 5
+// × 10^k) inside it: snapping the range to whole steps could waste half of the plot.
+Axis make_axis(const std::vector<double>& values) {
+  double lo = 0, hi = 0;
+  for (double v : values)
+    if (std::isfinite(v)) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  if (hi - lo < 1e-9) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  double margin = (hi - lo) * 0.06;
+  Axis a;
+  a.lo = lo - margin;
+  a.hi = hi + margin;
+  double raw = (a.hi - a.lo) / 6;
+  double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double norm = raw / mag;
+  double mult = norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 2.5 ? 2.5 : norm <= 5 ? 5 : 10;
+  a.step = mult * mag;
+  a.decimals = std::max(0, static_cast<int>(-std::floor(std::log10(a.step) + 1e-9)));
+  if (mult == 2.5) ++a.decimals;
+  return a;
+}
+
+std::string color_of(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return "#1a7f37";
+    case Verdict::kFail:
+      return "#cf222e";
+    case Verdict::kNotTestable:
+    case Verdict::kMissing:
+      break;
+  }
+  return "#8c959f";
+}
+
+std::string num_label(double v) {
+  return fmt_num(v, 2);
+}
+
+std::string forest_panel(const TestIndex& index, const std::string& dataset, StrategyKind kind,
+                         const StrategyRef& strategy, const Axis& axis, double label_width,
+                         std::size_t label_chars, const Symbols& sym) {
+  const auto& metrics = index.metrics();
+  std::vector<const StrategyTest*> rows;
+  std::size_t pass = 0, fail = 0, na = 0;
+  for (const auto& m : metrics) {
+    const StrategyTest* t = index.find(dataset, m, kind, strategy.code);
+    if (!t) continue;
+    rows.push_back(t);
+    Verdict v = raw_verdict(t);
+    pass += v == Verdict::kPass;
+    fail += v == Verdict::kFail;
+    na += v == Verdict::kNotTestable;
+  }
+  const double width = 548, row_h = 26, top = 6, axis_h = 40, value_w = 116;
+  const double x0 = label_width, x1 = width - value_w - 6, pad = 7;
+  const double height = top + row_h * static_cast<double>(rows.size()) + axis_h;
+  const double plot_bottom = top + row_h * static_cast<double>(rows.size());
+  auto x = [&](double v) {
+    double f = (std::clamp(v, axis.lo, axis.hi) - axis.lo) / (axis.hi - axis.lo);
+    return x0 + pad + f * (x1 - x0 - 2 * pad);
+  };
+
+  std::string out = cat({"<figure class=\"panel\"><figcaption><span><b>", esc(strategy.code),
+                         "</b> ", esc(strategy.name), "</span><span class=\"tally\">",
+                         fmt::format("{} pass {} {} fail", pass, sym.dot(), fail)});
+  if (na) out += fmt::format("{}{} n/a", sym.dot(), na);
+  out += "</span></figcaption>\n";
+  out += fmt::format(
+      "<svg viewBox=\"0 0 {0:.0f} {1:.0f}\" width=\"{0:.0f}\" height=\"{1:.0f}\" role=\"img\" "
+      "aria-label=\"{2}\">\n",
+      width, height,
+      esc(fmt::format("Effect sizes of {} {} on {}", kind_word(kind), strategy.code, dataset)));
+  out += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f6f8fa\"/>\n", x0,
+      top, x1 - x0, plot_bottom - top);
+  // Grid lines and tick labels.
+  double first = std::ceil(axis.lo / axis.step - 1e-9);
+  for (double k = first; k * axis.step <= axis.hi + axis.step * 1e-9; k += 1) {
+    double tick = k == 0 ? 0.0 : k * axis.step;
+    double px = x(tick);
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#e1e6eb\"/>"
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{2:.1f}\" y2=\"{3:.1f}\" stroke=\"#8c959f\"/>"
+        "<text x=\"{0:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\" class=\"muted\">{5}</text>\n",
+        px, top, plot_bottom, plot_bottom + 4, plot_bottom + 15, fmt_num(tick, axis.decimals));
+  }
+  out += fmt::format(
+      "<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#8c959f\"/>\n",
+      x0, x1, plot_bottom);
+  out += fmt::format(
+      "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#57606a\" "
+      "stroke-width=\"1.2\" stroke-dasharray=\"4 3\"/>\n",
+      x(0), top, plot_bottom);
+  out += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"muted\">{} lower score</text>"
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"muted\">d</text>"
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"muted\">higher score "
+      "{}</text>\n",
+      x0, plot_bottom + 31, sym.unicode ? "\u2190" : "<-", (x0 + x1) / 2, plot_bottom + 31, x1,
+      plot_bottom + 31, sym.unicode ? "\u2192" : "->");
+  out += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"muted\">d [{} CI]</text>\n",
+      width - 4, plot_bottom + 15, fmt_percent(index.report().confidence));
+
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const StrategyTest& t = *rows[i];
+    double y = top + row_h * static_cast<double>(i) + row_h / 2;
+    Verdict v = raw_verdict(&t);
+    std::string color = color_of(v);
+    append(out, {"<g><title>", esc(t.metric + "\n" + test_details(index, t, sym)), "</title>"});
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>", x0 - 8,
+                       y + 4, esc(truncate_text(t.metric, label_chars, sym)));
+    if (v == Verdict::kNotTestable) {
+      out += fmt::format(
+          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"na\">not testable "
+          "({} applied)</text><text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" "
+          "class=\"na\">n/a</text></g>\n",
+          (x0 + x1) / 2, y + 4, t.applied, width - 4, y + 4);
+      continue;
+    }
+    if (std::isfinite(t.d_boot_lo) && std::isfinite(t.d_boot_hi)) {
+      double a = x(t.d_boot_lo), b = x(t.d_boot_hi), yb = y + 6;
+      out += fmt::format(
+          "<path d=\"M{0:.1f} {2:.1f}H{1:.1f}M{0:.1f} {3:.1f}V{4:.1f}M{1:.1f} {3:.1f}V{4:.1f}\" "
+          "stroke=\"{5}\" stroke-opacity=\"0.75\" stroke-width=\"1.3\" stroke-dasharray=\"3 2\" "
+          "fill=\"none\"/>",
+          a, b, yb, yb - 3, yb + 3, color);
+    }
+    if (std::isfinite(t.d_lo) && std::isfinite(t.d_hi))
+      out += fmt::format(
+          "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
+          "stroke-opacity=\"0.55\" stroke-width=\"4\" stroke-linecap=\"round\"/>",
+          x(t.d_lo), x(t.d_hi), y - 1, y - 1, color);
+    if (std::isfinite(t.d)) {
+      if (holm_changes(&t))
+        out += fmt::format(
+            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7.5\" fill=\"none\" stroke=\"#9a6700\" "
+            "stroke-width=\"1.5\"/>",
+            x(t.d), y - 1);
+      out += fmt::format(
+          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\" fill=\"{}\" stroke=\"#fff\" "
+          "stroke-width=\"1\"/>",
+          x(t.d), y - 1, color);
+    }
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{} {}</text></g>\n",
+        width - 4, y + 4, color, esc(num_label(t.d)), esc(fmt_ci(t.d_lo, t.d_hi, 2)));
+  }
+  out += "</svg></figure>\n";
+  return out;
+}
+
+std::string forest_section(const TestIndex& index, const std::string& dataset, StrategyKind kind,
+                           const Symbols& sym) {
+  std::vector<double> values;
+  std::size_t longest = 4;
+  for (const auto& m : index.metrics()) {
+    bool any = false;
+    for (const auto& s : index.strategies(kind))
+      if (const StrategyTest* t = index.find(dataset, m, kind, s.code)) {
+        any = true;
+        if (!t->testable) continue;
+        for (double v : {t->d, t->d_lo, t->d_hi, t->d_boot_lo, t->d_boot_hi}) values.push_back(v);
+      }
+    if (any) longest = std::max(longest, display_width(m));
+  }
+  Axis axis = make_axis(values);
+  // Label column sized to the longest metric name, within limits; longer names are cut.
+  std::size_t label_chars = std::min<std::size_t>(longest, 22);
+  double label_width = 14 + 6.4 * static_cast<double>(label_chars);
+  std::string out = "<div class=\"forest\">\n";
+  for (const auto& s : index.strategies_on(dataset, kind))
+    out += forest_panel(index, dataset, kind, s, axis, label_width, label_chars, sym);
+  return out + "</div>\n";
+}
+
+// ---- examples ----------------------------------------------------------------------------
+
+// A word and the whitespace after it; the diff compares words only, rendering keeps spacing.
+struct Word {
+  std::string_view text, space;
+};
+
+std::vector<Word> split_words(std::string_view s, std::string_view& lead) {
+  auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  std::size_t i = 0;
+  while (i < s.size() && is_space(s[i])) ++i;
+  lead = s.substr(0, i);
+  std::vector<Word> out;
+  while (i < s.size()) {
+    std::size_t j = i;
+    while (j < s.size() && !is_space(s[j])) ++j;
+    std::size_t k = j;
+    while (k < s.size() && is_space(s[k])) ++k;
+    out.push_back({s.substr(i, j - i), s.substr(j, k - j)});
+    i = k;
+  }
+  return out;
+}
+
+std::size_t code_points(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// Escaped text of one side of an example, runs of words missing from the other side wrapped in
+// <mark>, cut at a word boundary after kExampleChars code points.
+std::string render_side(std::string_view lead, const std::vector<Word>& words,
+                        const std::vector<bool>& changed, const char* mark_class,
+                        const Symbols& sym) {
+  std::string out = esc(lead);
+  std::size_t chars = code_points(lead);
+  bool open = false;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::size_t n = code_points(words[i].text);
+    bool cut = chars + n > kExampleChars;
+    std::string_view text = words[i].text;
+    if (cut && chars == 0) {
+      // A single over-long first word: cut it at a code-point boundary.
+      std::size_t end = 0;
+      for (std::size_t seen = 0; end < text.size(); ++end)
+        if ((static_cast<unsigned char>(text[end]) & 0xC0) != 0x80 && seen++ == kExampleChars)
+          break;
+      text = text.substr(0, end);
+    } else if (cut) {
+      text = {};
+    }
+    if (changed[i] && !open && !text.empty()) {
+      append(out, {"<mark class=\"", mark_class, "\">"});
+      open = true;
+    }
+    out += esc(text);
+    // A mark spans the space between two changed words so that a changed phrase reads as one.
+    bool next_changed = i + 1 < words.size() && changed[i + 1];
+    if (open && (cut || !changed[i] || !next_changed)) {
+      out += "</mark>";
+      open = false;
+    }
+    if (cut) {
+      while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+      return out + std::string(sym.ellipsis());
+    }
+    out += esc(words[i].space);
+    chars += n + code_points(words[i].space);
+  }
+  return out;
+}
+
+// Both sides of an example with a word-level diff (longest common subsequence), so that small
+// edits such as a flipped opinion word stand out. Texts with little in common (a random
+// replacement) or very long ones are shown without marks: everything would be marked.
+std::pair<std::string, std::string> diff_html(std::string_view original, std::string_view perturbed,
+                                              const Symbols& sym) {
+  std::string_view lead_a, lead_b;
+  auto a = split_words(original, lead_a), b = split_words(perturbed, lead_b);
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<bool> del(n, false), ins(m, false);
+  if (n * m <= 4'000'000) {
+    std::vector<std::uint32_t> lcs((n + 1) * (m + 1), 0);
+    auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return lcs[i * (m + 1) + j]; };
+    for (std::size_t i = n; i-- > 0;)
+      for (std::size_t j = m; j-- > 0;)
+        at(i, j) =
+            a[i].text == b[j].text ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+    if (4 * static_cast<std::size_t>(at(0, 0)) >= std::min(n, m)) {
+      std::size_t i = 0, j = 0;
+      while (i < n && j < m) {
+        if (a[i].text == b[j].text) {
+          ++i;
+          ++j;
+        } else if (at(i + 1, j) >= at(i, j + 1)) {
+          del[i++] = true;
+        } else {
+          ins[j++] = true;
+        }
+      }
+      for (; i < n; ++i) del[i] = true;
+      for (; j < m; ++j) ins[j] = true;
+    }
+  }
+  return {render_side(lead_a, a, del, "del", sym), render_side(lead_b, b, ins, "ins", sym)};
+}
+
+std::string anchor(std::string_view prefix, const std::string& name) {
+  std::string out(prefix);
+  for (unsigned char c : name) out += std::isalnum(c) ? static_cast<char>(c) : '-';
+  return out;
+}
+
+}  // namespace
+
+std::string to_html(const AuditReport& report) {
+  Symbols sym{true};
+  TestIndex index(report);
+  std::string out;
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta name=\"generator\" content=\"probity " +
+      esc(report.version) + "\">\n<title>probity audit report</title>\n<style>" + kCss +
+      "</style>\n</head>\n<body>\n<main>\n";
+
+  // Header.
+  std::vector<std::string> ds_names;
+  for (const auto& d : report.datasets) ds_names.push_back(d.name);
+  out += "<header>\n<h1>probity audit report</h1>\n<p class=\"sub\">" +
+         esc(fmt::format("{} metric{} on {} dataset{}: {}", report.metrics.size(),
+                         report.metrics.size() == 1 ? "" : "s", report.datasets.size(),
+                         report.datasets.size() == 1 ? "" : "s", join(ds_names, ", "))) +
+         "</p>\n<dl class=\"meta\">\n";
+  auto meta = [&](const std::string& k, const std::string& v) {
+    append(out, {"<div><dt>", esc(k), "</dt><dd>", esc(v), "</dd></div>\n"});
+  };
+  meta("Version", "probity " + report.version);
+  meta("Seed", std::to_string(report.seed));
+  meta("Significance", fmt::format("{} = {:g}", sym.alpha(), report.alpha));
+  meta("Confidence", fmt_percent(report.confidence));
+  meta("Bootstrap", fmt::format("{} resamples", report.bootstrap));
+  meta("Sample", report.sample == 0 ? std::string("all candidates")
+                                    : fmt::format("{} per dataset", report.sample));
+  meta("Run time", fmt::format("{:.1f} s", report.seconds));
+  meta("Cache", fmt::format("{} hits / {} misses", report.cache_hits, report.cache_misses));
+  out += "</dl>\n";
+
+  Grid grids[2] = {build_grid(index, StrategyKind::kDegradation),
+                   build_grid(index, StrategyKind::kManipulation)};
+  auto correlations = correlation_tables(index, sym);
+  auto sections = effect_sections(index);
+  out += "<nav class=\"toc\">";
+  if (!correlations.empty()) out += "<a href=\"#correlation\">Human correlation</a>";
+  if (grid_has_tests(grids[0]) || grid_has_tests(grids[1]))
+    out += "<a href=\"#grids\">Pass/fail grids</a>";
+  if (!sections.empty()) out += "<a href=\"#effects\">Effect sizes</a>";
+  if (!sections.empty()) out += "<a href=\"#accounting\">Item accounting</a>";
+  if (!report.examples.empty()) out += "<a href=\"#examples\">Examples</a>";
+  out += "<a href=\"#run\">Metrics &amp; strategies</a></nav>\n</header>\n";
+
+  out += "<section class=\"how\" id=\"how\">\n<h2>How to read this report</h2>\n";
+  for (const auto& p : how_to_read(index, sym)) append(out, {"<p>", esc(p), "</p>\n"});
+  out += "</section>\n";
+
+  if (!correlations.empty()) {
+    out += "<section id=\"correlation\">\n<h2>Human correlation</h2>\n";
+    for (auto& t : correlations) {
+      append(out, {"<h3>", esc(t.title), "</h3>\n"});
+      t.title.clear();
+      out += html_table(t, "corr");
+    }
+    out += "</section>\n";
+  }
+
+  if (grid_has_tests(grids[0]) || grid_has_tests(grids[1])) {
+    out += "<section id=\"grids\">\n<h2>Pass/fail grids</h2>\n";
+    out +=
+        "<div class=\"legend\"><span><i class=\"sw cell pass\"></i>passed every test</span>"
+        "<span><i class=\"sw cell fail\"></i>failed strategies (letter codes)</span>"
+        "<span><i class=\"sw cell warn\"></i>fails only after Holm's adjustment</span>"
+        "<span><i class=\"sw cell na\"></i>not testable (n/a)</span>"
+        "<span><i class=\"sw cell holm\"></i>" +
+        esc(std::string(sym.holm())) +
+        " Holm's adjustment changes a verdict</span></div>\n<div class=\"grids\">\n";
+    for (const Grid& g : grids) {
+      if (!grid_has_tests(g)) continue;
+      Table t = grid_table(g, index, sym);
+      append(out,
+             {"<div id=\"", std::string(kind_word(g.kind)), "\"><h3>", esc(t.title), "</h3>\n"});
+      t.title.clear();
+      out += html_table(t, "grid", 2) + "</div>\n";
+    }
+    out += "</div>\n</section>\n";
+  }
+
+  if (!sections.empty()) {
+    out += "<section id=\"effects\">\n<h2>Effect sizes</h2>\n";
+    out += "<p class=\"note\">" +
+           esc(fmt::format(
+               "Forest plots: one panel per strategy, one row per metric. The dot is d, the "
+               "solid bar its analytic {0} CI and the dashed line the paired bootstrap {0} CI; "
+               "the dashed vertical line marks d = 0. Degradations should push d below 0; "
+               "manipulations should leave it at 0 or below. Hover for the full statistics.",
+               fmt_percent(report.confidence))) +
+           "</p>\n";
+    out +=
+        "<div class=\"legend\"><span><i class=\"sw dot pass\"></i>pass</span>"
+        "<span><i class=\"sw dot fail\"></i>fail</span>"
+        "<span><i class=\"sw dot na\"></i>not testable</span>"
+        "<span><i class=\"sw bar\"></i>analytic CI</span>"
+        "<span><i class=\"sw boot\"></i>bootstrap CI</span>"
+        "<span><i class=\"sw ring\"></i>Holm changes the verdict</span></div>\n";
+    for (const auto& [dataset, kind] : sections) {
+      append(out, {"<h3 id=\"", esc(anchor(std::string(kind_word(kind)) + "-", dataset)), "\">",
+                   esc(fmt::format("{} {} {}", dataset, sym.dash(), kind_title(kind))), "</h3>\n"});
+      out += forest_section(index, dataset, kind, sym);
+      Table t = effect_table(index, dataset, kind, sym);
+      t.title.clear();
+      out += html_table(t, "fx");
+    }
+    out += "</section>\n";
+
+    out += "<section id=\"accounting\">\n<h2>Item accounting</h2>\n";
+    for (StrategyKind kind : kKinds) {
+      Table acc = accounting_table(index, kind, sym);
+      if (acc.rows.empty()) continue;
+      append(out, {"<h3>", kind_title(kind), "</h3>\n"});
+      acc.title.clear();
+      out += html_table(acc, "plain");
+    }
+    out += "</section>\n";
+  }
+
+  if (!report.examples.empty()) {
+    out +=
+        "<section id=\"examples\">\n<h2>Perturbation examples</h2>\n<p class=\"note\">"
+        "Word-level differences: <mark class=\"del\">removed</mark> from the original, "
+        "<mark class=\"ins\">added</mark> in the perturbed text (not marked when the two texts "
+        "have little in common). Texts are cut after about 400 characters.</p>\n"
+        "<div class=\"examples\">\n";
+    std::size_t shown = std::min(report.examples.size(), kExamplesShown);
+    for (std::size_t i = 0; i < shown; ++i) {
+      const auto& e = report.examples[i];
+      std::string kind(kind_word(e.kind));
+      auto diff = diff_html(e.original, e.perturbed, sym);
+      append(out, {"<div class=\"example\"><div class=\"head\"><span class=\"badge ", kind, "\">",
+                   kind, "</span><b>", esc(e.code), "</b> ",
+                   esc(index.strategy_name(e.kind, e.code)), " <span class=\"note\">",
+                   esc(fmt::format("{}{}{}task {}{}candidate {}", sym.dot(), e.dataset, sym.dot(),
+                                   e.task_id, sym.dot(), e.candidate_id)),
+                   "</span></div>\n<div class=\"body\"><div><h4>Original</h4><p class=\"text\">",
+                   diff.first, "</p></div><div><h4>Perturbed</h4><p class=\"text\">", diff.second,
+                   "</p></div></div></div>\n"});
+    }
+    out += "</div>\n";
+    if (shown < report.examples.size())
+      out += "<p class=\"note\">" +
+             esc(fmt::format("{} more examples in report.json.", report.examples.size() - shown)) +
+             "</p>\n";
+    out += "</section>\n";
+  }
+
+  out += "<section id=\"run\">\n<h2>Metrics, strategies and datasets</h2>\n";
+  for (Table t : {signature_table(report), strategy_table(report), dataset_table(report)}) {
+    if (t.rows.empty()) continue;
+    append(out, {"<h3>", esc(t.title), "</h3>\n"});
+    t.title.clear();
+    out += html_table(t, "plain");
+  }
+  if (skipped_count(report) > 0) {
+    Table t = skipped_table(report, kSkippedShown);
+    append(out, {"<h3>", esc(t.title), "</h3>\n"});
+    t.title.clear();
+    out += html_table(t, "plain");
+  }
+  Table tests = tests_table(index, sym);
+  if (!tests.rows.empty()) {
+    tests.title.clear();
+    append(out, {"<details><summary>",
+                 esc(fmt::format("All {} tests (statistics in full)", tests.rows.size())),
+                 "</summary>\n", html_table(tests, "tests"), "</details>\n"});
+  }
+  out += "</section>\n";
+
+  append(out,
+         {"<footer>", esc(run_summary(report, sym)), "</footer>\n</main>\n</body>\n</html>\n"});
+  return out;
+}
+
+}  // namespace probity::report

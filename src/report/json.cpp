@@ -1,0 +1,358 @@
+// report.json: every field of AuditReport, objects in declaration order (ordered_json) so that
+// diffs between runs stay readable. JSON has no NaN or infinity: both are written as null and
+// read back as NaN.
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "probity/report.hpp"
+#include "report/format.hpp"
+
+namespace probity::report {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson num(double v) {
+  return std::isfinite(v) ? ojson(v) : ojson(nullptr);
+}
+
+ojson kind_json(StrategyKind kind) {
+  return std::string(detail::kind_word(kind));
+}
+
+ojson skip_json(const SkipRecord& s) {
+  ojson j = ojson::object();
+  j["file"] = s.file;
+  j["line"] = s.line;
+  j["field"] = s.field;
+  j["message"] = s.message;
+  return j;
+}
+
+ojson dataset_json(const DatasetSummary& d) {
+  ojson j = ojson::object();
+  j["name"] = d.name;
+  j["path"] = d.path;
+  j["tasks"] = d.tasks;
+  j["candidates"] = d.candidates;
+  j["audited"] = d.audited;
+  j["dimensions"] = d.dimensions;
+  j["skipped"] = ojson::array();
+  for (const auto& s : d.skipped) j["skipped"].push_back(skip_json(s));
+  return j;
+}
+
+ojson strategy_json(const StrategyInfo& s) {
+  ojson j = ojson::object();
+  j["kind"] = kind_json(s.kind);
+  j["code"] = s.code;
+  j["name"] = s.name;
+  j["description"] = s.description;
+  j["signature"] = s.signature;
+  return j;
+}
+
+ojson correlation_json(const MetricCorrelations& c) {
+  ojson j = ojson::object();
+  j["dataset"] = c.dataset;
+  j["metric"] = c.metric;
+  j["rows"] = ojson::array();
+  for (const auto& r : c.rows) {
+    ojson row = ojson::object();
+    row["dimension"] = r.dimension;
+    row["n"] = r.n;
+    row["spearman"] = num(r.spearman);
+    row["spearman_lo"] = num(r.spearman_lo);
+    row["spearman_hi"] = num(r.spearman_hi);
+    row["spearman_p"] = num(r.spearman_p);
+    row["kendall"] = num(r.kendall);
+    row["pearson"] = num(r.pearson);
+    j["rows"].push_back(std::move(row));
+  }
+  return j;
+}
+
+ojson test_json(const StrategyTest& t) {
+  ojson j = ojson::object();
+  j["dataset"] = t.dataset;
+  j["metric"] = t.metric;
+  j["kind"] = kind_json(t.kind);
+  j["code"] = t.code;
+  j["name"] = t.name;
+  j["considered"] = t.considered;
+  j["applied"] = t.applied;
+  j["not_applicable"] = t.not_applicable;
+  j["unchanged"] = t.unchanged;
+  j["failed"] = t.failed;
+  j["undefined"] = t.undefined;
+  j["testable"] = t.testable;
+  j["mean_original"] = num(t.mean_original);
+  j["mean_perturbed"] = num(t.mean_perturbed);
+  j["mean_delta"] = num(t.mean_delta);
+  j["sd_delta"] = num(t.sd_delta);
+  j["t"] = num(t.t);
+  j["df"] = num(t.df);
+  j["p"] = num(t.p);
+  j["p_holm"] = num(t.p_holm);
+  j["passed"] = t.passed;
+  j["passed_holm"] = t.passed_holm;
+  j["d"] = num(t.d);
+  j["d_lo"] = num(t.d_lo);
+  j["d_hi"] = num(t.d_hi);
+  j["d_boot_lo"] = num(t.d_boot_lo);
+  j["d_boot_hi"] = num(t.d_boot_hi);
+  return j;
+}
+
+ojson example_json(const PerturbationExample& e) {
+  ojson j = ojson::object();
+  j["dataset"] = e.dataset;
+  j["task_id"] = e.task_id;
+  j["candidate_id"] = e.candidate_id;
+  j["kind"] = kind_json(e.kind);
+  j["code"] = e.code;
+  j["original"] = e.original;
+  j["perturbed"] = e.perturbed;
+  return j;
+}
+
+// ---- reading -----------------------------------------------------------------------------
+
+using json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw std::invalid_argument("report JSON: " + where + ": " + what);
+}
+
+// Reads fields of one object; missing keys keep their defaults so that reports written by
+// earlier minor versions of the schema still load.
+class Reader {
+ public:
+  Reader(const json& j, std::string where) : j_(j), where_(std::move(where)) {
+    if (!j_.is_object()) fail(where_, "expected an object");
+  }
+
+  const json* get(const char* key) const {
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  std::string path(const char* key) const { return where_.empty() ? key : where_ + "." + key; }
+
+  void str(const char* key, std::string& out) const {
+    if (const json* v = get(key)) {
+      if (!v->is_string()) fail(path(key), "expected a string");
+      out = v->get<std::string>();
+    }
+  }
+  void strings(const char* key, std::vector<std::string>& out) const {
+    if (const json* v = get(key)) {
+      if (!v->is_array()) fail(path(key), "expected an array of strings");
+      out.clear();
+      for (const auto& e : *v) {
+        if (!e.is_string()) fail(path(key), "expected an array of strings");
+        out.push_back(e.get<std::string>());
+      }
+    }
+  }
+  template <class U>
+  void unsigned_int(const char* key, U& out) const {
+    if (const json* v = get(key)) {
+      if (!v->is_number_unsigned()) fail(path(key), "expected a non-negative integer");
+      out = v->get<U>();
+    }
+  }
+  void number(const char* key, double& out) const {
+    if (const json* v = get(key)) {
+      if (v->is_null())
+        out = std::numeric_limits<double>::quiet_NaN();
+      else if (v->is_number())
+        out = v->get<double>();
+      else
+        fail(path(key), "expected a number or null");
+    }
+  }
+  void boolean(const char* key, bool& out) const {
+    if (const json* v = get(key)) {
+      if (!v->is_boolean()) fail(path(key), "expected true or false");
+      out = v->get<bool>();
+    }
+  }
+  void kind(const char* key, StrategyKind& out) const {
+    if (const json* v = get(key)) {
+      std::string s = v->is_string() ? v->get<std::string>() : std::string();
+      if (s == "degradation")
+        out = StrategyKind::kDegradation;
+      else if (s == "manipulation")
+        out = StrategyKind::kManipulation;
+      else
+        fail(path(key), "expected \"degradation\" or \"manipulation\"");
+    }
+  }
+  template <class T, class F>
+  void objects(const char* key, std::vector<T>& out, F read_one) const {
+    if (const json* v = get(key)) {
+      if (!v->is_array()) fail(path(key), "expected an array");
+      out.clear();
+      for (std::size_t i = 0; i < v->size(); ++i) {
+        Reader item((*v)[i], path(key) + "[" + std::to_string(i) + "]");
+        T value;
+        read_one(item, value);
+        out.push_back(std::move(value));
+      }
+    }
+  }
+
+ private:
+  const json& j_;
+  std::string where_;
+};
+
+void read_skip(const Reader& r, SkipRecord& s) {
+  r.str("file", s.file);
+  r.unsigned_int("line", s.line);
+  r.str("field", s.field);
+  r.str("message", s.message);
+}
+
+void read_dataset(const Reader& r, DatasetSummary& d) {
+  r.str("name", d.name);
+  r.str("path", d.path);
+  r.unsigned_int("tasks", d.tasks);
+  r.unsigned_int("candidates", d.candidates);
+  r.unsigned_int("audited", d.audited);
+  r.strings("dimensions", d.dimensions);
+  r.objects("skipped", d.skipped, read_skip);
+}
+
+void read_strategy(const Reader& r, StrategyInfo& s) {
+  r.kind("kind", s.kind);
+  r.str("code", s.code);
+  r.str("name", s.name);
+  r.str("description", s.description);
+  r.str("signature", s.signature);
+}
+
+void read_correlation_row(const Reader& r, CorrelationResult& c) {
+  r.str("dimension", c.dimension);
+  r.unsigned_int("n", c.n);
+  r.number("spearman", c.spearman);
+  r.number("spearman_lo", c.spearman_lo);
+  r.number("spearman_hi", c.spearman_hi);
+  r.number("spearman_p", c.spearman_p);
+  r.number("kendall", c.kendall);
+  r.number("pearson", c.pearson);
+}
+
+void read_correlation(const Reader& r, MetricCorrelations& c) {
+  r.str("dataset", c.dataset);
+  r.str("metric", c.metric);
+  r.objects("rows", c.rows, read_correlation_row);
+}
+
+void read_test(const Reader& r, StrategyTest& t) {
+  r.str("dataset", t.dataset);
+  r.str("metric", t.metric);
+  r.kind("kind", t.kind);
+  r.str("code", t.code);
+  r.str("name", t.name);
+  r.unsigned_int("considered", t.considered);
+  r.unsigned_int("applied", t.applied);
+  r.unsigned_int("not_applicable", t.not_applicable);
+  r.unsigned_int("unchanged", t.unchanged);
+  r.unsigned_int("failed", t.failed);
+  r.unsigned_int("undefined", t.undefined);
+  r.boolean("testable", t.testable);
+  r.number("mean_original", t.mean_original);
+  r.number("mean_perturbed", t.mean_perturbed);
+  r.number("mean_delta", t.mean_delta);
+  r.number("sd_delta", t.sd_delta);
+  r.number("t", t.t);
+  r.number("df", t.df);
+  r.number("p", t.p);
+  r.number("p_holm", t.p_holm);
+  r.boolean("passed", t.passed);
+  r.boolean("passed_holm", t.passed_holm);
+  r.number("d", t.d);
+  r.number("d_lo", t.d_lo);
+  r.number("d_hi", t.d_hi);
+  r.number("d_boot_lo", t.d_boot_lo);
+  r.number("d_boot_hi", t.d_boot_hi);
+}
+
+void read_example(const Reader& r, PerturbationExample& e) {
+  r.str("dataset", e.dataset);
+  r.str("task_id", e.task_id);
+  r.str("candidate_id", e.candidate_id);
+  r.kind("kind", e.kind);
+  r.str("code", e.code);
+  r.str("original", e.original);
+  r.str("perturbed", e.perturbed);
+}
+
+}  // namespace
+
+std::string to_json(const AuditReport& report) {
+  ojson j = ojson::object();
+  j["schema"] = std::string(detail::kSchema);
+  j["version"] = report.version;
+  j["seed"] = report.seed;
+  j["sample"] = report.sample;
+  j["bootstrap"] = report.bootstrap;
+  j["alpha"] = num(report.alpha);
+  j["confidence"] = num(report.confidence);
+  j["datasets"] = ojson::array();
+  for (const auto& d : report.datasets) j["datasets"].push_back(dataset_json(d));
+  j["metrics"] = report.metrics;
+  j["signatures"] = report.signatures;
+  j["strategies"] = ojson::array();
+  for (const auto& s : report.strategies) j["strategies"].push_back(strategy_json(s));
+  j["correlations"] = ojson::array();
+  for (const auto& c : report.correlations) j["correlations"].push_back(correlation_json(c));
+  j["tests"] = ojson::array();
+  for (const auto& t : report.tests) j["tests"].push_back(test_json(t));
+  j["examples"] = ojson::array();
+  for (const auto& e : report.examples) j["examples"].push_back(example_json(e));
+  j["cache_hits"] = report.cache_hits;
+  j["cache_misses"] = report.cache_misses;
+  j["seconds"] = num(report.seconds);
+  // Invalid UTF-8 in a text field (a corrupt candidate) must not abort the whole report.
+  return j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+}
+
+AuditReport from_json(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw std::invalid_argument(std::string("report JSON: malformed: ") + e.what());
+  }
+  Reader r(j, "");
+  std::string schema;
+  r.str("schema", schema);
+  if (schema != detail::kSchema)
+    fail("schema", schema.empty() ? "missing (expected \"" + std::string(detail::kSchema) + "\")"
+                                  : "unsupported \"" + schema + "\"");
+  AuditReport report;
+  r.str("version", report.version);
+  r.unsigned_int("seed", report.seed);
+  r.unsigned_int("sample", report.sample);
+  r.unsigned_int("bootstrap", report.bootstrap);
+  r.number("alpha", report.alpha);
+  r.number("confidence", report.confidence);
+  r.objects("datasets", report.datasets, read_dataset);
+  r.strings("metrics", report.metrics);
+  r.strings("signatures", report.signatures);
+  r.objects("strategies", report.strategies, read_strategy);
+  r.objects("correlations", report.correlations, read_correlation);
+  r.objects("tests", report.tests, read_test);
+  r.objects("examples", report.examples, read_example);
+  r.unsigned_int("cache_hits", report.cache_hits);
+  r.unsigned_int("cache_misses", report.cache_misses);
+  r.number("seconds", report.seconds);
+  return report;
+}
+
+}  // namespace probity::report

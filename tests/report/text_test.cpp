@@ -1,0 +1,192 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "probity/report.hpp"
+#include "report/fixture.hpp"
+#include "report/format.hpp"
+
+namespace {
+
+using probity::report::to_text;
+using probity::report::detail::display_width;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(' ');
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(' ') - b + 1);
+}
+
+// The rows (cells, trimmed) of the first table under the line starting with `title`.
+std::vector<std::vector<std::string>> rows(const std::string& text, const std::string& title,
+                                           const std::string& bar = "\u2502") {
+  std::vector<std::vector<std::string>> out;
+  bool in_table = false, started = false;
+  for (const auto& line : lines_of(text)) {
+    if (!in_table) {
+      in_table = line.rfind(title, 0) == 0;
+      continue;
+    }
+    bool border = line.rfind(bar, 0) == 0 || line.rfind("+", 0) == 0 ||
+                  line.rfind("\u250c", 0) == 0 || line.rfind("\u251c", 0) == 0 ||
+                  line.rfind("\u2514", 0) == 0;
+    if (!border) {
+      if (started) break;
+      continue;
+    }
+    started = true;
+    if (line.rfind(bar, 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::size_t pos = bar.size();
+    while (pos < line.size()) {
+      std::size_t next = line.find(bar, pos);
+      if (next == std::string::npos) break;
+      cells.push_back(trim(line.substr(pos, next - pos)));
+      pos = next + bar.size();
+    }
+    out.push_back(std::move(cells));
+  }
+  return out;
+}
+
+// The cells of the row whose first cell is `first`.
+std::vector<std::string> row(const std::string& text, const std::string& title,
+                             const std::string& first, const std::string& bar = "\u2502") {
+  for (auto& r : rows(text, title, bar))
+    if (!r.empty() && r[0] == first) return r;
+  return {};
+}
+
+TEST(ReportText, DegradationGridShowsPassesFailuresAndTotals) {
+  std::string text = to_text(probity::test::make_sample_report());
+  using V = std::vector<std::string>;
+  EXPECT_EQ(row(text, "Degradation tests", "bleu"), (V{"bleu", "R,S,U", "\u2713", "3", "3"}));
+  EXPECT_EQ(row(text, "Degradation tests", "rouge-L"),
+            (V{"rouge-L", "\u2713", "U\u2020", "0", "1"}));
+  EXPECT_EQ(row(text, "Degradation tests", probity::test::kOddMetric),
+            (V{probity::test::kOddMetric, "D n/a:O", "\u2713", "1", "1"}));
+  auto header = row(text, "Degradation tests", "metric");
+  EXPECT_EQ(header, (V{"metric", "summeval", "topical_chat", "fails", "Holm"}));
+}
+
+TEST(ReportText, ManipulationGridMarksHolmAndUntestable) {
+  std::string text = to_text(probity::test::make_sample_report());
+  using V = std::vector<std::string>;
+  EXPECT_EQ(row(text, "Manipulation tests", "bleu"), (V{"bleu", "M,N\u2020", "\u2713", "2", "1"}));
+  EXPECT_EQ(row(text, "Manipulation tests", "rouge-L"), (V{"rouge-L", "\u2713", "P", "1", "1"}));
+  // Every strategy untestable: n/a, never a pass.
+  EXPECT_EQ(row(text, "Manipulation tests", probity::test::kOddMetric),
+            (V{probity::test::kOddMetric, "\u2713", "n/a", "0", "0"}));
+}
+
+TEST(ReportText, AsciiModeUsesPlainGlyphs) {
+  std::string text = to_text(probity::test::make_sample_report(), false);
+  for (unsigned char c : text) ASSERT_LT(c, 0x80) << "non-ASCII byte in ASCII rendering";
+  using V = std::vector<std::string>;
+  EXPECT_EQ(row(text, "Degradation tests", "rouge-L", "|"), (V{"rouge-L", "ok", "U*", "0", "1"}));
+  EXPECT_NE(text.find("-0.84+/-0.12"), std::string::npos);
+}
+
+TEST(ReportText, EffectTablesShowDWithCiHalfWidth) {
+  std::string text = to_text(probity::test::make_sample_report());
+  auto cells = row(text, "Effect sizes d \u00b1 95% CI \u2014 topical_chat, degradations", "bleu");
+  ASSERT_EQ(cells.size(), 7u);
+  EXPECT_EQ(cells[1], "-0.84\u00b10.12");
+  auto odd = row(text, "Effect sizes d \u00b1 95% CI \u2014 summeval, degradations",
+                 probity::test::kOddMetric);
+  ASSERT_EQ(odd.size(), 7u);
+  EXPECT_EQ(odd[6], "n/a");  // O is not testable
+  auto flip =
+      row(text, "Effect sizes d \u00b1 95% CI \u2014 topical_chat, degradations", "rouge-L");
+  ASSERT_EQ(flip.size(), 7u);
+  EXPECT_EQ(flip[5], "-0.31\u00b10.12\u2020");
+}
+
+TEST(ReportText, CorrelationAndAccountingTablesArePresent) {
+  std::string text = to_text(probity::test::make_sample_report());
+  auto cells = row(text, "Human correlation \u2014 summeval", "bleu");
+  ASSERT_EQ(cells.size(), 6u);  // metric, 4 dimensions, mean
+  EXPECT_EQ(cells[1], "0.12 [0.06,0.17]");
+  auto table = rows(text, "Item accounting \u2014 degradations");
+  ASSERT_EQ(table.size(), 13u);  // header + 2 datasets x 6 strategies
+  EXPECT_EQ(table[0],
+            (std::vector<std::string>{"dataset", "code", "considered", "applied", "not appl.",
+                                      "unchanged", "failed", "undefined", "testable"}));
+  // S: undefined scores differ by metric (shown as a range); O: one metric cannot be tested.
+  EXPECT_EQ(table[2], (std::vector<std::string>{"summeval", "S", "50", "48\u201350", "0", "0", "0",
+                                                "0\u20132", "3/3"}));
+  EXPECT_EQ(table[6][1], "O");
+  EXPECT_EQ(table[6][8], "2/3");
+  EXPECT_EQ(rows(text, "Item accounting \u2014 manipulations").size(), 13u);
+}
+
+// Every box-drawn table (a run of lines starting with a border glyph) has rows of one width.
+void expect_aligned(const std::string& text, const std::vector<std::string>& borders) {
+  auto lines = lines_of(text);
+  auto is_border = [&](const std::string& line) {
+    for (const auto& b : borders)
+      if (line.rfind(b, 0) == 0) return true;
+    return false;
+  };
+  std::size_t tables = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!is_border(lines[i])) continue;
+    ++tables;
+    std::size_t width = display_width(lines[i]), j = i;
+    for (; j < lines.size() && is_border(lines[j]); ++j)
+      EXPECT_EQ(display_width(lines[j]), width) << "table at line " << i << ": " << lines[j];
+    i = j;
+  }
+  EXPECT_EQ(tables, 10u);  // 2 correlation, 2 grids, 4 effect-size, 2 accounting
+}
+
+TEST(ReportText, TablesAlignByDisplayWidth) {
+  auto r = probity::test::make_sample_report();
+  r.metrics[1] = "rouge-\u00e9\u6f22";  // accented and wide characters in a row label
+  for (auto& t : r.tests)
+    if (t.metric == "rouge-L") t.metric = r.metrics[1];
+  for (auto& c : r.correlations)
+    if (c.metric == "rouge-L") c.metric = r.metrics[1];
+  expect_aligned(to_text(r), {"\u250c", "\u2502", "\u251c", "\u2514"});
+  expect_aligned(to_text(r, false), {"+", "|"});
+}
+
+TEST(ReportFormat, DisplayWidthCountsColumnsNotBytes) {
+  EXPECT_EQ(display_width("abc"), 3u);
+  EXPECT_EQ(display_width("\u2713"), 1u);
+  EXPECT_EQ(display_width("\u00b1\u03c1"), 2u);
+  EXPECT_EQ(display_width("\u6f22\u5b57"), 4u);  // East Asian wide
+  EXPECT_EQ(display_width("e\u0301"), 1u);       // combining accent
+  EXPECT_EQ(display_width("\xff"), 1u);          // invalid byte
+}
+
+TEST(ReportFormat, TruncatesAtCodePoints) {
+  probity::report::detail::Symbols sym{true};
+  using probity::report::detail::truncate_text;
+  EXPECT_EQ(truncate_text("\u03b1\u03b2\u03b3\u03b4", 2, sym), "\u03b1\u03b2\u2026");
+  EXPECT_EQ(truncate_text("short", 10, sym), "short");
+  EXPECT_EQ(truncate_text("ab cd", 3, sym), "ab\u2026");
+}
+
+TEST(ReportFormat, NumbersAndCounts) {
+  using namespace probity::report::detail;
+  Symbols sym{true};
+  EXPECT_EQ(fmt_d_pm(-0.84, -0.96, -0.72, sym), "-0.84\u00b10.12");
+  EXPECT_EQ(fmt_d_pm(0.5, std::nan(""), 1.0, sym), "0.50");
+  EXPECT_EQ(fmt_num(std::nan(""), 2), "NaN");
+  EXPECT_EQ(fmt_num(-0.001, 2), "0.00");
+  EXPECT_EQ(fmt_num(-0.01, 2), "-0.01");
+  EXPECT_EQ(fmt_p(0.0002), "<0.001");
+  EXPECT_EQ(fmt_p(0.0412), "0.041");
+  EXPECT_EQ(fmt_percent(0.95), "95%");
+  EXPECT_EQ(fmt_percent(0.999), "99.9%");
+}
+
+}  // namespace
