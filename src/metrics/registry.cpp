@@ -126,6 +126,7 @@ MetricRegistry& MetricRegistry::global() {
     metrics::register_bleu(r);
     metrics::register_chrf(r);
     metrics::register_rouge(r);
+    metrics::register_mi(r);
     return r;
   }();
   return registry;

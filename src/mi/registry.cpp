@@ -1,0 +1,104 @@
+// `mi:<F>/<E>/<R>/<Π>` and the named presets of SPEC §4.4.
+#include <fmt/format.h>
+
+#include "metrics/builtin.hpp"
+#include "mi/mi_metric.hpp"
+#include "predict/factory.hpp"
+#include "probity/error.hpp"
+
+namespace probity::metrics {
+namespace {
+
+using namespace probity::mi;
+
+std::unique_ptr<Metric> make_mi(const MetricSpec& spec, std::string_view cell,
+                                const std::string& name) {
+  std::vector<std::string> parts;
+  std::string_view rest = cell;
+  while (true) {
+    auto slash = rest.find('/');
+    parts.emplace_back(rest.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  if (parts.size() != 4)
+    throw UsageError(
+        fmt::format("metric '{}': expected mi:<F>/<E>/<R>/<Π>, e.g. "
+                    "mi:tv/fvar/statement/oracle",
+                    spec.text()));
+  MiConfig cfg;
+  try {
+    cfg.measure = parse_measure(parts[0]);
+    cfg.estimator = parse_estimator(parts[1]);
+    cfg.representation = parse_representation(parts[2]);
+    cfg.mechanism = parse_mechanism(parts[3]);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("metric '{}': {}", spec.text(), e.what()));
+  }
+  const bool ar = cfg.mechanism == Mechanism::kAutoregression;
+  if (cfg.representation == Representation::kToken && !ar)
+    throw UsageError(fmt::format("metric '{}': the token representation needs autoregression (ar)",
+                                 spec.text()));
+  if (cfg.representation == Representation::kReport && ar)
+    throw UsageError(fmt::format(
+        "metric '{}': with autoregression the whole report is scored token by token: use "
+        "'token' (mi:{}/{}/token/ar)",
+        spec.text(), parts[0], parts[1]));
+  cfg.negatives = static_cast<std::size_t>(spec.get_int("k", 4));
+  if (cfg.estimator == Estimator::kVariational && cfg.negatives == 0)
+    throw UsageError(fmt::format("metric '{}': k must be at least 1", spec.text()));
+  cfg.seed = static_cast<std::uint64_t>(spec.get_int("seed", 0));
+  std::string refs = spec.get("refs", "first");
+  if (refs != "first" && refs != "all")
+    throw UsageError(fmt::format("metric '{}': refs must be first or all", spec.text()));
+  cfg.all_references = refs == "all";
+  std::string style = spec.get("critic", "auto");
+  if (style == "binary") {
+    cfg.critic_style = MiConfig::CriticStyle::kBinary;
+  } else if (style == "ordinal") {
+    cfg.critic_style = MiConfig::CriticStyle::kOrdinal;
+  } else if (style != "auto") {
+    throw UsageError(
+        fmt::format("metric '{}': critic must be auto, binary or ordinal", spec.text()));
+  }
+  cfg.name = name;
+  auto predictor = predict::make_predictor(cfg.mechanism, cfg.representation, spec);
+  return std::make_unique<MiMetric>(cfg, std::move(predictor));
+}
+
+}  // namespace
+
+void register_mi(MetricRegistry& registry) {
+  const std::string options =
+      "k=4 (negatives, f-var); seed=0 (negative sampling); refs=first|all; "
+      "critic=auto|binary|ordinal (oracle f-var); ar: order=3, cache=auto|<weight>, stem=true, "
+      "normalize=false, corpus=<file>; oracle: calib_seed=0";
+  registry.add({"mi",
+                "MI metric cell mi:<F>/<E>/<R>/<P>: F tv|kl|rkl|chi2|hellinger, E direct|fvar, "
+                "R token|report|statement, P ar|oracle",
+                options, [](const MetricSpec& s) { return make_mi(s, s.arg(), s.text()); }});
+  struct Preset {
+    const char* name;
+    const char* cell;
+    const char* description;
+  };
+  for (const Preset& p :
+       {Preset{"gem", "kl/direct/token/ar",
+               "GEM: PMI log p(y|x) - log p(y) (KL, direct, token, autoregression)"},
+        Preset{"gppm-j", "kl/direct/statement/oracle",
+               "GPPM-J: ordinal oracle over reference statements (KL, direct, statement, oracle)"},
+        Preset{"tvd-mi", "tv/fvar/report/oracle",
+               "TVD-MI: same-task critic vs other-task critic (TV, f-var, report, oracle)"},
+        Preset{"stmt-tv", "tv/fvar/statement/oracle",
+               "statement-level TV: mean statement critic, positives minus negatives (App. B)"}}) {
+    std::string cell = p.cell;
+    registry.add({p.name, std::string(p.description) + " = mi:" + cell, options,
+                  [cell](const MetricSpec& s) {
+                    if (!s.arg().empty())
+                      throw UsageError(fmt::format("metric '{}' takes options only", s.base()));
+                    return make_mi(s, cell, s.text());
+                  }});
+  }
+}
+
+}  // namespace probity::metrics

@@ -1,0 +1,434 @@
+#include "predict/wordnet.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+#include <utility>
+
+namespace probity::predict::wordnet {
+namespace {
+
+// Parts of speech as numbered by WordNet (NOUN = 1 ... ADV = 4); satellites live in data.adj.
+constexpr int kNoun = 1, kVerb = 2, kAdj = 3, kAdv = 4;
+constexpr std::size_t kAntonymSenses = 3;
+constexpr std::array<std::string_view, 5> kPosNames = {"", "noun", "verb", "adj", "adv"};
+
+int pos_of(char c) {
+  switch (c) {
+    case 'n':
+      return kNoun;
+    case 'v':
+      return kVerb;
+    case 'a':
+    case 's':
+      return kAdj;
+    case 'r':
+      return kAdv;
+    default:
+      return 0;
+  }
+}
+
+std::vector<std::string_view> fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ') ++i;
+    if (i > start) out.push_back(line.substr(start, i - start));
+  }
+  return out;
+}
+
+long parse_number(std::string_view s, int base) {
+  long v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (base == 16 && c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (base == 16 && c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return -1;
+    v = v * base + d;
+  }
+  return v;
+}
+
+// A read-only memory map of one data file: synsets are parsed on demand at their byte offsets.
+class MappedFile {
+ public:
+  MappedFile() = default;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() {
+    if (data_ != nullptr) munmap(const_cast<char*>(data_), size_);
+  }
+  bool open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return false;
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+      void* p = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) {
+        data_ = static_cast<const char*>(p);
+        size_ = static_cast<std::size_t>(st.st_size);
+      }
+    }
+    ::close(fd);
+    return data_ != nullptr;
+  }
+  // The line starting at `offset` (without its newline); empty when out of range.
+  std::string_view line_at(std::size_t offset) const {
+    if (offset >= size_) return {};
+    std::string_view rest(data_ + offset, size_ - offset);
+    return rest.substr(0, rest.find('\n'));
+  }
+  std::string_view head(std::size_t n) const { return {data_, std::min(n, size_)}; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+struct Pointer {
+  std::string_view symbol;
+  int pos = 0;
+  std::size_t offset = 0;
+  int source = 0;  // 1-based word number in this synset; 0 for a semantic pointer
+  int target = 0;
+};
+
+struct Synset {
+  std::vector<std::string> words;  // lower-case, adjective markers removed
+  std::vector<Pointer> pointers;
+};
+
+std::string clean_lemma(std::string_view w) {
+  // Adjective position markers: "(a)", "(p)", "(ip)".
+  if (const auto paren = w.find('('); paren != std::string_view::npos) w = w.substr(0, paren);
+  std::string out(w);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+class Database {
+ public:
+  Database() {
+    dir_ = search_dir();
+    for (int p = kNoun; p <= kAdv; ++p) {
+      const std::string name(kPosNames[p]);
+      load_index(dir_ + "/index." + name, index_[p]);
+      load_exceptions(dir_ + "/" + name + ".exc", exceptions_[p]);
+      data_[p].open(dir_ + "/data." + name);
+    }
+    ok_ = !index_[kNoun].empty() && !index_[kVerb].empty();
+    if (ok_) release_ = parse_release(data_[kNoun].head(4096));
+  }
+
+  bool ok() const { return ok_; }
+  const std::string& release() const { return release_; }
+
+  const std::vector<std::uint32_t>* offsets(const std::string& lemma, int p) const {
+    auto it = index_[p].find(lemma);
+    return it == index_[p].end() ? nullptr : &it->second;
+  }
+
+  // WordNet's morphy, returning every base form found (exceptions, the word, detachments).
+  std::vector<std::string> base_forms(const std::string& word, int p) const {
+    std::vector<std::string> out;
+    auto add = [&](std::string form) {
+      if (offsets(form, p) != nullptr && std::find(out.begin(), out.end(), form) == out.end())
+        out.push_back(std::move(form));
+    };
+    if (auto it = exceptions_[p].find(word); it != exceptions_[p].end())
+      for (const auto& base : it->second) add(base);
+    add(word);
+    for (const auto& [suffix, replacement] : rules(p)) {
+      if (word.size() <= suffix.size() || !word.ends_with(suffix)) continue;
+      add(word.substr(0, word.size() - suffix.size()) + std::string(replacement));
+    }
+    return out;
+  }
+
+  bool is_exception_form(const std::string& word, int p) const {
+    return exceptions_[p].count(word) > 0;
+  }
+
+  Synset synset(int p, std::size_t offset) const {
+    Synset s;
+    const auto f = fields(data_[p].line_at(offset));
+    if (f.size() < 4) return s;
+    const long words = parse_number(f[3], 16);
+    std::size_t k = 4;
+    for (long w = 0; w < words && k + 1 < f.size(); ++w, k += 2)
+      s.words.push_back(clean_lemma(f[k]));
+    if (k >= f.size()) return s;
+    const long count = parse_number(f[k++], 10);
+    for (long i = 0; i < count && k + 3 < f.size(); ++i, k += 4) {
+      Pointer ptr;
+      ptr.symbol = f[k];
+      ptr.offset = static_cast<std::size_t>(std::max(0L, parse_number(f[k + 1], 10)));
+      ptr.pos = pos_of(f[k + 2].empty() ? ' ' : f[k + 2][0]);
+      const std::string_view st = f[k + 3];
+      if (st.size() == 4) {
+        ptr.source = static_cast<int>(parse_number(st.substr(0, 2), 16));
+        ptr.target = static_cast<int>(parse_number(st.substr(2, 2), 16));
+      }
+      s.pointers.push_back(ptr);
+    }
+    return s;
+  }
+
+ private:
+  static std::string search_dir() {
+    // The same precedence as the C library's SetSearchdir(); Debian installs to /usr/share.
+    if (const char* env = std::getenv("WNSEARCHDIR"); env != nullptr && *env != '\0') return env;
+    if (const char* env = std::getenv("WNHOME"); env != nullptr && *env != '\0')
+      return std::string(env) + "/dict";
+    return "/usr/share/wordnet";
+  }
+
+  static std::string parse_release(std::string_view header) {
+    const auto at = header.find("WordNet ");
+    if (at == std::string_view::npos) return "unknown";
+    const auto rest = header.substr(at + 8);
+    const auto end = rest.find(' ');
+    return std::string(rest.substr(0, end));
+  }
+
+  static const std::vector<std::pair<std::string_view, std::string_view>>& rules(int p) {
+    static const std::vector<std::pair<std::string_view, std::string_view>> table[5] = {
+        {},
+        {{"s", ""},
+         {"ses", "s"},
+         {"xes", "x"},
+         {"zes", "z"},
+         {"ches", "ch"},
+         {"shes", "sh"},
+         {"men", "man"},
+         {"ies", "y"}},
+        {{"s", ""},
+         {"ies", "y"},
+         {"es", "e"},
+         {"es", ""},
+         {"ed", "e"},
+         {"ed", ""},
+         {"ing", "e"},
+         {"ing", ""}},
+        {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}},
+        {}};
+    return table[p];
+  }
+
+  // index.<pos>: lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt offsets...
+  static void load_index(const std::string& path,
+                         std::unordered_map<std::string, std::vector<std::uint32_t>>& map) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line.front() == ' ') continue;  // licence header
+      const auto f = fields(line);
+      if (f.size() < 6 || f[0].find('_') != std::string_view::npos) continue;
+      const long synsets = parse_number(f[2], 10), pointers = parse_number(f[3], 10);
+      if (synsets <= 0 || pointers < 0) continue;
+      std::vector<std::uint32_t> offsets;
+      for (std::size_t k = 4 + static_cast<std::size_t>(pointers) + 2;
+           k < f.size() && offsets.size() < static_cast<std::size_t>(synsets); ++k)
+        offsets.push_back(static_cast<std::uint32_t>(parse_number(f[k], 10)));
+      map.emplace(std::string(f[0]), std::move(offsets));
+    }
+  }
+
+  static void load_exceptions(const std::string& path,
+                              std::unordered_map<std::string, std::vector<std::string>>& map) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto f = fields(line);
+      if (f.size() < 2) continue;
+      auto& list = map[std::string(f[0])];
+      for (std::size_t k = 1; k < f.size(); ++k) list.emplace_back(f[k]);
+    }
+  }
+
+  std::string dir_;
+  std::string release_ = "none";
+  bool ok_ = false;
+  std::unordered_map<std::string, std::vector<std::uint32_t>> index_[5];
+  std::unordered_map<std::string, std::vector<std::string>> exceptions_[5];
+  MappedFile data_[5];
+};
+
+const Database& database() {
+  static const Database db;
+  return db;
+}
+
+// A grow-only memo: entries are never erased, so references handed out stay valid
+// (unordered_map nodes do not move on rehash).
+template <class Value>
+class Memo {
+ public:
+  template <class Compute>
+  const Value& get(std::string_view key, Compute&& compute) {
+    {
+      std::shared_lock lock(mutex_);
+      if (auto it = map_.find(std::string(key)); it != map_.end()) return it->second;
+    }
+    Value value = compute(std::string(key));
+    std::unique_lock lock(mutex_);
+    return map_.emplace(std::string(key), std::move(value)).first->second;
+  }
+
+ private:
+  std::shared_mutex mutex_;
+  std::unordered_map<std::string, Value> map_;
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+void sort_unique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+}  // namespace
+
+bool available() {
+  return database().ok();
+}
+
+std::string version() {
+  return database().ok() ? database().release() : "none";
+}
+
+const std::vector<std::uint64_t>& synsets(std::string_view word, int max_senses) {
+  static Memo<std::vector<std::uint64_t>> memo;
+  std::string key = lower(word);
+  key += '\x1f';
+  key += std::to_string(std::max(0, max_senses));
+  return memo.get(key, [&word, max_senses](const std::string&) {
+    std::vector<std::uint64_t> out;
+    const auto& db = database();
+    if (!db.ok()) return out;
+    const std::string w = lower(word);
+    const std::size_t limit = max_senses > 0 ? static_cast<std::size_t>(max_senses) : SIZE_MAX;
+    for (int p = kNoun; p <= kAdv; ++p)
+      for (const auto& base : db.base_forms(w, p)) {
+        const auto& offsets = *db.offsets(base, p);
+        for (std::size_t k = 0; k < offsets.size() && k < limit; ++k)
+          out.push_back((static_cast<std::uint64_t>(p) << 32) | offsets[k]);
+      }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  });
+}
+
+const std::vector<std::string>& synonyms(std::string_view word) {
+  static Memo<std::vector<std::string>> memo;
+  return memo.get(word, [](const std::string& key) {
+    std::vector<std::string> out;
+    const auto& db = database();
+    if (!db.ok()) return out;
+    const std::string w = lower(key);
+    for (std::uint64_t id : synsets(w)) {
+      const Synset s = db.synset(static_cast<int>(id >> 32), id & 0xFFFFFFFFu);
+      for (const auto& lemma : s.words)
+        if (lemma != w && lemma.find('_') == std::string::npos) out.push_back(lemma);
+    }
+    sort_unique(out);
+    return out;
+  });
+}
+
+namespace {
+
+struct AntonymTargets {
+  std::vector<std::string> lemmas;
+  std::vector<std::uint64_t> synsets;
+};
+
+// The "!" pointers of the frequent senses of every base form of `word`.
+const AntonymTargets& antonym_targets(std::string_view word) {
+  static Memo<AntonymTargets> memo;
+  return memo.get(lower(word), [](const std::string& w) {
+    AntonymTargets out;
+    const auto& db = database();
+    if (!db.ok()) return out;
+    for (int p = kNoun; p <= kAdv; ++p) {
+      for (const auto& base : db.base_forms(w, p)) {
+        const auto& offsets = *db.offsets(base, p);
+        for (std::size_t k = 0; k < offsets.size() && k < kAntonymSenses; ++k) {
+          const Synset s = db.synset(p, offsets[k]);
+          // Antonymy is lexical: the pointer's source must be this lemma's word number.
+          int number = 0;
+          for (std::size_t i = 0; i < s.words.size(); ++i)
+            if (s.words[i] == base) number = static_cast<int>(i) + 1;
+          for (const auto& ptr : s.pointers) {
+            if (ptr.symbol != "!" || ptr.pos == 0 || (ptr.source != 0 && ptr.source != number))
+              continue;
+            out.synsets.push_back((static_cast<std::uint64_t>(ptr.pos) << 32) | ptr.offset);
+            const Synset target = db.synset(ptr.pos, ptr.offset);
+            for (std::size_t i = 0; i < target.words.size(); ++i) {
+              if (ptr.target != 0 && static_cast<int>(i) + 1 != ptr.target) continue;
+              if (target.words[i].find('_') == std::string::npos)
+                out.lemmas.push_back(target.words[i]);
+            }
+          }
+        }
+      }
+    }
+    sort_unique(out.lemmas);
+    std::sort(out.synsets.begin(), out.synsets.end());
+    out.synsets.erase(std::unique(out.synsets.begin(), out.synsets.end()), out.synsets.end());
+    return out;
+  });
+}
+
+}  // namespace
+
+const std::vector<std::string>& antonyms(std::string_view word) {
+  return antonym_targets(word).lemmas;
+}
+
+const std::vector<std::uint64_t>& antonym_synsets(std::string_view word) {
+  return antonym_targets(word).synsets;
+}
+
+bool is_inflected_verb(std::string_view word) {
+  const auto& db = database();
+  if (!db.ok()) return false;
+  const std::string w = lower(word);
+  if (db.is_exception_form(w, kVerb)) return true;
+  if (db.offsets(w, kVerb) != nullptr && !w.ends_with("ed") && !w.ends_with("ing")) return false;
+  for (const auto& base : db.base_forms(w, kVerb))
+    if (base != w) return true;
+  return false;
+}
+
+bool is_verb_lemma(std::string_view word) {
+  const auto& db = database();
+  return db.ok() && db.offsets(lower(word), kVerb) != nullptr;
+}
+
+}  // namespace probity::predict::wordnet
