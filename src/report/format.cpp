@@ -364,6 +364,43 @@ std::string strategy_list(const TestIndex& index, StrategyKind kind) {
 std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym) {
   const AuditReport& r = index.report();
   std::vector<Table> tables;
+  if (index.datasets().size() > 1) {
+    // The paper's summary layout (Tables 1 and 6): one row per metric, one column per dataset,
+    // Spearman averaged over the dataset's human dimensions (or its only dimension).
+    Table t;
+    t.title = fmt::format("Human correlation {} summary: Spearman {} [{} CI], mean over dimensions",
+                          sym.dash(), sym.rho(), fmt_percent(r.confidence));
+    t.header.push_back("metric");
+    t.align.push_back(Align::kLeft);
+    for (const auto& ds : index.datasets()) {
+      t.header.push_back(ds);
+      t.align.push_back(Align::kRight);
+    }
+    for (const auto& m : index.metrics()) {
+      std::vector<Cell> line;
+      line.push_back({m});
+      for (const auto& ds : index.datasets()) {
+        const CorrelationResult* summary = nullptr;
+        for (const auto& c : r.correlations) {
+          if (c.dataset != ds || c.metric != m) continue;
+          for (const auto& row : c.rows)
+            if (row.dimension == "mean" || (c.rows.size() == 1 && !summary)) summary = &row;
+        }
+        if (!summary) {
+          line.push_back(missing_cell(sym));
+          continue;
+        }
+        Cell c;
+        c.text = cat({fmt_num(summary->spearman, 2), " [", fmt_num(summary->spearman_lo, 2), ",",
+                      fmt_num(summary->spearman_hi, 2), "]"});
+        c.heat = summary->spearman;
+        line.push_back(std::move(c));
+      }
+      t.rows.push_back(std::move(line));
+    }
+    t.note = "Per-dimension values are in the tables below.";
+    tables.push_back(std::move(t));
+  }
   for (const auto& ds : index.datasets()) {
     std::vector<const MetricCorrelations*> rows;
     for (const auto& m : index.metrics())
