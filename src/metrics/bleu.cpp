@@ -1,5 +1,617 @@
+// BLEU exactly as sacreBLEU 2.x computes it: `sentence_bleu` (effective order) for item scores and
+// `corpus_bleu` for corpus scores, both from the per-item statistics
+// [sys_len, ref_len, correct_1..N, total_1..N].
+//
+// Speed: tokens are interned to small integer ids and n-grams become 64-bit keys (ids packed into
+// one word, or numbered level by level when they do not fit), counted in flat open-addressing
+// tables kept in thread_local scratch, so no n-gram string is ever built; n-grams that cannot
+// occur on the other side (a sub-n-gram does not) are skipped.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "metrics/builtin.hpp"
+#include "probity/error.hpp"
+#include "probity/text.hpp"
 
 namespace probity::metrics {
-void register_bleu(MetricRegistry&) {}
+
+namespace detail {
+std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t max_order,
+                                   std::string_view smooth, double smooth_value,
+                                   bool effective_order);
+}  // namespace detail
+
+namespace {
+
+// ---- Python string helpers ---------------------------------------------------------------------
+
+// Byte length of the Python whitespace character (str.isspace) starting at p, or 0.
+inline std::size_t space_len(const unsigned char* p, const unsigned char* end) {
+  const unsigned char c = p[0];
+  if (c > ' ' && c < 0x80) return 0;  // the common case first
+  if (c < 0x80) return (c >= 0x09 && c <= 0x0D) || c >= 0x1C ? 1 : 0;
+  const auto left = end - p;
+  if (c == 0xC2) return left >= 2 && (p[1] == 0x85 || p[1] == 0xA0) ? 2 : 0;
+  if (c == 0xE1) return left >= 3 && p[1] == 0x9A && p[2] == 0x80 ? 3 : 0;
+  if (c == 0xE2 && left >= 3) {
+    if (p[1] == 0x80)
+      return (p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF ? 3 : 0;
+    return p[1] == 0x81 && p[2] == 0x9F ? 3 : 0;
+  }
+  if (c == 0xE3) return left >= 3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
+  return 0;
+}
+
+// Python's str.rstrip().
+std::string_view rstrip(std::string_view s) {
+  for (;;) {
+    const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+    const auto* e = b + s.size();
+    std::size_t cut = 0;
+    if (s.empty()) return s;
+    if (e[-1] < 0x80) {
+      cut = space_len(e - 1, e);
+    } else if (s.size() >= 2 && e[-2] == 0xC2 && space_len(e - 2, e) == 2) {
+      cut = 2;
+    } else if (s.size() >= 3 && space_len(e - 3, e) == 3) {
+      cut = 3;
+    }
+    if (cut == 0) return s;
+    s.remove_suffix(cut);
+  }
+}
+
+// Python's str.split() (no argument), appending to `out`.
+void split_py(std::string_view s, std::vector<std::string_view>& out) {
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* p = b;
+  const auto* e = b + s.size();
+  const unsigned char* token = nullptr;
+  while (p < e) {
+    const std::size_t w = space_len(p, e);
+    if (w == 0) {
+      if (!token) token = p;
+      ++p;
+      continue;
+    }
+    if (token) out.push_back(s.substr(static_cast<std::size_t>(token - b), p - token));
+    token = nullptr;
+    p += w;
+  }
+  if (token) out.push_back(s.substr(static_cast<std::size_t>(token - b)));
+}
+
+// Python's str.lower(): ASCII directly, anything else through ICU's full case mapping.
+std::string lower(std::string_view s) {
+  if (std::all_of(s.begin(), s.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    std::string out(s);
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+  }
+  return text::to_lower(s);
+}
+
+// ---- counting tables ---------------------------------------------------------------------------
+
+// Open-addressing (linear probing) map from 64-bit keys to small values. prepare() sizes it for a
+// number of keys while empty; clear() resets only the slots that were used.
+template <class V>
+class KeyTable {
+ public:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+
+  void prepare(std::size_t max_keys) {
+    std::size_t cap = 16;
+    while (cap < 2 * max_keys) cap <<= 1;
+    if (cap > slots_.size()) {
+      slots_.assign(cap, Slot{});
+      shift_ = 64 - std::countr_zero(cap);
+    }
+  }
+  // Index of the key's slot, inserting it with a value-initialised V when absent.
+  std::uint32_t insert_index(std::uint64_t key) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.key == key) return static_cast<std::uint32_t>(i);
+      if (s.key == kEmpty) {
+        s.key = key;
+        s.val = V{};
+        used_.push_back(static_cast<std::uint32_t>(i));
+        return static_cast<std::uint32_t>(i);
+      }
+    }
+  }
+  V& insert(std::uint64_t key) { return slots_[insert_index(key)].val; }
+  V& value(std::uint32_t index) { return slots_[index].val; }
+  V* find(std::uint64_t key) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.key == key) return &s.val;
+      if (s.key == kEmpty) return nullptr;
+    }
+  }
+  std::size_t size() const { return used_.size(); }
+  void clear() {
+    for (std::uint32_t i : used_) slots_[i].key = kEmpty;
+    used_.clear();
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t key = kEmpty;
+    V val{};
+  };
+  std::size_t slot(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> used_;
+  int shift_ = 60;
+};
+
+// A fast 64-bit string hash: 8 bytes at a time, each step mixed as in splitmix64.
+inline std::uint64_t hash_bytes(std::string_view s) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+  const char* p = s.data();
+  std::size_t n = s.size();
+  auto mix = [&h](std::uint64_t w) {
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  };
+  for (; n >= 8; n -= 8, p += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    mix(w);
+  }
+  if (n > 0) {
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    mix(w);
+  }
+  return h;
+}
+
+// String equality without a library call: tokens are short.
+inline bool same_bytes(const char* data, std::uint32_t size, std::string_view s) {
+  if (size != s.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (data[i] != s[i]) return false;
+  return true;
+}
+
+// Maps strings (views that outlive the call) to ids 1, 2, ...
+class StrInterner {
+ public:
+  void prepare(std::size_t max_keys) {
+    std::size_t cap = 16;
+    while (cap < 2 * max_keys) cap <<= 1;
+    if (cap > slots_.size()) {
+      slots_.assign(cap, Slot{});
+      shift_ = 64 - std::countr_zero(cap);
+    }
+  }
+  std::uint32_t intern(std::string_view s) {
+    const std::uint64_t h = hash_bytes(s);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ull) >> shift_);;
+         i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.id == 0) {
+        slot = Slot{h, s.data(), static_cast<std::uint32_t>(s.size()), ++count_};
+        used_.push_back(static_cast<std::uint32_t>(i));
+        return slot.id;
+      }
+      if (slot.hash == h && same_bytes(slot.data, slot.size, s)) return slot.id;
+    }
+  }
+  std::uint32_t size() const { return count_; }
+  void clear() {
+    for (std::uint32_t i : used_) slots_[i].id = 0;
+    used_.clear();
+    count_ = 0;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    const char* data = nullptr;
+    std::uint32_t size = 0;
+    std::uint32_t id = 0;
+  };
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> used_;
+  std::uint32_t count_ = 0;
+  int shift_ = 60;
+};
+
+struct Scratch {
+  std::vector<std::string> texts;  // preprocessed references, then the hypothesis
+  std::vector<std::string_view> tokens;
+  std::vector<std::size_t> bounds;  // sequence s spans tokens [bounds[s], bounds[s + 1])
+  std::vector<std::uint32_t> ids;   // token ids, 1..vocab
+  std::vector<std::uint32_t> nid;   // id of the current-order n-gram at each position
+  // live[i]: the n-gram at i occurs on the other side (hypothesis vs. some reference). An n-gram
+  // can only do so if both its (n-1)-grams do, so the others are skipped.
+  std::vector<std::uint8_t> live;
+  // Counts by n-gram id: hypothesis count, maximum over references, count in the reference
+  // being read and that reference's tag, occurs-in-some-reference flag.
+  std::vector<std::uint32_t> hyp_count, ref_max, ref_cur, ref_tag;
+  std::vector<std::uint8_t> in_ref;
+  std::vector<std::uint32_t> grid, touched;  // (n-1)-gram id x token id -> n-gram id, all zero
+  KeyTable<std::uint32_t> ngram_ids;         // the same when the grid would be too large
+  StrInterner vocab;
+};
+
+// Splits the output of a sacreBLEU tokenizer: tokens separated by single spaces.
+void split_spaces(std::string_view s, std::vector<std::string_view>& out) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != ' ') continue;
+    if (i > start) out.push_back(s.substr(start, i - start));
+    start = i + 1;
+  }
+  if (s.size() > start) out.push_back(s.substr(start));
+}
+
+// ---- the metric --------------------------------------------------------------------------------
+
+enum class Tokenizer { k13a, kIntl, kNone };
+enum class Smooth { kExp, kFloor, kAddK, kNone };
+
+constexpr double kLogZero = -9999999999.0;  // sacreBLEU's my_log(0)
+
+Smooth parse_smooth(std::string_view s) {
+  if (s == "exp") return Smooth::kExp;
+  if (s == "floor") return Smooth::kFloor;
+  if (s == "add-k") return Smooth::kAddK;
+  if (s == "none") return Smooth::kNone;
+  throw UsageError(fmt::format("bleu: smooth={} is not one of exp, floor, add-k, none", s));
+}
+
+// sacreBLEU's BLEU.compute_bleu; fills bp and precisions when given.
+double compute_bleu(std::span<const double> stats, std::size_t max_order, Smooth smooth,
+                    double smooth_value, bool effective_order, double* bp_out,
+                    std::span<double> precisions_out) {
+  const double sys_len = stats[0];
+  const double ref_len = stats[1];
+  std::vector<double> correct(stats.begin() + 2, stats.begin() + 2 + max_order);
+  std::vector<double> total(stats.begin() + 2 + max_order, stats.begin() + 2 + 2 * max_order);
+  std::vector<double> precisions(max_order, 0.0);
+
+  double bp = 1.0;
+  if (sys_len < ref_len) bp = sys_len > 0 ? std::exp(1 - ref_len / sys_len) : 0.0;
+  if (bp_out) *bp_out = bp;
+  auto finish = [&](double score) {
+    std::copy(precisions.begin(), precisions.end(), precisions_out.begin());
+    return score;
+  };
+  // No match at all: 0 whatever the smoothing (sacreBLEU #141).
+  if (std::all_of(correct.begin(), correct.end(), [](double c) { return c == 0; }))
+    return finish(0.0);
+
+  double smooth_mteval = 1.0;
+  std::size_t eff_order = max_order;
+  for (std::size_t n = 1; n <= max_order; ++n) {
+    if (smooth == Smooth::kAddK && n > 1) {
+      correct[n - 1] += smooth_value;
+      total[n - 1] += smooth_value;
+    }
+    if (total[n - 1] == 0) break;
+    if (effective_order) eff_order = n;
+    if (correct[n - 1] == 0) {
+      if (smooth == Smooth::kExp) {
+        smooth_mteval *= 2;
+        precisions[n - 1] = 100. / (smooth_mteval * total[n - 1]);
+      } else if (smooth == Smooth::kFloor) {
+        precisions[n - 1] = 100. * smooth_value / total[n - 1];
+      }
+    } else {
+      precisions[n - 1] = 100. * correct[n - 1] / total[n - 1];
+    }
+  }
+  double log_sum = 0.0;
+  for (std::size_t n = 0; n < eff_order; ++n)
+    log_sum += precisions[n] == 0.0 ? kLogZero : std::log(precisions[n]);
+  return finish(bp * std::exp(log_sum / static_cast<double>(eff_order)));
+}
+
+class Bleu final : public Metric {
+ public:
+  explicit Bleu(const MetricSpec& spec) : name_(spec.text()) {
+    const std::string tok = spec.get("tokenize", "13a");
+    if (tok == "13a") {
+      tokenizer_ = Tokenizer::k13a;
+    } else if (tok == "intl") {
+      tokenizer_ = Tokenizer::kIntl;
+    } else if (tok == "none") {
+      tokenizer_ = Tokenizer::kNone;
+    } else {
+      throw UsageError(fmt::format("{}: tokenize={} is not one of 13a, intl, none", name_, tok));
+    }
+    tok_name_ = tok;
+    lowercase_ = spec.get_bool("lowercase", false);
+    smooth_name_ = spec.get("smooth", "exp");
+    smooth_ = parse_smooth(smooth_name_);
+    const double default_value = smooth_ == Smooth::kFloor ? 0.1 : 1.0;
+    smooth_value_ = spec.get_double("smooth_value", default_value);
+    const int order = spec.get_int("max_ngram_order", 4);
+    if (order < 1 || order > 64)
+      throw UsageError(fmt::format("{}: max_ngram_order={} is not in 1..64", name_, order));
+    max_order_ = static_cast<std::size_t>(order);
+    const std::string refs = spec.get("refs", "all");
+    if (refs != "all" && refs != "first")
+      throw UsageError(fmt::format("{}: refs={} is not one of all, first", name_, refs));
+    first_ref_only_ = refs == "first";
+  }
+
+  std::string name() const override { return name_; }
+  std::string signature() const override {
+    std::string smooth = smooth_name_;
+    if (smooth_ == Smooth::kFloor || smooth_ == Smooth::kAddK)
+      smooth += fmt::format("[{:.2f}]", smooth_value_);
+    std::string order = max_order_ == 4 ? "" : fmt::format("|ngram:{}", max_order_);
+    return fmt::format("bleu|nrefs:{}|case:{}|eff:yes|tok:{}|smooth:{}{}|version:probity-{}",
+                       first_ref_only_ ? "first" : "all", lowercase_ ? "lc" : "mixed", tok_name_,
+                       smooth, order, version());
+  }
+  std::size_t num_stats() const override { return 2 + 2 * max_order_; }
+
+  void item_stats(const MetricInput& input, std::span<double> stats) const override;
+
+  void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
+    std::vector<double> precisions(max_order_);
+    parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, true, nullptr, precisions);
+  }
+  void corpus_score(std::span<const double> stats, std::span<double> parts) const override {
+    std::vector<double> precisions(max_order_);
+    parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, false, nullptr, precisions);
+  }
+
+ private:
+  // sacreBLEU's BLEU._preprocess_segment: lowercase, rstrip, tokenize.
+  std::string preprocess(std::string_view line) const {
+    std::string lowered;
+    if (lowercase_) {
+      lowered = lower(line);
+      line = lowered;
+    }
+    line = rstrip(line);
+    switch (tokenizer_) {
+      case Tokenizer::k13a:
+        return text::tokenize_13a(line);
+      case Tokenizer::kIntl:
+        return text::tokenize_intl(line);
+      case Tokenizer::kNone:
+        break;
+    }
+    return std::string(line);
+  }
+
+  std::string name_;
+  Tokenizer tokenizer_ = Tokenizer::k13a;
+  std::string tok_name_;
+  bool lowercase_ = false;
+  std::string smooth_name_;
+  Smooth smooth_ = Smooth::kExp;
+  double smooth_value_ = 1.0;
+  std::size_t max_order_ = 4;
+  bool first_ref_only_ = false;
+};
+
+void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
+  if (input.references.empty()) throw std::invalid_argument(name_ + ": item has no reference");
+  thread_local Scratch sc;
+
+  // References as sacreBLEU keeps them: empty ones are dropped, unless all are empty, in which
+  // case one empty reference remains (sacreBLEU would refuse the item).
+  const std::size_t n_given = first_ref_only_ ? 1 : input.references.size();
+  std::size_t n_refs = 0;
+  if (sc.texts.size() < n_given + 1) sc.texts.resize(n_given + 1);
+  for (std::size_t r = 0; r < n_given; ++r)
+    if (!input.references[r].empty()) sc.texts[n_refs++] = preprocess(input.references[r]);
+  if (n_refs == 0) sc.texts[n_refs++].clear();
+  sc.texts[n_refs] = preprocess(input.candidate);
+  const std::size_t n_seqs = n_refs + 1;
+
+  sc.tokens.clear();
+  sc.bounds.assign(1, 0);
+  for (std::size_t s = 0; s < n_seqs; ++s) {
+    if (tokenizer_ == Tokenizer::kNone) {
+      split_py(sc.texts[s], sc.tokens);
+    } else {
+      split_spaces(sc.texts[s], sc.tokens);
+    }
+    sc.bounds.push_back(sc.tokens.size());
+  }
+  const std::size_t n_tokens = sc.tokens.size();
+  sc.vocab.prepare(n_tokens);
+  sc.ids.resize(n_tokens);
+  for (std::size_t i = 0; i < n_tokens; ++i) sc.ids[i] = sc.vocab.intern(sc.tokens[i]);
+  const std::uint32_t vocab = sc.vocab.size();
+  sc.vocab.clear();
+
+  const std::size_t hyp_begin = sc.bounds[n_refs];
+  const std::size_t hyp_len = n_tokens - hyp_begin;
+  stats[0] = static_cast<double>(hyp_len);
+
+  // Closest reference length, ties to the shorter one.
+  std::size_t closest_diff = 0, closest_len = 0;
+  for (std::size_t r = 0; r < n_refs; ++r) {
+    const std::size_t len = sc.bounds[r + 1] - sc.bounds[r];
+    const std::size_t diff = len > hyp_len ? len - hyp_len : hyp_len - len;
+    if (r == 0 || diff < closest_diff) {
+      closest_diff = diff;
+      closest_len = len;
+    } else if (diff == closest_diff && len < closest_len) {
+      closest_len = len;
+    }
+  }
+  stats[1] = static_cast<double>(closest_len);
+  for (std::size_t n = 1; n <= max_order_; ++n) {
+    stats[1 + n] = 0.0;
+    stats[1 + max_order_ + n] = static_cast<double>(hyp_len >= n ? hyp_len - n + 1 : 0);
+  }
+
+  // Order 1 is the token ids themselves; higher orders number the hypothesis n-grams densely,
+  // looked up by (id of the (n-1)-gram at i, token at i+n-1) in a direct grid when that is small,
+  // else in a hash table; reference n-grams are only looked up (one the hypothesis lacks has no
+  // id). The grid loops are branch-free, as hits and misses are unpredictable: a dead position
+  // looks up row 0, which never holds an id, and gets id 0, whose count slots are dummies.
+  // correct = sum over n-grams of min(hypothesis count, maximum count over references).
+  constexpr std::size_t kGridMax = std::size_t{1} << 20;
+  const std::size_t width = std::size_t{vocab} + 1;
+  sc.nid.assign(sc.ids.begin(), sc.ids.end());
+  sc.live.resize(n_tokens + 1);
+  // Raw pointers in locals: byte stores would otherwise force reloading the vectors' data.
+  const std::uint32_t* ids = sc.ids.data();
+  const std::size_t* bounds = sc.bounds.data();
+  std::uint32_t* nid = sc.nid.data();
+  std::uint8_t* live = sc.live.data();
+  std::size_t n_ids = vocab;
+
+  // Per-reference counting into the maximum over references, and which n-grams references have.
+  auto count_refs = [&](std::size_t n) {
+    sc.ref_max.assign(n_ids + 1, 0);
+    sc.ref_cur.assign(n_ids + 1, 0);
+    sc.ref_tag.assign(n_ids + 1, 0);
+    sc.in_ref.assign(n_ids + 1, 0);
+    std::uint32_t* ref_max = sc.ref_max.data();
+    std::uint32_t* ref_cur = sc.ref_cur.data();
+    std::uint32_t* ref_tag = sc.ref_tag.data();
+    std::uint8_t* in_ref = sc.in_ref.data();
+    for (std::size_t r = 0; r < n_refs; ++r) {
+      const auto tag = static_cast<std::uint32_t>(r + 1);
+      for (std::size_t i = bounds[r]; i + n <= bounds[r + 1]; ++i) {
+        const std::uint32_t id = nid[i];
+        const std::uint32_t cur = ref_tag[id] == tag ? ref_cur[id] + 1 : 1;
+        ref_cur[id] = cur;
+        ref_tag[id] = tag;
+        ref_max[id] = std::max(ref_max[id], cur);
+        in_ref[id] = 1;
+      }
+    }
+    in_ref[0] = 0;
+    ref_max[0] = 0;
+  };
+
+  // Order 1.
+  sc.hyp_count.assign(width, 0);
+  for (std::size_t i = hyp_begin; i < n_tokens; ++i) ++sc.hyp_count[ids[i]];
+  count_refs(1);
+  std::size_t correct = 0;
+  for (std::size_t id = 1; id < width; ++id) correct += std::min(sc.hyp_count[id], sc.ref_max[id]);
+  for (std::size_t i = 0; i < hyp_begin; ++i) live[i] = sc.hyp_count[ids[i]] != 0;
+  for (std::size_t i = hyp_begin; i < n_tokens; ++i) live[i] = sc.in_ref[ids[i]];
+  stats[2] = static_cast<double>(correct);
+
+  for (std::size_t n = 2; n <= max_order_ && correct > 0; ++n) {
+    if (hyp_len < n) break;
+    const std::size_t n_hyp = hyp_len - n + 1;
+    const std::size_t cells = (n_ids + 1) * width;
+    const bool use_grid = cells <= kGridMax;
+    if (use_grid) {
+      if (sc.grid.size() < cells) sc.grid.resize(cells, 0);
+    } else {
+      sc.ngram_ids.prepare(n_hyp);
+    }
+    sc.touched.resize(n_hyp);
+    std::uint32_t* grid = sc.grid.data();
+    std::uint32_t* touched = sc.touched.data();
+    std::size_t n_touched = 0;
+
+    // Hypothesis: number the live n-grams.
+    std::uint32_t next_id = 0;
+    for (std::size_t i = hyp_begin; i + n <= n_tokens; ++i) {
+      const std::uint8_t l = live[i] & live[i + 1];
+      live[i] = l;
+      const std::uint64_t key = std::uint64_t{l ? nid[i] : 0u} * width + ids[i + n - 1];
+      std::uint32_t id = 0;
+      if (use_grid) {
+        id = grid[key];
+        const auto fresh = static_cast<std::uint32_t>(id == 0 && l != 0);
+        next_id += fresh;
+        id = fresh ? next_id : id;
+        grid[key] = id;
+        touched[n_touched] = static_cast<std::uint32_t>(key);
+        n_touched += fresh;
+      } else if (l) {
+        std::uint32_t& slot = sc.ngram_ids.insert(key);
+        if (slot == 0) slot = ++next_id;
+        id = slot;
+      }
+      nid[i] = id;
+    }
+    n_ids = next_id;
+    // References: look up.
+    for (std::size_t r = 0; r < n_refs; ++r) {
+      for (std::size_t i = bounds[r]; i + n <= bounds[r + 1]; ++i) {
+        const std::uint8_t l = live[i] & live[i + 1];
+        const std::uint64_t key = std::uint64_t{l ? nid[i] : 0u} * width + ids[i + n - 1];
+        std::uint32_t id = 0;
+        if (use_grid) {
+          id = grid[key];
+        } else if (l) {
+          if (const std::uint32_t* found = sc.ngram_ids.find(key)) id = *found;
+        }
+        nid[i] = id;
+        live[i] = id != 0;
+      }
+    }
+    if (use_grid) {
+      for (std::size_t t = 0; t < n_touched; ++t) grid[touched[t]] = 0;
+    } else {
+      sc.ngram_ids.clear();
+    }
+
+    sc.hyp_count.assign(n_ids + 1, 0);
+    for (std::size_t i = hyp_begin; i + n <= n_tokens; ++i) ++sc.hyp_count[nid[i]];
+    count_refs(n);
+    correct = 0;
+    for (std::size_t id = 1; id <= n_ids; ++id)
+      correct += std::min(sc.hyp_count[id], sc.ref_max[id]);
+    for (std::size_t i = hyp_begin; i + n <= n_tokens; ++i) live[i] = sc.in_ref[nid[i]];
+    stats[1 + n] = static_cast<double>(correct);
+  }
+}
+
+}  // namespace
+
+namespace detail {
+std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t max_order,
+                                   std::string_view smooth, double smooth_value,
+                                   bool effective_order) {
+  std::vector<double> out(2 + max_order);
+  out[0] = compute_bleu(stats, max_order, parse_smooth(smooth), smooth_value, effective_order,
+                        &out[1], std::span<double>(out).subspan(2));
+  return out;
+}
+}  // namespace detail
+
+void register_bleu(MetricRegistry& registry) {
+  registry.add(MetricInfo{
+      "bleu", "BLEU as sacreBLEU 2.x: sentence_bleu per item, corpus_bleu over items (0-100)",
+      "tokenize=13a (13a|intl|none); lowercase=false; smooth=exp (exp|floor|add-k|none); "
+      "smooth_value=0.1 for floor, 1 for add-k; max_ngram_order=4; refs=all (all|first)",
+      [](const MetricSpec& spec) -> std::unique_ptr<Metric> {
+        return std::make_unique<Bleu>(spec);
+      }});
+}
+
 }  // namespace probity::metrics

@@ -1,5 +1,613 @@
+// chrF and chrF++ exactly as sacreBLEU 2.x (CHRF with eps_smoothing=False). Statistics per order,
+// character orders first then word orders: [hyp count, ref count, match count]. With several
+// references each item keeps the statistics of the reference with the best sentence f-score.
+//
+// Speed: characters and words are interned to small integer ids and n-grams are numbered order by
+// order from (id of the (n-1)-gram, next id), with counts in arrays indexed by those numbers, all
+// in thread_local scratch; n-grams whose sub-n-grams do not occur on both sides are skipped.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "metrics/builtin.hpp"
+#include "probity/error.hpp"
+#include "probity/text.hpp"
 
 namespace probity::metrics {
-void register_chrf(MetricRegistry&) {}
+namespace {
+
+// ---- Python string helpers ---------------------------------------------------------------------
+
+// Byte length of the Python whitespace character (str.isspace) starting at p, or 0.
+inline std::size_t space_len(const unsigned char* p, const unsigned char* end) {
+  const unsigned char c = p[0];
+  if (c > ' ' && c < 0x80) return 0;  // the common case first
+  if (c < 0x80) return (c >= 0x09 && c <= 0x0D) || c >= 0x1C ? 1 : 0;
+  const auto left = end - p;
+  if (c == 0xC2) return left >= 2 && (p[1] == 0x85 || p[1] == 0xA0) ? 2 : 0;
+  if (c == 0xE1) return left >= 3 && p[1] == 0x9A && p[2] == 0x80 ? 3 : 0;
+  if (c == 0xE2 && left >= 3) {
+    if (p[1] == 0x80)
+      return (p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF ? 3 : 0;
+    return p[1] == 0x81 && p[2] == 0x9F ? 3 : 0;
+  }
+  if (c == 0xE3) return left >= 3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
+  return 0;
+}
+
+// Byte length of the UTF-8 character starting at p; an invalid byte counts as one character.
+std::size_t char_len(const unsigned char* p, const unsigned char* end) {
+  const unsigned char c = p[0];
+  std::size_t n = 1;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+  }
+  if (static_cast<std::size_t>(end - p) < n) return 1;
+  for (std::size_t i = 1; i < n; ++i)
+    if ((p[i] & 0xC0) != 0x80) return 1;
+  return n;
+}
+
+// Python's str.lower(): ASCII directly, anything else through ICU's full case mapping.
+std::string lower(std::string_view s) {
+  if (std::all_of(s.begin(), s.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    std::string out(s);
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+  }
+  return text::to_lower(s);
+}
+
+// string.punctuation, which sacreBLEU's chrF++ word splitting peels off words.
+constexpr std::array<bool, 256> kPunct = [] {
+  std::array<bool, 256> t{};
+  for (char c : std::string_view("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"))
+    t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+// ---- counting tables ---------------------------------------------------------------------------
+
+// Open-addressing (linear probing) map from 64-bit keys to small values. prepare() sizes it for a
+// number of keys while empty; clear() resets only the slots that were used.
+template <class V>
+class KeyTable {
+ public:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+
+  void prepare(std::size_t max_keys) {
+    std::size_t cap = 16;
+    while (cap < 2 * max_keys) cap <<= 1;
+    if (cap > slots_.size()) {
+      slots_.assign(cap, Slot{});
+      shift_ = 64 - std::countr_zero(cap);
+    }
+  }
+  // Index of the key's slot, inserting it with a value-initialised V when absent.
+  std::uint32_t insert_index(std::uint64_t key) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.key == key) return static_cast<std::uint32_t>(i);
+      if (s.key == kEmpty) {
+        s.key = key;
+        s.val = V{};
+        used_.push_back(static_cast<std::uint32_t>(i));
+        return static_cast<std::uint32_t>(i);
+      }
+    }
+  }
+  V& insert(std::uint64_t key) { return slots_[insert_index(key)].val; }
+  V& value(std::uint32_t index) { return slots_[index].val; }
+  V* find(std::uint64_t key) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.key == key) return &s.val;
+      if (s.key == kEmpty) return nullptr;
+    }
+  }
+  std::size_t size() const { return used_.size(); }
+  void clear() {
+    for (std::uint32_t i : used_) slots_[i].key = kEmpty;
+    used_.clear();
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t key = kEmpty;
+    V val{};
+  };
+  std::size_t slot(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> used_;
+  int shift_ = 60;
+};
+
+// A fast 64-bit string hash: 8 bytes at a time, each step mixed as in splitmix64.
+inline std::uint64_t hash_bytes(std::string_view s) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+  const char* p = s.data();
+  std::size_t n = s.size();
+  auto mix = [&h](std::uint64_t w) {
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  };
+  for (; n >= 8; n -= 8, p += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    mix(w);
+  }
+  if (n > 0) {
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    mix(w);
+  }
+  return h;
+}
+
+// String equality without a library call: tokens are short.
+inline bool same_bytes(const char* data, std::uint32_t size, std::string_view s) {
+  if (size != s.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (data[i] != s[i]) return false;
+  return true;
+}
+
+// Maps strings (views that outlive the call) to ids 1, 2, ...
+class StrInterner {
+ public:
+  void prepare(std::size_t max_keys) {
+    std::size_t cap = 16;
+    while (cap < 2 * max_keys) cap <<= 1;
+    if (cap > slots_.size()) {
+      slots_.assign(cap, Slot{});
+      shift_ = 64 - std::countr_zero(cap);
+    }
+  }
+  std::uint32_t intern(std::string_view s) {
+    const std::uint64_t h = hash_bytes(s);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ull) >> shift_);;
+         i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.id == 0) {
+        slot = Slot{h, s.data(), static_cast<std::uint32_t>(s.size()), ++count_};
+        used_.push_back(static_cast<std::uint32_t>(i));
+        return slot.id;
+      }
+      if (slot.hash == h && same_bytes(slot.data, slot.size, s)) return slot.id;
+    }
+  }
+  std::uint32_t size() const { return count_; }
+  void clear() {
+    for (std::uint32_t i : used_) slots_[i].id = 0;
+    used_.clear();
+    count_ = 0;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    const char* data = nullptr;
+    std::uint32_t size = 0;
+    std::uint32_t id = 0;
+  };
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> used_;
+  std::uint32_t count_ = 0;
+  int shift_ = 60;
+};
+
+// A text as id sequences: all texts of an item share one id space per kind (chars, words).
+struct Sequences {
+  std::vector<std::uint32_t> ids;
+  std::vector<std::size_t> bounds{0};  // text t spans ids [bounds[t], bounds[t + 1])
+  std::uint32_t vocab = 0;
+  std::span<const std::uint32_t> text(std::size_t t) const {
+    return std::span<const std::uint32_t>(ids).subspan(bounds[t], bounds[t + 1] - bounds[t]);
+  }
+  void reset() {
+    ids.clear();
+    bounds.assign(1, 0);
+    vocab = 0;
+  }
+};
+
+struct Scratch {
+  std::vector<std::string> lowered;
+  std::vector<std::string_view> texts;  // references, then the hypothesis
+  Sequences chars, words;
+  std::array<std::uint32_t, 128> ascii_ids{};
+  KeyTable<std::uint32_t> char_ids;  // non-ASCII characters by their UTF-8 bytes
+  StrInterner word_vocab;
+  std::vector<std::string_view> word_tokens;
+  // pair_stats: n-gram ids per position, liveness, counts by id, and the (n-1)-gram id x symbol
+  // grid (all zero between uses) or, for large ones, a hash table.
+  std::vector<std::uint32_t> hyp_ids, ref_ids, left, touched, grid;
+  std::vector<std::uint8_t> hyp_live, ref_live, flags;
+  KeyTable<std::uint32_t> ngram_ids;
+  std::vector<double> cur;
+};
+
+// Characters of a text as ids; Python's ''.join(s.split()) first unless whitespace counts.
+void add_chars(std::string_view s, bool keep_whitespace, Scratch& sc) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  Sequences& seq = sc.chars;
+  const std::size_t start = seq.ids.size();
+  seq.ids.resize(start + s.size());  // at most one id per byte
+  std::uint32_t* out = seq.ids.data() + start;
+  std::uint32_t* ascii_ids = sc.ascii_ids.data();
+  while (p < end) {
+    const unsigned char c = *p;
+    std::uint32_t* id;
+    if (c < 0x80) {
+      if (!keep_whitespace && ((c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20))) {
+        ++p;
+        continue;
+      }
+      id = &ascii_ids[c];
+      ++p;
+    } else {
+      if (!keep_whitespace) {
+        if (const std::size_t w = space_len(p, end)) {
+          p += w;
+          continue;
+        }
+      }
+      const std::size_t n = char_len(p, end);
+      std::uint64_t key = n;  // the UTF-8 bytes, tagged with their count
+      for (std::size_t i = 0; i < n; ++i) key = (key << 8) | p[i];
+      id = &sc.char_ids.insert(key);
+      p += n;
+    }
+    if (*id == 0) *id = ++seq.vocab;
+    *out++ = *id;
+  }
+  seq.ids.resize(static_cast<std::size_t>(out - seq.ids.data()));
+  seq.bounds.push_back(seq.ids.size());
+}
+
+// Words of a text as sacreBLEU's CHRF._remove_punctuation splits them: whitespace-separated
+// words, with one leading or trailing ASCII punctuation character split off words longer than
+// one character (the trailing one wins). Byte tests suffice: a multi-byte character never
+// starts or ends with an ASCII byte.
+void add_words(std::string_view s, Scratch& sc) {
+  auto& toks = sc.word_tokens;
+  toks.clear();
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* p = b;
+  const auto* end = b + s.size();
+  auto emit = [&](const unsigned char* from, const unsigned char* to) {
+    std::string_view w = s.substr(static_cast<std::size_t>(from - b), to - from);
+    if (w.size() > 1 && kPunct[static_cast<unsigned char>(w.back())]) {
+      toks.push_back(w.substr(0, w.size() - 1));
+      toks.push_back(w.substr(w.size() - 1));
+    } else if (w.size() > 1 && kPunct[static_cast<unsigned char>(w.front())]) {
+      toks.push_back(w.substr(0, 1));
+      toks.push_back(w.substr(1));
+    } else {
+      toks.push_back(w);
+    }
+  };
+  const unsigned char* word = nullptr;
+  while (p < end) {
+    const std::size_t w = space_len(p, end);
+    if (w == 0) {
+      if (!word) word = p;
+      ++p;
+      continue;
+    }
+    if (word) emit(word, p);
+    word = nullptr;
+    p += w;
+  }
+  if (word) emit(word, end);
+  Sequences& seq = sc.words;
+  for (std::string_view t : toks) seq.ids.push_back(sc.word_vocab.intern(t));
+  seq.bounds.push_back(seq.ids.size());
+}
+
+// [hyp count, ref count, match count] for orders 1..max_order of one hypothesis/reference pair,
+// as sacreBLEU's _get_match_statistics (hyp count is 0 when the reference has no n-gram).
+//
+// Hypothesis n-grams are numbered densely order by order: the id of the n-gram at i is looked up
+// by (id of the (n-1)-gram at i, symbol at i+n-1), in a direct grid when that is small, else in a
+// hash table. Reference n-grams are only looked up: one that the hypothesis lacks has no id. Each
+// reference occurrence matches while the hypothesis count lasts, min(hyp, ref) per n-gram.
+// live[i] says the n-gram at i occurs on both sides; an n-gram can only do so if both its
+// (n-1)-grams do, so the others are skipped, which removes most higher-order work.
+void pair_stats(std::span<const std::uint32_t> hyp, std::span<const std::uint32_t> ref,
+                std::size_t max_order, std::uint32_t vocab, Scratch& sc, double* out) {
+  for (std::size_t n = 1; n <= max_order; ++n) {
+    const std::size_t n_hyp = hyp.size() >= n ? hyp.size() - n + 1 : 0;
+    const std::size_t n_ref = ref.size() >= n ? ref.size() - n + 1 : 0;
+    out[3 * (n - 1)] = n_ref != 0 ? static_cast<double>(n_hyp) : 0.0;
+    out[3 * (n - 1) + 1] = static_cast<double>(n_ref);
+    out[3 * (n - 1) + 2] = 0.0;
+  }
+  if (hyp.empty() || ref.empty() || max_order == 0) return;
+
+  constexpr std::uint8_t kInHyp = 1, kInRef = 2;
+  constexpr std::size_t kGridMax = std::size_t{1} << 20;
+  const std::size_t width = std::size_t{vocab} + 1;
+  // Raw pointers in locals: byte stores would otherwise force reloading the vectors' data.
+  sc.hyp_ids.assign(hyp.begin(), hyp.end());
+  sc.ref_ids.assign(ref.begin(), ref.end());
+  sc.hyp_live.resize(hyp.size() + 1);
+  sc.ref_live.resize(ref.size() + 1);
+  std::uint32_t* hid = sc.hyp_ids.data();
+  std::uint32_t* rid = sc.ref_ids.data();
+  std::uint8_t* hyp_live = sc.hyp_live.data();
+  std::uint8_t* ref_live = sc.ref_live.data();
+
+  // Order 1: the symbol ids themselves.
+  sc.left.assign(width, 0);
+  sc.flags.assign(width, 0);
+  std::uint32_t* left = sc.left.data();
+  std::uint8_t* flags = sc.flags.data();
+  for (std::uint32_t c : hyp) {
+    ++left[c];
+    flags[c] = kInHyp;
+  }
+  std::size_t match = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const std::uint32_t c = ref[i];
+    ref_live[i] = (flags[c] & kInHyp) != 0;
+    flags[c] |= kInRef;
+    if (left[c] > 0) {
+      --left[c];
+      ++match;
+    }
+  }
+  for (std::size_t i = 0; i < hyp.size(); ++i) hyp_live[i] = (flags[hyp[i]] & kInRef) != 0;
+  out[2] = static_cast<double>(match);
+  std::size_t n_ids = vocab;
+
+  // Orders 2+. The loops are branch-free on the grid path (hits and misses are unpredictable):
+  // a dead position looks up row 0 of the grid, which never holds an id, and gets id 0, whose
+  // count and flag slots are dummies reset after each pass.
+  for (std::size_t n = 2; n <= max_order && match > 0; ++n) {
+    const std::size_t n_hyp = hyp.size() >= n ? hyp.size() - n + 1 : 0;
+    const std::size_t n_ref = ref.size() >= n ? ref.size() - n + 1 : 0;
+    if (n_hyp == 0 || n_ref == 0) return;
+    const std::size_t cells = (n_ids + 1) * width;
+    const bool use_grid = cells <= kGridMax;
+    if (use_grid) {
+      if (sc.grid.size() < cells) sc.grid.resize(cells, 0);
+    } else {
+      sc.ngram_ids.prepare(n_hyp);
+    }
+    sc.left.assign(n_hyp + 1, 0);
+    sc.touched.resize(n_hyp);
+    left = sc.left.data();
+    std::uint32_t* grid = sc.grid.data();
+    std::uint32_t* touched = sc.touched.data();
+    std::size_t n_touched = 0;
+
+    // Hypothesis: number the live n-grams and count them.
+    std::uint32_t next_id = 0;
+    for (std::size_t i = 0; i < n_hyp; ++i) {
+      const std::uint8_t l = hyp_live[i] & hyp_live[i + 1];
+      hyp_live[i] = l;
+      const std::uint64_t key = std::uint64_t{l ? hid[i] : 0u} * width + hyp[i + n - 1];
+      std::uint32_t id = 0;
+      if (use_grid) {
+        id = grid[key];
+        const std::uint32_t fresh = static_cast<std::uint32_t>(id == 0 && l != 0);
+        next_id += fresh;
+        id = fresh ? next_id : id;
+        grid[key] = id;
+        touched[n_touched] = static_cast<std::uint32_t>(key);
+        n_touched += fresh;
+      } else if (l) {
+        std::uint32_t& slot = sc.ngram_ids.insert(key);
+        if (slot == 0) slot = ++next_id;
+        id = slot;
+      }
+      hid[i] = id;
+      ++left[id];
+    }
+    left[0] = 0;
+    n_ids = next_id;
+
+    // Reference: look up, match, and mark what both sides have.
+    sc.flags.assign(n_ids + 1, 0);
+    flags = sc.flags.data();
+    match = 0;
+    for (std::size_t i = 0; i < n_ref; ++i) {
+      const std::uint8_t l = ref_live[i] & ref_live[i + 1];
+      const std::uint64_t key = std::uint64_t{l ? rid[i] : 0u} * width + ref[i + n - 1];
+      std::uint32_t id = 0;
+      if (use_grid) {
+        id = grid[key];
+      } else if (l) {
+        if (const std::uint32_t* found = sc.ngram_ids.find(key)) id = *found;
+      }
+      ref_live[i] = id != 0;
+      rid[i] = id;
+      flags[id] = 1;
+      const std::uint32_t has = left[id] != 0;
+      left[id] -= has;
+      match += has;
+    }
+    flags[0] = 0;
+    for (std::size_t i = 0; i < n_hyp; ++i) hyp_live[i] = flags[hid[i]];
+
+    if (use_grid) {
+      for (std::size_t t = 0; t < n_touched; ++t) grid[touched[t]] = 0;
+    } else {
+      sc.ngram_ids.clear();
+    }
+    out[3 * (n - 1) + 2] = static_cast<double>(match);
+  }
+}
+
+// sacreBLEU's CHRF._compute_f_score with eps_smoothing=False (effective-order averaging).
+double f_score(std::span<const double> stats, int beta) {
+  const double factor = static_cast<double>(beta) * static_cast<double>(beta);
+  double avg_prec = 0.0, avg_rec = 0.0;
+  int effective_order = 0;
+  for (std::size_t i = 0; i + 2 < stats.size(); i += 3) {
+    const double n_hyp = stats[i], n_ref = stats[i + 1], n_match = stats[i + 2];
+    if (n_hyp > 0 && n_ref > 0) {
+      avg_prec += n_match / n_hyp;
+      avg_rec += n_match / n_ref;
+      ++effective_order;
+    }
+  }
+  if (effective_order == 0) return 0.0;
+  avg_prec /= effective_order;
+  avg_rec /= effective_order;
+  if (avg_prec + avg_rec == 0) return 0.0;
+  double score = (1 + factor) * avg_prec * avg_rec;
+  score /= (factor * avg_prec) + avg_rec;
+  return 100 * score;
+}
+
+class Chrf final : public Metric {
+ public:
+  Chrf(const MetricSpec& spec, int default_word_order) : name_(spec.text()), base_(spec.base()) {
+    char_order_ = spec.get_int("char_order", 6);
+    word_order_ = spec.get_int("word_order", default_word_order);
+    beta_ = spec.get_int("beta", 2);
+    lowercase_ = spec.get_bool("lowercase", false);
+    whitespace_ = spec.get_bool("whitespace", false);
+    const std::string refs = spec.get("refs", "all");
+    if (refs != "all" && refs != "first")
+      throw UsageError(fmt::format("{}: refs={} is not one of all, first", name_, refs));
+    first_ref_only_ = refs == "first";
+    if (char_order_ < 0 || char_order_ > 64 || word_order_ < 0 || word_order_ > 64 ||
+        char_order_ + word_order_ == 0)
+      throw UsageError(
+          fmt::format("{}: char_order and word_order must be in 0..64, not both 0 (got {} and {})",
+                      name_, char_order_, word_order_));
+    if (beta_ < 0) throw UsageError(fmt::format("{}: beta={} is negative", name_, beta_));
+  }
+
+  std::string name() const override { return name_; }
+  std::string signature() const override {
+    return fmt::format(
+        "{}|nrefs:{}|case:{}|eff:yes|nc:{}|nw:{}|space:{}|beta:{}|version:probity-{}", base_,
+        first_ref_only_ ? "first" : "all", lowercase_ ? "lc" : "mixed", char_order_, word_order_,
+        whitespace_ ? "yes" : "no", beta_, version());
+  }
+  std::size_t num_stats() const override {
+    return 3 * static_cast<std::size_t>(char_order_ + word_order_);
+  }
+  void item_stats(const MetricInput& input, std::span<double> stats) const override;
+  void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
+    parts[0] = f_score(stats, beta_);
+  }
+
+ private:
+  std::string name_, base_;
+  int char_order_ = 6, word_order_ = 0, beta_ = 2;
+  bool lowercase_ = false, whitespace_ = false, first_ref_only_ = false;
+};
+
+void Chrf::item_stats(const MetricInput& input, std::span<double> stats) const {
+  if (input.references.empty()) throw std::invalid_argument(name_ + ": item has no reference");
+  thread_local Scratch sc;
+
+  // References as sacreBLEU keeps them: empty ones are dropped, unless all are empty, in which
+  // case one empty reference remains (sacreBLEU would refuse the item).
+  sc.texts.clear();
+  const std::size_t n_given = first_ref_only_ ? 1 : input.references.size();
+  for (std::size_t r = 0; r < n_given; ++r)
+    if (!input.references[r].empty()) sc.texts.push_back(input.references[r]);
+  if (sc.texts.empty()) sc.texts.emplace_back();
+  sc.texts.push_back(input.candidate);
+  const std::size_t n_refs = sc.texts.size() - 1;
+  if (lowercase_) {
+    if (sc.lowered.size() < sc.texts.size()) sc.lowered.resize(sc.texts.size());
+    for (std::size_t t = 0; t < sc.texts.size(); ++t) {
+      sc.lowered[t] = lower(sc.texts[t]);
+      sc.texts[t] = sc.lowered[t];
+    }
+  }
+
+  const auto n_char = static_cast<std::size_t>(char_order_);
+  const auto n_word = static_cast<std::size_t>(word_order_);
+  sc.chars.reset();
+  sc.words.reset();
+  if (n_char > 0) {
+    std::size_t bytes = 0;
+    for (std::string_view t : sc.texts) bytes += t.size();
+    sc.char_ids.prepare(bytes);
+    for (std::string_view t : sc.texts) add_chars(t, whitespace_, sc);
+    sc.char_ids.clear();
+    sc.ascii_ids.fill(0);
+  }
+  if (n_word > 0) {
+    std::size_t bytes = 0;
+    for (std::string_view t : sc.texts) bytes += t.size();
+    sc.word_vocab.prepare(bytes);
+    for (std::string_view t : sc.texts) add_words(t, sc);
+    sc.words.vocab = sc.word_vocab.size();
+    sc.word_vocab.clear();
+  }
+
+  const std::size_t k = num_stats();
+  sc.cur.resize(k);
+  double best_f = -1.0;
+  for (std::size_t r = 0; r < n_refs; ++r) {
+    if (n_char > 0)
+      pair_stats(sc.chars.text(n_refs), sc.chars.text(r), n_char, sc.chars.vocab, sc,
+                 sc.cur.data());
+    if (n_word > 0)
+      pair_stats(sc.words.text(n_refs), sc.words.text(r), n_word, sc.words.vocab, sc,
+                 sc.cur.data() + 3 * n_char);
+    if (n_refs == 1) {
+      std::copy(sc.cur.begin(), sc.cur.end(), stats.begin());
+      return;
+    }
+    // The first reference with the strictly best f-score wins, as in sacreBLEU.
+    const double f = f_score(sc.cur, beta_);
+    if (f > best_f) {
+      best_f = f;
+      std::copy(sc.cur.begin(), sc.cur.end(), stats.begin());
+    }
+  }
+}
+
+}  // namespace
+
+void register_chrf(MetricRegistry& registry) {
+  const char* options =
+      "char_order=6; word_order={} (2 for chrF++); beta=2; lowercase=false; whitespace=false "
+      "(keep spaces in character n-grams); refs=all (all|first; with several, the best "
+      "reference per item)";
+  registry.add(MetricInfo{"chrf", "chrF2 as sacreBLEU 2.x (character 6-grams, 0-100)",
+                          fmt::format(fmt::runtime(options), 0),
+                          [](const MetricSpec& spec) -> std::unique_ptr<Metric> {
+                            return std::make_unique<Chrf>(spec, 0);
+                          }});
+  registry.add(MetricInfo{
+      "chrf++", "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)",
+      fmt::format(fmt::runtime(options), 2), [](const MetricSpec& spec) -> std::unique_ptr<Metric> {
+        return std::make_unique<Chrf>(spec, 2);
+      }});
+}
+
 }  // namespace probity::metrics

@@ -1,0 +1,386 @@
+// sacreBLEU's `13a` and `intl` tokenizers without a regex engine, byte-identical to sacreBLEU's
+// output: the substitutions keep the semantics of Python's re.sub (matches do not overlap;
+// scanning resumes after the end of the previous match) and of str.split() (Unicode whitespace).
+// 13a's four substitutions are derived into one pass; intl's are one pass each.
+#include <utf8proc.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probity/text.hpp"
+
+namespace probity::text {
+namespace {
+
+// Lead bytes that may start a Python whitespace character (str.isspace): 1 = ASCII whitespace,
+// 2 = a multi-byte sequence that has to be checked (U+0085, U+00A0, U+1680, U+2000..U+200A,
+// U+2028, U+2029, U+202F, U+205F, U+3000).
+constexpr std::array<std::uint8_t, 256> kSpaceLead = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 0x09; c <= 0x0D; ++c) t[c] = 1;
+  for (int c = 0x1C; c <= 0x1F; ++c) t[c] = 1;
+  t[' '] = 1;
+  t[0xC2] = t[0xE1] = t[0xE2] = t[0xE3] = 2;
+  return t;
+}();
+
+// Byte length of the Python whitespace character starting at p, or 0.
+inline std::size_t space_len(const unsigned char* p, const unsigned char* end) {
+  const std::uint8_t kind = kSpaceLead[p[0]];
+  if (kind != 2) return kind;
+  const auto left = end - p;
+  switch (p[0]) {
+    case 0xC2:
+      return left >= 2 && (p[1] == 0x85 || p[1] == 0xA0) ? 2 : 0;
+    case 0xE1:
+      return left >= 3 && p[1] == 0x9A && p[2] == 0x80 ? 3 : 0;
+    case 0xE2:
+      if (left < 3) return 0;
+      if (p[1] == 0x80)
+        return (p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF ? 3
+                                                                                              : 0;
+      return p[1] == 0x81 && p[2] == 0x9F ? 3 : 0;
+    default:  // 0xE3
+      return left >= 3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
+  }
+}
+
+bool is_py_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
+// Python's str.replace(from, to): non-overlapping occurrences, left to right, no rescanning.
+void replace_all(std::string_view in, std::string_view from, std::string_view to,
+                 std::string& out) {
+  out.clear();
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t hit = in.find(from, pos);
+    if (hit == std::string_view::npos) break;
+    out.append(in.substr(pos, hit - pos));
+    out.append(to);
+    pos = hit + from.size();
+  }
+  out.append(in.substr(pos));
+}
+
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+inline bool is_period_comma(char c) {
+  return c == '.' || c == ',';
+}
+
+// The first TokenizerRegexp rule: ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '.
+constexpr std::array<bool, 256> kPadded = [] {
+  std::array<bool, 256> t{};
+  auto range = [&](char a, char b) {
+    for (int c = static_cast<unsigned char>(a); c <= static_cast<unsigned char>(b); ++c)
+      t[c] = true;
+  };
+  range('{', '~');
+  range('[', '`');
+  range(' ', '&');
+  range('(', '+');
+  range(':', '@');
+  range('/', '/');
+  return t;
+}();
+
+// Writes token bytes into a preallocated buffer, with the single space owed before a token.
+struct TokenWriter {
+  char* begin;
+  char* p;
+  bool owed = false;
+  void put(char c) {
+    if (owed && p != begin) *p++ = ' ';
+    owed = false;
+    *p++ = c;
+  }
+  void gap() { owed = true; }
+};
+
+// Byte classes for the 13a scan.
+enum : std::uint8_t { kPlain = 0, kMaybeSpace, kPad, kDash, kPeriodComma };
+constexpr std::array<std::uint8_t, 256> k13aClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if (kSpaceLead[c]) t[c] = kMaybeSpace;
+    if (kPadded[c]) t[c] = kPad;  // ' ' is in both; its padding is moot
+  }
+  t[' '] = kMaybeSpace;
+  t['-'] = kDash;
+  t['.'] = t[','] = kPeriodComma;
+  return t;
+}();
+
+// The TokenizerRegexp rules on f' {line} ', followed by ' '.join(line.split()), in one pass.
+// All four rules only insert spaces, so the output is the input with whitespace runs collapsed
+// and a space in some gaps between adjacent characters; the pass decides each gap directly:
+//   rule 1 ([\{-\~\[-\` -\&\(-\+\:-\@\/] -> ' \1 '): both sides of those characters;
+//   rule 4 (([0-9])(-) -> '\1 \2 '): both sides of a '-' after a digit (rules 1-3 never insert
+//     anything between a digit and a '-', so the pairs it sees are those of the input);
+//   rules 2 and 3 (([^0-9])([\.,]) -> '\1 \2 ' then ([\.,])([^0-9]) -> ' \1 \2'): worked out
+//     per maximal run of k periods/commas between a character P and a character F (the padding
+//     guarantees both; after rule 1 a padded character reads as a space, a non-digit as before).
+//     Rule 2 pairs (P, c1), (c2, c3), ... when P is a non-digit and (c1, c2), (c3, c4), ... when P
+//     is a digit, spacing every gap inside the run; rule 3 then spaces both sides of every c that
+//     is followed by a space or a non-digit. Hence: gaps inside the run are spaced; P|c1 is spaced
+//     unless P and F are digits and k == 1 ("3.5"); ck|F is spaced unless F is a digit and k is
+//     even after a non-digit P or odd after a digit P ("3..4" -> "3 . . 4", "a..4" -> "a . .4").
+void regexp_rules(std::string_view s, std::string& out) {
+  const std::size_t n = s.size();
+  out.resize(2 * n);  // every gap gets at most one space
+  TokenWriter w{out.data(), out.data()};
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = b + n;
+  std::size_t i = 0;
+  while (i < n) {
+    const char c = s[i];
+    switch (k13aClass[static_cast<unsigned char>(c)]) {
+      case kMaybeSpace:
+        if (const std::size_t ws = space_len(b + i, end)) {
+          w.gap();
+          i += ws;
+          continue;
+        }
+        break;
+      case kPad:
+        w.gap();
+        w.put(c);
+        w.gap();
+        ++i;
+        continue;
+      case kDash:
+        if (i > 0 && is_digit(s[i - 1])) {
+          w.gap();
+          w.put(c);
+          w.gap();
+          ++i;
+          continue;
+        }
+        break;
+      case kPeriodComma: {
+        std::size_t j = i + 1;
+        while (j < n && is_period_comma(s[j])) ++j;
+        const std::size_t k = j - i;
+        const bool p_digit = i > 0 && is_digit(s[i - 1]);
+        const bool f_digit = j < n && is_digit(s[j]);
+        if (!(p_digit && f_digit && k == 1)) w.gap();
+        for (std::size_t m = i; m < j; ++m) {
+          if (m > i) w.gap();
+          w.put(s[m]);
+        }
+        if (!(f_digit && (k % 2 == (p_digit ? 1u : 0u)))) w.gap();
+        i = j;
+        continue;
+      }
+      default:
+        break;
+    }
+    // A run of ordinary bytes.
+    w.put(c);
+    ++i;
+    while (i < n && k13aClass[static_cast<unsigned char>(s[i])] == kPlain) *w.p++ = s[i++];
+  }
+  out.resize(static_cast<std::size_t>(w.p - w.begin));
+}
+
+void tokenize_13a_into(std::string_view line, std::string& out) {
+  // Language-independent part (Tokenizer13a.__call__), each replacement only when it can match.
+  thread_local std::string cur, next;
+  const bool has_lt = line.find('<') != std::string_view::npos;
+  const bool has_nl = line.find('\n') != std::string_view::npos;
+  const bool has_amp = line.find('&') != std::string_view::npos;
+  if (!has_lt && !has_nl && !has_amp) {
+    regexp_rules(line, out);
+    return;
+  }
+  cur.assign(line);
+  if (has_lt) {
+    replace_all(cur, "<skipped>", "", next);
+    cur.swap(next);
+  }
+  if (cur.find('\n') != std::string::npos) {
+    // replace('-\n', '') then replace('\n', ' '): one pass gives the same result because the
+    // second replacement acts on single characters of the first one's output.
+    next.clear();
+    for (std::size_t i = 0; i < cur.size(); ++i) {
+      if (cur[i] == '-' && i + 1 < cur.size() && cur[i + 1] == '\n') {
+        ++i;
+      } else {
+        next.push_back(cur[i] == '\n' ? ' ' : cur[i]);
+      }
+    }
+    cur.swap(next);
+  }
+  if (has_amp) {
+    // Sequential, as in sacreBLEU: "&amp;lt;" becomes "<" but "&amp;quot;" stays "&quot;".
+    static constexpr std::string_view kEntities[][2] = {
+        {"&quot;", "\""}, {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}};
+    for (const auto& e : kEntities) {
+      replace_all(cur, e[0], e[1], next);
+      cur.swap(next);
+    }
+  }
+  regexp_rules(cur, out);
+}
+
+// --- intl -------------------------------------------------------------------------------------
+
+enum : std::uint8_t { kNone = 0, kNumber = 1, kPunct = 2, kSymbol = 4, kSpace = 8 };
+
+struct Char {
+  char32_t cp;
+  std::uint8_t cls;
+};
+
+std::uint8_t classify(char32_t cp) {
+  std::uint8_t cls = is_py_space(cp) ? kSpace : kNone;
+  // Undecodable bytes are kept as lone surrogates U+DC80..U+DCFF (Python's surrogateescape):
+  // category Cs, which none of the rules match.
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+      cls |= kNumber;
+      break;
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO:
+      cls |= kPunct;
+      break;
+    case UTF8PROC_CATEGORY_SM:
+    case UTF8PROC_CATEGORY_SC:
+    case UTF8PROC_CATEGORY_SK:
+    case UTF8PROC_CATEGORY_SO:
+      cls |= kSymbol;
+      break;
+    default:
+      break;
+  }
+  return cls;
+}
+
+// Decodes UTF-8 into classified code points; invalid bytes become U+DC80..U+DCFF.
+void decode(std::string_view s, std::vector<Char>& out) {
+  static const std::array<std::uint8_t, 128> kAscii = [] {
+    std::array<std::uint8_t, 128> t{};
+    for (char32_t c = 0; c < 128; ++c) t[c] = classify(c);
+    return t;
+  }();
+  out.clear();
+  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      out.push_back({*p, kAscii[*p]});
+      ++p;
+      continue;
+    }
+    utf8proc_int32_t cp = 0;
+    const utf8proc_ssize_t n = utf8proc_iterate(p, end - p, &cp);
+    if (n <= 0) {
+      const char32_t esc = 0xDC00 + *p;
+      out.push_back({esc, kNone});
+      ++p;
+    } else {
+      const auto c = static_cast<char32_t>(cp);
+      out.push_back({c, classify(c)});
+      p += n;
+    }
+  }
+}
+
+void encode(char32_t cp, std::string& out) {
+  if (cp >= 0xDC80 && cp <= 0xDCFF) {
+    out.push_back(static_cast<char>(cp - 0xDC00));
+    return;
+  }
+  utf8proc_uint8_t buf[4];
+  const auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
+  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+std::string tokenize_13a(std::string_view line) {
+  std::string out;
+  tokenize_13a_into(line, out);
+  return out;
+}
+
+std::string tokenize_intl(std::string_view line) {
+  thread_local std::vector<Char> a, b;
+  constexpr Char kBlank{U' ', kSpace};
+  decode(line, a);
+
+  // (\P{N})(\p{P}) -> '\1 \2 '
+  b.clear();
+  for (std::size_t i = 0; i < a.size();) {
+    if (i + 1 < a.size() && !(a[i].cls & kNumber) && (a[i + 1].cls & kPunct)) {
+      b.insert(b.end(), {a[i], kBlank, a[i + 1], kBlank});
+      i += 2;
+    } else {
+      b.push_back(a[i++]);
+    }
+  }
+  // (\p{P})(\P{N}) -> ' \1 \2'
+  a.clear();
+  for (std::size_t i = 0; i < b.size();) {
+    if (i + 1 < b.size() && (b[i].cls & kPunct) && !(b[i + 1].cls & kNumber)) {
+      a.insert(a.end(), {kBlank, b[i], kBlank, b[i + 1]});
+      i += 2;
+    } else {
+      a.push_back(b[i++]);
+    }
+  }
+  // (\p{S}) -> ' \1 ', then ' '.join(line.split()), fused.
+  std::string out;
+  out.reserve(line.size() + line.size() / 2);
+  bool in_token = false;
+  auto separate = [&] {
+    if (in_token) {
+      out.push_back(' ');
+      in_token = false;
+    }
+  };
+  for (const Char& c : a) {
+    if (c.cls & kSpace) {
+      separate();
+    } else if (c.cls & kSymbol) {
+      separate();
+      encode(c.cp, out);
+      in_token = true;
+      separate();
+    } else {
+      encode(c.cp, out);
+      in_token = true;
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::vector<std::string_view> split_whitespace(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] != ' ') ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+}  // namespace probity::text
