@@ -1,0 +1,983 @@
+// Degradations (SPEC §5): changes a good metric must score lower than the original candidate.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "perturb/lexicon.hpp"
+#include "perturb/strategies.hpp"
+#include "probity/text.hpp"
+
+namespace probity::perturb {
+namespace {
+
+using Names = std::unordered_set<std::string>;
+
+std::string core_lower(const Chunk& chunk) {
+  return lower(split_word(chunk.text).core);
+}
+
+std::size_t words_in(const std::vector<Chunk>& chunks, std::size_t begin, std::size_t end) {
+  std::size_t n = 0;
+  for (std::size_t i = begin; i < end && i < chunks.size(); ++i)
+    if (has_alnum(chunks[i].text)) ++n;
+  return n;
+}
+
+// Sentences of each section, in order: the unit of "every other sentence".
+std::map<std::size_t, std::vector<SentenceRef>> sentences_by_section(const Doc& doc) {
+  std::map<std::size_t, std::vector<SentenceRef>> sections;
+  for (const auto& ref : sentence_refs(doc)) sections[doc.lines[ref.line].section].push_back(ref);
+  return sections;
+}
+
+std::string& sentence_at(Doc& doc, const SentenceRef& ref) {
+  return doc.lines[ref.line].sentences[ref.index];
+}
+const std::string& sentence_at(const Doc& doc, const SentenceRef& ref) {
+  return doc.lines[ref.line].sentences[ref.index];
+}
+
+// ---- R: random replacement -------------------------------------------------------------------
+
+class RandomReplacement final : public RuleStrategy {
+ public:
+  RandomReplacement()
+      : RuleStrategy(StrategyKind::kDegradation, "R", "random-replacement",
+                     "replace the candidate by a candidate of another task in the same group",
+                     "other task uniform in group; same system if present else uniform") {}
+
+ protected:
+  PerturbResult run(const PerturbContext& context, Rng& rng) const override {
+    const Task& self = context.task_ref();
+    const auto& tasks = context.dataset->tasks;
+    std::vector<std::size_t> others;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      if (t == context.task || tasks[t].group != self.group || tasks[t].task_id == self.task_id ||
+          tasks[t].candidates.empty())
+        continue;
+      others.push_back(t);
+    }
+    if (others.empty())
+      return not_applicable(fmt::format("no other task in group '{}'", self.group));
+    const Task& other = tasks[others[rng.below(others.size())]];
+    // The same system's output for the other task keeps length and style comparable, so the
+    // replacement differs in content only.
+    const Candidate& original = context.candidate_ref();
+    const Candidate* chosen = nullptr;
+    if (!original.system.empty()) {
+      for (const auto& c : other.candidates)
+        if (c.system == original.system) chosen = &c;
+    }
+    if (chosen == nullptr) chosen = &other.candidates[rng.below(other.candidates.size())];
+    if (chosen->text == original.text)
+      return unchanged(
+          fmt::format("task '{}' candidate '{}' has the same text", other.task_id, chosen->id));
+    return applied(chosen->text,
+                   fmt::format("from task '{}' candidate '{}'", other.task_id, chosen->id));
+  }
+};
+
+// ---- S: sentence deletion --------------------------------------------------------------------
+
+class SentenceDeletion final : public RuleStrategy {
+ public:
+  SentenceDeletion()
+      : RuleStrategy(StrategyKind::kDegradation, "S", "sentence-deletion",
+                     "delete every other sentence within each section (layout kept)",
+                     "delete odd positions (0-based) per section") {}
+
+ protected:
+  PerturbResult run(const PerturbContext& context, Rng&) const override {
+    Doc doc = parse_doc(context.candidate_ref().text);
+    std::size_t deleted = 0;
+    for (auto& [section, refs] : sentences_by_section(doc)) {
+      for (std::size_t i = 1; i < refs.size(); i += 2) {
+        sentence_at(doc, refs[i]).clear();
+        ++deleted;
+      }
+    }
+    if (deleted == 0) return unchanged("no section has a second sentence to delete");
+    return applied(render_doc(doc),
+                   fmt::format("deleted {} of {} sentences", deleted, doc.num_sentences()));
+  }
+};
+
+// ---- D: deletion and completion --------------------------------------------------------------
+
+// "The results are strong." + "The paper is clear." -> "The results are strong, and the paper
+// is clear." Empty when either sentence is not a plain statement.
+std::vector<Chunk> conjoin(std::vector<Chunk> a, std::vector<Chunk> b, const Style& style) {
+  auto strip_terminal = [](std::vector<Chunk>& c) {
+    if (c.empty()) return false;
+    if (is_terminal_punct(c.back().text)) {
+      if (c.back().text != ".") return false;
+      c.pop_back();
+      return !c.empty();
+    }
+    const WordParts p = split_word(c.back().text);
+    if (p.trail != ".") return false;
+    std::string word(p.lead);
+    word += p.core;
+    c.back().text = std::move(word);
+    return true;
+  };
+  if (!strip_terminal(a) || !strip_terminal(b) || first_word_index(b) != 0) return {};
+  const Names names = {};
+  b.front().text = decapitalize_initial(b.front().text, style, names);
+  std::vector<Chunk> out = std::move(a);
+  out.back().space.assign(1, ' ');
+  if (style.tokenized) {
+    out.push_back({",", " ", true});
+  } else {
+    out.back().text += ",";
+  }
+  out.push_back({"and", " ", true});
+  out.insert(out.end(), b.begin(), b.end());
+  out.back().space.clear();
+  if (style.tokenized) {
+    out.back().space.assign(1, ' ');
+    out.push_back({".", "", true});
+  } else {
+    out.back().text += ".";
+  }
+  return out;
+}
+
+// Where a sentence can be cut. "to" (infinitive or preposition) only pairs with itself; "of"
+// only keeps its noun phrase slot ("accused stiviano of" + "an nba team").
+enum Boundary { kNone, kPreposition, kConjunction, kNounPhrase, kOf, kTo };
+
+Boundary boundary_kind(const Chunk& c) {
+  const std::string low = core_lower(c);
+  if (!split_word(c.text).lead.empty() || !split_word(c.text).trail.empty() || low.empty())
+    return kNone;
+  if (low == "to") return kTo;
+  if (low == "of") return kOf;
+  if (lex::is_split_word(low)) return lex::is_preposition(low) ? kPreposition : kConjunction;
+  if (low == "a" || low == "an" || low == "the" || low == "his" || low == "her" || low == "their" ||
+      low == "its")
+    return kNounPhrase;
+  return kNone;
+}
+
+struct Cut {
+  std::size_t i, j;  // head = first[0, i), tail = second[j, end)
+};
+
+// Cut pairs where the head ends and the tail starts at a boundary word of the same kind
+// ("in the record books" for "on the guinness website"), or where the head keeps its
+// preposition and the tail starts with a noun phrase; `any` collects the other pairings.
+void find_cuts(const std::vector<Chunk>& first, const std::vector<Chunk>& second, bool same,
+               std::vector<Cut>& matched, std::vector<Cut>& any) {
+  for (std::size_t i = 1; i < first.size(); ++i) {
+    const Boundary ka = boundary_kind(first[i]);
+    if (ka == kNone || words_in(first, 0, i) < 3) continue;
+    for (std::size_t j = 1; j < second.size(); ++j) {
+      const Boundary kb = boundary_kind(second[j]);
+      if (kb == kNone || words_in(second, j, second.size()) < 2) continue;
+      if (same && j <= i + 1) continue;  // skip at least one phrase of the sentence
+      if (!same && words_in(second, 0, j) < 2) continue;
+      if (ka == kb && ka != kOf) {
+        matched.push_back({i, j});
+      } else if ((ka == kPreposition || ka == kOf) && kb == kNounPhrase) {
+        if (!same || j > i + 2) matched.push_back({i + 1, j});
+      } else if ((ka == kPreposition || ka == kConjunction) &&
+                 (kb == kPreposition || kb == kConjunction)) {
+        any.push_back({i, j});
+      }
+    }
+  }
+}
+
+std::vector<Chunk> join_at(const std::vector<Chunk>& first, const std::vector<Chunk>& second,
+                           Cut cut, const Style& style) {
+  std::vector<Chunk> out(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(cut.i));
+  // Drop a comma that ended the head ("miles ," / "miles,").
+  while (!out.empty() && is_punct_chunk(out.back().text)) out.pop_back();
+  if (!out.empty()) {
+    WordParts parts = split_word(out.back().text);
+    if (parts.trail == "," || parts.trail == ";" || parts.trail == ":") {
+      std::string head(parts.lead);
+      head += parts.core;
+      out.back().text = std::move(head);
+    }
+    out.back().space.assign(1, ' ');
+  }
+  out.insert(out.end(), second.begin() + static_cast<std::ptrdiff_t>(cut.j), second.end());
+  const std::string last = out.empty() ? "" : out.back().text;
+  const bool terminated =
+      is_terminal_punct(last) || last.ends_with('.') || last.ends_with('!') || last.ends_with('?');
+  if (!terminated) end_sentence(out, style.tokenized);
+  return out;
+}
+
+// A recombination of two kept sentences: the head of one up to a clause or phrase boundary,
+// joined to the tail of the other from a boundary of the same kind. Every word comes from the
+// kept sentences, so the filler adds no task information, yet reads like a sentence.
+std::string recombine(const std::string& a, const std::string& b, bool same_sentence,
+                      const Style& style, Rng& rng) {
+  const auto ca = to_chunks(a);
+  const auto cb = to_chunks(b);
+  std::vector<Cut> ab_matched, ab_any, ba_matched, ba_any;
+  find_cuts(ca, cb, same_sentence, ab_matched, ab_any);
+  if (!same_sentence) find_cuts(cb, ca, false, ba_matched, ba_any);
+  std::vector<Chunk> out;
+  // Prefer the previous sentence's head (it keeps the text's order) and matching boundaries.
+  for (auto [cuts, first, second] :
+       {std::tuple{&ab_matched, &ca, &cb}, std::tuple{&ba_matched, &cb, &ca}}) {
+    if (cuts->empty()) continue;
+    out = join_at(*first, *second, (*cuts)[rng.below(cuts->size())], style);
+    break;
+  }
+  if (out.empty() && !same_sentence && a != b) {
+    // Both neighbours joined into one sentence: "A, and b." adds only a conjunction.
+    out = conjoin(ca, cb, style);
+  }
+  if (out.empty()) {
+    // No boundary to recombine at: the head of the previous sentence alone, cut at its last
+    // boundary; failing that, the sentence itself (a repetition).
+    out = ca;
+    std::size_t cut = 0;
+    for (std::size_t i = 1; i < ca.size(); ++i) {
+      const Boundary k = boundary_kind(ca[i]);
+      if ((k == kPreposition || k == kConjunction) && words_in(ca, 0, i) >= 3) cut = i;
+    }
+    if (cut > 0) {
+      out.resize(cut);
+      end_sentence(out, style.tokenized);
+    }
+  }
+  if (!out.empty()) out.back().space.clear();
+  return join_chunks(out);
+}
+
+class DeletionCompletion final : public RuleStrategy {
+ public:
+  DeletionCompletion()
+      : RuleStrategy(StrategyKind::kDegradation, "D", "deletion-completion",
+                     "delete every other sentence and fill each gap with a recombination of the "
+                     "neighbouring kept sentences",
+                     "delete odd positions per section; gap = head(prev kept) + tail(next kept) "
+                     "at a random matching boundary") {}
+
+ protected:
+  PerturbResult run(const PerturbContext& context, Rng& rng) const override {
+    const std::string& text = context.candidate_ref().text;
+    const Style style = detect_style(text);
+    Doc doc = parse_doc(text);
+    const Doc original = doc;
+    std::size_t filled = 0;
+    for (auto& [section, refs] : sentences_by_section(doc)) {
+      for (std::size_t k = 1; k < refs.size(); k += 2) {
+        const std::string& prev = sentence_at(original, refs[k - 1]);
+        std::size_t next_index = k + 1 < refs.size() ? k + 1 : (k >= 3 ? k - 3 : k - 1);
+        const std::string& next = sentence_at(original, refs[next_index]);
+        sentence_at(doc, refs[k]) = recombine(prev, next, next_index == k - 1, style, rng);
+        ++filled;
+      }
+    }
+    if (filled == 0) return unchanged("no section has a second sentence to replace");
+    return applied(render_doc(doc),
+                   fmt::format("replaced {} of {} sentences", filled, doc.num_sentences()));
+  }
+};
+
+// ---- P: surface report -----------------------------------------------------------------------
+
+enum class WeakContext { kLead, kLastTurn, kAbstract };
+
+std::string_view weak_context_name(WeakContext mode) {
+  switch (mode) {
+    case WeakContext::kLead:
+      return "lead of the source";
+    case WeakContext::kLastTurn:
+      return "last turn of the source";
+    case WeakContext::kAbstract:
+      return "abstract of the source";
+  }
+  return "";
+}
+
+bool contains_any(const std::string& haystack, std::initializer_list<std::string_view> needles) {
+  return std::any_of(needles.begin(), needles.end(),
+                     [&](std::string_view n) { return haystack.find(n) != std::string::npos; });
+}
+
+// Position just after an "Abstract" label at the start of a line, or npos.
+std::size_t abstract_start(const std::string& source) {
+  const std::string low = lower(source);
+  for (std::size_t at = low.find("abstract"); at != std::string::npos;
+       at = low.find("abstract", at + 1)) {
+    std::size_t line_begin = low.rfind('\n', at);
+    line_begin = line_begin == std::string::npos ? 0 : line_begin + 1;
+    std::string_view before(low.data() + line_begin, at - line_begin);
+    if (before.find_first_not_of(" \t#*_") != std::string_view::npos) continue;
+    std::size_t after = at + 8;
+    while (after < low.size() &&
+           (low[after] == '*' || low[after] == '_' || low[after] == ':' || low[after] == '.' ||
+            low[after] == ' ' || low[after] == '\t' || low[after] == '\n' || low[after] == '-'))
+      ++after;
+    return after;
+  }
+  return std::string::npos;
+}
+
+WeakContext weak_context_mode(const Task& task) {
+  const std::string group = lower(task.group);
+  if (contains_any(group, {"review", "iclr", "neurips", "nips", "openreview", "peer", "paper"}))
+    return WeakContext::kAbstract;
+  if (contains_any(group, {"sum", "news", "cnn", "dailymail"})) return WeakContext::kLead;
+  if (contains_any(group, {"chat", "dialog", "conv", "qa", "question", "usr", "persona", "response",
+                           "dstc", "wow"}))
+    return WeakContext::kLastTurn;
+  if (abstract_start(task.source) != std::string::npos) return WeakContext::kAbstract;
+  return WeakContext::kLead;
+}
+
+// Turns of a dialogue source: " | "-separated (SAMSum style) or one per line.
+std::vector<std::string> dialogue_turns(const std::string& source) {
+  std::vector<std::string> turns;
+  auto push = [&](std::string_view t) {
+    while (!t.empty() && (t.front() == ' ' || t.front() == '|' || t.front() == '\t'))
+      t.remove_prefix(1);
+    while (!t.empty() &&
+           (t.back() == ' ' || t.back() == '|' || t.back() == '\t' || t.back() == '\r'))
+      t.remove_suffix(1);
+    if (!t.empty()) turns.emplace_back(t);
+  };
+  const bool pipes = source.find(" | ") != std::string::npos || source.starts_with("| ");
+  const char sep = pipes ? '|' : '\n';
+  std::size_t start = 0;
+  for (std::size_t at = source.find(sep); at != std::string::npos; at = source.find(sep, start)) {
+    push(std::string_view(source).substr(start, at - start));
+    start = at + 1;
+  }
+  push(std::string_view(source).substr(start));
+  return turns;
+}
+
+void append_sentences(std::vector<std::string>& pool, std::string_view passage) {
+  for (std::size_t start = 0; start <= passage.size();) {
+    std::size_t nl = passage.find('\n', start);
+    std::string_view line = passage.substr(start, nl == std::string_view::npos ? nl : nl - start);
+    for (auto& s : text::split_sentences(line)) pool.push_back(std::move(s));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+}
+
+// Sentences of the weak context, in the order they are used.
+std::vector<std::string> weak_context_sentences(const Task& task, WeakContext mode) {
+  std::vector<std::string> pool;
+  const std::string& source = task.source;
+  switch (mode) {
+    case WeakContext::kLead: {
+      if (source.find(" | ") != std::string::npos || source.starts_with("| ")) {
+        for (const auto& turn : dialogue_turns(source)) append_sentences(pool, turn);
+      } else {
+        append_sentences(pool, source);
+      }
+      break;
+    }
+    case WeakContext::kLastTurn: {
+      // The last turn (the question) first; earlier turns only when more words are needed.
+      auto turns = dialogue_turns(source);
+      for (auto it = turns.rbegin(); it != turns.rend(); ++it) append_sentences(pool, *it);
+      break;
+    }
+    case WeakContext::kAbstract: {
+      std::size_t start = abstract_start(source);
+      if (start == std::string::npos) start = 0;
+      std::size_t end = source.find("\n\n", start);
+      append_sentences(pool, std::string_view(source).substr(
+                                 start, end == std::string::npos ? end : end - start));
+      break;
+    }
+  }
+  return pool;
+}
+
+// The first `n` words of a natural-text sentence, ended cleanly.
+std::string truncate_natural(const std::string& sentence, std::size_t n) {
+  auto chunks = to_chunks(sentence);
+  chunks.resize(cut_at_boundary(chunks, n));
+  end_sentence(chunks, false);
+  return join_chunks(chunks);
+}
+
+class SurfaceReport final : public RuleStrategy {
+ public:
+  SurfaceReport()
+      : RuleStrategy(StrategyKind::kDegradation, "P", "surface-report",
+                     "rebuild the candidate from weak context only (news: lead of the source; "
+                     "dialogue/QA: last turn; reviews: abstract), matched to its length and "
+                     "layout",
+                     "mode by group name then source shape; slot word counts follow the "
+                     "candidate's sentences; truncate at 1.25x+2 words") {}
+
+ protected:
+  PerturbResult run(const PerturbContext& context, Rng&) const override {
+    const Task& task = context.task_ref();
+    const std::string& text = context.candidate_ref().text;
+    if (task.source.find_first_not_of(" \t\r\n") == std::string::npos)
+      return not_applicable("task has no source");
+    if (count_words(text) == 0) return not_applicable("empty candidate");
+    const WeakContext mode = weak_context_mode(task);
+    const std::vector<std::string> pool = weak_context_sentences(task, mode);
+    if (pool.empty()) return not_applicable("source has no usable text");
+    const Style style = detect_style(text);
+
+    Doc doc = parse_doc(text);
+    const auto refs = sentence_refs(doc);
+    std::size_t next = 0;
+    long deficit = 0;
+    bool reused = false;
+    for (std::size_t r = 0; r < refs.size(); ++r) {
+      std::string& slot = sentence_at(doc, refs[r]);
+      if (next >= pool.size()) {
+        // A short weak context (an abstract under a long review) is used again rather than
+        // leaving lines empty or reaching into the rest of the source.
+        next = 0;
+        reused = true;
+      }
+      const long target = std::max<long>(1, static_cast<long>(count_words(slot)) + deficit);
+      std::string natural = pool[next++];
+      long words = static_cast<long>(count_words(natural));
+      if (words > target + target / 4 + 2) {
+        natural = truncate_natural(natural, static_cast<std::size_t>(target));
+        words = static_cast<long>(count_words(natural));
+      }
+      deficit = target - words;
+      // The last slot takes whatever is still missing, so the total length matches.
+      while (r + 1 == refs.size() && deficit > 2 && next < pool.size()) {
+        std::string more = pool[next];
+        if (static_cast<long>(count_words(more)) > deficit + deficit / 4 + 2) {
+          if (deficit < 6) break;  // a fragment of two or three words reads as noise
+          more = truncate_natural(more, static_cast<std::size_t>(deficit));
+        }
+        ++next;
+        deficit -= static_cast<long>(count_words(more));
+        natural += " " + more;
+      }
+      slot = render(natural, style);
+    }
+    std::string out = render_doc(doc);
+    if (out == text)
+      return unchanged(fmt::format("the candidate already is the {}", weak_context_name(mode)));
+    return applied(std::move(out), fmt::format("from the {}{}", weak_context_name(mode),
+                                               reused ? " (used more than once)" : ""));
+  }
+};
+
+// ---- U: ultra-concise ------------------------------------------------------------------------
+
+// TF-IDF centrality: cosine between each sentence's vector and the whole text's vector, with
+// sentences as the documents of the IDF.
+std::vector<double> centrality(const std::vector<std::string>& sentences) {
+  std::vector<std::unordered_map<std::string, double>> tf(sentences.size());
+  std::unordered_map<std::string, double> df;
+  for (std::size_t s = 0; s < sentences.size(); ++s) {
+    for (const auto& tok : text::rouge_tokenize(sentences[s], true)) {
+      if (lex::is_function_word(tok) || tok.size() < 2) continue;
+      tf[s][tok] += 1;
+    }
+    for (const auto& [tok, n] : tf[s]) df[tok] += 1;
+  }
+  const double n_sent = static_cast<double>(sentences.size());
+  std::unordered_map<std::string, double> doc;
+  for (const auto& counts : tf)
+    for (const auto& [tok, n] : counts) doc[tok] += n * std::log(1.0 + n_sent / df[tok]);
+  double doc_norm = 0;
+  for (const auto& [tok, w] : doc) doc_norm += w * w;
+  std::vector<double> scores(sentences.size(), 0.0);
+  for (std::size_t s = 0; s < sentences.size(); ++s) {
+    double dot = 0, norm = 0;
+    for (const auto& [tok, n] : tf[s]) {
+      const double w = n * std::log(1.0 + n_sent / df[tok]);
+      dot += w * doc.at(tok);
+      norm += w * w;
+    }
+    scores[s] = norm > 0 && doc_norm > 0 ? dot / std::sqrt(norm * doc_norm) : 0.0;
+  }
+  return scores;
+}
+
+bool is_comma(const Chunk& c) {
+  return c.text == "," || (!is_punct_chunk(c.text) && split_word(c.text).trail == ",");
+}
+
+// Drops one comma-delimited aside of at most 8 words ("the whale , named varvara , swam" ->
+// "the whale swam"); false when there is none.
+bool drop_comma_aside(std::vector<Chunk>& chunks) {
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    if (!is_comma(chunks[i])) continue;
+    for (std::size_t j = i + 1; j < chunks.size() && j <= i + 9; ++j) {
+      if (!is_comma(chunks[j])) continue;
+      const std::size_t inner = words_in(chunks, i + 1, j + 1);
+      if (inner == 0 || inner > 8 || words_in(chunks, j + 1, chunks.size()) < 2 ||
+          words_in(chunks, 0, i + 1) < 1)
+        break;
+      if (chunks[i].text == ",") {
+        // Tokenized: remove ", aside ," including both commas.
+        chunks.erase(chunks.begin() + static_cast<std::ptrdiff_t>(i),
+                     chunks.begin() + static_cast<std::ptrdiff_t>(j + 1));
+      } else {
+        const WordParts p = split_word(chunks[i].text);
+        std::string head(p.lead);
+        head += p.core;
+        chunks[i].text = std::move(head);
+        chunks[i].space = chunks[j].space;
+        chunks.erase(chunks.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                     chunks.begin() + static_cast<std::ptrdiff_t>(j + 1));
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+// Drops "( ... )" and "-- ... --" asides.
+std::vector<Chunk> drop_asides(const std::vector<Chunk>& chunks) {
+  std::vector<Chunk> out;
+  int depth = 0;
+  for (const auto& c : chunks) {
+    const WordParts parts = split_word(c.text);
+    const bool opens = c.text.starts_with('(') || c.text.starts_with('[');
+    const bool closes =
+        c.text.find(')') != std::string::npos || c.text.find(']') != std::string::npos;
+    if (opens && !(closes && !parts.core.empty() && c.text.back() != ')')) ++depth;
+    if (depth == 0) out.push_back(c);
+    if (closes && depth > 0) --depth;
+  }
+  return out.empty() ? chunks : out;
+}
+
+class UltraConcise final : public RuleStrategy {
+ public:
+  UltraConcise()
+      : RuleStrategy(StrategyKind::kDegradation, "U", "ultra-concise",
+                     "compress to about 10% of the words: the most central sentence (TF-IDF), "
+                     "asides and articles dropped, cut at a phrase boundary",
+                     "target=max(5,round(0.10*words)); centrality=tfidf cosine to the text") {}
+
+ protected:
+  PerturbResult run(const PerturbContext& context, Rng&) const override {
+    const std::string& text = context.candidate_ref().text;
+    const std::size_t total = count_words(text);
+    const std::size_t target =
+        std::max<std::size_t>(5, static_cast<std::size_t>(std::lround(0.10 * double(total))));
+    if (total <= target) return unchanged("the candidate is already this short");
+    const Style style = detect_style(text);
+    const Doc doc = parse_doc(text);
+    std::vector<std::string> sentences;
+    for (const auto& ref : sentence_refs(doc))
+      sentences.push_back(doc.lines[ref.line].sentences[ref.index]);
+    if (sentences.empty()) return unchanged("no sentence found");
+    const std::vector<double> scores = centrality(sentences);
+    std::vector<std::size_t> order(sentences.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+    // Among the near-most-central sentences, the first that compresses without a ragged cut.
+    std::vector<Chunk> best;
+    for (std::size_t rank = 0; rank < order.size() && rank < 3; ++rank) {
+      if (rank > 0 && scores[order[rank]] < 0.6 * scores[order[0]]) break;
+      bool clean = false;
+      auto chunks = compress(sentences[order[rank]], target, style, clean);
+      if (rank == 0) best = chunks;
+      if (clean) {
+        best = std::move(chunks);
+        break;
+      }
+    }
+    const std::string out = join_chunks(best);
+    return applied(out, fmt::format("{} of {} words", count_words(out), total));
+  }
+
+ private:
+  // Headline-style compression of one sentence to at most `target` words.
+  static std::vector<Chunk> compress(const std::string& sentence, std::size_t target,
+                                     const Style& style, bool& clean) {
+    auto chunks = to_chunks(sentence);
+    const std::size_t first_word = first_word_index(chunks);
+    const bool capitalized =
+        first_word < chunks.size() && is_capitalized(split_word(chunks[first_word].text).core);
+    chunks = drop_asides(chunks);
+    auto over = [&] { return words_in(chunks, 0, chunks.size()) > target; };
+    // A fronted adverbial or subordinate clause ("on tuesday ,", "after X did Y ,") goes: the
+    // main clause carries the news.
+    if (const std::size_t f = first_word_index(chunks); over() && f < chunks.size()) {
+      const std::string lead = core_lower(chunks[f]);
+      if (lex::is_preposition(lead) || lex::is_subordinator(lead) || lead == "after" ||
+          lead == "before" || lead == "as") {
+        for (std::size_t k = f; k < chunks.size(); ++k) {
+          if (!is_comma(chunks[k])) continue;
+          const std::size_t start = chunks[k].text == "," ? k + 1 : k + 1;
+          if (words_in(chunks, start, chunks.size()) >= 3 && words_in(chunks, f, start) <= 25)
+            chunks.erase(chunks.begin(), chunks.begin() + static_cast<std::ptrdiff_t>(start));
+          break;
+        }
+      }
+    }
+    while (over() && drop_comma_aside(chunks)) {
+    }
+    // A reporting frame ("it said", "police say that") goes as well.
+    if (const std::size_t f = first_word_index(chunks); over() && f < chunks.size()) {
+      for (std::size_t k = f + 1; k < chunks.size() && k <= f + 3; ++k) {
+        const std::string w = core_lower(chunks[k]);
+        if (w != "said" && w != "says" && w != "say" && w != "told" && w != "reported") continue;
+        std::size_t start = k + 1;
+        if (start < chunks.size() && core_lower(chunks[start]) == "that") ++start;
+        if (split_word(chunks[k].text).trail.empty() && words_in(chunks, start, chunks.size()) >= 4)
+          chunks.erase(chunks.begin(), chunks.begin() + static_cast<std::ptrdiff_t>(start));
+        break;
+      }
+    }
+    if (over()) {
+      // Articles and perfect-tense auxiliaries go first, as in a headline.
+      std::vector<Chunk> kept;
+      for (std::size_t i = 0; i < chunks.size(); ++i) {
+        const std::string low = core_lower(chunks[i]);
+        const bool bare = split_word(chunks[i].text).trail.empty();
+        const std::string next = i + 1 < chunks.size() ? core_lower(chunks[i + 1]) : "";
+        if (bare && (low == "a" || low == "an" || low == "the")) continue;
+        if (bare && (low == "has" || low == "have" || low == "had") && next.size() > 3 &&
+            next.ends_with("ed"))
+          continue;
+        kept.push_back(chunks[i]);
+      }
+      if (words_in(kept, 0, kept.size()) >= 2) chunks = std::move(kept);
+    }
+    clean = !over();
+    if (!clean) {
+      const std::size_t keep = cut_at_boundary(chunks, target);
+      clean = keep < chunks.size() &&
+              (lex::is_split_word(core_lower(chunks[keep])) || is_punct_chunk(chunks[keep].text) ||
+               ends_clause(chunks[keep - 1].text));
+      chunks.resize(keep);
+    }
+    end_sentence(chunks, style.tokenized);
+    const std::size_t first = first_word_index(chunks);
+    if (capitalized && first < chunks.size() && style.casing != CaseStyle::kLower)
+      chunks[first].text = capitalize(chunks[first].text);
+    return chunks;
+  }
+};
+
+// ---- O: opinion flip -------------------------------------------------------------------------
+
+bool ends_with_any(const std::string& s, std::initializer_list<std::string_view> suffixes) {
+  return std::any_of(suffixes.begin(), suffixes.end(),
+                     [&](std::string_view x) { return s.ends_with(x); });
+}
+
+bool is_clause_coordinator(const std::string& low) {
+  return low == "and" || low == "but" || low == "or" || low == "while" || low == "whereas" ||
+         low == "although" || low == "though" || low == "however" || low == "yet" ||
+         low == "because";
+}
+
+bool is_degree_adverb(const std::string& low) {
+  return low == "very" || low == "quite" || low == "really" || low == "so" || low == "too" ||
+         low == "extremely" || low == "truly" || low == "highly" || low == "strongly" ||
+         low == "particularly" || low == "especially" || low == "fairly" || low == "rather" ||
+         low == "pretty" || low == "remarkably" || low == "clearly" || low == "definitely" ||
+         low == "certainly" || low == "also" || low == "still" || low == "always";
+}
+
+// Replaces the word of a chunk keeping its punctuation and case pattern.
+void set_core(Chunk& chunk, const std::string& word) {
+  const WordParts parts = split_word(chunk.text);
+  chunk.text = std::string(parts.lead) + match_case(word, parts.core) + std::string(parts.trail);
+  chunk.changed = true;
+}
+
+Chunk new_chunk(std::string text) {
+  return Chunk{std::move(text), " ", true};
+}
+
+class OpinionFlipper {
+ public:
+  explicit OpinionFlipper(std::vector<Chunk> chunks) : c_(std::move(chunks)) {
+    low_.reserve(c_.size());
+    for (const auto& ch : c_) low_.push_back(core_lower(ch));
+  }
+
+  std::size_t flips() const { return flips_; }
+
+  std::vector<Chunk> run() {
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i <= c_.size(); ++i) {
+      const bool boundary = i == c_.size() || (i > begin && is_clause_coordinator(low_[i]));
+      if (boundary) {
+        clause(begin, i);
+        begin = i;
+      }
+      if (i < c_.size() && ends_clause(c_[i].text)) {
+        clause(begin, i + 1);
+        begin = i + 1;
+      }
+    }
+    std::vector<Chunk> out;
+    for (std::size_t i = 0; i < c_.size(); ++i) {
+      for (auto& ins : before_[i]) out.push_back(std::move(ins));
+      if (!deleted_[i]) out.push_back(std::move(c_[i]));
+      for (auto& ins : after_[i]) out.push_back(std::move(ins));
+    }
+    fix_articles(out);
+    return out;
+  }
+
+ private:
+  std::string word(std::size_t i) const { return i < low_.size() ? low_[i] : std::string(); }
+  std::string prev_word(std::size_t i) const {
+    for (std::size_t k = i; k-- > 0;)
+      if (!low_[k].empty()) return low_[k];
+    return {};
+  }
+  std::string next_word(std::size_t i) const {
+    for (std::size_t k = i + 1; k < low_.size(); ++k)
+      if (!low_[k].empty()) return low_[k];
+    return {};
+  }
+
+  bool flippable(std::size_t i) const {
+    const std::string& w = low_[i];
+    if (w.empty()) return false;
+    if (lex::is_negatable_evaluative(w) || lex::is_recommend_verb(w) || !hyphen_flip(w).empty())
+      return true;
+    const std::string antonym = lex::flip_antonym(w);
+    return !antonym.empty() && context_allows(i, antonym);
+  }
+
+  static std::string hyphen_flip(const std::string& w) {
+    const auto dash = w.find('-');
+    if (dash == std::string::npos || dash == 0) return {};
+    const std::string head = w.substr(0, dash), rest = w.substr(dash);
+    if (head == "well") return "poorly" + rest;
+    if (head == "poorly" || head == "badly" || head == "ill") return "well" + rest;
+    return {};
+  }
+
+  void remove(std::size_t i) { deleted_[i] = true; }
+
+  void clause(std::size_t begin, std::size_t end) {
+    if (begin >= end) return;
+    // 1. A negation over an evaluative word: removing it is the flip ("not convincing" ->
+    //    "convincing", "do not recommend" -> "recommend").
+    for (std::size_t q = begin; q < end; ++q) {
+      if (!lex::is_negator(low_[q]) || low_[q] == "never") continue;
+      if (word(q + 1) == "only") continue;  // "not only ... but also"
+      // The negation scopes over the rest of its clause ("I do not think the baselines are
+      // strong"), which the clause boundaries keep short.
+      std::size_t target = end;
+      for (std::size_t k = q + 1; k < end; ++k) {
+        if (flippable(k)) {
+          target = k;
+          break;
+        }
+      }
+      if (target == end) continue;
+      remove_negation(q);
+      ++flips_;
+      return;  // the rest of the clause was under the negation's scope
+    }
+    // 2. Word-level flips.
+    bool verdict_flipped = false;
+    std::vector<std::size_t> recommends;
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::string& w = low_[i];
+      if (w.empty()) continue;
+      if (lex::is_recommend_verb(w)) {
+        recommends.push_back(i);
+        continue;
+      }
+      if (lex::is_fixed_collocation(w, next_word(i)) || lex::is_fixed_collocation(prev_word(i), w))
+        continue;
+      std::string antonym = lex::flip_antonym(w);
+      if (antonym.empty()) antonym = hyphen_flip(w);
+      if (!antonym.empty() && context_allows(i, antonym)) {
+        set_core(c_[i], antonym);
+        if (lex::is_verdict_word(w)) verdict_flipped = true;
+        ++flips_;
+        continue;
+      }
+      if (lex::is_negatable_evaluative(w)) {
+        // Attach "not" to the copula before it ("is groundbreaking" -> "is not groundbreaking").
+        std::size_t k = i;
+        while (k > begin && is_degree_adverb(low_[k - 1])) --k;
+        if (k > begin && lex::is_copula(low_[k - 1]) && low_[k - 1] != "'s") {
+          after_[k - 1].push_back(new_chunk("not"));
+          ++flips_;
+        }
+      }
+    }
+    // 3. "recommend" without a flipped verdict noun is negated ("I recommend this paper" ->
+    //    "I do not recommend this paper"); with one, the noun flip already reversed it.
+    if (verdict_flipped) return;
+    for (std::size_t i : recommends) {
+      negate_verb(i, begin);
+      ++flips_;
+    }
+  }
+
+  bool context_allows(std::size_t i, const std::string& antonym) const {
+    const std::string& w = low_[i];
+    const std::string prev = i > 0 ? low_[i - 1] : std::string();
+    if (w == "like" || w == "likes" || w == "liked") {
+      // Only the verb: "i like", "they really liked"; not "looks like a".
+      return lex::is_subject_pronoun(prev) || prev == "really" || prev == "would" || prev == "'d" ||
+             prev == "also" || prev == "to" || prev == "do" || prev == "did" || prev == "does" ||
+             lex::is_negator(prev);
+    }
+    if (w == "original") {
+      // Evaluative only as a predicate ("the idea is original"), not "the original bathroom".
+      return lex::is_copula(prev) || is_degree_adverb(prev);
+    }
+    if (w == "well") {
+      // "well written", "works well"; not "as well" or an interjection ("well, ...").
+      const std::string next = next_word(i);
+      if (prev == "as" || prev.empty() ||
+          (!split_word(c_[i].text).trail.empty() && split_word(c_[i].text).trail != "."))
+        return false;
+      return ends_with_any(next, {"ed", "en", "wn"}) || lex::word_classes(prev).verb;
+    }
+    // An adjective-forming antonym ("incorrect") cannot replace a verb ("to correct").
+    if (antonym.starts_with("un") || antonym.starts_with("in") || antonym.starts_with("im") ||
+        antonym.starts_with("ir") || antonym.starts_with("il")) {
+      if (prev == "to" || lex::is_modal(prev) || lex::is_subject_pronoun(prev)) return false;
+    }
+    return true;
+  }
+
+  // A bare verb right after the negation, which do-support can hand its tense to.
+  bool base_verb_at(std::size_t i) const {
+    if (i >= low_.size() || low_[i].empty() || !split_word(c_[i].text).lead.empty()) return false;
+    const std::string& w = low_[i];
+    if (w.ends_with("ed") || w.ends_with("ing") || lex::is_function_word(w)) return false;
+    return w == "have" || w == "do" || lex::word_classes(w).verb;
+  }
+
+  // "does not recommend" -> "recommends", "isn't" -> "is", "would not" -> "would".
+  void remove_negation(std::size_t q) {
+    const std::string& neg = low_[q];
+    const bool separate = neg == "not" || neg == "n't";
+    const std::string aux =
+        separate ? (q > 0 ? low_[q - 1] : std::string()) : lex::drop_negation(neg);
+    // "do/does not V" -> "V/Vs"; "did not V" keeps "did V" (no irregular pasts to guess).
+    if ((aux == "do" || aux == "does") && base_verb_at(q + 1)) {
+      const bool capital = is_capitalized(split_word(c_[separate ? q - 1 : q].text).core);
+      const std::string verb =
+          aux == "does" ? lex::third_person_singular(low_[q + 1]) : low_[q + 1];
+      set_core(c_[q + 1], capital ? capitalize(verb) : verb);
+      if (separate) remove(q - 1);
+      remove(q);
+      return;
+    }
+    if (separate) {
+      if (neg == "n't" && (aux == "ca" || aux == "wo"))
+        set_core(c_[q - 1], aux == "ca" ? "can" : "will");
+      remove(q);
+      return;
+    }
+    set_core(c_[q], aux);
+  }
+
+  void negate_verb(std::size_t i, std::size_t begin) {
+    const std::string& w = low_[i];
+    // Modal or copula (possibly across degree adverbs): "would recommend", "is highly
+    // recommended" -> "would not recommend", "is not highly recommended".
+    std::size_t k = i;
+    while (k > begin && is_degree_adverb(low_[k - 1])) --k;
+    if (k > begin &&
+        (lex::is_modal(low_[k - 1]) || lex::is_copula(low_[k - 1]) || low_[k - 1] == "to")) {
+      if (low_[k - 1] == "to")
+        before_[k - 1].push_back(new_chunk("not"));
+      else
+        after_[k - 1].push_back(new_chunk("not"));
+      return;
+    }
+    std::string aux = "do";
+    std::string base = w;
+    if (w.ends_with("ing")) {
+      before_[k].push_back(new_chunk("not"));
+      return;
+    }
+    if (w.ends_with("s")) {
+      aux = "does";
+      base = w.substr(0, w.size() - 1);
+    } else if (w.ends_with("ed")) {
+      aux = "did";
+      base = w.substr(0, w.size() - (w == "endorsed" ? 1 : 2));
+    }
+    set_core(c_[i], base);
+    // A sentence-initial verb ("Recommend ...") hands its capital to the auxiliary.
+    const bool initial = k == first_word_index(c_) && is_capitalized(split_word(c_[k].text).core);
+    if (initial) c_[k].text = lower(c_[k].text);
+    before_[k].push_back(new_chunk(initial ? capitalize(aux) : aux));
+    before_[k].push_back(new_chunk("not"));
+  }
+
+  std::vector<Chunk> c_;
+  std::vector<std::string> low_;
+  std::vector<bool> deleted_ = std::vector<bool>(c_.size(), false);
+  std::vector<std::vector<Chunk>> before_ = std::vector<std::vector<Chunk>>(c_.size());
+  std::vector<std::vector<Chunk>> after_ = std::vector<std::vector<Chunk>>(c_.size());
+  std::size_t flips_ = 0;
+};
+
+class OpinionFlip final : public RuleStrategy {
+ public:
+  OpinionFlip()
+      : RuleStrategy(StrategyKind::kDegradation, "O", "opinion-flip",
+                     "reverse the evaluative verdict: antonyms of polarity words, negation "
+                     "removed or inserted, accept<->reject, recommend<->not recommend",
+                     "curated antonyms + WordNet direct antonyms of evaluative adjectives; one "
+                     "negation flip per clause") {}
+
+ protected:
+  PerturbResult run(const PerturbContext& context, Rng&) const override {
+    const std::string& text = context.candidate_ref().text;
+    Doc doc = parse_doc(text);
+    std::size_t flips = 0;
+    auto flip = [&](std::string& s) {
+      OpinionFlipper flipper(to_chunks(s));
+      auto out = flipper.run();
+      if (flipper.flips() > 0) s = join_chunks(out);
+      flips += flipper.flips();
+    };
+    for (auto& line : doc.lines) {
+      if (line.kind == Line::Kind::kHeader) flip(line.content);
+      for (auto& sentence : line.sentences) flip(sentence);
+    }
+    if (flips == 0) return unchanged("no evaluative word could be flipped");
+    return applied(render_doc(doc), fmt::format("{} flips", flips));
+  }
+};
+
+template <class T>
+PerturbationInfo info_of() {
+  T probe;
+  return {probe.kind(), probe.code(), probe.name(), probe.description(),
+          [] { return std::unique_ptr<Perturbation>(std::make_unique<T>()); }};
+}
+
+}  // namespace
+
+std::vector<PerturbationInfo> degradation_infos() {
+  std::vector<PerturbationInfo> infos;
+  infos.push_back(info_of<RandomReplacement>());
+  infos.push_back(info_of<SentenceDeletion>());
+  infos.push_back(info_of<DeletionCompletion>());
+  infos.push_back(info_of<SurfaceReport>());
+  infos.push_back(info_of<UltraConcise>());
+  infos.push_back(info_of<OpinionFlip>());
+  return infos;
+}
+
+}  // namespace probity::perturb

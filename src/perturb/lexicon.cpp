@@ -1,0 +1,1248 @@
+#include "perturb/lexicon.hpp"
+
+#include <fmt/format.h>
+#include <wn.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <initializer_list>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace probity::perturb::lex {
+namespace {
+
+using Set = std::unordered_set<std::string>;
+using Map = std::unordered_map<std::string, std::string>;
+
+Set make_set(std::initializer_list<std::string_view> words) {
+  Set set;
+  for (auto w : words) set.emplace(w);
+  return set;
+}
+
+bool contains(const Set& set, const std::string& word) {
+  return set.find(word) != set.end();
+}
+
+std::string lookup(const Map& map, const std::string& word) {
+  auto it = map.find(word);
+  return it == map.end() ? std::string() : it->second;
+}
+
+// ---- closed classes ----------------------------------------------------------------------------
+
+const Set& determiners() {
+  static const Set set =
+      make_set({"a",     "an",  "the", "this", "that",  "these", "those", "his", "her", "its",
+                "their", "our", "my",  "your", "every", "each",  "some",  "any", "no",  "another"});
+  return set;
+}
+
+const Set& prepositions() {
+  static const Set set =
+      make_set({"in",      "on",     "at",      "after",   "before",  "with",    "from",   "for",
+                "of",      "to",     "by",      "during",  "since",   "near",    "over",   "under",
+                "into",    "about",  "against", "between", "through", "without", "across", "along",
+                "around",  "behind", "beyond",  "despite", "toward",  "towards", "upon",   "within",
+                "outside", "inside", "amid",    "among",   "off",     "onto",    "via",    "per"});
+  return set;
+}
+
+const Set& copulas() {
+  static const Set set =
+      make_set({"is",       "are",   "was",    "were",    "be",     "been",     "being",   "am",
+                "seems",    "seem",  "seemed", "appears", "appear", "appeared", "remains", "remain",
+                "remained", "looks", "look",   "looked",  "'s",     "'re"});
+  return set;
+}
+
+const Set& modals() {
+  static const Set set = make_set(
+      {"would", "will", "can", "could", "should", "must", "might", "may", "shall", "wo", "ca"});
+  return set;
+}
+
+const Set& subject_pronouns() {
+  static const Set set = make_set({"i", "you", "he", "she", "it", "we", "they"});
+  return set;
+}
+
+const Set& function_words() {
+  static const Set set = [] {
+    Set s = make_set(
+        {"and",        "or",      "but",      "nor",      "so",        "yet",    "if",
+         "then",       "than",    "because",  "although", "though",    "while",  "whereas",
+         "when",       "where",   "which",    "who",      "whom",      "whose",  "that",
+         "what",       "whether", "as",       "i",        "me",        "you",    "he",
+         "him",        "she",     "her",      "it",       "we",        "us",     "they",
+         "them",       "myself",  "yourself", "himself",  "herself",   "itself", "ourselves",
+         "themselves", "mine",    "yours",    "hers",     "ours",      "theirs", "is",
+         "are",        "was",     "were",     "be",       "been",      "being",  "am",
+         "do",         "does",    "did",      "done",     "doing",     "have",   "has",
+         "had",        "having",  "not",      "n't",      "no",        "never",  "very",
+         "also",       "just",    "only",     "even",     "still",     "too",    "so",
+         "there",      "here",    "now",      "how",      "why",       "all",    "both",
+         "either",     "neither", "such",     "own",      "same",      "other",  "more",
+         "most",       "much",    "many",     "few",      "less",      "least",  "one",
+         "'s",         "'re",     "'ve",      "'ll",      "'d",        "'m",     "again",
+         "further",    "once",    "however",  "thus",     "therefore", "hence",  "indeed",
+         "out",        "up",      "down",     "away",     "back",      "until",  "unless",
+         "whilst",     "upon",    "ever",     "already",  "yes",       "okay",   "ok",
+         "oh",         "well",    "let",      "get",      "got",       "whom",   "whose"});
+    for (const auto* other : {&determiners(), &prepositions(), &modals()})
+      s.insert(other->begin(), other->end());
+    return s;
+  }();
+  return set;
+}
+
+// ---- WordNet -----------------------------------------------------------------------------------
+
+// WordNet data kept in memory: the lemma index (sense order = frequency order), the morphological
+// exception lists, and the SemCor sense counts. Looking words up through the C library means
+// dozens of fseek/fgets per word; this keeps POS and sense queries to hash lookups. The C library
+// is still used to read synsets (for synonyms and antonyms); it keeps global state and returns
+// pointers into static buffers, so those calls go through `mutex`, and their results are copied
+// and cached under it.
+struct WordNet {
+  struct PosData {
+    std::unordered_map<std::string, std::vector<long>> offsets;            // lemma -> synsets
+    std::unordered_map<std::string, std::vector<std::string>> exceptions;  // form -> bases
+  };
+  PosData pos[5];                                   // indexed by NOUN, VERB, ADJ, ADV
+  std::unordered_map<std::string, int> tag_counts;  // "lemma/pos/sense" -> SemCor count
+  Set irregular_verbs;  // bases with irregular or consonant-doubling forms (verb.exc)
+  std::string error;
+
+  std::mutex mutex;  // guards the C library and the caches below
+  std::unordered_map<std::string, std::string> antonyms;
+  std::unordered_map<std::string, std::string> synonyms;
+
+  WordNet() {
+    if (wninit() != 0) {
+      error = "WordNet 3.0 data not found (install wordnet-base or set WNSEARCHDIR)";
+      return;
+    }
+    const std::string dir = SetSearchdir();
+    const char* names[5] = {"", "noun", "verb", "adj", "adv"};
+    for (int p = NOUN; p <= ADV; ++p) {
+      load_index(dir + "/index." + names[p], pos[p]);
+      load_exceptions(dir + "/" + names[p] + ".exc", pos[p],
+                      p == VERB ? &irregular_verbs : nullptr);
+    }
+    load_counts(dir + "/cntlist.rev");
+    if (pos[NOUN].offsets.empty()) error = "WordNet index files not readable in " + dir;
+  }
+
+  static std::vector<std::string_view> fields(std::string_view line) {
+    std::vector<std::string_view> out;
+    std::size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && line[i] == ' ') ++i;
+      const std::size_t start = i;
+      while (i < line.size() && line[i] != ' ') ++i;
+      if (i > start) out.push_back(line.substr(start, i - start));
+    }
+    return out;
+  }
+
+  static long to_long(std::string_view s) {
+    long v = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return -1;
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
+  // index.<pos>: lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt offsets...
+  static void load_index(const std::string& path, PosData& data) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line.front() == ' ') continue;  // licence header
+      const auto f = fields(line);
+      if (f.size() < 6) continue;
+      const long synsets = to_long(f[2]), pointers = to_long(f[3]);
+      if (synsets <= 0 || pointers < 0) continue;
+      const std::size_t first = 4 + static_cast<std::size_t>(pointers) + 2;
+      std::vector<long> offsets;
+      for (std::size_t k = first; k < f.size() && offsets.size() < std::size_t(synsets); ++k)
+        offsets.push_back(to_long(f[k]));
+      data.offsets.emplace(std::string(f[0]), std::move(offsets));
+    }
+  }
+
+  static void load_exceptions(const std::string& path, PosData& data, Set* bases) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto f = fields(line);
+      if (f.size() < 2) continue;
+      auto& list = data.exceptions[std::string(f[0])];
+      for (std::size_t k = 1; k < f.size(); ++k) {
+        list.emplace_back(f[k]);
+        if (bases) bases->emplace(f[k]);
+      }
+    }
+  }
+
+  // cntlist.rev: "lemma%ss_type:lex_filenum:lex_id:head:head_id sense_number tag_count".
+  void load_counts(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto f = fields(line);
+      if (f.size() < 3) continue;
+      const auto percent = f[0].find('%');
+      if (percent == std::string_view::npos || percent + 1 >= f[0].size()) continue;
+      int p = f[0][percent + 1] - '0';
+      if (p == 5) p = ADJ;  // satellite adjectives
+      if (p < NOUN || p > ADV) continue;
+      tag_counts.emplace(fmt::format("{}/{}/{}", f[0].substr(0, percent), p, f[1]),
+                         static_cast<int>(to_long(f[2])));
+    }
+  }
+
+  bool known(const std::string& lemma, int p) const { return pos[p].offsets.count(lemma) > 0; }
+
+  // WordNet's morphy: exception list, the word itself, then the detachment rules.
+  std::string base_form(const std::string& word, int p) const {
+    if (auto it = pos[p].exceptions.find(word); it != pos[p].exceptions.end())
+      for (const auto& base : it->second)
+        if (known(base, p)) return base;
+    if (known(word, p)) return word;
+    static const std::vector<std::pair<std::string_view, std::string_view>> rules[5] = {
+        {},
+        {{"s", ""},
+         {"ses", "s"},
+         {"xes", "x"},
+         {"zes", "z"},
+         {"ches", "ch"},
+         {"shes", "sh"},
+         {"men", "man"},
+         {"ies", "y"}},
+        {{"s", ""},
+         {"ies", "y"},
+         {"es", "e"},
+         {"es", ""},
+         {"ed", "e"},
+         {"ed", ""},
+         {"ing", "e"},
+         {"ing", ""}},
+        {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}},
+        {}};
+    for (const auto& [suffix, replacement] : rules[p]) {
+      if (word.size() <= suffix.size() + 1 || !word.ends_with(suffix)) continue;
+      std::string candidate = word.substr(0, word.size() - suffix.size());
+      candidate += replacement;
+      if (known(candidate, p)) return candidate;
+    }
+    return {};
+  }
+
+  // Rank (1-based) of the synset at `offset` among the senses of `lemma`, and its SemCor count.
+  std::pair<int, int> sense_rank(const std::string& lemma, int p, long offset) const {
+    auto it = pos[p].offsets.find(lemma);
+    if (it == pos[p].offsets.end()) return {0, 0};
+    for (std::size_t k = 0; k < it->second.size(); ++k)
+      if (it->second[k] == offset) return {int(k) + 1, tag_count(lemma, p, int(k) + 1)};
+    return {0, 0};
+  }
+
+  int tag_count(const std::string& lemma, int p, int sense) const {
+    auto it = tag_counts.find(fmt::format("{}/{}/{}", lemma, p, sense));
+    return it == tag_counts.end() ? 0 : it->second;
+  }
+};
+
+// Loaded once (thread-safe static initialisation); the indexes are read-only afterwards.
+WordNet& wordnet_instance() {
+  static WordNet wn;
+  if (!wn.error.empty()) throw std::runtime_error(wn.error);
+  return wn;
+}
+
+const WordNet& wordnet() {
+  return wordnet_instance();
+}
+
+WordNet& wordnet_locked(std::unique_lock<std::mutex>& lock) {
+  WordNet& wn = wordnet_instance();
+  lock = std::unique_lock(wn.mutex);
+  return wn;
+}
+
+int wn_pos(Pos pos) {
+  switch (pos) {
+    case Pos::kNoun:
+      return NOUN;
+    case Pos::kVerb:
+      return VERB;
+    case Pos::kAdj:
+      return ADJ;
+    case Pos::kAdv:
+      return ADV;
+  }
+  return NOUN;
+}
+
+// A word as WordNet writes it in data files: drop the adjective marker "(a)", "(p)", "(ip)".
+std::string clean_lemma(const char* raw) {
+  std::string s(raw);
+  if (auto paren = s.find('('); paren != std::string::npos) s.erase(paren);
+  return s;
+}
+
+bool plain_lower_word(const std::string& s) {
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; });
+}
+
+// ---- simple English morphology -----------------------------------------------------------------
+
+bool is_vowel(char c) {
+  return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+}
+
+std::string third_person(const std::string& base) {
+  if (base.ends_with("s") || base.ends_with("x") || base.ends_with("z") || base.ends_with("ch") ||
+      base.ends_with("sh") || base.ends_with("o"))
+    return base + "es";
+  if (base.size() > 1 && base.back() == 'y' && !is_vowel(base[base.size() - 2]))
+    return base.substr(0, base.size() - 1) + "ies";
+  return base + "s";
+}
+
+std::string past_regular(const std::string& base) {
+  if (base.ends_with("e")) return base + "d";
+  if (base.size() > 1 && base.back() == 'y' && !is_vowel(base[base.size() - 2]))
+    return base.substr(0, base.size() - 1) + "ied";
+  return base + "ed";
+}
+
+std::string gerund_regular(const std::string& base) {
+  if (base.ends_with("ie")) return base.substr(0, base.size() - 2) + "ying";
+  if (base.size() > 2 && base.ends_with("e") && !base.ends_with("ee"))
+    return base.substr(0, base.size() - 1) + "ing";
+  return base + "ing";
+}
+
+std::string plural_regular(const std::string& base) {
+  if (base.ends_with("s") || base.ends_with("x") || base.ends_with("z") || base.ends_with("ch") ||
+      base.ends_with("sh"))
+    return base + "es";
+  if (base.size() > 1 && base.back() == 'y' && !is_vowel(base[base.size() - 2]))
+    return base.substr(0, base.size() - 1) + "ies";
+  return base + "s";
+}
+
+// ---- opinion flip ------------------------------------------------------------------------------
+
+// Symmetric antonym pairs: each side maps to the other.
+constexpr std::pair<std::string_view, std::string_view> kAntonymPairs[] = {
+    {"good", "bad"},
+    {"better", "worse"},
+    {"best", "worst"},
+    {"excellent", "poor"},
+    {"strong", "weak"},
+    {"stronger", "weaker"},
+    {"strongest", "weakest"},
+    {"strength", "weakness"},
+    {"strengths", "weaknesses"},
+    {"clear", "unclear"},
+    {"convincing", "unconvincing"},
+    {"convincingly", "unconvincingly"},
+    {"interesting", "uninteresting"},
+    {"original", "unoriginal"},
+    {"useful", "useless"},
+    {"helpful", "unhelpful"},
+    {"important", "unimportant"},
+    {"significant", "insignificant"},
+    {"relevant", "irrelevant"},
+    {"effective", "ineffective"},
+    {"effectively", "ineffectively"},
+    {"efficient", "inefficient"},
+    {"impressive", "unimpressive"},
+    {"correct", "incorrect"},
+    {"correctly", "incorrectly"},
+    {"accurate", "inaccurate"},
+    {"consistent", "inconsistent"},
+    {"coherent", "incoherent"},
+    {"adequate", "inadequate"},
+    {"adequately", "inadequately"},
+    {"sufficient", "insufficient"},
+    {"sufficiently", "insufficiently"},
+    {"appropriate", "inappropriate"},
+    {"reasonable", "unreasonable"},
+    {"reliable", "unreliable"},
+    {"successful", "unsuccessful"},
+    {"successfully", "unsuccessfully"},
+    {"success", "failure"},
+    {"successes", "failures"},
+    {"succeed", "fail"},
+    {"succeeds", "fails"},
+    {"succeeded", "failed"},
+    {"succeeding", "failing"},
+    {"win", "lose"},
+    {"wins", "loses"},
+    {"won", "lost"},
+    {"winning", "losing"},
+    {"winner", "loser"},
+    {"winners", "losers"},
+    {"victory", "defeat"},
+    {"victories", "defeats"},
+    {"happy", "unhappy"},
+    {"happily", "unhappily"},
+    {"pleased", "displeased"},
+    {"satisfied", "dissatisfied"},
+    {"satisfying", "unsatisfying"},
+    {"love", "hate"},
+    {"loves", "hates"},
+    {"loved", "hated"},
+    {"loving", "hating"},
+    {"like", "dislike"},
+    {"likes", "dislikes"},
+    {"liked", "disliked"},
+    {"agree", "disagree"},
+    {"agrees", "disagrees"},
+    {"agreed", "disagreed"},
+    {"approve", "disapprove"},
+    {"approves", "disapproves"},
+    {"approved", "disapproved"},
+    {"approval", "disapproval"},
+    {"praise", "criticize"},
+    {"praises", "criticizes"},
+    {"praised", "criticized"},
+    {"praising", "criticizing"},
+    {"advantage", "disadvantage"},
+    {"advantages", "disadvantages"},
+    {"pros", "cons"},
+    {"merit", "flaw"},
+    {"merits", "flaws"},
+    {"beautiful", "ugly"},
+    {"pleasant", "unpleasant"},
+    {"fortunate", "unfortunate"},
+    {"fortunately", "unfortunately"},
+    {"luckily", "unluckily"},
+    {"lucky", "unlucky"},
+    {"safe", "unsafe"},
+    {"safely", "unsafely"},
+    {"honest", "dishonest"},
+    {"fair", "unfair"},
+    {"friendly", "unfriendly"},
+    {"wise", "unwise"},
+    {"popular", "unpopular"},
+    {"flawless", "flawed"},
+    {"wonderful", "awful"},
+    {"great", "terrible"},
+    {"favorable", "unfavorable"},
+    {"favourable", "unfavourable"},
+    {"optimistic", "pessimistic"},
+    {"promising", "unpromising"},
+    {"accept", "reject"},
+    {"accepts", "rejects"},
+    {"accepted", "rejected"},
+    {"accepting", "rejecting"},
+    {"acceptance", "rejection"},
+    {"acceptable", "unacceptable"},
+    {"positive", "negative"},
+    {"positively", "negatively"},
+    {"positives", "negatives"},
+    {"guilty", "innocent"},
+    {"improve", "worsen"},
+    {"improves", "worsens"},
+    {"improved", "worsened"},
+    {"improving", "worsening"},
+    {"improvement", "deterioration"},
+    {"improvements", "deteriorations"},
+    {"robust", "fragile"},
+    {"meaningful", "meaningless"},
+    {"insightful", "superficial"},
+    {"rigorous", "sloppy"},
+    {"rigorously", "sloppily"},
+    {"elegant", "clumsy"},
+    {"exciting", "dull"},
+    {"encouraging", "discouraging"},
+    {"encouraged", "discouraged"},
+    {"easy", "difficult"},
+    {"easier", "harder"},
+    {"easiest", "hardest"},
+    {"readable", "unreadable"},
+    {"valuable", "worthless"},
+    {"well-written", "poorly-written"},
+    {"well-motivated", "poorly-motivated"},
+    {"well-organized", "poorly-organized"},
+    {"well-designed", "poorly-designed"},
+    {"well-executed", "poorly-executed"},
+    {"well-structured", "poorly-structured"},
+    {"well-founded", "unfounded"},
+    {"competent", "incompetent"},
+    {"responsible", "irresponsible"},
+    {"legitimate", "illegitimate"},
+    {"careful", "careless"},
+    {"carefully", "carelessly"},
+};
+
+// One-way replacements (the reverse direction is covered by another entry).
+constexpr std::pair<std::string_view, std::string_view> kAntonymOneWay[] = {
+    {"novel", "unoriginal"},
+    {"innovative", "unoriginal"},
+    {"creative", "uninspired"},
+    {"horrible", "wonderful"},
+    {"fantastic", "awful"},
+    {"amazing", "unremarkable"},
+    {"brilliant", "mediocre"},
+    {"outstanding", "mediocre"},
+    {"mediocre", "outstanding"},
+    {"superb", "poor"},
+    {"solid", "weak"},
+    {"badly", "well"},
+    {"well", "poorly"},
+    {"poorly", "well"},
+    {"nice", "unpleasant"},
+    {"boring", "interesting"},
+    {"confusing", "clear"},
+    {"wrong", "right"},
+    {"sad", "happy"},
+    {"enjoy", "dislike"},
+    {"enjoys", "dislikes"},
+    {"enjoyed", "disliked"},
+    {"drawback", "benefit"},
+    {"drawbacks", "benefits"},
+    {"limitation", "strength"},
+    {"limitations", "strengths"},
+    {"shortcoming", "strength"},
+    {"shortcomings", "strengths"},
+    {"thorough", "superficial"},
+    {"dangerous", "safe"},
+    {"disappointing", "impressive"},
+    {"disappointed", "pleased"},
+    {"compelling", "unconvincing"},
+    {"excited", "disappointed"},
+    {"thrilled", "disappointed"},
+    {"perfect", "flawed"},
+    {"awesome", "awful"},
+    {"problematic", "sound"},
+    {"questionable", "sound"},
+    {"badly-written", "well-written"},
+    {"ill-posed", "well-posed"},
+    {"cons", "pros"},
+    {"worthwhile", "pointless"},
+};
+
+// Evaluative adjectives whose flip is left to WordNet's direct antonym.
+const Set& wordnet_evaluatives() {
+  static const Set set =
+      make_set({"comfortable", "convenient",     "polite",    "stable",    "valid",     "mature",
+                "rational",    "logical",        "practical", "realistic", "loyal",     "ethical",
+                "moral",       "healthy",        "kind",      "generous",  "sensible",  "tolerant",
+                "patient",     "modest",         "decent",    "pure",      "grateful",  "faithful",
+                "attractive",  "comprehensible", "tidy",      "wholesome", "desirable", "fortunate",
+                "sane"});
+  return set;
+}
+
+const Map& antonym_map() {
+  static const Map map = [] {
+    Map m;
+    for (auto [a, b] : kAntonymPairs) {
+      m.emplace(a, b);
+      m.emplace(b, a);
+    }
+    for (auto [a, b] : kAntonymOneWay) m.insert_or_assign(std::string(a), std::string(b));
+    return m;
+  }();
+  return map;
+}
+
+const Set& negatable_evaluatives() {
+  static const Set set = make_set(
+      {"groundbreaking", "exceptional",   "remarkable", "commendable", "admirable", "noteworthy",
+       "laudable",       "praiseworthy",  "shocking",   "deplorable",  "troubling", "worrying",
+       "alarming",       "controversial", "concerning", "persuasive",  "exemplary", "illuminating",
+       "inspiring",      "disturbing",    "misleading"});
+  return set;
+}
+
+// ---- shifts ------------------------------------------------------------------------------------
+
+const Map& hedge_verbs() {
+  static const Map map = {{"is", "may be"},
+                          {"are", "may be"},
+                          {"was", "may have been"},
+                          {"were", "may have been"},
+                          {"will", "may"},
+                          {"can", "might"},
+                          {"shows", "seems to show"},
+                          {"show", "seem to show"},
+                          {"showed", "appeared to show"},
+                          {"proves", "suggests"},
+                          {"proved", "seemed to show"},
+                          {"demonstrates", "suggests"},
+                          {"demonstrated", "suggested"},
+                          {"confirms", "appears to confirm"},
+                          {"confirmed", "appeared to confirm"},
+                          {"reveals", "seems to reveal"},
+                          {"revealed", "seemed to reveal"}};
+  return map;
+}
+
+const Map& softenings() {
+  static const Map map = {
+      {"clearly", "possibly"},
+      {"certainly", "probably"},
+      {"definitely", "probably"},
+      {"undoubtedly", "probably"},
+      {"always", "often"},
+      {"never", "rarely"},
+      {"must", "may"},
+      {"very", "somewhat"},
+      {"extremely", "fairly"},
+      {"highly", "fairly"},
+      {"completely", "largely"},
+      {"entirely", "largely"},
+      {"totally", "largely"},
+      {"obviously", "apparently"},
+      {"strongly", "somewhat"},
+      {"absolutely", "arguably"},
+      {"surely", "presumably"},
+      {"proves", "suggests"},
+      {"everyone", "most people"},
+  };
+  return map;
+}
+
+const Map& intensifications() {
+  static const Map map = {{"good", "excellent"},
+                          {"great", "outstanding"},
+                          {"nice", "wonderful"},
+                          {"bad", "terrible"},
+                          {"poor", "dismal"},
+                          {"big", "enormous"},
+                          {"large", "massive"},
+                          {"small", "tiny"},
+                          {"important", "crucial"},
+                          {"interesting", "fascinating"},
+                          {"happy", "thrilled"},
+                          {"sad", "heartbroken"},
+                          {"angry", "furious"},
+                          {"tired", "exhausted"},
+                          {"scared", "terrified"},
+                          {"afraid", "terrified"},
+                          {"surprised", "astonished"},
+                          {"hungry", "starving"},
+                          {"dirty", "filthy"},
+                          {"beautiful", "stunning"},
+                          {"funny", "hilarious"},
+                          {"smart", "brilliant"},
+                          {"ugly", "hideous"},
+                          {"difficult", "grueling"},
+                          {"easy", "effortless"},
+                          {"weak", "feeble"},
+                          {"many", "countless"},
+                          {"serious", "grave"},
+                          {"dramatic", "spectacular"},
+                          {"significant", "tremendous"},
+                          {"famous", "legendary"},
+                          {"expensive", "exorbitant"},
+                          {"very", "extremely"},
+                          {"really", "absolutely"},
+                          {"fairly", "remarkably"},
+                          {"worried", "terrified"},
+                          {"upset", "devastated"},
+                          {"pleased", "delighted"},
+                          {"excited", "thrilled"},
+                          {"shocked", "stunned"},
+                          {"better", "far better"},
+                          {"worse", "far worse"},
+                          {"best", "very best"},
+                          {"worst", "very worst"},
+                          {"clear", "crystal-clear"},
+                          {"useful", "invaluable"},
+                          {"strong", "formidable"},
+                          {"helpful", "invaluable"},
+                          {"impressive", "astounding"},
+                          {"successful", "triumphant"},
+                          {"popular", "wildly popular"},
+                          {"unusual", "extraordinary"},
+                          {"bright", "dazzling"},
+                          {"sure", "absolutely certain"}};
+  return map;
+}
+
+const Set& gradables() {
+  static const Set set = make_set(
+      {"dramatic",    "important",     "significant", "interesting", "powerful",      "serious",
+       "successful",  "popular",       "famous",      "impressive",  "beautiful",     "difficult",
+       "expensive",   "dangerous",     "effective",   "influential", "remarkable",    "memorable",
+       "valuable",    "controversial", "ambitious",   "detailed",    "comprehensive", "thorough",
+       "careful",     "useful",        "exciting",    "surprising",  "shocking",      "unusual",
+       "severe",      "brutal",        "violent",     "devastating", "tragic",        "emotional",
+       "extensive",   "notable",       "prominent",   "promising",   "talented",      "experienced",
+       "creative",    "innovative",    "elegant",     "convincing",  "compelling",    "rigorous",
+       "challenging", "complex",       "complicated", "critical",    "rare",          "generous",
+       "wealthy",     "luxurious",     "honest",      "intense",     "famous",        "valuable",
+       "respected",   "high-profile",  "unique",      "clear",       "simple",        "efficient",
+       "accurate",    "reliable",      "robust",      "novel",       "strong",        "costly"});
+  return set;
+}
+
+// ---- rephrase ----------------------------------------------------------------------------------
+
+// Curated synonyms by part of speech; verbs list every form so no inflection is guessed.
+const std::unordered_map<std::string, Synonym>& curated_synonyms() {
+  static const std::unordered_map<std::string, Synonym> map = [] {
+    std::unordered_map<std::string, Synonym> m;
+    auto add = [&](Pos pos,
+                   std::initializer_list<std::pair<std::string_view, std::string_view>> pairs) {
+      for (auto [from, to] : pairs) m.emplace(std::string(from), Synonym{std::string(to), pos});
+    };
+    add(Pos::kVerb, {{"said", "stated"},
+                     {"says", "states"},
+                     {"helps", "assists"},
+                     {"helped", "assisted"},
+                     {"buy", "purchase"},
+                     {"buys", "purchases"},
+                     {"bought", "purchased"},
+                     {"buying", "purchasing"},
+                     {"tries", "attempts"},
+                     {"tried", "attempted"},
+                     {"trying", "attempting"},
+                     {"seem", "appear"},
+                     {"seems", "appears"},
+                     {"seemed", "appeared"},
+                     {"allow", "permit"},
+                     {"allows", "permits"},
+                     {"allowed", "permitted"},
+                     {"allowing", "permitting"},
+                     {"choose", "select"},
+                     {"chooses", "selects"},
+                     {"chose", "selected"},
+                     {"chosen", "selected"},
+                     {"choosing", "selecting"},
+                     {"reveal", "disclose"},
+                     {"reveals", "discloses"},
+                     {"revealed", "disclosed"},
+                     {"revealing", "disclosing"},
+                     {"announced", "declared"},
+                     {"announces", "declares"},
+                     {"propose", "suggest"},
+                     {"proposes", "suggests"},
+                     {"proposed", "suggested"},
+                     {"proposing", "suggesting"},
+                     {"showed", "demonstrated"},
+                     {"shown", "demonstrated"},
+                     {"utilize", "use"},
+                     {"utilizes", "uses"},
+                     {"utilized", "used"},
+                     {"achieve", "attain"},
+                     {"achieves", "attains"},
+                     {"achieved", "attained"},
+                     {"improve", "enhance"},
+                     {"improves", "enhances"},
+                     {"improved", "enhanced"},
+                     {"improving", "enhancing"},
+                     {"investigate", "examine"},
+                     {"investigates", "examines"},
+                     {"investigated", "examined"},
+                     {"investigating", "examining"},
+                     {"provide", "offer"},
+                     {"provides", "offers"},
+                     {"require", "need"},
+                     {"requires", "needs"},
+                     {"assisted", "helped"},
+                     {"purchased", "bought"},
+                     {"attempted", "tried"},
+                     {"died", "passed away"},
+                     {"dies", "passes away"},
+                     {"begin", "start"},
+                     {"begins", "starts"},
+                     {"began", "started"},
+                     {"examine", "inspect"},
+                     {"examined", "inspected"},
+                     {"claimed", "asserted"},
+                     {"claims", "asserts"},
+                     {"arrested", "detained"},
+                     {"injured", "hurt"},
+                     {"think", "believe"},
+                     {"thinks", "believes"},
+                     {"guess", "suppose"},
+                     {"guessed", "supposed"},
+                     {"talking", "speaking"},
+                     {"enjoy", "like"},
+                     {"enjoys", "likes"},
+                     {"enjoyed", "liked"}});
+    add(Pos::kNoun, {{"children", "kids"},     {"child", "kid"},          {"kids", "children"},
+                     {"lawyer", "attorney"},   {"lawyers", "attorneys"},  {"attorney", "lawyer"},
+                     {"attorneys", "lawyers"}, {"movie", "film"},         {"movies", "films"},
+                     {"photo", "picture"},     {"photos", "pictures"},    {"trip", "journey"},
+                     {"journey", "trip"},      {"student", "pupil"},      {"students", "pupils"},
+                     {"doctor", "physician"},  {"doctors", "physicians"}, {"idea", "notion"},
+                     {"ideas", "notions"},     {"problem", "issue"},      {"problems", "issues"},
+                     {"mistake", "error"},     {"mistakes", "errors"},    {"error", "mistake"},
+                     {"errors", "mistakes"},   {"car", "vehicle"},        {"cars", "vehicles"},
+                     {"illness", "disease"},   {"remarks", "comments"},   {"comments", "remarks"},
+                     {"incident", "episode"},  {"gifts", "presents"},     {"victims", "casualties"},
+                     {"employees", "staff"},   {"tourists", "visitors"}});
+    add(Pos::kAdj, {{"big", "large"},
+                    {"large", "big"},
+                    {"huge", "enormous"},
+                    {"enormous", "huge"},
+                    {"whole", "entire"},
+                    {"entire", "whole"},
+                    {"simple", "straightforward"},
+                    {"difficult", "hard"},
+                    {"rapid", "quick"},
+                    {"quick", "rapid"},
+                    {"smart", "clever"},
+                    {"clever", "smart"},
+                    {"famous", "well-known"},
+                    {"well-known", "famous"},
+                    {"various", "diverse"},
+                    {"primary", "main"},
+                    {"main", "primary"},
+                    {"additional", "further"},
+                    {"sad", "unhappy"},
+                    {"important", "significant"},
+                    {"wealthy", "rich"},
+                    {"rich", "wealthy"},
+                    {"angry", "upset"},
+                    {"scared", "frightened"},
+                    {"frightened", "scared"},
+                    {"former", "previous"},
+                    {"previous", "former"},
+                    {"dangerous", "hazardous"},
+                    {"tiny", "minuscule"},
+                    {"obvious", "evident"},
+                    {"several", "a number of"},
+                    {"older", "elderly"},
+                    {"elderly", "older"},
+                    {"great", "wonderful"},
+                    {"interesting", "intriguing"},
+                    {"amazing", "incredible"},
+                    {"awesome", "amazing"},
+                    {"favorite", "preferred"},
+                    {"funny", "amusing"}});
+    add(Pos::kAdv, {{"quickly", "rapidly"},
+                    {"rapidly", "quickly"},
+                    {"often", "frequently"},
+                    {"frequently", "often"},
+                    {"nearly", "almost"},
+                    {"almost", "nearly"},
+                    {"maybe", "perhaps"},
+                    {"perhaps", "maybe"},
+                    {"mostly", "largely"},
+                    {"largely", "mostly"},
+                    {"therefore", "thus"},
+                    {"thus", "therefore"},
+                    {"although", "though"},
+                    {"moreover", "furthermore"},
+                    {"furthermore", "moreover"},
+                    {"approximately", "roughly"},
+                    {"roughly", "approximately"},
+                    {"completely", "entirely"},
+                    {"entirely", "completely"},
+                    {"currently", "presently"},
+                    {"finally", "eventually"},
+                    {"eventually", "finally"},
+                    {"quite", "rather"},
+                    {"totally", "completely"},
+                    {"extremely", "exceedingly"},
+                    {"particularly", "especially"},
+                    {"especially", "particularly"},
+                    {"later", "subsequently"},
+                    {"safely", "securely"},
+                    {"really", "truly"},
+                    {"yeah", "yes"},
+                    {"probably", "likely"}});
+    return m;
+  }();
+  return map;
+}
+
+const Set& rephrase_blocked() {
+  static const Set set = make_set(
+      {"say",      "said",  "says",   "tell",    "told",    "get",      "got",       "make",
+       "made",     "take",  "took",   "go",      "went",    "come",     "came",      "give",
+       "gave",     "know",  "knew",   "think",   "thought", "see",      "saw",       "look",
+       "looked",   "like",  "just",   "well",    "very",    "really",   "good",      "new",
+       "old",      "first", "last",   "year",    "years",   "time",     "day",       "way",
+       "man",      "men",   "woman",  "women",   "people",  "thing",    "things",    "lot",
+       "fire",     "fired", "back",   "part",    "place",   "set",      "put",       "run",
+       "ran",      "show",  "state",  "states",  "case",    "point",    "world",     "work",
+       "team",     "game",  "season", "play",    "played",  "player",   "record",    "lead",
+       "led",      "left",  "right",  "long",    "high",    "top",      "number",    "group",
+       "side",     "end",   "head",   "want",    "need",    "use",      "used",      "found",
+       "find",     "keep",  "kept",   "home",    "still",   "even",     "only",      "mean",
+       "means",    "meant", "kind",   "sort",    "love",    "hope",     "wish",      "cup",
+       "goal",     "hit",   "shot",   "charge",  "charged", "court",    "deal",      "sure",
+       "cool",     "fine",  "yes",    "okay",    "bit",     "second",   "minute",    "hour",
+       "week",     "month", "today",  "tonight", "live",    "lives",    "life",      "born",
+       "name",     "named", "called", "call",    "pretty",  "much",     "rest",      "less",
+       "least",    "sense", "mind",   "matter",  "fact",    "watch",    "read",      "told",
+       "movie",    "film",  "book",   "song",    "music",   "series",   "star",      "stars",
+       "club",     "house", "office", "police",  "officer", "officers", "president", "minister",
+       "hard",     "girl",  "girls",  "boy",     "boys",    "miss",     "final",     "manager",
+       "director", "coach", "chief",  "boss",    "leader",  "captain",  "official",  "officials",
+       "striker",  "side",  "host",   "match",   "party",   "bill",     "order",     "ordered",
+       "cover",    "cell",  "field"});
+  return set;
+}
+
+const Set& subordinators() {
+  static const Set set =
+      make_set({"because", "although", "though", "while", "when", "whereas", "unless", "if"});
+  return set;
+}
+
+const Set& split_words() {
+  static const Set set = [] {
+    Set s = prepositions();
+    for (auto w : {"and", "but", "while", "because", "as", "when", "who", "which", "that", "after",
+                   "before", "where", "although"})
+      s.emplace(w);
+    s.erase("of");  // "a spot of" leaves a dangling head; "of" rarely starts a clean tail
+    return s;
+  }();
+  return set;
+}
+
+}  // namespace
+
+// ---- closed classes ----------------------------------------------------------------------------
+
+bool is_function_word(const std::string& word) {
+  return contains(function_words(), word);
+}
+bool is_determiner(const std::string& word) {
+  return contains(determiners(), word);
+}
+bool is_preposition(const std::string& word) {
+  return contains(prepositions(), word);
+}
+bool is_copula(const std::string& word) {
+  return contains(copulas(), word);
+}
+bool is_modal(const std::string& word) {
+  return contains(modals(), word);
+}
+bool is_subject_pronoun(const std::string& word) {
+  return contains(subject_pronouns(), word);
+}
+
+bool is_abbreviation(const std::string& word) {
+  static const Set set = make_set(
+      {"mr.",  "mrs.",    "ms.",  "dr.",   "prof.", "sr.",  "jr.",  "st.",  "mt.",   "gen.",
+       "col.", "lt.",     "sgt.", "capt.", "gov.",  "sen.", "rep.", "rev.", "hon.",  "vs.",
+       "cf.",  "approx.", "no.",  "fig.",  "al.",   "jan.", "feb.", "aug.", "sept.", "oct.",
+       "nov.", "dec.",    "inc.", "corp.", "ltd.",  "co.",  "etc."});
+  return contains(set, word);
+}
+
+bool starts_with_vowel_sound(const std::string& word) {
+  if (word.empty()) return false;
+  // Exceptions first: a /ju/ or /w/ onset takes "a", a silent h takes "an".
+  for (auto p : {"uni", "use", "usu", "uti", "uto", "ure", "eu", "one", "once", "ewe", "ubiq"})
+    if (word.starts_with(p)) return false;
+  for (auto p : {"hour", "honest", "honor", "honour", "heir"})
+    if (word.starts_with(p)) return true;
+  return is_vowel(word.front());
+}
+
+bool is_common_word(const std::string& word) {
+  // WordNet also lists names ("jacksonville"); a SemCor count on some sense marks a word that
+  // is used in ordinary running text.
+  const WordNet& wn = wordnet();
+  for (int p = NOUN; p <= ADV; ++p) {
+    const std::string base = wn.base_form(word, p);
+    if (base.empty()) continue;
+    const auto& senses = wn.pos[p].offsets.at(base);
+    for (std::size_t k = 0; k < senses.size() && k < 3; ++k)
+      if (wn.tag_count(base, p, int(k) + 1) > 0) return true;
+  }
+  return false;
+}
+
+// ---- opinion flip ------------------------------------------------------------------------------
+
+std::string flip_antonym(const std::string& word) {
+  if (std::string curated = lookup(antonym_map(), word); !curated.empty()) return curated;
+  if (!contains(wordnet_evaluatives(), word)) return {};
+  std::unique_lock<std::mutex> lock;
+  WordNet& wn = wordnet_locked(lock);
+  if (auto it = wn.antonyms.find(word); it != wn.antonyms.end()) return it->second;
+  std::string result;
+  auto entry = wn.pos[ADJ].offsets.find(word);
+  if (entry != wn.pos[ADJ].offsets.end() && !entry->second.empty()) {
+    // Only the most frequent sense: its direct antonym is the evaluative opposite.
+    std::string buf = word;
+    SynsetPtr syn = read_synset(ADJ, entry->second.front(), buf.data());
+    for (int p = 0; syn && p < syn->ptrcount && result.empty(); ++p) {
+      if (syn->ptrtyp[p] != ANTPTR) continue;
+      if (syn->pfrm[p] != 0 && syn->pfrm[p] != syn->whichword) continue;
+      SynsetPtr target = read_synset(syn->ppos[p], syn->ptroff[p], nullptr);
+      if (target && syn->pto[p] >= 1 && syn->pto[p] <= target->wcount) {
+        std::string lemma = clean_lemma(target->words[syn->pto[p] - 1]);
+        if (plain_lower_word(lemma)) result = lemma;
+      }
+      if (target) free_synset(target);
+    }
+    if (syn) free_synset(syn);
+  }
+  wn.antonyms.emplace(word, result);
+  return result;
+}
+
+bool is_negatable_evaluative(const std::string& word) {
+  return contains(negatable_evaluatives(), word);
+}
+
+bool is_recommend_verb(const std::string& word) {
+  return word == "recommend" || word == "recommends" || word == "recommended" ||
+         word == "recommending" || word == "endorse" || word == "endorses" || word == "endorsed";
+}
+
+bool is_verdict_word(const std::string& word) {
+  static const Set set =
+      make_set({"accept", "accepts", "accepted", "accepting", "acceptance", "reject", "rejects",
+                "rejected", "rejecting", "rejection", "acceptable", "unacceptable", "publication"});
+  return contains(set, word);
+}
+
+bool is_negator(const std::string& word) {
+  return word == "not" || word == "n't" || !drop_negation(word).empty();
+}
+
+std::string drop_negation(const std::string& word) {
+  static const Map map = {{"isn't", "is"},         {"aren't", "are"},   {"wasn't", "was"},
+                          {"weren't", "were"},     {"don't", "do"},     {"doesn't", "does"},
+                          {"didn't", "did"},       {"won't", "will"},   {"wouldn't", "would"},
+                          {"can't", "can"},        {"cannot", "can"},   {"couldn't", "could"},
+                          {"shouldn't", "should"}, {"hasn't", "has"},   {"haven't", "have"},
+                          {"hadn't", "had"},       {"mustn't", "must"}, {"mightn't", "might"}};
+  std::string w = word;
+  for (std::size_t p = w.find("\u2019"); p != std::string::npos; p = w.find("\u2019"))
+    w.replace(p, 3, 1, '\'');
+  return lookup(map, w);
+}
+
+std::string third_person_singular(const std::string& base) {
+  if (base == "have") return "has";
+  if (base == "be") return "is";
+  return third_person(base);
+}
+
+bool is_fixed_collocation(const std::string& word, const std::string& next) {
+  static const Set set = make_set(
+      {"great britain", "great lakes",   "great depression", "great wall",   "good friday",
+       "best man",      "best seller",   "fair trade",       "safe haven",   "great deal",
+       "great many",    "great barrier", "best friend",      "best friends", "good morning",
+       "good night",    "good luck",     "good evening",     "fair play",    "positive for",
+       "negative for"});
+  return contains(set, word + " " + next);
+}
+
+// ---- shifts ------------------------------------------------------------------------------------
+
+const std::vector<std::string_view>& openers(Tone tone) {
+  static const std::vector<std::string_view> positive = {
+      "encouragingly,", "impressively,", "happily,", "fortunately,", "remarkably,", "admirably,"};
+  static const std::vector<std::string_view> negative = {
+      "unfortunately,", "worryingly,", "regrettably,", "sadly,", "disappointingly,", "alarmingly,"};
+  static const std::vector<std::string_view> hedged = {
+      "it seems that",   "it appears that",   "arguably,", "apparently,",
+      "to some extent,", "in some respects,", "perhaps",   "it is possible that"};
+  static const std::vector<std::string_view> strong = {"without a doubt,",
+                                                       "undeniably,",
+                                                       "unquestionably,",
+                                                       "beyond any doubt,",
+                                                       "it is absolutely clear that",
+                                                       "without question,"};
+  switch (tone) {
+    case Tone::kPositive:
+      return positive;
+    case Tone::kNegative:
+      return negative;
+    case Tone::kHedged:
+      return hedged;
+    case Tone::kStrong:
+      return strong;
+  }
+  return positive;
+}
+
+const std::vector<std::string_view>& adjectives(Tone tone) {
+  static const std::vector<std::string_view> positive = {"impressive", "remarkable", "excellent",
+                                                         "admirable",  "wonderful",  "commendable",
+                                                         "valuable",   "encouraging"};
+  static const std::vector<std::string_view> negative = {
+      "troubling",   "disappointing", "worrying", "regrettable",
+      "unfortunate", "questionable",  "dismal",   "deplorable"};
+  static const std::vector<std::string_view> none = {};  // hedges and intensifiers use adverbs
+  switch (tone) {
+    case Tone::kPositive:
+      return positive;
+    case Tone::kNegative:
+      return negative;
+    case Tone::kHedged:
+    case Tone::kStrong:
+      return none;
+  }
+  return none;
+}
+
+const std::vector<std::string_view>& adverbs(Tone tone) {
+  static const std::vector<std::string_view> positive = {"remarkably", "impressively",
+                                                         "wonderfully", "admirably", "genuinely"};
+  static const std::vector<std::string_view> negative = {
+      "worryingly", "disappointingly", "troublingly", "regrettably", "alarmingly"};
+  // Sentence adverbs: they read well before any complement ("is arguably the best").
+  static const std::vector<std::string_view> hedged = {"arguably", "possibly", "probably",
+                                                       "perhaps"};
+  static const std::vector<std::string_view> strong = {"extremely", "absolutely", "truly",
+                                                       "incredibly", "exceptionally"};
+  switch (tone) {
+    case Tone::kPositive:
+      return positive;
+    case Tone::kNegative:
+      return negative;
+    case Tone::kHedged:
+      return hedged;
+    case Tone::kStrong:
+      return strong;
+  }
+  return positive;
+}
+
+const std::vector<std::string_view>& framings(Tone tone) {
+  static const std::vector<std::string_view> positive = {
+      "Overall, this is a genuinely impressive and encouraging picture.",
+      "All in all, the outcome here is a remarkably positive one.",
+      "Taken together, these points paint a very favorable picture.",
+      "On the whole, it is an excellent and reassuring account."};
+  static const std::vector<std::string_view> negative = {
+      "Overall, this is a deeply troubling and disappointing picture.",
+      "All in all, the outcome here is a remarkably negative one.",
+      "Taken together, these points paint a very unfavorable picture.",
+      "On the whole, it is a poor and worrying account."};
+  static const std::vector<std::string_view> none = {};
+  switch (tone) {
+    case Tone::kPositive:
+      return positive;
+    case Tone::kNegative:
+      return negative;
+    case Tone::kHedged:
+    case Tone::kStrong:
+      return none;
+  }
+  return none;
+}
+
+std::string hedge_verb(const std::string& word) {
+  return lookup(hedge_verbs(), word);
+}
+std::string soften(const std::string& word) {
+  return lookup(softenings(), word);
+}
+std::string intensify(const std::string& word) {
+  return lookup(intensifications(), word);
+}
+bool is_gradable(const std::string& word) {
+  return contains(gradables(), word);
+}
+
+// ---- rephrase ----------------------------------------------------------------------------------
+
+WordClasses word_classes(const std::string& word) {
+  if (word.empty() || word.size() > 60) return {};
+  const WordNet& wn = wordnet();
+  WordClasses classes;
+  classes.noun = !wn.base_form(word, NOUN).empty();
+  classes.verb = !wn.base_form(word, VERB).empty();
+  classes.adj = !wn.base_form(word, ADJ).empty();
+  classes.adv = !wn.base_form(word, ADV).empty();
+  return classes;
+}
+
+Synonym curated_synonym(const std::string& word) {
+  auto it = curated_synonyms().find(word);
+  return it == curated_synonyms().end() ? Synonym{} : it->second;
+}
+
+std::string wordnet_synonym(const std::string& word, Pos pos) {
+  if (word.size() < 3 || is_function_word(word) || is_rephrase_blocked(word)) return {};
+  const int p = wn_pos(pos);
+  const std::string key = fmt::format("{}/{}", word, p);
+  std::unique_lock<std::mutex> lock;
+  WordNet& wn = wordnet_locked(lock);
+  if (auto it = wn.synonyms.find(key); it != wn.synonyms.end()) return it->second;
+  std::string result;
+  const std::string base = wn.base_form(word, p);
+  const auto entry = base.empty() ? wn.pos[p].offsets.end() : wn.pos[p].offsets.find(base);
+  // Only a frequent first sense (SemCor count >= 5) is trusted to be the meaning in the text.
+  if (entry != wn.pos[p].offsets.end() && !entry->second.empty() && wn.tag_count(base, p, 1) >= 5) {
+    std::string buf = base;
+    SynsetPtr syn = read_synset(p, entry->second.front(), buf.data());
+    int best_count = 0;
+    for (int i = 0; syn && i < syn->wcount; ++i) {
+      const std::string lemma = clean_lemma(syn->words[i]);
+      if (lemma == base || !plain_lower_word(lemma) || lemma.size() > base.size() + 6) continue;
+      if (is_rephrase_blocked(lemma) || is_function_word(lemma)) continue;
+      if (pos == Pos::kVerb && wn.irregular_verbs.count(lemma) > 0) continue;
+      // The synonym must mean this first of all, and be attested in SemCor about as often as
+      // the word itself ("girl" -> "miss" is a first sense of both, but "miss" is rare in it).
+      auto [rank, count] = wn.sense_rank(lemma, p, entry->second.front());
+      if (rank != 1 || count < 2 || 4 * count < wn.tag_count(base, p, 1) || count <= best_count)
+        continue;
+      best_count = count;
+      result = lemma;
+    }
+    if (syn) free_synset(syn);
+  }
+  // Re-inflect like the original word.
+  if (!result.empty() && word != base) {
+    if (pos == Pos::kNoun) {
+      result = word == plural_regular(base) ? plural_regular(result) : std::string();
+    } else if (pos == Pos::kVerb) {
+      if (word == third_person(base))
+        result = third_person(result);
+      else if (word.ends_with("ing"))
+        result = gerund_regular(result);
+      else
+        result = past_regular(result);
+    } else {
+      result.clear();  // comparatives and superlatives are not re-inflected
+    }
+  }
+  wn.synonyms.emplace(key, result);
+  return result;
+}
+
+bool is_rephrase_blocked(const std::string& word) {
+  return contains(rephrase_blocked(), word);
+}
+bool is_subordinator(const std::string& word) {
+  return contains(subordinators(), word);
+}
+
+// ---- elongation --------------------------------------------------------------------------------
+
+std::string_view filler_paragraph() {
+  return "Overall, this summary brings together the main points discussed above. Taken as a "
+         "whole, these points give a general picture of the topic. Each of them is part of the "
+         "broader context described here, and together they round out the overall account.";
+}
+
+// ---- degradations ------------------------------------------------------------------------------
+
+bool is_split_word(const std::string& word) {
+  return contains(split_words(), word);
+}
+
+}  // namespace probity::perturb::lex

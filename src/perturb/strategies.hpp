@@ -1,0 +1,56 @@
+#pragma once
+// The offline, rule-based realisations of the SPEC §5 strategies and what they share.
+#include <string>
+#include <vector>
+
+#include "perturb/textops.hpp"
+#include "probity/perturb.hpp"
+
+namespace probity::perturb {
+
+// Common frame of every rule-based strategy: validates the context, seeds the item's PRNG,
+// turns "no change" into kUnchanged, and reports exceptions as kFailed.
+class RuleStrategy : public Perturbation {
+ public:
+  RuleStrategy(StrategyKind kind, std::string code, std::string name, std::string description,
+               std::string parameters);
+  StrategyKind kind() const override { return kind_; }
+  std::string code() const override { return code_; }
+  std::string name() const override { return name_; }
+  std::string description() const override { return description_; }
+  std::string signature() const override;
+  PerturbResult apply(const PerturbContext& context) const final;
+
+ protected:
+  // `result.text` defaults to the candidate text; an unchanged text becomes kUnchanged.
+  virtual PerturbResult run(const PerturbContext& context, Rng& rng) const = 0;
+
+ private:
+  StrategyKind kind_;
+  std::string code_;
+  std::string name_;
+  std::string description_;
+  std::string parameters_;
+};
+
+PerturbResult not_applicable(std::string note);
+PerturbResult unchanged(std::string note);
+PerturbResult applied(std::string text, std::string note = {});
+
+// Version of the rule-based realisations; part of every signature.
+inline constexpr const char* kRulesVersion = "rules-v1";
+
+std::vector<PerturbationInfo> degradation_infos();   // R S D P U O
+std::vector<PerturbationInfo> manipulation_infos();  // R M P N H S
+
+// Shared by strategies: the chunk index of the first word of a sentence, or chunks.size().
+std::size_t first_word_index(const std::vector<Chunk>& chunks);
+// Number of leading chunks to keep so that at most `max_words` words remain, preferring to stop
+// before a phrase boundary (a preposition, conjunction or punctuation) when that keeps at least
+// 60% of the budget. Never less than one chunk.
+std::size_t cut_at_boundary(const std::vector<Chunk>& chunks, std::size_t max_words);
+// Removes trailing punctuation and dangling function words, then ends the chunks with a period
+// in the given tokenization ("word ." or "word.").
+void end_sentence(std::vector<Chunk>& chunks, bool tokenized);
+
+}  // namespace probity::perturb
