@@ -103,6 +103,20 @@ struct AuditReport {
 
 AuditReport run_audit(const AuditOptions& options);
 
+// The paired test of one strategy for one metric (SPEC §5) on aligned per-item scores: items whose
+// perturbation was not applied, or whose scores are undefined, are counted and left out.
+// Degradation: one-sided H1 mean Δ < 0, passes when p < alpha. Manipulation: H1 mean Δ > 0,
+// fails when p < alpha. `bootstrap` resamples give the paired bootstrap CI of d.
+StrategyTest test_strategy(StrategyKind kind, std::span<const double> original,
+                           std::span<const double> perturbed,
+                           std::span<const PerturbResult::Status> status, double alpha,
+                           std::size_t bootstrap, double confidence, std::uint64_t seed,
+                           unsigned threads = 0);
+
+// Holm's adjustment within each family of tests (same dataset, metric and kind): sets p_holm and
+// passed_holm.
+void apply_holm(std::vector<StrategyTest>& tests, double alpha);
+
 // Human ratings (annotator means) of `items` per dimension: result[d][i], NaN where missing.
 std::vector<std::vector<double>> human_matrix(const Dataset& ds, std::span<const ItemRef> items,
                                               const std::vector<std::string>& dimensions);

@@ -79,6 +79,34 @@ int main(int argc, char** argv) {
   mc->add_flag("--skip-invalid", cmp.skip_invalid, "Skip invalid items and report them");
   add_threads(mc, cmp.threads);
 
+  cli::AuditArgs audit;
+  auto* ac = app.add_subcommand(
+      "audit", "Audit metrics: human correlation, degradation and manipulation tests, report");
+  ac->add_option("--data", audit.data, "Dataset(s) with human ratings; repeatable")
+      ->required()
+      ->check(CLI::ExistingFile);
+  ac->add_option("--metric", audit.metrics, "Metric(s) to audit; repeatable")->required();
+  ac->add_option("--degrade", audit.degradations,
+                 "Degradations: 'all', 'none' or letter codes R,S,D,P,U,O")
+      ->delimiter(',')
+      ->capture_default_str();
+  ac->add_option("--manipulate", audit.manipulations,
+                 "Manipulations: 'all', 'none' or letter codes R,M,P,N,H,S")
+      ->delimiter(',')
+      ->capture_default_str();
+  ac->add_option("--sample", audit.sample, "Candidates per dataset, sampled with the seed (0: all)")
+      ->capture_default_str();
+  ac->add_option("--seed", audit.seed, "Seed of every random step")->capture_default_str();
+  ac->add_option("--bootstrap", audit.bootstrap, "Bootstrap resamples for CIs")
+      ->capture_default_str();
+  ac->add_option("--alpha", audit.alpha, "Significance level of the one-sided tests")
+      ->capture_default_str();
+  ac->add_option("--out", audit.out, "Output directory (report files and resume cache)")
+      ->required();
+  ac->add_flag("--ascii", audit.ascii, "ASCII tables instead of Unicode");
+  ac->add_flag("--skip-invalid", audit.skip_invalid, "Skip invalid items and report them");
+  add_threads(ac, audit.threads);
+
   bool metrics_json = false;
   auto* lc = app.add_subcommand("metrics", "List the available metrics and their options");
   lc->add_flag("--json", metrics_json, "Print JSON");
@@ -98,6 +126,11 @@ int main(int argc, char** argv) {
       return cli::run_compare(cmp);
     }
     if (lc->parsed()) return cli::run_metrics(metrics_json);
+    if (ac->parsed()) {
+      for (auto* list : {&audit.degradations, &audit.manipulations})
+        if (list->size() == 1 && list->front() == "none") list->clear();
+      return cli::run_audit(audit);
+    }
   } catch (const InputError& e) {
     fmt::print(stderr, "probity: invalid input: {}\n", e.what());
     return kExitInvalidInput;

@@ -1,3 +1,4 @@
+#include <unicode/locid.h>
 #include <unicode/unistr.h>
 #include <utf8proc.h>
 
@@ -60,7 +61,7 @@ std::string normalize_unicode(std::string_view s, bool compat) {
 std::string to_lower(std::string_view s) {
   std::string out;
   icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())))
-      .toLower()
+      .toLower(icu::Locale::getRoot())
       .toUTF8String(out);
   return out;
 }

@@ -1,0 +1,179 @@
+// probity-bench: throughput of the metrics and statistics on SummEval, printed next to the
+// machine and inputs used. Reference-tool figures were measured on this project's machine with
+// the same data (see bench/README.md); ratios are what to compare across noisy machines.
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "probity/dataset.hpp"
+#include "probity/metric.hpp"
+#include "probity/stats.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+struct Pair {
+  std::string hyp, ref;
+};
+
+// Best of `repeats` runs of scoring every pair once, in pairs per second, on one thread.
+double pairs_per_second(const std::vector<std::string>& specs, const std::vector<Pair>& pairs,
+                        int repeats) {
+  std::vector<std::unique_ptr<probity::Metric>> metrics;
+  for (const auto& s : specs) metrics.push_back(probity::make_metric(s));
+  double best = 0;
+  volatile double sink = 0;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = Clock::now();
+    for (const auto& p : pairs) {
+      probity::MetricInput in;
+      in.candidate = p.hyp;
+      in.references = {p.ref};
+      for (const auto& m : metrics) sink = sink + m->score(in)[m->primary_part()];
+    }
+    best = std::max(best, static_cast<double>(pairs.size()) / seconds_since(t0));
+  }
+  (void)sink;
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string root = PROBITY_SOURCE_DIR;
+  const std::string data = argc > 1 ? argv[1] : root + "/data/summeval/summeval.jsonl";
+  utsname un{};
+  uname(&un);
+  fmt::print("probity {} benchmark\n", probity::version());
+  fmt::print("machine: {} | {} cores | {} {}\n", cpu_model(), sysconf(_SC_NPROCESSORS_ONLN),
+             un.sysname, un.release);
+  auto ds = probity::load_dataset(data);
+  std::vector<Pair> pairs;
+  for (const auto& t : ds.tasks)
+    for (const auto& c : t.candidates) pairs.push_back({c.text, t.references[0].text});
+  fmt::print("input: {} ({} candidates x first reference)\n\n", data, pairs.size());
+
+  struct Row {
+    const char* name;
+    std::vector<std::string> specs;
+    double reference;  // pairs/s of the reference implementation on the same data
+    double target;     // required speed-up
+  } rows[] = {
+      {"sentence BLEU", {"bleu,refs=first"}, 6000, 20},
+      {"chrF", {"chrf,refs=first"}, 2400, 20},
+      {"ROUGE-1/2/L stemmed",
+       {"rouge1,stem=true,refs=first", "rouge2,stem=true,refs=first",
+        "rougeL,stem=true,refs=first"},
+       900,
+       50},
+      {"ROUGE-Lsum", {"rougeLsum,refs=first"}, 0, 0},
+  };
+  fmt::print("{:<22} {:>12} {:>14} {:>9} {:>7}\n", "metric (1 thread)", "pairs/s", "reference",
+             "speed-up", "target");
+  for (const auto& r : rows) {
+    double pps = pairs_per_second(r.specs, pairs, 3);
+    if (r.reference > 0)
+      fmt::print("{:<22} {:>12.0f} {:>14.0f} {:>8.1f}x {:>6.0f}x\n", r.name, pps, r.reference,
+                 pps / r.reference, r.target);
+    else
+      fmt::print("{:<22} {:>12.0f} {:>14} {:>9} {:>7}\n", r.name, pps, "-", "-", "-");
+  }
+
+  // Statistics at n = 1,600: BLEU scores against mean expert relevance.
+  auto bleu = probity::make_metric("bleu,refs=first");
+  std::vector<double> x, y, z;
+  for (const auto& t : ds.tasks)
+    for (const auto& c : t.candidates) {
+      probity::MetricInput in;
+      in.candidate = c.text;
+      in.references = {t.references[0].text};
+      x.push_back(bleu->score(in)[0]);
+      y.push_back(c.human_mean("relevance"));
+      in.references = {t.references[1].text};
+      z.push_back(bleu->score(in)[0]);
+    }
+  fmt::print("\n{:<40} {:>9} {:>10} {:>9} {:>7}\n",
+             "statistic (n = " + std::to_string(x.size()) + ")", "seconds", "reference", "speed-up",
+             "target");
+  for (unsigned threads : {1u, 2u}) {
+    probity::stats::BootstrapOptions bo;
+    bo.resamples = 1000;
+    bo.threads = threads;
+    auto t0 = Clock::now();
+    auto b =
+        probity::stats::bootstrap_correlation(x, y, probity::stats::CorrelationType::kSpearman, bo);
+    double s = seconds_since(t0);
+    fmt::print("{:<40} {:>9.4f} {:>10.2f} {:>8.1f}x {:>6}x  (CI {:.4f} {:.4f})\n",
+               fmt::format("bootstrap CI Spearman, 1000, {} thr", threads), s, 0.60, 0.60 / s, 10,
+               b.ci.low, b.ci.high);
+    probity::stats::PermutationOptions po;
+    po.permutations = 1000;
+    po.threads = threads;
+    t0 = Clock::now();
+    auto p = probity::stats::permutation_correlation_diff(
+        x, z, y, probity::stats::CorrelationType::kSpearman, po);
+    s = seconds_since(t0);
+    fmt::print("{:<40} {:>9.4f} {:>10.2f} {:>8.1f}x {:>6}x  (p {:.3f})\n",
+               fmt::format("permutation test Spearman, 1000, {} thr", threads), s, 0.76, 0.76 / s,
+               10, p.p);
+  }
+
+  // Peak memory of `probity score` on a 100,000-candidate file (SummEval repeated, new ids).
+  const std::size_t target = 100000;
+  auto dir = std::filesystem::temp_directory_path() / ("probity-bench-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string big = (dir / "big.jsonl").string();
+  {
+    std::ifstream in(data);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    std::ofstream out(big);
+    std::size_t n = 0;
+    for (std::size_t copy = 0; n < target; ++copy)
+      for (const auto& l : lines) {
+        if (n >= target) break;
+        std::string s = l;
+        auto pos = s.find("\"task_id\": \"");
+        s.insert(pos + 12, fmt::format("copy{}-", copy));
+        out << s << "\n";
+        n += ds.tasks.front().candidates.size();
+      }
+  }
+  std::string cmd = fmt::format(
+      "{} score --data {} --metric bleu --metric chrf --metric rougeL --out {} >/dev/null",
+      PROBITY_BINARY, big, (dir / "scores.jsonl").string());
+  auto t0 = Clock::now();
+  int rc = std::system(cmd.c_str());
+  double s = seconds_since(t0);
+  rusage ru{};
+  getrusage(RUSAGE_CHILDREN, &ru);
+  fmt::print(
+      "\nprobity score, {} candidates, bleu+chrf+rougeL, all cores: {:.1f} s, peak RSS {:.0f} MB "
+      "(target < 500 MB){}\n",
+      target, s, static_cast<double>(ru.ru_maxrss) / 1024.0, rc == 0 ? "" : " [FAILED]");
+  std::filesystem::remove_all(dir);
+  return 0;
+}

@@ -1,0 +1,415 @@
+// The audit (SPEC §5): human correlation, degradation sensitivity and manipulation robustness.
+// Perturbed texts and metric statistics go through the resume cache, so a re-run recomputes
+// nothing and a killed run resumes with its finished chunks.
+#include "probity/audit.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+#include "audit/cache.hpp"
+#include "probity/error.hpp"
+#include "probity/scoring.hpp"
+#include "probity/stats.hpp"
+#include "stats/rng.hpp"
+#include "util/hash.hpp"
+#include "util/parallel.hpp"
+
+namespace probity {
+namespace {
+
+// Work is committed to the cache in chunks of this many items (the most a kill can lose).
+constexpr std::size_t kCommitChunk = 256;
+
+const double kNaN = std::nan("");
+
+std::string dataset_name(const std::string& path) {
+  return std::filesystem::path(path).stem().string();
+}
+
+// A seeded sample of `k` item positions out of `n`, returned in file order.
+std::vector<std::size_t> choose_sample(std::size_t n, std::size_t k, std::uint64_t seed,
+                                       const std::string& name) {
+  std::vector<std::size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  if (k == 0 || k >= n) return idx;
+  stats::detail::Rng rng(seed, util::fnv1a64(name));
+  for (std::size_t i = 0; i < k; ++i) {  // partial Fisher-Yates
+    std::size_t j = i + rng.below(static_cast<std::uint32_t>(n - i));
+    std::swap(idx[i], idx[j]);
+  }
+  idx.resize(k);
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+std::vector<const PerturbationInfo*> resolve_strategies(const std::vector<std::string>& names,
+                                                        StrategyKind kind) {
+  const auto& reg = PerturbationRegistry::global();
+  std::vector<const PerturbationInfo*> out;
+  for (const auto& n : names) {
+    if (n == "all") return reg.list(kind);
+    bool found = false;
+    for (const auto* info : reg.list(kind)) {
+      if (info->code == n || info->name == n) {
+        out.push_back(info);
+        found = true;
+      }
+    }
+    if (!found)
+      throw UsageError(fmt::format("unknown {} strategy '{}' (codes: {})", kind_name(kind), n, [&] {
+        std::string codes;
+        for (const auto* i : reg.list(kind)) codes += (codes.empty() ? "" : ", ") + i->code;
+        return codes;
+      }()));
+  }
+  return out;
+}
+
+// Identity of an item's inputs: a changed text or reference gives a new cache key.
+std::string content_hash(const Task& task, std::string_view candidate) {
+  std::uint64_t h = util::fnv1a64(candidate);
+  for (const auto& r : task.references) h = util::fnv1a64(r.text, h ^ 0x1f);
+  h = util::fnv1a64(task.source, h ^ 0x1e);
+  return util::hex64(h);
+}
+
+class Auditor {
+ public:
+  Auditor(const AuditOptions& options, audit::AuditCache& cache)
+      : options_(options), cache_(cache) {}
+
+  // Primary-part scores of one metric for `items` with candidate texts `texts`.
+  std::vector<double> scores(const Dataset& ds, std::span<const ItemRef> items,
+                             std::span<const std::string_view> texts, MetricSelection& metric,
+                             const std::string& stage) {
+    const std::string sig = metric.metric->signature();
+    const std::size_t k = metric.metric->num_stats();
+    std::vector<std::vector<double>> stats(items.size());
+    std::vector<std::size_t> missing;
+    std::vector<std::string> keys(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Task& t = ds.tasks[items[i].task];
+      keys[i] = fmt::format("{}\x1f{}\x1f{}\x1f{}", sig, t.task_id,
+                            t.candidates[items[i].candidate].id, content_hash(t, texts[i]));
+      if (auto hit = cache_.get_stats(keys[i]); hit && hit->size() == k) {
+        stats[i] = std::move(*hit);
+      } else {
+        missing.push_back(i);
+      }
+    }
+    for (std::size_t begin = 0; begin < missing.size(); begin += kCommitChunk) {
+      std::size_t end = std::min(missing.size(), begin + kCommitChunk);
+      std::vector<ItemRef> chunk_items;
+      std::vector<std::string_view> chunk_texts;
+      for (std::size_t j = begin; j < end; ++j) {
+        chunk_items.push_back(items[missing[j]]);
+        chunk_texts.push_back(texts[missing[j]]);
+      }
+      ScoreOptions so;
+      so.threads = options_.threads;
+      so.fit = false;
+      auto computed =
+          compute_stats(ds, chunk_items, std::span<MetricSelection>(&metric, 1), so, chunk_texts);
+      cache_.begin();
+      for (std::size_t j = begin; j < end; ++j) {
+        auto row = computed[0].row(j - begin);
+        stats[missing[j]].assign(row.begin(), row.end());
+        cache_.put_stats(keys[missing[j]], stats[missing[j]]);
+      }
+      cache_.commit();
+      if (options_.progress) options_.progress(stage, end, missing.size());
+    }
+    std::vector<double> out(items.size());
+    std::vector<double> parts(metric.metric->parts().size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      metric.metric->sentence_score(stats[i], parts);
+      out[i] = parts[metric.primary];
+    }
+    return out;
+  }
+
+  std::vector<PerturbResult> perturb(const Dataset& ds, const std::string& name,
+                                     std::span<const ItemRef> items, const Perturbation& strategy) {
+    std::vector<PerturbResult> results(items.size());
+    std::vector<std::string> keys(items.size());
+    std::vector<std::size_t> missing;
+    const std::string sig = strategy.signature();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Task& t = ds.tasks[items[i].task];
+      const Candidate& c = t.candidates[items[i].candidate];
+      keys[i] = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", sig, options_.seed, name, t.task_id,
+                            c.id, content_hash(t, c.text));
+      if (auto hit = cache_.get_perturbation(keys[i])) {
+        results[i] = std::move(*hit);
+      } else {
+        missing.push_back(i);
+      }
+    }
+    for (std::size_t begin = 0; begin < missing.size(); begin += kCommitChunk) {
+      std::size_t end = std::min(missing.size(), begin + kCommitChunk);
+      util::parallel_for(end - begin, options_.threads, [&](std::size_t j) {
+        const ItemRef& it = items[missing[begin + j]];
+        PerturbContext ctx{&ds, it.task, it.candidate, options_.seed};
+        results[missing[begin + j]] = strategy.apply(ctx);
+      });
+      cache_.begin();
+      for (std::size_t j = begin; j < end; ++j)
+        cache_.put_perturbation(keys[missing[j]], results[missing[j]]);
+      cache_.commit();
+      if (options_.progress)
+        options_.progress(fmt::format("perturb {} {}", kind_name(strategy.kind()), strategy.code()),
+                          end, missing.size());
+    }
+    return results;
+  }
+
+ private:
+  const AuditOptions& options_;
+  audit::AuditCache& cache_;
+};
+
+double mean_of(std::span<const double> v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? kNaN : s / static_cast<double>(v.size());
+}
+
+// Standardised mean difference of a subset of paired scores (SPEC §5).
+double smd(std::span<const double> pert, std::span<const double> orig,
+           std::span<const std::size_t> idx) {
+  const double n = static_cast<double>(idx.size());
+  double mp = 0, mo = 0;
+  for (std::size_t i : idx) {
+    mp += pert[i];
+    mo += orig[i];
+  }
+  mp /= n;
+  mo /= n;
+  double vp = 0, vo = 0;
+  for (std::size_t i : idx) {
+    vp += (pert[i] - mp) * (pert[i] - mp);
+    vo += (orig[i] - mo) * (orig[i] - mo);
+  }
+  vp /= n - 1;
+  vo /= n - 1;
+  double pooled = std::sqrt((vp + vo) / 2);
+  if (pooled == 0) return mp == mo ? 0.0 : kNaN;
+  return (mp - mo) / pooled;
+}
+
+}  // namespace
+
+StrategyTest test_strategy(StrategyKind kind, std::span<const double> orig_all,
+                           std::span<const double> pert_all,
+                           std::span<const PerturbResult::Status> status, double alpha,
+                           std::size_t bootstrap, double confidence, std::uint64_t seed,
+                           unsigned threads) {
+  StrategyTest t;
+  t.kind = kind;
+  t.considered = status.size();
+  std::vector<double> orig, pert;
+  for (std::size_t i = 0; i < status.size(); ++i) {
+    switch (status[i]) {
+      case PerturbResult::Status::kNotApplicable:
+        ++t.not_applicable;
+        continue;
+      case PerturbResult::Status::kUnchanged:
+        ++t.unchanged;
+        continue;
+      case PerturbResult::Status::kFailed:
+        ++t.failed;
+        continue;
+      case PerturbResult::Status::kApplied:
+        break;
+    }
+    if (!std::isfinite(orig_all[i]) || !std::isfinite(pert_all[i])) {
+      ++t.undefined;
+      continue;
+    }
+    ++t.applied;
+    orig.push_back(orig_all[i]);
+    pert.push_back(pert_all[i]);
+  }
+  t.testable = t.applied >= 2;
+  t.mean_original = mean_of(orig);
+  t.mean_perturbed = mean_of(pert);
+  if (!t.testable) {
+    t.mean_delta = t.sd_delta = t.t = t.df = t.p = t.p_holm = kNaN;
+    t.d = t.d_lo = t.d_hi = t.d_boot_lo = t.d_boot_hi = kNaN;
+    return t;
+  }
+  auto r = stats::paired_t(pert, orig);
+  const bool degradation = kind == StrategyKind::kDegradation;
+  t.mean_delta = r.mean_delta;
+  t.sd_delta = r.sd_delta;
+  t.t = r.t;
+  t.df = r.df;
+  t.p = degradation ? r.p_less : r.p_greater;
+  // A degradation passes when the metric detects the drop; a manipulation fails when the metric
+  // rewards it. An undefined p (no variance in Δ) is no evidence either way.
+  const bool significant = std::isfinite(t.p) && t.p < alpha;
+  t.passed = degradation ? significant : !significant;
+  t.passed_holm = t.passed;
+  t.p_holm = t.p;
+  t.d = r.smd;
+  t.d_lo = r.smd - r.smd_ci_half_width;
+  t.d_hi = r.smd + r.smd_ci_half_width;
+  t.d_boot_lo = t.d_boot_hi = kNaN;
+  if (bootstrap > 0) {
+    stats::BootstrapOptions bo;
+    bo.resamples = bootstrap;
+    bo.confidence = confidence;
+    bo.seed = seed;
+    bo.threads = threads;
+    auto b = stats::bootstrap(
+        pert.size(), [&](std::span<const std::size_t> idx) { return smd(pert, orig, idx); }, bo);
+    t.d_boot_lo = b.ci.low;
+    t.d_boot_hi = b.ci.high;
+  }
+  return t;
+}
+
+// Holm within each family: the tests of one dataset, metric and kind.
+void apply_holm(std::vector<StrategyTest>& tests, double alpha) {
+  std::vector<bool> done(tests.size(), false);
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    if (done[i]) continue;
+    std::vector<std::size_t> family;
+    for (std::size_t j = i; j < tests.size(); ++j) {
+      if (tests[j].dataset == tests[i].dataset && tests[j].metric == tests[i].metric &&
+          tests[j].kind == tests[i].kind) {
+        family.push_back(j);
+        done[j] = true;
+      }
+    }
+    std::vector<double> p;
+    for (std::size_t j : family) p.push_back(tests[j].testable ? tests[j].p : kNaN);
+    auto adj = stats::holm(p, alpha);
+    for (std::size_t k = 0; k < family.size(); ++k) {
+      StrategyTest& t = tests[family[k]];
+      t.p_holm = adj.adjusted[k];
+      if (!t.testable) continue;
+      const bool significant = std::isfinite(t.p_holm) && t.p_holm < alpha;
+      t.passed_holm = t.kind == StrategyKind::kDegradation ? significant : !significant;
+    }
+  }
+}
+
+AuditReport run_audit(const AuditOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  if (options.data.empty()) throw UsageError("audit: at least one --data file is required");
+  if (options.metrics.empty()) throw UsageError("audit: at least one --metric is required");
+  if (options.out_dir.empty()) throw UsageError("audit: --out DIR is required");
+
+  std::vector<MetricSelection> metrics;
+  for (const auto& m : options.metrics) metrics.push_back(select_metric(m));
+  std::vector<std::unique_ptr<Perturbation>> strategies;
+  for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation}) {
+    const auto& names =
+        kind == StrategyKind::kDegradation ? options.degradations : options.manipulations;
+    for (const auto* info : resolve_strategies(names, kind)) strategies.push_back(info->factory());
+  }
+
+  std::filesystem::create_directories(options.out_dir);
+  audit::AuditCache cache((std::filesystem::path(options.out_dir) / "cache.sqlite").string());
+  Auditor auditor(options, cache);
+
+  AuditReport report;
+  report.version = version();
+  report.seed = options.seed;
+  report.sample = options.sample;
+  report.bootstrap = options.bootstrap;
+  report.alpha = options.alpha;
+  report.confidence = options.confidence;
+  for (const auto& s : strategies)
+    report.strategies.push_back(
+        {s->kind(), s->code(), s->name(), s->description(), s->signature()});
+
+  for (const auto& path : options.data) {
+    Dataset ds = load_dataset(path, {options.skip_invalid});
+    const std::string name = dataset_name(path);
+    auto all = all_items(ds);
+    auto chosen = choose_sample(all.size(), options.sample, options.seed, name);
+    std::vector<ItemRef> items;
+    for (std::size_t i : chosen) items.push_back(all[i]);
+    std::vector<std::string_view> texts;
+    for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
+
+    DatasetSummary summary{
+        name,      path, ds.tasks.size(), ds.num_candidates(), items.size(), ds.dimensions(),
+        ds.skipped};
+    report.datasets.push_back(summary);
+
+    for (auto& m : metrics) m.metric->fit(ds.tasks);
+    const auto human = human_matrix(ds, items, summary.dimensions);
+    CorrelationOptions corr_options{options.bootstrap, options.confidence, options.seed,
+                                    options.threads};
+    std::vector<std::vector<double>> original(metrics.size());
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      original[m] =
+          auditor.scores(ds, items, texts, metrics[m], "score " + metrics[m].primary_name());
+      report.correlations.push_back(
+          {name, metrics[m].primary_name(),
+           human_correlations(original[m], human, summary.dimensions, corr_options)});
+    }
+
+    for (const auto& strategy : strategies) {
+      auto results = auditor.perturb(ds, name, items, *strategy);
+      std::vector<PerturbResult::Status> statuses;
+      for (const auto& r : results) statuses.push_back(r.status);
+      // Only applied perturbations are scored; the others are counted by the test and left
+      // out of it, never scored as Δ = 0.
+      std::vector<ItemRef> applied_items;
+      std::vector<std::string_view> applied_texts;
+      std::vector<std::size_t> applied_pos;
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (results[i].status != PerturbResult::Status::kApplied) continue;
+        applied_items.push_back(items[i]);
+        applied_texts.push_back(results[i].text);
+        applied_pos.push_back(i);
+      }
+      if (!applied_pos.empty()) {
+        const auto& r = results[applied_pos.front()];
+        const auto& it = items[applied_pos.front()];
+        const Task& task = ds.tasks[it.task];
+        report.examples.push_back({name, task.task_id, task.candidates[it.candidate].id,
+                                   strategy->kind(), strategy->code(),
+                                   std::string(texts[applied_pos.front()]), r.text});
+      }
+      for (std::size_t m = 0; m < metrics.size(); ++m) {
+        std::vector<double> perturbed(items.size(), kNaN);
+        auto applied_scores =
+            auditor.scores(ds, applied_items, applied_texts, metrics[m],
+                           fmt::format("score {} {} {}", metrics[m].primary_name(),
+                                       kind_name(strategy->kind()), strategy->code()));
+        for (std::size_t j = 0; j < applied_pos.size(); ++j)
+          perturbed[applied_pos[j]] = applied_scores[j];
+        std::uint64_t boot_seed =
+            options.seed ^ util::fnv1a64(name + strategy->name() + metrics[m].primary_name());
+        StrategyTest t =
+            test_strategy(strategy->kind(), original[m], perturbed, statuses, options.alpha,
+                          options.bootstrap, options.confidence, boot_seed, options.threads);
+        t.dataset = name;
+        t.metric = metrics[m].primary_name();
+        t.code = strategy->code();
+        t.name = strategy->name();
+        report.tests.push_back(std::move(t));
+      }
+    }
+  }
+  apply_holm(report.tests, options.alpha);
+  for (const auto& m : metrics) {
+    report.metrics.push_back(m.primary_name());
+    report.signatures.push_back(m.metric->signature());
+  }
+  report.cache_hits = cache.hits();
+  report.cache_misses = cache.misses();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace probity

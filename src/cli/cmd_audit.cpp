@@ -1,0 +1,51 @@
+// `probity audit`: correlation, degradation and manipulation tests; tables on stdout and the
+// report files (JSON, Markdown, HTML) in the output directory.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "probity/audit.hpp"
+#include "probity/error.hpp"
+#include "probity/report.hpp"
+
+namespace probity::cli {
+
+int run_audit(const AuditArgs& args) {
+  AuditOptions opts;
+  opts.data = args.data;
+  opts.metrics = args.metrics;
+  opts.degradations = args.degradations;
+  opts.manipulations = args.manipulations;
+  opts.sample = args.sample;
+  opts.seed = args.seed;
+  opts.bootstrap = args.bootstrap;
+  opts.alpha = args.alpha;
+  opts.out_dir = args.out;
+  opts.threads = args.threads;
+  opts.skip_invalid = args.skip_invalid;
+  std::unique_ptr<Progress> bar;
+  std::string current;
+  opts.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
+    if (stage != current) {
+      if (bar) bar->finish();
+      current = std::string(stage);
+      bar = std::make_unique<Progress>(current);
+    }
+    bar->update(done, total);
+  };
+  AuditReport report = run_audit(opts);
+  if (bar) bar->finish();
+  fmt::print("{}", report::to_text(report, !args.ascii));
+  report::write_all(report, args.out);
+  auto dir = std::filesystem::path(args.out);
+  fmt::print("\nreport: {} {} {}\n", (dir / "report.json").string(), (dir / "report.md").string(),
+             (dir / "report.html").string());
+  fmt::print("{:.1f} s; cache {} hits, {} misses ({})\n", report.seconds, report.cache_hits,
+             report.cache_misses, (dir / "cache.sqlite").string());
+  return kExitOk;
+}
+
+}  // namespace probity::cli

@@ -1,0 +1,237 @@
+#include "probity/audit.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "cli_runner.hpp"
+#include "stats/rng.hpp"
+#include "test_paths.hpp"
+
+namespace {
+
+using probity::PerturbResult;
+using probity::StrategyKind;
+using probity::test_strategy;
+using Status = PerturbResult::Status;
+
+double normal(probity::stats::detail::Rng& rng) {
+  double u1 = (static_cast<double>(rng.next() >> 11) + 0.5) * 0x1.0p-53;
+  double u2 = static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
+  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+}
+
+// Paired scores with a planted mean shift of the perturbed scores.
+void planted(std::size_t n, double shift, std::uint64_t seed, std::vector<double>& orig,
+             std::vector<double>& pert) {
+  probity::stats::detail::Rng rng(seed, 0);
+  orig.resize(n);
+  pert.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    orig[i] = normal(rng);
+    pert[i] = orig[i] + shift + normal(rng);
+  }
+}
+
+TEST(AuditDecisions, PlantedInflationIsFlaggedAndNullIsNotAtExpectedRates) {
+  const std::size_t reps = 400, n = 100;
+  std::vector<Status> applied(n, Status::kApplied);
+  std::size_t null_fail = 0, inflated_fail = 0, degraded_pass = 0, null_degraded_pass = 0;
+  std::vector<double> o, p;
+  for (std::size_t r = 0; r < reps; ++r) {
+    planted(n, 0.0, 1000 + r, o, p);
+    if (!test_strategy(StrategyKind::kManipulation, o, p, applied, 0.05, 0, 0.95, r).passed)
+      ++null_fail;
+    if (test_strategy(StrategyKind::kDegradation, o, p, applied, 0.05, 0, 0.95, r).passed)
+      ++null_degraded_pass;
+    planted(n, 0.5, 5000 + r, o, p);
+    if (!test_strategy(StrategyKind::kManipulation, o, p, applied, 0.05, 0, 0.95, r).passed)
+      ++inflated_fail;
+    planted(n, -0.5, 9000 + r, o, p);
+    if (test_strategy(StrategyKind::kDegradation, o, p, applied, 0.05, 0, 0.95, r).passed)
+      ++degraded_pass;
+  }
+  // Under the null the one-sided test rejects at about α = 5% (binomial sd ≈ 1.1%).
+  EXPECT_GT(null_fail, reps * 2 / 100);
+  EXPECT_LT(null_fail, reps * 9 / 100);
+  EXPECT_GT(null_degraded_pass, reps * 2 / 100);
+  EXPECT_LT(null_degraded_pass, reps * 9 / 100);
+  // With a shift of 0.5 sd of Δ·√2 at n = 100 the power is above 99.9%.
+  EXPECT_GE(inflated_fail, reps - 2);
+  EXPECT_GE(degraded_pass, reps - 2);
+}
+
+TEST(AuditDecisions, NotAppliedItemsAreCountedAndLeftOut) {
+  std::vector<double> o = {1, 2, 3, 4, 5, 6}, p = {0, 1, 2, 9, 9, NAN};
+  std::vector<Status> s = {Status::kApplied,       Status::kApplied,   Status::kApplied,
+                           Status::kNotApplicable, Status::kUnchanged, Status::kApplied};
+  auto t = test_strategy(StrategyKind::kDegradation, o, p, s, 0.05, 200, 0.95, 1);
+  EXPECT_EQ(t.considered, 6u);
+  EXPECT_EQ(t.applied, 3u);
+  EXPECT_EQ(t.not_applicable, 1u);
+  EXPECT_EQ(t.unchanged, 1u);
+  EXPECT_EQ(t.undefined, 1u);
+  EXPECT_TRUE(t.testable);
+  EXPECT_DOUBLE_EQ(t.mean_delta, -1.0);  // only the three applied items
+  // Δ is constant and negative: t = -inf, p = 0 (as SciPy), a clear pass.
+  EXPECT_EQ(t.p, 0.0);
+  EXPECT_TRUE(t.passed);
+  // Δ constant zero: the t statistic is undefined, which is no evidence of detection.
+  std::vector<double> same = {1, 2, 3};
+  std::vector<Status> three(3, Status::kApplied);
+  auto z = test_strategy(StrategyKind::kDegradation, same, same, three, 0.05, 0, 0.95, 1);
+  EXPECT_TRUE(std::isnan(z.p));
+  EXPECT_FALSE(z.passed);
+  EXPECT_EQ(z.d, 0.0);
+
+  std::vector<Status> none(6, Status::kNotApplicable);
+  auto u = test_strategy(StrategyKind::kManipulation, o, p, none, 0.05, 0, 0.95, 1);
+  EXPECT_FALSE(u.testable);
+  EXPECT_FALSE(u.passed);  // not testable is never a pass
+  EXPECT_EQ(u.not_applicable, 6u);
+}
+
+TEST(AuditDecisions, EffectSizeCisAndHolmFamilies) {
+  std::vector<double> o, p;
+  planted(200, -0.4, 77, o, p);
+  std::vector<Status> applied(o.size(), Status::kApplied);
+  auto t = test_strategy(StrategyKind::kDegradation, o, p, applied, 0.05, 500, 0.95, 3);
+  EXPECT_LT(t.d, 0);
+  EXPECT_LT(t.d_lo, t.d);
+  EXPECT_GT(t.d_hi, t.d);
+  EXPECT_LT(t.d_boot_lo, t.d);
+  EXPECT_GT(t.d_boot_hi, t.d);
+
+  // Two families; Holm multiplies the smallest p of a family of 3 by 3.
+  std::vector<probity::StrategyTest> tests(4);
+  double ps[] = {0.02, 0.04, 0.5, 0.02};
+  for (std::size_t i = 0; i < 4; ++i) {
+    tests[i].dataset = "d";
+    tests[i].metric = i < 3 ? "m1" : "m2";
+    tests[i].kind = StrategyKind::kDegradation;
+    tests[i].testable = true;
+    tests[i].p = ps[i];
+    tests[i].passed = ps[i] < 0.05;
+  }
+  probity::apply_holm(tests, 0.05);
+  EXPECT_NEAR(tests[0].p_holm, 0.06, 1e-12);
+  EXPECT_FALSE(tests[0].passed_holm);
+  EXPECT_TRUE(tests[0].passed);
+  EXPECT_NEAR(tests[3].p_holm, 0.02, 1e-12);  // alone in its family
+  EXPECT_TRUE(tests[3].passed_holm);
+}
+
+std::string strip_volatile(const std::string& json_text) {
+  auto j = nlohmann::json::parse(json_text);
+  j.erase("seconds");
+  j.erase("cache_hits");
+  j.erase("cache_misses");
+  return j.dump();
+}
+
+// Markdown without the lines that report run time and cache use.
+std::string stable_markdown(const std::string& md) {
+  std::string out, line;
+  std::istringstream in(md);
+  while (std::getline(in, line))
+    if (line.find("cache") == std::string::npos) out += line + "\n";
+  return out;
+}
+
+std::string audit_args(const std::string& out) {
+  return "audit --data " + probity::test::data_path("summeval/summeval.jsonl") +
+         " --metric bleu --metric rougeL.f --sample 300 --seed 7 --bootstrap 100 --out " + out;
+}
+
+TEST(AuditRun, SameSeedSameBytesAndRerunRecomputesNothing) {
+  std::string a = probity::test::temp_dir("audit-a"), b = probity::test::temp_dir("audit-b");
+  auto r1 = probity::test::run_probity(audit_args(a));
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  auto r2 = probity::test::run_probity(audit_args(b));
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_EQ(strip_volatile(probity::test::read_text(a + "/report.json")),
+            strip_volatile(probity::test::read_text(b + "/report.json")));
+  EXPECT_EQ(stable_markdown(probity::test::read_text(a + "/report.md")),
+            stable_markdown(probity::test::read_text(b + "/report.md")));
+  // The terminal tables are there.
+  EXPECT_NE(r1.out.find("Degradation"), std::string::npos);
+  // A re-run in the same directory is served from the cache.
+  auto r3 = probity::test::run_probity(audit_args(a));
+  ASSERT_EQ(r3.exit_code, 0) << r3.err;
+  auto j = nlohmann::json::parse(probity::test::read_text(a + "/report.json"));
+  EXPECT_GT(j["cache_hits"].get<int>(), 0);
+  EXPECT_EQ(j["cache_misses"].get<int>(), 0);
+  EXPECT_EQ(strip_volatile(probity::test::read_text(a + "/report.json")),
+            strip_volatile(probity::test::read_text(b + "/report.json")));
+}
+
+std::size_t cached_rows(const std::string& db_path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return 0;
+  }
+  sqlite3_busy_timeout(db, 1000);
+  sqlite3_stmt* st = nullptr;
+  std::size_t n = 0;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM stats", -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    n = static_cast<std::size_t>(sqlite3_column_int64(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return n;
+}
+
+TEST(AuditRun, KilledRunResumesAndGivesTheSameReport) {
+  std::string clean = probity::test::temp_dir("audit-clean"),
+              killed = probity::test::temp_dir("audit-killed");
+  ASSERT_EQ(probity::test::run_probity(audit_args(clean)).exit_code, 0);
+
+  std::string cmd = probity::test::probity_binary() + " " + audit_args(killed) + " >/dev/null 2>&1";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Kill it hard once some work is committed (but before it can finish).
+  bool killed_midway = false;
+  for (int i = 0; i < 2000; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) break;  // finished before we could kill it
+    if (cached_rows(killed + "/cache.sqlite") > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      killed_midway = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(killed_midway) << "the audit finished before it could be killed";
+  EXPECT_FALSE(std::filesystem::exists(killed + "/report.json"));
+  auto resumed = probity::test::run_probity(audit_args(killed));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  auto j = nlohmann::json::parse(probity::test::read_text(killed + "/report.json"));
+  EXPECT_GT(j["cache_hits"].get<int>(), 0);  // finished work was kept
+  EXPECT_EQ(strip_volatile(probity::test::read_text(killed + "/report.json")),
+            strip_volatile(probity::test::read_text(clean + "/report.json")));
+}
+
+TEST(AuditRun, UnknownStrategyIsAUsageError) {
+  auto r = probity::test::run_probity(
+      "audit --data " + probity::test::data_path("summeval/summeval_sample20.jsonl") +
+      " --metric bleu --degrade X --out " + probity::test::temp_dir("audit-x"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown degradation strategy 'X'"), std::string::npos) << r.err;
+}
+
+}  // namespace
