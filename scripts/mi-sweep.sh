@@ -8,7 +8,7 @@ cells=${1:-30}
 out=${2:-out/mi-sweep-$cells}
 measures="kl tv"
 [ "$cells" = 30 ] && measures="kl tv rkl chi2 hellinger"
-metrics=()
+metrics=(--metric bleu --metric chrf --metric rougeL.f)
 for rp in token/ar report/oracle statement/oracle; do
   for f in $measures; do
     for e in direct fvar; do
