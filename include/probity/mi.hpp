@@ -11,17 +11,19 @@
 
 namespace probity::mi {
 
-// ---- F: information measures (SPEC §4.1, Table 9) ------------------------------------------------
+// ---- F: information measures (SPEC §4.1, Table 9)
+// ------------------------------------------------
 
 enum class Measure { kTV, kKL, kReverseKL, kPearson, kHellinger };
 
 Measure parse_measure(std::string_view name);  // "tv", "kl", "rkl", "chi2", "hellinger"
 std::string_view measure_name(Measure m);
-double f(Measure m, double t);                // the convex generator f(t)
-double optimal_critic(Measure m, double r);   // T*(r)
-double conjugate(Measure m, double u);        // f*(u); +inf outside the domain of f*
+double f(Measure m, double t);               // the convex generator f(t)
+double optimal_critic(Measure m, double r);  // T*(r)
+double conjugate(Measure m, double u);       // f*(u); +inf outside the domain of f*
 
-// ---- E: estimators (SPEC §4.2) -------------------------------------------------------------------
+// ---- E: estimators (SPEC §4.2)
+// -------------------------------------------------------------------
 
 enum class Estimator { kDirect, kVariational };
 
@@ -32,7 +34,8 @@ double direct_score(Measure m, double log_r);
 // f-variational sample score T(x,y) − f*(T(x,y⁻)).
 double variational_score(Measure m, double critic_pos, double critic_neg);
 
-// ---- R and Π -------------------------------------------------------------------------------------
+// ---- R and Π
+// -------------------------------------------------------------------------------------
 
 enum class Representation { kToken, kReport, kStatement };
 enum class Mechanism { kAutoregression, kOracle, kExact };

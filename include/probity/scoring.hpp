@@ -5,8 +5,8 @@
 #include <functional>
 #include <memory>
 #include <span>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "probity/dataset.hpp"

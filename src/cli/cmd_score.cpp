@@ -41,7 +41,8 @@ int run_score(const ScoreArgs& args) {
     corpus[m].parts.assign(metrics[m].metric->parts().size(), 0.0);
   }
   bool needs_whole = false;
-  for (const auto& m : metrics) needs_whole |= m.metric->needs_fit() || m.metric->negatives().count > 0;
+  for (const auto& m : metrics)
+    needs_whole |= m.metric->needs_fit() || m.metric->negatives().count > 0;
 
   std::size_t skipped = 0;
   std::vector<SkipRecord> skip_records;

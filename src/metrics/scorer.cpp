@@ -4,8 +4,8 @@
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
-#include <unordered_map>
 #include <thread>
+#include <unordered_map>
 
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
