@@ -9,11 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -22,6 +19,7 @@
 #include <vector>
 
 #include "metrics/builtin.hpp"
+#include "metrics/lexical_common.hpp"
 #include "probity/error.hpp"
 #include "probity/text.hpp"
 
@@ -35,24 +33,12 @@ std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t ma
 
 namespace {
 
-// ---- Python string helpers ---------------------------------------------------------------------
+using detail::lower;
+using detail::NgramNumbering;
+using detail::space_len;
+using detail::StrInterner;
 
-// Byte length of the Python whitespace character (str.isspace) starting at p, or 0.
-inline std::size_t space_len(const unsigned char* p, const unsigned char* end) {
-  const unsigned char c = p[0];
-  if (c > ' ' && c < 0x80) return 0;  // the common case first
-  if (c < 0x80) return (c >= 0x09 && c <= 0x0D) || c >= 0x1C ? 1 : 0;
-  const auto left = end - p;
-  if (c == 0xC2) return left >= 2 && (p[1] == 0x85 || p[1] == 0xA0) ? 2 : 0;
-  if (c == 0xE1) return left >= 3 && p[1] == 0x9A && p[2] == 0x80 ? 3 : 0;
-  if (c == 0xE2 && left >= 3) {
-    if (p[1] == 0x80)
-      return (p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF ? 3 : 0;
-    return p[1] == 0x81 && p[2] == 0x9F ? 3 : 0;
-  }
-  if (c == 0xE3) return left >= 3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
-  return 0;
-}
+// ---- Python string helpers ---------------------------------------------------------------------
 
 // Python's str.rstrip().
 std::string_view rstrip(std::string_view s) {
@@ -73,174 +59,6 @@ std::string_view rstrip(std::string_view s) {
   }
 }
 
-// Python's str.split() (no argument), appending to `out`.
-void split_py(std::string_view s, std::vector<std::string_view>& out) {
-  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* p = b;
-  const auto* e = b + s.size();
-  const unsigned char* token = nullptr;
-  while (p < e) {
-    const std::size_t w = space_len(p, e);
-    if (w == 0) {
-      if (!token) token = p;
-      ++p;
-      continue;
-    }
-    if (token) out.push_back(s.substr(static_cast<std::size_t>(token - b), p - token));
-    token = nullptr;
-    p += w;
-  }
-  if (token) out.push_back(s.substr(static_cast<std::size_t>(token - b)));
-}
-
-// Python's str.lower(): ASCII directly, anything else through ICU's full case mapping.
-std::string lower(std::string_view s) {
-  if (std::all_of(s.begin(), s.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    std::string out(s);
-    for (char& c : out)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-  }
-  return text::to_lower(s);
-}
-
-// ---- counting tables ---------------------------------------------------------------------------
-
-// Open-addressing (linear probing) map from 64-bit keys to small values. prepare() sizes it for a
-// number of keys while empty; clear() resets only the slots that were used.
-template <class V>
-class KeyTable {
- public:
-  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-
-  void prepare(std::size_t max_keys) {
-    std::size_t cap = 16;
-    while (cap < 2 * max_keys) cap <<= 1;
-    if (cap > slots_.size()) {
-      slots_.assign(cap, Slot{});
-      shift_ = 64 - std::countr_zero(cap);
-    }
-  }
-  // Index of the key's slot, inserting it with a value-initialised V when absent.
-  std::uint32_t insert_index(std::uint64_t key) {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.key == key) return static_cast<std::uint32_t>(i);
-      if (s.key == kEmpty) {
-        s.key = key;
-        s.val = V{};
-        used_.push_back(static_cast<std::uint32_t>(i));
-        return static_cast<std::uint32_t>(i);
-      }
-    }
-  }
-  V& insert(std::uint64_t key) { return slots_[insert_index(key)].val; }
-  V& value(std::uint32_t index) { return slots_[index].val; }
-  V* find(std::uint64_t key) {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.key == key) return &s.val;
-      if (s.key == kEmpty) return nullptr;
-    }
-  }
-  std::size_t size() const { return used_.size(); }
-  void clear() {
-    for (std::uint32_t i : used_) slots_[i].key = kEmpty;
-    used_.clear();
-  }
-
- private:
-  struct Slot {
-    std::uint64_t key = kEmpty;
-    V val{};
-  };
-  std::size_t slot(std::uint64_t key) const {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
-  }
-  std::vector<Slot> slots_;
-  std::vector<std::uint32_t> used_;
-  int shift_ = 60;
-};
-
-// A fast 64-bit string hash: 8 bytes at a time, each step mixed as in splitmix64.
-inline std::uint64_t hash_bytes(std::string_view s) {
-  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
-  const char* p = s.data();
-  std::size_t n = s.size();
-  auto mix = [&h](std::uint64_t w) {
-    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-  };
-  for (; n >= 8; n -= 8, p += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    mix(w);
-  }
-  if (n > 0) {
-    std::uint64_t w = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-    mix(w);
-  }
-  return h;
-}
-
-// String equality without a library call: tokens are short.
-inline bool same_bytes(const char* data, std::uint32_t size, std::string_view s) {
-  if (size != s.size()) return false;
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if (data[i] != s[i]) return false;
-  return true;
-}
-
-// Maps strings (views that outlive the call) to ids 1, 2, ...
-class StrInterner {
- public:
-  void prepare(std::size_t max_keys) {
-    std::size_t cap = 16;
-    while (cap < 2 * max_keys) cap <<= 1;
-    if (cap > slots_.size()) {
-      slots_.assign(cap, Slot{});
-      shift_ = 64 - std::countr_zero(cap);
-    }
-  }
-  std::uint32_t intern(std::string_view s) {
-    const std::uint64_t h = hash_bytes(s);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ull) >> shift_);;
-         i = (i + 1) & mask) {
-      Slot& slot = slots_[i];
-      if (slot.id == 0) {
-        slot = Slot{h, s.data(), static_cast<std::uint32_t>(s.size()), ++count_};
-        used_.push_back(static_cast<std::uint32_t>(i));
-        return slot.id;
-      }
-      if (slot.hash == h && same_bytes(slot.data, slot.size, s)) return slot.id;
-    }
-  }
-  std::uint32_t size() const { return count_; }
-  void clear() {
-    for (std::uint32_t i : used_) slots_[i].id = 0;
-    used_.clear();
-    count_ = 0;
-  }
-
- private:
-  struct Slot {
-    std::uint64_t hash = 0;
-    const char* data = nullptr;
-    std::uint32_t size = 0;
-    std::uint32_t id = 0;
-  };
-  std::vector<Slot> slots_;
-  std::vector<std::uint32_t> used_;
-  std::uint32_t count_ = 0;
-  int shift_ = 60;
-};
-
 struct Scratch {
   std::vector<std::string> texts;  // preprocessed references, then the hypothesis
   std::vector<std::string_view> tokens;
@@ -254,8 +72,7 @@ struct Scratch {
   // being read and that reference's tag, occurs-in-some-reference flag.
   std::vector<std::uint32_t> hyp_count, ref_max, ref_cur, ref_tag;
   std::vector<std::uint8_t> in_ref;
-  std::vector<std::uint32_t> grid, touched;  // (n-1)-gram id x token id -> n-gram id, all zero
-  KeyTable<std::uint32_t> ngram_ids;         // the same when the grid would be too large
+  NgramNumbering ngrams;
   StrInterner vocab;
 };
 
@@ -434,7 +251,7 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
   sc.bounds.assign(1, 0);
   for (std::size_t s = 0; s < n_seqs; ++s) {
     if (tokenizer_ == Tokenizer::kNone) {
-      split_py(sc.texts[s], sc.tokens);
+      detail::split_py(sc.texts[s], [&](std::string_view w) { sc.tokens.push_back(w); });
     } else {
       split_spaces(sc.texts[s], sc.tokens);
     }
@@ -469,13 +286,9 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
     stats[1 + max_order_ + n] = static_cast<double>(hyp_len >= n ? hyp_len - n + 1 : 0);
   }
 
-  // Order 1 is the token ids themselves; higher orders number the hypothesis n-grams densely,
-  // looked up by (id of the (n-1)-gram at i, token at i+n-1) in a direct grid when that is small,
-  // else in a hash table; reference n-grams are only looked up (one the hypothesis lacks has no
-  // id). The grid loops are branch-free, as hits and misses are unpredictable: a dead position
-  // looks up row 0, which never holds an id, and gets id 0, whose count slots are dummies.
+  // Order 1 is the token ids themselves; higher orders number the hypothesis n-grams densely
+  // (NgramNumbering) and references only look theirs up.
   // correct = sum over n-grams of min(hypothesis count, maximum count over references).
-  constexpr std::size_t kGridMax = std::size_t{1} << 20;
   const std::size_t width = std::size_t{vocab} + 1;
   sc.nid.assign(sc.ids.begin(), sc.ids.end());
   sc.live.resize(n_tokens + 1);
@@ -524,61 +337,18 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
   for (std::size_t n = 2; n <= max_order_ && correct > 0; ++n) {
     if (hyp_len < n) break;
     const std::size_t n_hyp = hyp_len - n + 1;
-    const std::size_t cells = (n_ids + 1) * width;
-    const bool use_grid = cells <= kGridMax;
-    if (use_grid) {
-      if (sc.grid.size() < cells) sc.grid.resize(cells, 0);
-    } else {
-      sc.ngram_ids.prepare(n_hyp);
-    }
-    sc.touched.resize(n_hyp);
-    std::uint32_t* grid = sc.grid.data();
-    std::uint32_t* touched = sc.touched.data();
-    std::size_t n_touched = 0;
-
-    // Hypothesis: number the live n-grams.
-    std::uint32_t next_id = 0;
-    for (std::size_t i = hyp_begin; i + n <= n_tokens; ++i) {
-      const std::uint8_t l = live[i] & live[i + 1];
-      live[i] = l;
-      const std::uint64_t key = std::uint64_t{l ? nid[i] : 0u} * width + ids[i + n - 1];
-      std::uint32_t id = 0;
-      if (use_grid) {
-        id = grid[key];
-        const auto fresh = static_cast<std::uint32_t>(id == 0 && l != 0);
-        next_id += fresh;
-        id = fresh ? next_id : id;
-        grid[key] = id;
-        touched[n_touched] = static_cast<std::uint32_t>(key);
-        n_touched += fresh;
-      } else if (l) {
-        std::uint32_t& slot = sc.ngram_ids.insert(key);
-        if (slot == 0) slot = ++next_id;
-        id = slot;
-      }
-      nid[i] = id;
-    }
-    n_ids = next_id;
-    // References: look up.
+    sc.ngrams.start(n_ids, width, n_hyp);
+    // Hypothesis: number the live n-grams. References: look up.
+    sc.ngrams.number(n_hyp, nid + hyp_begin, ids + hyp_begin + n - 1, live + hyp_begin,
+                     [](std::uint32_t) {});
+    n_ids = sc.ngrams.count();
     for (std::size_t r = 0; r < n_refs; ++r) {
-      for (std::size_t i = bounds[r]; i + n <= bounds[r + 1]; ++i) {
-        const std::uint8_t l = live[i] & live[i + 1];
-        const std::uint64_t key = std::uint64_t{l ? nid[i] : 0u} * width + ids[i + n - 1];
-        std::uint32_t id = 0;
-        if (use_grid) {
-          id = grid[key];
-        } else if (l) {
-          if (const std::uint32_t* found = sc.ngram_ids.find(key)) id = *found;
-        }
-        nid[i] = id;
-        live[i] = id != 0;
-      }
+      const std::size_t len = bounds[r + 1] - bounds[r];
+      if (len < n) continue;
+      sc.ngrams.look_up(len - n + 1, nid + bounds[r], ids + bounds[r] + n - 1, live + bounds[r],
+                        [](std::uint32_t) {});
     }
-    if (use_grid) {
-      for (std::size_t t = 0; t < n_touched; ++t) grid[touched[t]] = 0;
-    } else {
-      sc.ngram_ids.clear();
-    }
+    sc.ngrams.finish();
 
     sc.hyp_count.assign(n_ids + 1, 0);
     for (std::size_t i = hyp_begin; i + n <= n_tokens; ++i) ++sc.hyp_count[nid[i]];

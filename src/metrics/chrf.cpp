@@ -9,9 +9,7 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -20,30 +18,20 @@
 #include <vector>
 
 #include "metrics/builtin.hpp"
+#include "metrics/lexical_common.hpp"
 #include "probity/error.hpp"
-#include "probity/text.hpp"
 
 namespace probity::metrics {
 namespace {
 
-// ---- Python string helpers ---------------------------------------------------------------------
+using detail::KeyTable;
+using detail::lower;
+using detail::NgramNumbering;
+using detail::space_len;
+using detail::split_py;
+using detail::StrInterner;
 
-// Byte length of the Python whitespace character (str.isspace) starting at p, or 0.
-inline std::size_t space_len(const unsigned char* p, const unsigned char* end) {
-  const unsigned char c = p[0];
-  if (c > ' ' && c < 0x80) return 0;  // the common case first
-  if (c < 0x80) return (c >= 0x09 && c <= 0x0D) || c >= 0x1C ? 1 : 0;
-  const auto left = end - p;
-  if (c == 0xC2) return left >= 2 && (p[1] == 0x85 || p[1] == 0xA0) ? 2 : 0;
-  if (c == 0xE1) return left >= 3 && p[1] == 0x9A && p[2] == 0x80 ? 3 : 0;
-  if (c == 0xE2 && left >= 3) {
-    if (p[1] == 0x80)
-      return (p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF ? 3 : 0;
-    return p[1] == 0x81 && p[2] == 0x9F ? 3 : 0;
-  }
-  if (c == 0xE3) return left >= 3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
-  return 0;
-}
+// ---- Python string helpers ---------------------------------------------------------------------
 
 // Byte length of the UTF-8 character starting at p; an invalid byte counts as one character.
 std::size_t char_len(const unsigned char* p, const unsigned char* end) {
@@ -62,18 +50,6 @@ std::size_t char_len(const unsigned char* p, const unsigned char* end) {
   return n;
 }
 
-// Python's str.lower(): ASCII directly, anything else through ICU's full case mapping.
-std::string lower(std::string_view s) {
-  if (std::all_of(s.begin(), s.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    std::string out(s);
-    for (char& c : out)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-  }
-  return text::to_lower(s);
-}
-
 // string.punctuation, which sacreBLEU's chrF++ word splitting peels off words.
 constexpr std::array<bool, 256> kPunct = [] {
   std::array<bool, 256> t{};
@@ -81,142 +57,6 @@ constexpr std::array<bool, 256> kPunct = [] {
     t[static_cast<unsigned char>(c)] = true;
   return t;
 }();
-
-// ---- counting tables ---------------------------------------------------------------------------
-
-// Open-addressing (linear probing) map from 64-bit keys to small values. prepare() sizes it for a
-// number of keys while empty; clear() resets only the slots that were used.
-template <class V>
-class KeyTable {
- public:
-  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-
-  void prepare(std::size_t max_keys) {
-    std::size_t cap = 16;
-    while (cap < 2 * max_keys) cap <<= 1;
-    if (cap > slots_.size()) {
-      slots_.assign(cap, Slot{});
-      shift_ = 64 - std::countr_zero(cap);
-    }
-  }
-  // Index of the key's slot, inserting it with a value-initialised V when absent.
-  std::uint32_t insert_index(std::uint64_t key) {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.key == key) return static_cast<std::uint32_t>(i);
-      if (s.key == kEmpty) {
-        s.key = key;
-        s.val = V{};
-        used_.push_back(static_cast<std::uint32_t>(i));
-        return static_cast<std::uint32_t>(i);
-      }
-    }
-  }
-  V& insert(std::uint64_t key) { return slots_[insert_index(key)].val; }
-  V& value(std::uint32_t index) { return slots_[index].val; }
-  V* find(std::uint64_t key) {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = slot(key);; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.key == key) return &s.val;
-      if (s.key == kEmpty) return nullptr;
-    }
-  }
-  std::size_t size() const { return used_.size(); }
-  void clear() {
-    for (std::uint32_t i : used_) slots_[i].key = kEmpty;
-    used_.clear();
-  }
-
- private:
-  struct Slot {
-    std::uint64_t key = kEmpty;
-    V val{};
-  };
-  std::size_t slot(std::uint64_t key) const {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
-  }
-  std::vector<Slot> slots_;
-  std::vector<std::uint32_t> used_;
-  int shift_ = 60;
-};
-
-// A fast 64-bit string hash: 8 bytes at a time, each step mixed as in splitmix64.
-inline std::uint64_t hash_bytes(std::string_view s) {
-  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
-  const char* p = s.data();
-  std::size_t n = s.size();
-  auto mix = [&h](std::uint64_t w) {
-    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-  };
-  for (; n >= 8; n -= 8, p += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    mix(w);
-  }
-  if (n > 0) {
-    std::uint64_t w = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-    mix(w);
-  }
-  return h;
-}
-
-// String equality without a library call: tokens are short.
-inline bool same_bytes(const char* data, std::uint32_t size, std::string_view s) {
-  if (size != s.size()) return false;
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if (data[i] != s[i]) return false;
-  return true;
-}
-
-// Maps strings (views that outlive the call) to ids 1, 2, ...
-class StrInterner {
- public:
-  void prepare(std::size_t max_keys) {
-    std::size_t cap = 16;
-    while (cap < 2 * max_keys) cap <<= 1;
-    if (cap > slots_.size()) {
-      slots_.assign(cap, Slot{});
-      shift_ = 64 - std::countr_zero(cap);
-    }
-  }
-  std::uint32_t intern(std::string_view s) {
-    const std::uint64_t h = hash_bytes(s);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ull) >> shift_);;
-         i = (i + 1) & mask) {
-      Slot& slot = slots_[i];
-      if (slot.id == 0) {
-        slot = Slot{h, s.data(), static_cast<std::uint32_t>(s.size()), ++count_};
-        used_.push_back(static_cast<std::uint32_t>(i));
-        return slot.id;
-      }
-      if (slot.hash == h && same_bytes(slot.data, slot.size, s)) return slot.id;
-    }
-  }
-  std::uint32_t size() const { return count_; }
-  void clear() {
-    for (std::uint32_t i : used_) slots_[i].id = 0;
-    used_.clear();
-    count_ = 0;
-  }
-
- private:
-  struct Slot {
-    std::uint64_t hash = 0;
-    const char* data = nullptr;
-    std::uint32_t size = 0;
-    std::uint32_t id = 0;
-  };
-  std::vector<Slot> slots_;
-  std::vector<std::uint32_t> used_;
-  std::uint32_t count_ = 0;
-  int shift_ = 60;
-};
 
 // A text as id sequences: all texts of an item share one id space per kind (chars, words).
 struct Sequences {
@@ -241,11 +81,10 @@ struct Scratch {
   KeyTable<std::uint32_t> char_ids;  // non-ASCII characters by their UTF-8 bytes
   StrInterner word_vocab;
   std::vector<std::string_view> word_tokens;
-  // pair_stats: n-gram ids per position, liveness, counts by id, and the (n-1)-gram id x symbol
-  // grid (all zero between uses) or, for large ones, a hash table.
-  std::vector<std::uint32_t> hyp_ids, ref_ids, left, touched, grid;
+  // pair_stats: n-gram ids per position, liveness, counts and flags by id, and the numbering.
+  std::vector<std::uint32_t> hyp_ids, ref_ids, left;
   std::vector<std::uint8_t> hyp_live, ref_live, flags;
-  KeyTable<std::uint32_t> ngram_ids;
+  NgramNumbering ngrams;
   std::vector<double> cur;
 };
 
@@ -295,11 +134,7 @@ void add_chars(std::string_view s, bool keep_whitespace, Scratch& sc) {
 void add_words(std::string_view s, Scratch& sc) {
   auto& toks = sc.word_tokens;
   toks.clear();
-  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* p = b;
-  const auto* end = b + s.size();
-  auto emit = [&](const unsigned char* from, const unsigned char* to) {
-    std::string_view w = s.substr(static_cast<std::size_t>(from - b), to - from);
+  split_py(s, [&toks](std::string_view w) {
     if (w.size() > 1 && kPunct[static_cast<unsigned char>(w.back())]) {
       toks.push_back(w.substr(0, w.size() - 1));
       toks.push_back(w.substr(w.size() - 1));
@@ -309,20 +144,7 @@ void add_words(std::string_view s, Scratch& sc) {
     } else {
       toks.push_back(w);
     }
-  };
-  const unsigned char* word = nullptr;
-  while (p < end) {
-    const std::size_t w = space_len(p, end);
-    if (w == 0) {
-      if (!word) word = p;
-      ++p;
-      continue;
-    }
-    if (word) emit(word, p);
-    word = nullptr;
-    p += w;
-  }
-  if (word) emit(word, end);
+  });
   Sequences& seq = sc.words;
   for (std::string_view t : toks) seq.ids.push_back(sc.word_vocab.intern(t));
   seq.bounds.push_back(seq.ids.size());
@@ -331,12 +153,10 @@ void add_words(std::string_view s, Scratch& sc) {
 // [hyp count, ref count, match count] for orders 1..max_order of one hypothesis/reference pair,
 // as sacreBLEU's _get_match_statistics (hyp count is 0 when the reference has no n-gram).
 //
-// Hypothesis n-grams are numbered densely order by order: the id of the n-gram at i is looked up
-// by (id of the (n-1)-gram at i, symbol at i+n-1), in a direct grid when that is small, else in a
-// hash table. Reference n-grams are only looked up: one that the hypothesis lacks has no id. Each
-// reference occurrence matches while the hypothesis count lasts, min(hyp, ref) per n-gram.
-// live[i] says the n-gram at i occurs on both sides; an n-gram can only do so if both its
-// (n-1)-grams do, so the others are skipped, which removes most higher-order work.
+// Hypothesis n-grams are numbered densely order by order (NgramNumbering); reference n-grams are
+// only looked up. Each reference occurrence matches while the hypothesis count lasts, min(hyp,
+// ref) per n-gram. live[i] says the n-gram at i occurs on both sides, which removes most
+// higher-order work.
 void pair_stats(std::span<const std::uint32_t> hyp, std::span<const std::uint32_t> ref,
                 std::size_t max_order, std::uint32_t vocab, Scratch& sc, double* out) {
   for (std::size_t n = 1; n <= max_order; ++n) {
@@ -349,7 +169,6 @@ void pair_stats(std::span<const std::uint32_t> hyp, std::span<const std::uint32_
   if (hyp.empty() || ref.empty() || max_order == 0) return;
 
   constexpr std::uint8_t kInHyp = 1, kInRef = 2;
-  constexpr std::size_t kGridMax = std::size_t{1} << 20;
   const std::size_t width = std::size_t{vocab} + 1;
   // Raw pointers in locals: byte stores would otherwise force reloading the vectors' data.
   sc.hyp_ids.assign(hyp.begin(), hyp.end());
@@ -384,81 +203,35 @@ void pair_stats(std::span<const std::uint32_t> hyp, std::span<const std::uint32_
   out[2] = static_cast<double>(match);
   std::size_t n_ids = vocab;
 
-  // Orders 2+. The loops are branch-free on the grid path (hits and misses are unpredictable):
-  // a dead position looks up row 0 of the grid, which never holds an id, and gets id 0, whose
-  // count and flag slots are dummies reset after each pass.
+  // Orders 2+. Id 0 (dead positions) has dummy count and flag slots, reset after each pass.
   for (std::size_t n = 2; n <= max_order && match > 0; ++n) {
     const std::size_t n_hyp = hyp.size() >= n ? hyp.size() - n + 1 : 0;
     const std::size_t n_ref = ref.size() >= n ? ref.size() - n + 1 : 0;
     if (n_hyp == 0 || n_ref == 0) return;
-    const std::size_t cells = (n_ids + 1) * width;
-    const bool use_grid = cells <= kGridMax;
-    if (use_grid) {
-      if (sc.grid.size() < cells) sc.grid.resize(cells, 0);
-    } else {
-      sc.ngram_ids.prepare(n_hyp);
-    }
+    sc.ngrams.start(n_ids, width, n_hyp);
     sc.left.assign(n_hyp + 1, 0);
-    sc.touched.resize(n_hyp);
     left = sc.left.data();
-    std::uint32_t* grid = sc.grid.data();
-    std::uint32_t* touched = sc.touched.data();
-    std::size_t n_touched = 0;
 
     // Hypothesis: number the live n-grams and count them.
-    std::uint32_t next_id = 0;
-    for (std::size_t i = 0; i < n_hyp; ++i) {
-      const std::uint8_t l = hyp_live[i] & hyp_live[i + 1];
-      hyp_live[i] = l;
-      const std::uint64_t key = std::uint64_t{l ? hid[i] : 0u} * width + hyp[i + n - 1];
-      std::uint32_t id = 0;
-      if (use_grid) {
-        id = grid[key];
-        const std::uint32_t fresh = static_cast<std::uint32_t>(id == 0 && l != 0);
-        next_id += fresh;
-        id = fresh ? next_id : id;
-        grid[key] = id;
-        touched[n_touched] = static_cast<std::uint32_t>(key);
-        n_touched += fresh;
-      } else if (l) {
-        std::uint32_t& slot = sc.ngram_ids.insert(key);
-        if (slot == 0) slot = ++next_id;
-        id = slot;
-      }
-      hid[i] = id;
-      ++left[id];
-    }
+    sc.ngrams.number(n_hyp, hid, hyp.data() + n - 1, hyp_live,
+                     [left](std::uint32_t id) { ++left[id]; });
     left[0] = 0;
-    n_ids = next_id;
+    n_ids = sc.ngrams.count();
 
     // Reference: look up, match, and mark what both sides have.
     sc.flags.assign(n_ids + 1, 0);
     flags = sc.flags.data();
     match = 0;
-    for (std::size_t i = 0; i < n_ref; ++i) {
-      const std::uint8_t l = ref_live[i] & ref_live[i + 1];
-      const std::uint64_t key = std::uint64_t{l ? rid[i] : 0u} * width + ref[i + n - 1];
-      std::uint32_t id = 0;
-      if (use_grid) {
-        id = grid[key];
-      } else if (l) {
-        if (const std::uint32_t* found = sc.ngram_ids.find(key)) id = *found;
-      }
-      ref_live[i] = id != 0;
-      rid[i] = id;
-      flags[id] = 1;
-      const std::uint32_t has = left[id] != 0;
-      left[id] -= has;
-      match += has;
-    }
+    sc.ngrams.look_up(n_ref, rid, ref.data() + n - 1, ref_live,
+                      [left, flags, &match](std::uint32_t id) {
+                        flags[id] = 1;
+                        const std::uint32_t has = left[id] != 0;
+                        left[id] -= has;
+                        match += has;
+                      });
     flags[0] = 0;
     for (std::size_t i = 0; i < n_hyp; ++i) hyp_live[i] = flags[hid[i]];
-
-    if (use_grid) {
-      for (std::size_t t = 0; t < n_touched; ++t) grid[touched[t]] = 0;
-    } else {
-      sc.ngram_ids.clear();
-    }
+    sc.ngrams.finish();
     out[3 * (n - 1) + 2] = static_cast<double>(match);
   }
 }

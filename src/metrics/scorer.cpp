@@ -9,9 +9,9 @@
 
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
-#include "stats/rng.hpp"
 #include "util/hash.hpp"
 #include "util/parallel.hpp"
+#include "util/random.hpp"
 
 namespace probity {
 
@@ -71,7 +71,7 @@ std::vector<std::string_view> NegativeSampler::sample(std::size_t task, std::siz
   const auto& group = group_tasks_[group_of_[task]];
   const std::size_t others = group.size() - 1;
   const std::size_t take = std::min(k, others);
-  stats::detail::Rng rng(seed, util::fnv1a64(ds_.tasks[task].task_id));
+  util::Rng rng(seed, util::fnv1a64(ds_.tasks[task].task_id));
   std::vector<std::size_t> chosen;
   if (others <= 4 * take) {
     // Small group: partial Fisher-Yates over the other tasks.

@@ -960,24 +960,11 @@ class OpinionFlip final : public RuleStrategy {
   }
 };
 
-template <class T>
-PerturbationInfo info_of() {
-  T probe;
-  return {probe.kind(), probe.code(), probe.name(), probe.description(),
-          [] { return std::unique_ptr<Perturbation>(std::make_unique<T>()); }};
-}
-
 }  // namespace
 
 std::vector<PerturbationInfo> degradation_infos() {
-  std::vector<PerturbationInfo> infos;
-  infos.push_back(info_of<RandomReplacement>());
-  infos.push_back(info_of<SentenceDeletion>());
-  infos.push_back(info_of<DeletionCompletion>());
-  infos.push_back(info_of<SurfaceReport>());
-  infos.push_back(info_of<UltraConcise>());
-  infos.push_back(info_of<OpinionFlip>());
-  return infos;
+  return infos_of<RandomReplacement, SentenceDeletion, DeletionCompletion, SurfaceReport,
+                  UltraConcise, OpinionFlip>();
 }
 
 }  // namespace probity::perturb

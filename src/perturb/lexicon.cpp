@@ -13,8 +13,12 @@
 #include <unordered_set>
 #include <utility>
 
+#include "text/wordnet_files.hpp"
+
 namespace probity::perturb::lex {
 namespace {
+
+namespace wordnet_files = text::wordnet_files;
 
 using Set = std::unordered_set<std::string>;
 using Map = std::unordered_map<std::string, std::string>;
@@ -129,67 +133,30 @@ struct WordNet {
       return;
     }
     const std::string dir = SetSearchdir();
-    const char* names[5] = {"", "noun", "verb", "adj", "adv"};
     for (int p = NOUN; p <= ADV; ++p) {
-      load_index(dir + "/index." + names[p], pos[p]);
-      load_exceptions(dir + "/" + names[p] + ".exc", pos[p],
-                      p == VERB ? &irregular_verbs : nullptr);
+      const std::string name(wordnet_files::kPosNames[static_cast<std::size_t>(p)]);
+      load_index(dir + "/index." + name, pos[p]);
+      load_exceptions(dir + "/" + name + ".exc", pos[p], p == VERB ? &irregular_verbs : nullptr);
     }
     load_counts(dir + "/cntlist.rev");
     if (pos[NOUN].offsets.empty()) error = "WordNet index files not readable in " + dir;
   }
 
-  static std::vector<std::string_view> fields(std::string_view line) {
-    std::vector<std::string_view> out;
-    std::size_t i = 0;
-    while (i < line.size()) {
-      while (i < line.size() && line[i] == ' ') ++i;
-      const std::size_t start = i;
-      while (i < line.size() && line[i] != ' ') ++i;
-      if (i > start) out.push_back(line.substr(start, i - start));
-    }
-    return out;
-  }
-
-  static long to_long(std::string_view s) {
-    long v = 0;
-    for (char c : s) {
-      if (c < '0' || c > '9') return -1;
-      v = v * 10 + (c - '0');
-    }
-    return v;
-  }
-
-  // index.<pos>: lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt offsets...
   static void load_index(const std::string& path, PosData& data) {
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line.front() == ' ') continue;  // licence header
-      const auto f = fields(line);
-      if (f.size() < 6) continue;
-      const long synsets = to_long(f[2]), pointers = to_long(f[3]);
-      if (synsets <= 0 || pointers < 0) continue;
-      const std::size_t first = 4 + static_cast<std::size_t>(pointers) + 2;
-      std::vector<long> offsets;
-      for (std::size_t k = first; k < f.size() && offsets.size() < std::size_t(synsets); ++k)
-        offsets.push_back(to_long(f[k]));
-      data.offsets.emplace(std::string(f[0]), std::move(offsets));
-    }
+    wordnet_files::read_index(path, [&data](std::string_view lemma, std::vector<long>&& offsets) {
+      data.offsets.emplace(std::string(lemma), std::move(offsets));
+    });
   }
 
   static void load_exceptions(const std::string& path, PosData& data, Set* bases) {
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      const auto f = fields(line);
-      if (f.size() < 2) continue;
-      auto& list = data.exceptions[std::string(f[0])];
-      for (std::size_t k = 1; k < f.size(); ++k) {
-        list.emplace_back(f[k]);
-        if (bases) bases->emplace(f[k]);
-      }
-    }
+    wordnet_files::read_exceptions(
+        path, [&data, bases](std::string_view form, std::span<const std::string_view> forms) {
+          auto& list = data.exceptions[std::string(form)];
+          for (std::string_view base : forms) {
+            list.emplace_back(base);
+            if (bases) bases->emplace(base);
+          }
+        });
   }
 
   // cntlist.rev: "lemma%ss_type:lex_filenum:lex_id:head:head_id sense_number tag_count".
@@ -197,7 +164,7 @@ struct WordNet {
     std::ifstream in(path);
     std::string line;
     while (std::getline(in, line)) {
-      const auto f = fields(line);
+      const auto f = wordnet_files::fields(line);
       if (f.size() < 3) continue;
       const auto percent = f[0].find('%');
       if (percent == std::string_view::npos || percent + 1 >= f[0].size()) continue;
@@ -205,7 +172,7 @@ struct WordNet {
       if (p == 5) p = ADJ;  // satellite adjectives
       if (p < NOUN || p > ADV) continue;
       tag_counts.emplace(fmt::format("{}/{}/{}", f[0].substr(0, percent), p, f[1]),
-                         static_cast<int>(to_long(f[2])));
+                         static_cast<int>(wordnet_files::parse_number(f[2], 10)));
     }
   }
 
@@ -217,27 +184,7 @@ struct WordNet {
       for (const auto& base : it->second)
         if (known(base, p)) return base;
     if (known(word, p)) return word;
-    static const std::vector<std::pair<std::string_view, std::string_view>> rules[5] = {
-        {},
-        {{"s", ""},
-         {"ses", "s"},
-         {"xes", "x"},
-         {"zes", "z"},
-         {"ches", "ch"},
-         {"shes", "sh"},
-         {"men", "man"},
-         {"ies", "y"}},
-        {{"s", ""},
-         {"ies", "y"},
-         {"es", "e"},
-         {"es", ""},
-         {"ed", "e"},
-         {"ed", ""},
-         {"ing", "e"},
-         {"ing", ""}},
-        {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}},
-        {}};
-    for (const auto& [suffix, replacement] : rules[p]) {
+    for (const auto& [suffix, replacement] : wordnet_files::detachment_rules(p)) {
       if (word.size() <= suffix.size() + 1 || !word.ends_with(suffix)) continue;
       std::string candidate = word.substr(0, word.size() - suffix.size());
       candidate += replacement;
@@ -571,6 +518,24 @@ const Set& negatable_evaluatives() {
 }
 
 // ---- shifts ------------------------------------------------------------------------------------
+
+using Words = std::vector<std::string_view>;
+
+// The list of `tone` among the four.
+const Words& by_tone(Tone tone, const Words& positive, const Words& negative, const Words& hedged,
+                     const Words& strong) {
+  switch (tone) {
+    case Tone::kPositive:
+      return positive;
+    case Tone::kNegative:
+      return negative;
+    case Tone::kHedged:
+      return hedged;
+    case Tone::kStrong:
+      return strong;
+  }
+  return positive;
+}
 
 const Map& hedge_verbs() {
   static const Map map = {{"is", "may be"},
@@ -1064,17 +1029,7 @@ const std::vector<std::string_view>& openers(Tone tone) {
                                                        "beyond any doubt,",
                                                        "it is absolutely clear that",
                                                        "without question,"};
-  switch (tone) {
-    case Tone::kPositive:
-      return positive;
-    case Tone::kNegative:
-      return negative;
-    case Tone::kHedged:
-      return hedged;
-    case Tone::kStrong:
-      return strong;
-  }
-  return positive;
+  return by_tone(tone, positive, negative, hedged, strong);
 }
 
 const std::vector<std::string_view>& adjectives(Tone tone) {
@@ -1085,16 +1040,7 @@ const std::vector<std::string_view>& adjectives(Tone tone) {
       "troubling",   "disappointing", "worrying", "regrettable",
       "unfortunate", "questionable",  "dismal",   "deplorable"};
   static const std::vector<std::string_view> none = {};  // hedges and intensifiers use adverbs
-  switch (tone) {
-    case Tone::kPositive:
-      return positive;
-    case Tone::kNegative:
-      return negative;
-    case Tone::kHedged:
-    case Tone::kStrong:
-      return none;
-  }
-  return none;
+  return by_tone(tone, positive, negative, none, none);
 }
 
 const std::vector<std::string_view>& adverbs(Tone tone) {
@@ -1107,17 +1053,7 @@ const std::vector<std::string_view>& adverbs(Tone tone) {
                                                        "perhaps"};
   static const std::vector<std::string_view> strong = {"extremely", "absolutely", "truly",
                                                        "incredibly", "exceptionally"};
-  switch (tone) {
-    case Tone::kPositive:
-      return positive;
-    case Tone::kNegative:
-      return negative;
-    case Tone::kHedged:
-      return hedged;
-    case Tone::kStrong:
-      return strong;
-  }
-  return positive;
+  return by_tone(tone, positive, negative, hedged, strong);
 }
 
 const std::vector<std::string_view>& framings(Tone tone) {
@@ -1132,16 +1068,7 @@ const std::vector<std::string_view>& framings(Tone tone) {
       "Taken together, these points paint a very unfavorable picture.",
       "On the whole, it is a poor and worrying account."};
   static const std::vector<std::string_view> none = {};
-  switch (tone) {
-    case Tone::kPositive:
-      return positive;
-    case Tone::kNegative:
-      return negative;
-    case Tone::kHedged:
-    case Tone::kStrong:
-      return none;
-  }
-  return none;
+  return by_tone(tone, positive, negative, none, none);
 }
 
 std::string hedge_verb(const std::string& word) {

@@ -173,6 +173,23 @@ bool add_opener(Sentence& s, std::string_view opener, const Style& style, const 
   return true;
 }
 
+// The candidate as the sentence edits of R, P, N, H and S see it: its surface style, its layout,
+// the capitalised words that are probably names, and the openers used so far (each at most once
+// per text).
+struct EditFrame {
+  explicit EditFrame(const std::string& text)
+      : style(detect_style(text)), doc(parse_doc(text)), names(midsentence_capitals(doc)) {}
+  // Puts an opener of `tone` not used yet in front of the sentence.
+  bool add_opener(Sentence& s, Tone tone, Rng& rng) {
+    return perturb::add_opener(s, fresh_opener(tone, used, rng), style, names);
+  }
+
+  Style style;
+  Doc doc;
+  Names names;
+  std::unordered_set<std::string_view> used;
+};
+
 // Inserts an adjective after a determiner ("the team" -> "the impressive team").
 bool add_adjective(Sentence& s, Tone tone, Rng& rng) {
   std::vector<std::size_t> spots;
@@ -236,27 +253,25 @@ void append_sentence(Line& line, std::string sentence) {
 template <class Edit>
 std::size_t edit_sentences(Doc& doc, double rate, Rng& rng, Edit&& edit) {
   std::size_t edited = 0;
-  std::vector<SentenceRef> skipped;
-  for (const auto& ref : sentence_refs(doc)) {
-    if (!rng.chance(rate)) {
-      skipped.push_back(ref);
-      continue;
-    }
+  auto try_edit = [&](const SentenceRef& ref) {
     std::string& text = doc.lines[ref.line].sentences[ref.index];
     Sentence s(text);
     if (edit(s)) {
       text = s.text();
       ++edited;
+    }
+  };
+  std::vector<SentenceRef> skipped;
+  for (const auto& ref : sentence_refs(doc)) {
+    if (rng.chance(rate)) {
+      try_edit(ref);
+    } else {
+      skipped.push_back(ref);
     }
   }
   for (const auto& ref : skipped) {
     if (edited > 0) break;
-    std::string& text = doc.lines[ref.line].sentences[ref.index];
-    Sentence s(text);
-    if (edit(s)) {
-      text = s.text();
-      ++edited;
-    }
+    try_edit(ref);
   }
   return edited;
 }
@@ -470,28 +485,26 @@ class Rephrase final : public RuleStrategy {
 
  protected:
   PerturbResult run(const PerturbContext& context, Rng& rng) const override {
-    const std::string& text = context.candidate_ref().text;
-    const Style style = detect_style(text);
-    Doc doc = parse_doc(text);
-    const Names names = midsentence_capitals(doc);
+    EditFrame f(context.candidate_ref().text);
     std::size_t reordered = 0, substituted = 0;
     auto edit = [&](Sentence& s, double rate) {
       bool changed = false;
-      if (rng.chance(0.5) && reorder_clauses(s, style, names, rng)) {
+      if (rng.chance(0.5) && reorder_clauses(s, f.style, f.names, rng)) {
         ++reordered;
         changed = true;
       }
-      const std::size_t n = substitute_synonyms(s, style, names, rate, rng);
+      const std::size_t n = substitute_synonyms(s, f.style, f.names, rate, rng);
       substituted += n;
       return changed || n > 0;
     };
-    std::size_t edited = edit_sentences(doc, 1.0, rng, [&](Sentence& s) { return edit(s, 0.35); });
+    std::size_t edited =
+        edit_sentences(f.doc, 1.0, rng, [&](Sentence& s) { return edit(s, 0.35); });
     if (edited == 0) {
       // Nothing was drawn: take every available synonym once rather than report no change.
-      edited = edit_sentences(doc, 1.0, rng, [&](Sentence& s) { return edit(s, 1.0); });
+      edited = edit_sentences(f.doc, 1.0, rng, [&](Sentence& s) { return edit(s, 1.0); });
     }
     if (edited == 0) return unchanged("no word with a safe synonym and no clause to reorder");
-    return applied(render_doc(doc),
+    return applied(render_doc(f.doc),
                    fmt::format("{} synonyms, {} clauses reordered", substituted, reordered));
   }
 };
@@ -539,25 +552,22 @@ class SentimentShift : public RuleStrategy {
  protected:
   PerturbResult run(const PerturbContext& context, Rng& rng) const override {
     const std::string& text = context.candidate_ref().text;
-    const Style style = detect_style(text);
-    Doc doc = parse_doc(text);
-    const Names names = midsentence_capitals(doc);
-    std::unordered_set<std::string_view> used;
-    const std::size_t edited = edit_sentences(doc, 0.6, rng, [&](Sentence& s) {
+    EditFrame f(text);
+    const std::size_t edited = edit_sentences(f.doc, 0.6, rng, [&](Sentence& s) {
       return one_of(
-          rng, [&] { return add_opener(s, fresh_opener(tone_, used, rng), style, names); },
+          rng, [&] { return f.add_opener(s, tone_, rng); },
           [&] { return add_adjective(s, tone_, rng); },
           [&] { return add_copula_adverb(s, tone_, false, rng); });
     });
     // The framing sentence closes the last paragraph or list item.
-    const std::string framing = render(rng.pick(lex::framings(tone_)), style);
+    const std::string framing = render(rng.pick(lex::framings(tone_)), f.style);
     Line* last = nullptr;
-    for (auto& line : doc.lines)
+    for (auto& line : f.doc.lines)
       if (line.kind == Line::Kind::kText || line.kind == Line::Kind::kItem) last = &line;
     if (last == nullptr) return applied(text.empty() ? framing : text + "\n" + framing);
-    if (!last->sentences.empty()) terminate(last->sentences.back(), style);
+    if (!last->sentences.empty()) terminate(last->sentences.back(), f.style);
     append_sentence(*last, framing);
-    return applied(render_doc(doc), fmt::format("{} sentences edited + framing", edited));
+    return applied(render_doc(f.doc), fmt::format("{} sentences edited + framing", edited));
   }
 
  private:
@@ -625,30 +635,47 @@ bool soften_words(Sentence& s) {
   return changed;
 }
 
-class HedgedShift final : public RuleStrategy {
+// The frame of H and S: 70% of the sentences get one edit, the first that applies of the
+// shift's edits tried in random order.
+class ClaimShift : public RuleStrategy {
  public:
-  HedgedShift()
-      : RuleStrategy(StrategyKind::kManipulation, "H", "hedged-shift",
-                     "hedge the claims: openers (\"it seems that\", \"arguably\"), modal "
-                     "softening (\"is\" -> \"may be\"), softened adverbs and quantifiers",
-                     "rate 0.7 per sentence, one edit each") {}
+  // `edited` completes the notes: "3 sentences <edited>", "no sentence could be <edited>".
+  ClaimShift(std::string code, std::string name, std::string description, std::string edited)
+      : RuleStrategy(StrategyKind::kManipulation, std::move(code), std::move(name),
+                     std::move(description), "rate 0.7 per sentence, one edit each"),
+        edited_(std::move(edited)) {}
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng& rng) const override {
-    const std::string& text = context.candidate_ref().text;
-    const Style style = detect_style(text);
-    Doc doc = parse_doc(text);
-    const Names names = midsentence_capitals(doc);
-    std::unordered_set<std::string_view> used;
-    const std::size_t edited = edit_sentences(doc, 0.7, rng, [&](Sentence& s) {
-      return one_of(
-          rng, [&] { return add_opener(s, fresh_opener(Tone::kHedged, used, rng), style, names); },
-          [&] { return hedge_first_verb(s); },
-          [&] { return add_copula_adverb(s, Tone::kHedged, true, rng); },
-          [&] { return soften_words(s); });
-    });
-    if (edited == 0) return unchanged("no sentence could be hedged");
-    return applied(render_doc(doc), fmt::format("{} sentences hedged", edited));
+  // One sentence's edit; false when none of the shift's edits applies.
+  virtual bool edit(Sentence& s, EditFrame& f, Rng& rng) const = 0;
+
+  PerturbResult run(const PerturbContext& context, Rng& rng) const final {
+    EditFrame f(context.candidate_ref().text);
+    const std::size_t edited =
+        edit_sentences(f.doc, 0.7, rng, [&](Sentence& s) { return edit(s, f, rng); });
+    if (edited == 0) return unchanged("no sentence could be " + edited_);
+    return applied(render_doc(f.doc), fmt::format("{} sentences {}", edited, edited_));
+  }
+
+ private:
+  std::string edited_;
+};
+
+class HedgedShift final : public ClaimShift {
+ public:
+  HedgedShift()
+      : ClaimShift("H", "hedged-shift",
+                   "hedge the claims: openers (\"it seems that\", \"arguably\"), modal "
+                   "softening (\"is\" -> \"may be\"), softened adverbs and quantifiers",
+                   "hedged") {}
+
+ protected:
+  bool edit(Sentence& s, EditFrame& f, Rng& rng) const override {
+    return one_of(
+        rng, [&] { return f.add_opener(s, Tone::kHedged, rng); },
+        [&] { return hedge_first_verb(s); },
+        [&] { return add_copula_adverb(s, Tone::kHedged, true, rng); },
+        [&] { return soften_words(s); });
   }
 };
 
@@ -715,50 +742,28 @@ bool add_intensifier(Sentence& s, Rng& rng) {
   return true;
 }
 
-class StrongShift final : public RuleStrategy {
+class StrongShift final : public ClaimShift {
  public:
   StrongShift()
-      : RuleStrategy(StrategyKind::kManipulation, "S", "strong-shift",
-                     "make the claims extreme: intensifiers (\"extremely\", \"absolutely\"), "
-                     "stronger scalar words, superlatives (\"the best\"), emphatic openers",
-                     "rate 0.7 per sentence, one edit each") {}
+      : ClaimShift("S", "strong-shift",
+                   "make the claims extreme: intensifiers (\"extremely\", \"absolutely\"), "
+                   "stronger scalar words, superlatives (\"the best\"), emphatic openers",
+                   "intensified") {}
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng& rng) const override {
-    const std::string& text = context.candidate_ref().text;
-    const Style style = detect_style(text);
-    Doc doc = parse_doc(text);
-    const Names names = midsentence_capitals(doc);
-    std::unordered_set<std::string_view> used;
-    const std::size_t edited = edit_sentences(doc, 0.7, rng, [&](Sentence& s) {
-      return one_of(
-          rng, [&] { return intensify_words(s); }, [&] { return superlative(s); },
-          [&] { return add_intensifier(s, rng); },
-          [&] { return add_opener(s, fresh_opener(Tone::kStrong, used, rng), style, names); });
-    });
-    if (edited == 0) return unchanged("no sentence could be intensified");
-    return applied(render_doc(doc), fmt::format("{} sentences intensified", edited));
+  bool edit(Sentence& s, EditFrame& f, Rng& rng) const override {
+    return one_of(
+        rng, [&] { return intensify_words(s); }, [&] { return superlative(s); },
+        [&] { return add_intensifier(s, rng); },
+        [&] { return f.add_opener(s, Tone::kStrong, rng); });
   }
 };
-
-template <class T>
-PerturbationInfo info_of() {
-  T probe;
-  return {probe.kind(), probe.code(), probe.name(), probe.description(),
-          [] { return std::unique_ptr<Perturbation>(std::make_unique<T>()); }};
-}
 
 }  // namespace
 
 std::vector<PerturbationInfo> manipulation_infos() {
-  std::vector<PerturbationInfo> infos;
-  infos.push_back(info_of<Rephrase>());
-  infos.push_back(info_of<MeaninglessElongation>());
-  infos.push_back(info_of<PositiveShift>());
-  infos.push_back(info_of<NegativeShift>());
-  infos.push_back(info_of<HedgedShift>());
-  infos.push_back(info_of<StrongShift>());
-  return infos;
+  return infos_of<Rephrase, MeaninglessElongation, PositiveShift, NegativeShift, HedgedShift,
+                  StrongShift>();
 }
 
 }  // namespace probity::perturb

@@ -7,6 +7,8 @@
 #include "perturb/lexicon.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/error.hpp"
+#include "util/hash.hpp"
+#include "util/random.hpp"
 
 namespace probity {
 
@@ -28,54 +30,17 @@ std::string_view status_name(PerturbResult::Status status) {
   return "failed";
 }
 
-namespace {
-
-// FNV-1a over bytes: stable across platforms and library versions, unlike std::hash.
-constexpr std::uint64_t kFnvOffset = 0xCBF29CE484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x100000001B3ULL;
-
-std::uint64_t fnv_bytes(std::uint64_t h, const void* data, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= kFnvPrime;
-  }
-  return h;
-}
-
-std::uint64_t fnv_u64(std::uint64_t h, std::uint64_t v) {
-  // Little-endian byte order regardless of the host.
-  for (int i = 0; i < 8; ++i) {
-    h ^= (v >> (8 * i)) & 0xFFU;
-    h *= kFnvPrime;
-  }
-  return h;
-}
-
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-}  // namespace
-
 std::uint64_t item_seed(std::uint64_t seed, std::string_view strategy, std::string_view task_id,
                         std::string_view candidate_id) {
-  std::uint64_t h = fnv_u64(kFnvOffset, seed);
+  // FNV-1a from the standard offset basis: stable across platforms and library versions, unlike
+  // std::hash.
+  std::uint64_t h = util::fnv1a64_u64(seed, util::kFnvOffsetBasis);
   // Length prefixes keep ("ab", "c") and ("a", "bc") apart.
   for (std::string_view part : {strategy, task_id, candidate_id}) {
-    h = fnv_u64(h, part.size());
-    h = fnv_bytes(h, part.data(), part.size());
+    h = util::fnv1a64_u64(part.size(), h);
+    h = util::fnv1a64(part, h);
   }
-  return mix64(h);
+  return util::mix64(h);
 }
 
 PerturbationRegistry& PerturbationRegistry::global() {
@@ -99,9 +64,9 @@ void PerturbationRegistry::add(PerturbationInfo info) {
 
 std::unique_ptr<Perturbation> PerturbationRegistry::create(StrategyKind kind,
                                                            std::string_view code_or_name) const {
-  const std::string wanted = lower_ascii(code_or_name);
+  const std::string wanted = perturb::lower(code_or_name);
   for (const auto& info : infos_) {
-    if (info.kind == kind && (lower_ascii(info.code) == wanted || info.name == wanted))
+    if (info.kind == kind && (perturb::lower(info.code) == wanted || info.name == wanted))
       return info.factory();
   }
   std::string known;

@@ -1,5 +1,6 @@
 #pragma once
 // The offline, rule-based realisations of the SPEC §5 strategies and what they share.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,20 @@ inline constexpr const char* kRulesVersion = "rules-v1";
 
 std::vector<PerturbationInfo> degradation_infos();   // R S D P U O
 std::vector<PerturbationInfo> manipulation_infos();  // R M P N H S
+
+// The registry entry of strategy T, read from an instance; the factory makes fresh ones.
+template <class T>
+PerturbationInfo info_of() {
+  T probe;
+  return {probe.kind(), probe.code(), probe.name(), probe.description(),
+          [] { return std::unique_ptr<Perturbation>(std::make_unique<T>()); }};
+}
+
+// The registry entries of strategies Ts, in that order.
+template <class... Ts>
+std::vector<PerturbationInfo> infos_of() {
+  return {info_of<Ts>()...};
+}
 
 // Shared by strategies: the chunk index of the first word of a sentence, or chunks.size().
 std::size_t first_word_index(const std::vector<Chunk>& chunks);

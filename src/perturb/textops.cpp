@@ -8,30 +8,6 @@
 
 namespace probity::perturb {
 
-// ---- Rng -------------------------------------------------------------------------------------
-
-std::uint64_t Rng::next() {
-  std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-std::size_t Rng::below(std::size_t bound) {
-  if (bound <= 1) return 0;
-  const auto b = static_cast<std::uint64_t>(bound);
-  // Rejection keeps the draw unbiased: values past the last whole multiple of b are redrawn.
-  const std::uint64_t threshold = (0 - b) % b;
-  for (;;) {
-    const std::uint64_t r = next();
-    if (r >= threshold) return static_cast<std::size_t>(r % b);
-  }
-}
-
-double Rng::uniform() {
-  return static_cast<double>(next() >> 11) * 0x1.0p-53;
-}
-
 // ---- words -----------------------------------------------------------------------------------
 
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// Text plumbing shared by the rule-based perturbations: a portable PRNG, detection and rendering
+// Text plumbing shared by the rule-based perturbations: the PRNG, detection and rendering
 // of the input's surface style (case, tokenization), a whitespace-preserving chunk model, and a
 // layout model (headers, list items, sentences) that lets edits keep the line structure.
 #include <cstddef>
@@ -9,25 +9,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "util/random.hpp"
+
 namespace probity::perturb {
 
-// SplitMix64 (Steele, Lea & Flood 2014). Chosen over <random> distributions because those are
-// implementation-defined; this gives the same bytes on every platform for a given seed.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next();
-  std::size_t below(std::size_t bound);  // uniform in [0, bound); bound > 0
-  double uniform();                      // uniform in [0, 1)
-  bool chance(double p) { return uniform() < p; }
-  template <class T>
-  const T& pick(const std::vector<T>& items) {
-    return items[below(items.size())];
-  }
-
- private:
-  std::uint64_t state_;
-};
+// The strategies' generator: SplitMix64, one sequential stream per item (seeded by item_seed).
+// Every pinned perturbation output depends on its exact sequence of draws.
+using Rng = util::SplitMix64;
 
 // ---- surface style ---------------------------------------------------------------------------
 

@@ -8,20 +8,12 @@
 #include <string>
 #include <utility>
 
+#include "util/random.hpp"
+
 namespace probity::predict {
 namespace {
 
 constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-
-// splitmix64's finalizer: packed keys are highly structured (small ids), so they need mixing.
-inline std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
 
 // KenLM's --discount_fallback values for D1, D2, D3+.
 constexpr std::array<double, 3> kFallbackDiscount = {0.5, 1.0, 1.5};
@@ -50,7 +42,8 @@ std::array<double, 3> estimate_discounts(const std::array<std::uint64_t, 5>& n) 
 std::uint32_t NgramIndex::find(std::uint64_t key) const {
   if (slots_.empty()) return kNone;
   const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = mix(key) & mask;; i = (i + 1) & mask) {
+  // Packed keys are highly structured (small ids), so they are mixed before masking.
+  for (std::size_t i = util::mix64(key) & mask;; i = (i + 1) & mask) {
     if (slots_[i] == key) return values_[i];
     if (slots_[i] == kEmpty) return kNone;
   }
@@ -60,7 +53,7 @@ std::uint32_t NgramIndex::insert(std::uint64_t key) {
   if (key == kEmpty) throw std::length_error("n-gram key out of range");
   if (2 * (size_ + 1) > slots_.size()) grow();  // load factor ≤ ½ keeps probes short
   const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = mix(key) & mask;; i = (i + 1) & mask) {
+  for (std::size_t i = util::mix64(key) & mask;; i = (i + 1) & mask) {
     if (slots_[i] == key) return values_[i];
     if (slots_[i] == kEmpty) {
       if (size_ >= kNone) throw std::length_error("too many distinct n-grams");
@@ -81,7 +74,7 @@ void NgramIndex::grow() {
   const std::size_t mask = capacity - 1;
   for (std::size_t j = 0; j < old_slots.size(); ++j) {
     if (old_slots[j] == kEmpty) continue;
-    std::size_t i = mix(old_slots[j]) & mask;
+    std::size_t i = util::mix64(old_slots[j]) & mask;
     while (slots_[i] != kEmpty) i = (i + 1) & mask;
     slots_[i] = old_slots[j];
     values_[i] = old_values[j];

@@ -15,6 +15,7 @@
 #include "predict/wordnet.hpp"
 #include "probity/text.hpp"
 #include "util/hash.hpp"
+#include "util/random.hpp"
 
 namespace probity::predict {
 namespace {
@@ -443,22 +444,12 @@ double clamp01(double v) {
 
 // ---- calibration helpers ------------------------------------------------------------------------
 
-// SplitMix64 (Steele, Lea & Flood 2014): the calibration's only source of randomness.
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n); the modulo bias is below n / 2^64, negligible for sample sizes here.
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-
- private:
-  std::uint64_t state_;
-};
+// Uniform in [0, n) by modulo, with util::SplitMix64 as the calibration's only source of
+// randomness. The bias is below n / 2^64, negligible for sample sizes here; SplitMix64::below's
+// rejection sampling would draw another sample, and the calibration is pinned.
+std::size_t below_mod(util::SplitMix64& rng, std::size_t n) {
+  return static_cast<std::size_t>(rng.next() % n);
+}
 
 // Pooled-adjacent-violators: the non-decreasing sequence closest to `values` in weighted L2.
 std::vector<double> isotonic(const std::vector<double>& values,
@@ -728,13 +719,13 @@ void SupportJudge::fit(std::span<const Task> tasks, bool statement_targets) {
   if (matched.empty())
     throw std::invalid_argument("SupportJudge calibration needs candidates with text");
 
-  SplitMix64 rng(options_.seed ^ 0x6A75646765ULL);  // "judge"
+  util::SplitMix64 rng(options_.seed ^ 0x6A75646765ULL);  // "judge"
   if (matched.size() > options_.max_pairs) {
     // Seeded partial Fisher–Yates, then back to dataset order.
     std::vector<std::size_t> index(matched.size());
     std::iota(index.begin(), index.end(), std::size_t{0});
     for (std::size_t i = 0; i < options_.max_pairs; ++i)
-      std::swap(index[i], index[i + rng.below(index.size() - i)]);
+      std::swap(index[i], index[i + below_mod(rng, index.size() - i)]);
     index.resize(options_.max_pairs);
     std::sort(index.begin(), index.end());
     std::vector<Pair> chosen;
@@ -749,9 +740,9 @@ void SupportJudge::fit(std::span<const Task> tasks, bool statement_targets) {
   for (const auto& p : matched) {
     const auto& group = by_group[tasks[p.task].group];
     const auto& pool = group.size() >= 2 ? group : eligible;
-    std::size_t other = pool[rng.below(pool.size() - 1)];
+    std::size_t other = pool[below_mod(rng, pool.size() - 1)];
     if (other == p.task) other = pool.back();  // skip the own task without rejection sampling
-    mismatched.push_back({other, p.candidate, rng.below(targets[other].size())});
+    mismatched.push_back({other, p.candidate, below_mod(rng, targets[other].size())});
   }
 
   auto judge = [&](const Pair& p, std::size_t candidate_task) {

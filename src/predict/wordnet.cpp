@@ -10,11 +10,12 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
 #include <utility>
+
+#include "text/wordnet_files.hpp"
 
 namespace probity::predict::wordnet {
 namespace {
@@ -22,7 +23,6 @@ namespace {
 // Parts of speech as numbered by WordNet (NOUN = 1 ... ADV = 4); satellites live in data.adj.
 constexpr int kNoun = 1, kVerb = 2, kAdj = 3, kAdv = 4;
 constexpr std::size_t kAntonymSenses = 3;
-constexpr std::array<std::string_view, 5> kPosNames = {"", "noun", "verb", "adj", "adv"};
 
 int pos_of(char c) {
   switch (c) {
@@ -40,34 +40,9 @@ int pos_of(char c) {
   }
 }
 
-std::vector<std::string_view> fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') ++i;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ') ++i;
-    if (i > start) out.push_back(line.substr(start, i - start));
-  }
-  return out;
-}
-
-long parse_number(std::string_view s, int base) {
-  long v = 0;
-  for (char c : s) {
-    int d;
-    if (c >= '0' && c <= '9')
-      d = c - '0';
-    else if (base == 16 && c >= 'a' && c <= 'f')
-      d = c - 'a' + 10;
-    else if (base == 16 && c >= 'A' && c <= 'F')
-      d = c - 'A' + 10;
-    else
-      return -1;
-    v = v * base + d;
-  }
-  return v;
-}
+using text::wordnet_files::fields;
+using text::wordnet_files::kPosNames;
+using text::wordnet_files::parse_number;
 
 // A read-only memory map of one data file: synsets are parsed on demand at their byte offsets.
 class MappedFile {
@@ -158,7 +133,7 @@ class Database {
     if (auto it = exceptions_[p].find(word); it != exceptions_[p].end())
       for (const auto& base : it->second) add(base);
     add(word);
-    for (const auto& [suffix, replacement] : rules(p)) {
+    for (const auto& [suffix, replacement] : text::wordnet_files::detachment_rules(p)) {
       if (word.size() <= suffix.size() || !word.ends_with(suffix)) continue;
       add(word.substr(0, word.size() - suffix.size()) + std::string(replacement));
     }
@@ -211,59 +186,27 @@ class Database {
     return std::string(rest.substr(0, end));
   }
 
-  static const std::vector<std::pair<std::string_view, std::string_view>>& rules(int p) {
-    static const std::vector<std::pair<std::string_view, std::string_view>> table[5] = {
-        {},
-        {{"s", ""},
-         {"ses", "s"},
-         {"xes", "x"},
-         {"zes", "z"},
-         {"ches", "ch"},
-         {"shes", "sh"},
-         {"men", "man"},
-         {"ies", "y"}},
-        {{"s", ""},
-         {"ies", "y"},
-         {"es", "e"},
-         {"es", ""},
-         {"ed", "e"},
-         {"ed", ""},
-         {"ing", "e"},
-         {"ing", ""}},
-        {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}},
-        {}};
-    return table[p];
-  }
-
-  // index.<pos>: lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt offsets...
+  // Multi-word lemmas are left out: lookups are of single words.
   static void load_index(const std::string& path,
                          std::unordered_map<std::string, std::vector<std::uint32_t>>& map) {
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line.front() == ' ') continue;  // licence header
-      const auto f = fields(line);
-      if (f.size() < 6 || f[0].find('_') != std::string_view::npos) continue;
-      const long synsets = parse_number(f[2], 10), pointers = parse_number(f[3], 10);
-      if (synsets <= 0 || pointers < 0) continue;
-      std::vector<std::uint32_t> offsets;
-      for (std::size_t k = 4 + static_cast<std::size_t>(pointers) + 2;
-           k < f.size() && offsets.size() < static_cast<std::size_t>(synsets); ++k)
-        offsets.push_back(static_cast<std::uint32_t>(parse_number(f[k], 10)));
-      map.emplace(std::string(f[0]), std::move(offsets));
-    }
+    text::wordnet_files::read_index(path,
+                                    [&map](std::string_view lemma, std::vector<long>&& offsets) {
+                                      if (lemma.find('_') != std::string_view::npos) return;
+                                      std::vector<std::uint32_t> ids;
+                                      ids.reserve(offsets.size());
+                                      for (long offset : offsets)
+                                        ids.push_back(static_cast<std::uint32_t>(offset));
+                                      map.emplace(std::string(lemma), std::move(ids));
+                                    });
   }
 
   static void load_exceptions(const std::string& path,
                               std::unordered_map<std::string, std::vector<std::string>>& map) {
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      const auto f = fields(line);
-      if (f.size() < 2) continue;
-      auto& list = map[std::string(f[0])];
-      for (std::size_t k = 1; k < f.size(); ++k) list.emplace_back(f[k]);
-    }
+    text::wordnet_files::read_exceptions(
+        path, [&map](std::string_view form, std::span<const std::string_view> bases) {
+          auto& list = map[std::string(form)];
+          for (std::string_view base : bases) list.emplace_back(base);
+        });
   }
 
   std::string dir_;

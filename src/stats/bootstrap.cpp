@@ -10,7 +10,8 @@
 
 #include "probity/stats.hpp"
 #include "stats/kernels.hpp"
-#include "stats/rng.hpp"
+#include "util/parallel.hpp"
+#include "util/random.hpp"
 
 namespace probity::stats {
 
@@ -68,7 +69,7 @@ void check_options(std::size_t n, const BootstrapOptions& o) {
 
 // Resample b: as many clusters as there are, drawn with replacement from stream (seed, b).
 void draw(const Clusters& c, std::uint64_t seed, std::size_t b, std::vector<std::size_t>& out) {
-  detail::Rng rng(seed, b);
+  util::Rng rng(seed, b);
   out.clear();
   const auto k = static_cast<std::uint32_t>(c.count());
   if (c.members.size() == k) {  // singleton clusters, members in item order
@@ -88,16 +89,15 @@ template <class Factory>
 std::vector<double> resample_values(const Clusters& c, const BootstrapOptions& o,
                                     Factory&& factory) {
   std::vector<double> values(o.resamples, kNaN);
-  detail::parallel_blocks(o.resamples, o.threads,
-                          [&](unsigned, std::size_t begin, std::size_t end) {
-                            auto eval = factory();
-                            std::vector<std::size_t> indices;
-                            indices.reserve(c.members.size() * 2);
-                            for (std::size_t b = begin; b < end; ++b) {
-                              draw(c, o.seed, b, indices);
-                              values[b] = eval(std::span<const std::size_t>(indices));
-                            }
-                          });
+  util::parallel_blocks(o.resamples, o.threads, [&](unsigned, std::size_t begin, std::size_t end) {
+    auto eval = factory();
+    std::vector<std::size_t> indices;
+    indices.reserve(c.members.size() * 2);
+    for (std::size_t b = begin; b < end; ++b) {
+      draw(c, o.seed, b, indices);
+      values[b] = eval(std::span<const std::size_t>(indices));
+    }
+  });
   return values;
 }
 
@@ -105,7 +105,7 @@ std::vector<double> resample_values(const Clusters& c, const BootstrapOptions& o
 template <class Factory>
 std::vector<double> jackknife_values(const Clusters& c, unsigned threads, Factory&& factory) {
   std::vector<double> values(c.count(), kNaN);
-  detail::parallel_blocks(c.count(), threads, [&](unsigned, std::size_t begin, std::size_t end) {
+  util::parallel_blocks(c.count(), threads, [&](unsigned, std::size_t begin, std::size_t end) {
     auto eval = factory();
     std::vector<std::size_t> indices;
     indices.reserve(c.members.size());

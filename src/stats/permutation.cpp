@@ -13,7 +13,8 @@
 
 #include "probity/stats.hpp"
 #include "stats/kernels.hpp"
-#include "stats/rng.hpp"
+#include "util/parallel.hpp"
+#include "util/random.hpp"
 
 namespace probity::stats {
 
@@ -37,7 +38,7 @@ void check_inputs(std::size_t n, std::size_t n_b, const PermutationOptions& o) {
 
 // Swap decisions of permutation k: one bit per item from stream (seed, k).
 void draw_swaps(std::uint64_t seed, std::size_t k, std::vector<std::uint8_t>& swap) {
-  detail::Rng rng(seed, k);
+  util::Rng rng(seed, k);
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < swap.size(); ++i) {
     if (i % 64 == 0) bits = rng.next();
@@ -60,15 +61,15 @@ PermutationResult run_permutations(std::size_t n, const PermutationOptions& o, F
     return r;
   }
   std::vector<double> values(o.permutations, kNaN);
-  detail::parallel_blocks(o.permutations, o.threads,
-                          [&](unsigned, std::size_t begin, std::size_t end) {
-                            auto eval = factory();
-                            std::vector<std::uint8_t> swap(n);
-                            for (std::size_t k = begin; k < end; ++k) {
-                              draw_swaps(o.seed, k, swap);
-                              values[k] = eval(swap);
-                            }
-                          });
+  util::parallel_blocks(o.permutations, o.threads,
+                        [&](unsigned, std::size_t begin, std::size_t end) {
+                          auto eval = factory();
+                          std::vector<std::uint8_t> swap(n);
+                          for (std::size_t k = begin; k < end; ++k) {
+                            draw_swaps(o.seed, k, swap);
+                            values[k] = eval(swap);
+                          }
+                        });
   const double slack = std::abs(r.delta) * 1e-14;
   for (double v : values) {
     if (std::isnan(v)) continue;

@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "cli_runner.hpp"
-#include "stats/rng.hpp"
 #include "test_paths.hpp"
+#include "util/random.hpp"
 
 namespace {
 
@@ -24,7 +24,7 @@ using probity::StrategyKind;
 using probity::test_strategy;
 using Status = PerturbResult::Status;
 
-double normal(probity::stats::detail::Rng& rng) {
+double normal(probity::util::Rng& rng) {
   double u1 = (static_cast<double>(rng.next() >> 11) + 0.5) * 0x1.0p-53;
   double u2 = static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
   return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
@@ -33,7 +33,7 @@ double normal(probity::stats::detail::Rng& rng) {
 // Paired scores with a planted mean shift of the perturbed scores.
 void planted(std::size_t n, double shift, std::uint64_t seed, std::vector<double>& orig,
              std::vector<double>& pert) {
-  probity::stats::detail::Rng rng(seed, 0);
+  probity::util::Rng rng(seed, 0);
   orig.resize(n);
   pert.resize(n);
   for (std::size_t i = 0; i < n; ++i) {

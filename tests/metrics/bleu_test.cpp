@@ -3,17 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
+#include "metrics/golden_lexical.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
-#include "test_paths.hpp"
 
 // Defined in src/metrics/bleu.cpp: [score, bp, precisions...] of sacreBLEU's compute_bleu.
 namespace probity::metrics::detail {
@@ -26,37 +24,10 @@ namespace {
 
 using nlohmann::json;
 using probity::MetricInput;
-
-void expect_close(double actual, double expected, const std::string& what) {
-  EXPECT_NEAR(actual, expected, 1e-9 * std::max(1.0, std::abs(expected))) << what;
-}
-
-const std::vector<json>& sentence_cases() {
-  static const std::vector<json> cases = [] {
-    std::vector<json> out;
-    std::ifstream in(probity::test::golden_path("lexical/sentence.jsonl"));
-    std::string line;
-    while (std::getline(in, line))
-      if (!line.empty()) out.push_back(json::parse(line));
-    return out;
-  }();
-  return cases;
-}
-
-const json& corpus_golden() {
-  static const json j = [] {
-    std::ifstream in(probity::test::golden_path("lexical/corpus.json"));
-    return json::parse(in);
-  }();
-  return j;
-}
-
-MetricInput input_of(const json& c) {
-  MetricInput in;
-  in.candidate = c["hyp"].get_ref<const std::string&>();
-  for (const auto& r : c["refs"]) in.references.push_back(r.get_ref<const std::string&>());
-  return in;
-}
+using probity::test::lexical::corpus_golden;
+using probity::test::lexical::expect_close;
+using probity::test::lexical::input_of;
+using probity::test::lexical::sentence_cases;
 
 // Checks statistics, score, brevity penalty and precisions of one sentence against sacreBLEU.
 void check_sentence(const probity::Metric& metric, const json& c, const json& g,
@@ -291,21 +262,7 @@ TEST(BleuMetric, NeedsAReference) {
 }
 
 TEST(BleuMetric, ConcurrentItemStatsMatchSequential) {
-  // item_stats keeps its scratch per thread: two threads give the sequential statistics.
-  auto metric = probity::make_metric("bleu");
-  const auto& cases = sentence_cases();
-  const std::size_t k = metric->num_stats();
-  std::vector<double> seq(cases.size() * k), par(cases.size() * k);
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    metric->item_stats(input_of(cases[i]), std::span<double>(seq).subspan(i * k, k));
-  auto work = [&](std::size_t first) {
-    for (std::size_t i = first; i < cases.size(); i += 2)
-      metric->item_stats(input_of(cases[i]), std::span<double>(par).subspan(i * k, k));
-  };
-  std::thread other(work, 1);
-  work(0);
-  other.join();
-  EXPECT_EQ(seq, par);
+  probity::test::lexical::expect_concurrent_stats_match_sequential(*probity::make_metric("bleu"));
 }
 
 }  // namespace

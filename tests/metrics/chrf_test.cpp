@@ -3,44 +3,23 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "metrics/golden_lexical.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
-#include "test_paths.hpp"
 
 namespace {
 
 using nlohmann::json;
 using probity::MetricInput;
-
-void expect_close(double actual, double expected, const std::string& what) {
-  EXPECT_NEAR(actual, expected, 1e-9 * std::max(1.0, std::abs(expected))) << what;
-}
-
-const std::vector<json>& sentence_cases() {
-  static const std::vector<json> cases = [] {
-    std::vector<json> out;
-    std::ifstream in(probity::test::golden_path("lexical/sentence.jsonl"));
-    std::string line;
-    while (std::getline(in, line))
-      if (!line.empty()) out.push_back(json::parse(line));
-    return out;
-  }();
-  return cases;
-}
-
-MetricInput input_of(const json& c) {
-  MetricInput in;
-  in.candidate = c["hyp"].get_ref<const std::string&>();
-  for (const auto& r : c["refs"]) in.references.push_back(r.get_ref<const std::string&>());
-  return in;
-}
+using probity::test::lexical::corpus_golden;
+using probity::test::lexical::expect_close;
+using probity::test::lexical::input_of;
+using probity::test::lexical::sentence_cases;
 
 void check_sentences(const std::string& spec, const std::string& field) {
   auto metric = probity::make_metric(spec);
@@ -63,8 +42,7 @@ TEST(ChrfGolden, SentenceAllReferences) {
 }
 
 void check_corpus(const std::string& spec, double expected) {
-  std::ifstream file(probity::test::golden_path("lexical/corpus.json"));
-  const json j = json::parse(file);
+  const json& j = corpus_golden();
   const auto& hyps = j["hyps"];
   const auto& refs = j["refs_streams"][0];
   auto metric = probity::make_metric(spec);
@@ -80,8 +58,7 @@ void check_corpus(const std::string& spec, double expected) {
 }
 
 TEST(ChrfGolden, CorpusOneReference) {
-  std::ifstream file(probity::test::golden_path("lexical/corpus.json"));
-  const json j = json::parse(file);
+  const json& j = corpus_golden();
   check_corpus("chrf", j["chrf2_1ref"].get<double>());
   check_corpus("chrf++", j["chrf2pp_1ref"].get<double>());
 }
@@ -218,21 +195,7 @@ TEST(ChrfMetric, LowercaseAndWhitespace) {
 }
 
 TEST(ChrfMetric, ConcurrentItemStatsMatchSequential) {
-  // item_stats keeps its scratch per thread: two threads give the sequential statistics.
-  auto metric = probity::make_metric("chrf++");
-  const auto& cases = sentence_cases();
-  const std::size_t k = metric->num_stats();
-  std::vector<double> seq(cases.size() * k), par(cases.size() * k);
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    metric->item_stats(input_of(cases[i]), std::span<double>(seq).subspan(i * k, k));
-  auto work = [&](std::size_t first) {
-    for (std::size_t i = first; i < cases.size(); i += 2)
-      metric->item_stats(input_of(cases[i]), std::span<double>(par).subspan(i * k, k));
-  };
-  std::thread other(work, 1);
-  work(0);
-  other.join();
-  EXPECT_EQ(seq, par);
+  probity::test::lexical::expect_concurrent_stats_match_sequential(*probity::make_metric("chrf++"));
 }
 
 }  // namespace

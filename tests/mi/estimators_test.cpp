@@ -8,7 +8,7 @@
 #include "predict/exact_predictor.hpp"
 #include "probity/mi.hpp"
 #include "probity/scoring.hpp"
-#include "stats/rng.hpp"
+#include "util/random.hpp"
 
 namespace {
 
@@ -36,7 +36,7 @@ std::vector<std::vector<double>> garbled() {
   return p;
 }
 
-std::size_t draw(const std::vector<double>& probs, probity::stats::detail::Rng& rng) {
+std::size_t draw(const std::vector<double>& probs, probity::util::Rng& rng) {
   double u = static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
   for (std::size_t i = 0; i + 1 < probs.size(); ++i) {
     if (u < probs[i]) return i;
@@ -52,7 +52,7 @@ struct Estimate {
 
 Estimate estimate(const ExactPredictor& p, Measure m, Estimator e, std::size_t n,
                   std::uint64_t seed, std::size_t k = 4) {
-  probity::stats::detail::Rng rng(seed, 7);
+  probity::util::Rng rng(seed, 7);
   std::vector<double> flat;
   for (const auto& row : p.joint()) flat.insert(flat.end(), row.begin(), row.end());
   const std::size_t ny = p.py().size();
@@ -144,7 +144,7 @@ TEST(MiEstimators, GarblingXLowersTheEstimate) {
 // A synthetic dataset: each task is one draw (x, y) ~ P; negatives come from other tasks, i.e.
 // from the marginal of Y, exactly as the metric sees real data.
 probity::Dataset synthetic_dataset(const ExactPredictor& p, std::size_t n, std::uint64_t seed) {
-  probity::stats::detail::Rng rng(seed, 3);
+  probity::util::Rng rng(seed, 3);
   std::vector<double> flat;
   for (const auto& row : p.joint()) flat.insert(flat.end(), row.begin(), row.end());
   probity::Dataset ds;
@@ -233,7 +233,7 @@ TEST(MiStatementTv, ExpectationIsMatchedMinusMismatchedCriticAndBoundedByItv) {
   EXPECT_GT(expected, 0.0);
 
   // The metric on sampled data: its mean converges to `expected`.
-  probity::stats::detail::Rng rng(1, 1);
+  probity::util::Rng rng(1, 1);
   std::vector<double> flat;
   for (const auto& row : pxy) flat.insert(flat.end(), row.begin(), row.end());
   probity::Dataset ds;
