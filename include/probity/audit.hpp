@@ -3,6 +3,7 @@
 // robustness of metrics on datasets, with paired tests, effect sizes and multiple-testing control.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +30,16 @@ struct AuditOptions {
   bool skip_invalid = false;
   // Progress of long stages: (stage, done, total).
   std::function<void(std::string_view, std::size_t, std::size_t)> progress;
+  // Metrics given as objects instead of registry names (the Python module's callables), audited
+  // after `metrics` under the record name `spec` (e.g. "python:length"). `prefetch`, when set,
+  // receives the inputs of each chunk of items to score (up to 256), on the calling thread, before
+  // their statistics are computed, so that the metric can score the chunk in one batch.
+  struct ExtraMetric {
+    std::string spec;
+    std::function<std::unique_ptr<Metric>()> make;
+    std::function<void(std::span<const MetricInput>)> prefetch;
+  };
+  std::vector<ExtraMetric> extra_metrics;
 };
 
 struct CorrelationResult {

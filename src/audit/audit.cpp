@@ -14,9 +14,9 @@
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
-#include "stats/rng.hpp"
 #include "util/hash.hpp"
 #include "util/parallel.hpp"
+#include "util/random.hpp"
 
 namespace probity {
 namespace {
@@ -36,7 +36,7 @@ std::vector<std::size_t> choose_sample(std::size_t n, std::size_t k, std::uint64
   std::vector<std::size_t> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
   if (k == 0 || k >= n) return idx;
-  stats::detail::Rng rng(seed, util::fnv1a64(name));
+  util::Rng rng(seed, util::fnv1a64(name));
   for (std::size_t i = 0; i < k; ++i) {  // partial Fisher-Yates
     std::size_t j = i + rng.below(static_cast<std::uint32_t>(n - i));
     std::swap(idx[i], idx[j]);
@@ -77,15 +77,18 @@ std::string content_hash(const Task& task, std::string_view candidate) {
   return util::hex64(h);
 }
 
+using Prefetch = std::function<void(std::span<const MetricInput>)>;
+
 class Auditor {
  public:
   Auditor(const AuditOptions& options, audit::AuditCache& cache)
       : options_(options), cache_(cache) {}
 
-  // Primary-part scores of one metric for `items` with candidate texts `texts`.
+  // Primary-part scores of one metric for `items` with candidate texts `texts`. `prefetch`: see
+  // AuditOptions::ExtraMetric.
   std::vector<double> scores(const Dataset& ds, std::span<const ItemRef> items,
                              std::span<const std::string_view> texts, MetricSelection& metric,
-                             const std::string& stage) {
+                             const std::string& stage, const Prefetch& prefetch) {
     const std::string sig = metric.metric->signature();
     const std::size_t k = metric.metric->num_stats();
     std::vector<std::vector<double>> stats(items.size());
@@ -108,6 +111,16 @@ class Auditor {
       for (std::size_t j = begin; j < end; ++j) {
         chunk_items.push_back(items[missing[j]]);
         chunk_texts.push_back(texts[missing[j]]);
+      }
+      if (prefetch) {  // extra metrics (AuditOptions::extra_metrics): the chunk as one batch
+        std::vector<MetricInput> inputs(chunk_items.size());
+        for (std::size_t j = 0; j < inputs.size(); ++j) {
+          const Task& t = ds.tasks[chunk_items[j].task];
+          inputs[j].candidate = chunk_texts[j];
+          for (const auto& r : t.references) inputs[j].references.push_back(r.text);
+          inputs[j].source = t.source;
+        }
+        prefetch(inputs);
       }
       ScoreOptions so;
       so.threads = options_.threads;
@@ -302,11 +315,22 @@ void apply_holm(std::vector<StrategyTest>& tests, double alpha) {
 AuditReport run_audit(const AuditOptions& options) {
   auto start = std::chrono::steady_clock::now();
   if (options.data.empty()) throw UsageError("audit: at least one --data file is required");
-  if (options.metrics.empty()) throw UsageError("audit: at least one --metric is required");
+  if (options.metrics.empty() && options.extra_metrics.empty())
+    throw UsageError("audit: at least one --metric is required");
   if (options.out_dir.empty()) throw UsageError("audit: --out DIR is required");
 
   std::vector<MetricSelection> metrics;
   for (const auto& m : options.metrics) metrics.push_back(select_metric(m));
+  std::vector<Prefetch> prefetch(metrics.size());
+  for (const auto& e : options.extra_metrics) {  // metrics given as objects
+    MetricSelection sel;
+    sel.spec = e.spec;
+    sel.metric = e.make();
+    sel.primary = sel.metric->primary_part();
+    sel.parts = {sel.primary};
+    metrics.push_back(std::move(sel));
+    prefetch.push_back(e.prefetch);
+  }
   std::vector<std::unique_ptr<Perturbation>> strategies;
   for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation}) {
     const auto& names =
@@ -350,8 +374,8 @@ AuditReport run_audit(const AuditOptions& options) {
                                     options.threads};
     std::vector<std::vector<double>> original(metrics.size());
     for (std::size_t m = 0; m < metrics.size(); ++m) {
-      original[m] =
-          auditor.scores(ds, items, texts, metrics[m], "score " + metrics[m].primary_name());
+      original[m] = auditor.scores(ds, items, texts, metrics[m],
+                                   "score " + metrics[m].primary_name(), prefetch[m]);
       report.correlations.push_back(
           {name, metrics[m].primary_name(),
            human_correlations(original[m], human, summary.dimensions, corr_options)});
@@ -385,7 +409,8 @@ AuditReport run_audit(const AuditOptions& options) {
         auto applied_scores =
             auditor.scores(ds, applied_items, applied_texts, metrics[m],
                            fmt::format("score {} {} {}", metrics[m].primary_name(),
-                                       kind_name(strategy->kind()), strategy->code()));
+                                       kind_name(strategy->kind()), strategy->code()),
+                           prefetch[m]);
         for (std::size_t j = 0; j < applied_pos.size(); ++j)
           perturbed[applied_pos[j]] = applied_scores[j];
         std::uint64_t boot_seed =

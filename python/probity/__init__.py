@@ -1,0 +1,676 @@
+"""probity: reference-based text evaluation metrics and their audit, from Python.
+
+The functions here run the same C++ engine as the ``probity`` command-line tool and give the
+same numbers and the same error messages::
+
+    import probity
+
+    ds = probity.load_dataset("data/summeval/summeval_sample20.jsonl")
+    scores = probity.score_dataset(ds, ["bleu", "rougeL", "stmt-tv"])   # name -> array
+    rows = probity.correlate(scores, ds)                                 # probity correlate
+    report = probity.audit(ds, ["bleu", my_metric], out="out/audit")     # probity audit
+
+Per-item arrays are NumPy float64 arrays aligned with ``Dataset.items()``; undefined values
+are NaN. Invalid input raises :class:`InputError` (with ``file``, ``line`` and ``field``), a
+bad metric name or option :class:`UsageError`; both are ``ValueError`` subclasses. Long calls
+release the GIL and stop with ``KeyboardInterrupt`` on Ctrl-C.
+
+A Python callable can be audited next to the built-in metrics: it receives a batch of
+candidates and their references and returns one number per candidate::
+
+    def length(candidates, references):
+        return [len(c.split()) for c in candidates]
+"""
+
+import collections
+import collections.abc
+import json
+import os
+import re
+import tempfile
+import uuid
+
+import numpy as np
+
+from . import _probity
+from ._probity import (
+    Candidate,
+    Dataset,
+    InputError,
+    Preference,
+    Reference,
+    SkipRecord,
+    Task,
+    UsageError,
+)
+
+__version__ = _probity.__version__
+
+__all__ = [
+    "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError",
+    "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
+    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bootstrap_correlation",
+    "cem_ord", "compare", "corpus_score", "correlate", "correlation", "format_report", "holm",
+    "kendall_tau_b", "kendall_tau_c", "load_dataset", "metrics", "paired_t", "pearson",
+    "permutation_correlation_diff", "perturb", "score", "score_dataset", "score_parts",
+    "signature", "spearman", "strategies", "write_report",
+]
+
+# Items per call of a Python metric when probity scores a dataset with it.
+_BATCH = 256
+
+# ---- metrics and strategies ----------------------------------------------------------------
+
+
+def metrics():
+    """The metric registry, as ``probity metrics --json``.
+
+    Returns:
+        list of dict: ``{"name", "description", "options"}`` per metric, in registry order.
+        Metrics are named as on the command line: ``base[.part][:arg][,key=value...]``, e.g.
+        ``"bleu"``, ``"rougeL.f,stem=true"``, ``"mi:tv/fvar/statement/oracle,k=8"``.
+    """
+    return _probity.metrics()
+
+
+def signature(metric):
+    """The sacreBLEU-style signature of a metric name (every choice that affects its value).
+
+    Metrics fitted on a dataset (MI metrics) may add dataset-dependent fields once fitted; the
+    signatures of :func:`score_dataset` results (``Scores.signatures``) are the exact ones.
+    """
+    return _probity.signature(metric)
+
+
+def strategies(kind=None):
+    """The degradation and manipulation strategies of the audit.
+
+    Args:
+        kind: ``"degradation"``, ``"manipulation"`` or None for both.
+
+    Returns:
+        list of dict: ``{"kind", "code", "name", "description"}``, in paper order.
+    """
+    out = _probity.strategies()
+    if kind is None:
+        return out
+    kind = _strategy_kind(kind)
+    return [s for s in out if s["kind"] == kind]
+
+
+def _strategy_kind(kind):
+    aliases = {"degrade": "degradation", "manipulate": "manipulation"}
+    kind = aliases.get(kind, kind)
+    if kind not in ("degradation", "manipulation"):
+        raise UsageError(
+            f"unknown strategy kind '{kind}' (kinds: degradation, manipulation)")
+    return kind
+
+
+class PythonMetric:
+    """A Python callable used as a metric, with its name and (optional) signature.
+
+    ``fn(candidates: list[str], references: list[list[str]]) -> sequence of float`` is called
+    with batches of up to 256 items and must return one number per candidate (NaN for
+    undefined). Its scores are reported as ``python:<name>``.
+
+    Plain callables given to :func:`audit`, :func:`score_dataset`, :func:`score` are wrapped
+    automatically with ``name=fn.__name__``. Without a ``signature`` an audit never reuses
+    the cached scores of an earlier run (probity cannot tell whether the function changed);
+    give one (e.g. ``"length-v1"``), and change it when the function changes, to make audits of
+    the metric resumable.
+    """
+
+    def __init__(self, fn, name=None, signature=None):
+        if not callable(fn):
+            raise TypeError(f"PythonMetric needs a callable, got {type(fn).__name__}")
+        self.fn = fn
+        if name is None:
+            name = getattr(fn, "__name__", None) or type(fn).__name__
+        # ',' separates options in metric names; whitespace would make odd record names.
+        self.name = re.sub(r"[,\s]", "_", str(name))
+        self.signature = signature
+
+    @property
+    def record_name(self):
+        """The name of the metric's scores: ``python:<name>``."""
+        return "python:" + self.name
+
+    def full_signature(self, run_id=None):
+        """The signature written into reports and used as the audit cache key."""
+        if self.signature is not None:
+            return f"{self.record_name}|{self.signature}|version:probity-{__version__}"
+        fn_name = ".".join(
+            str(getattr(self.fn, a, "")) for a in ("__module__", "__qualname__")).strip(".")
+        run = run_id or uuid.uuid4().hex[:16]
+        return (f"{self.record_name}|fn:{fn_name or type(self.fn).__name__}|run:{run}"
+                f"|version:probity-{__version__}")
+
+    def __call__(self, candidates, references):
+        """Scores one batch; returns a 1-D float64 array with one value per candidate."""
+        values = np.asarray(self.fn(candidates, references), dtype=np.float64)
+        if values.ndim != 1 or len(values) != len(candidates):
+            got = (f"{len(values)} values" if values.ndim == 1
+                   else f"an array of {values.ndim} dimensions")
+            raise ValueError(f"Python metric '{self.name}' returned {got} for "
+                             f"{len(candidates)} candidates (expected one number per candidate)")
+        return values
+
+    def __repr__(self):
+        return f"PythonMetric({self.fn!r}, name={self.name!r}, signature={self.signature!r})"
+
+
+def _as_python_metric(metric):
+    if isinstance(metric, PythonMetric):
+        return metric
+    if callable(metric):
+        return PythonMetric(metric)
+    return None
+
+
+def _metric_list(metrics):
+    if isinstance(metrics, (str, PythonMetric)) or callable(metrics):
+        metrics = [metrics]
+    metrics = list(metrics)
+    if not metrics:
+        raise UsageError("at least one metric is required")
+    out = []
+    for m in metrics:
+        if isinstance(m, str):
+            out.append(m)
+        elif _as_python_metric(m) is not None:
+            out.append(_as_python_metric(m))
+        else:
+            raise TypeError(f"a metric is a name or a callable, got {type(m).__name__}")
+    names = [m.record_name for m in out if isinstance(m, PythonMetric)]
+    for n in names:
+        if names.count(n) > 1:
+            raise UsageError(f"two metrics are named '{n}': name them with "
+                             f"probity.PythonMetric(fn, name=...)")
+    return out
+
+
+def _batched(metric, candidates, references):
+    values = [metric(candidates[i:i + _BATCH], references[i:i + _BATCH])
+              for i in range(0, len(candidates), _BATCH)]
+    return np.concatenate(values) if values else np.zeros(0)
+
+
+# ---- datasets --------------------------------------------------------------------------------
+
+
+def load_dataset(path, skip_invalid=False):
+    """Loads a dataset file: JSONL (one task per line) or CSV (one row per candidate).
+
+    Args:
+        path: file name (``str`` or ``os.PathLike``); ``.csv`` files go through the CSV importer.
+        skip_invalid: skip invalid tasks and candidates instead of raising; what was skipped is
+            in ``Dataset.skipped``.
+
+    Returns:
+        Dataset: ``tasks`` (each with ``task_id``, ``group``, ``source``, ``references``,
+        ``candidates`` with ``id``, ``system``, ``text``, ``human``), ``dimensions()``,
+        ``num_candidates()``, ``items()`` and ``human(dimension)``.
+
+    Raises:
+        InputError: invalid input, with the file, line and field.
+    """
+    return _probity.load_dataset(os.fspath(path), skip_invalid)
+
+
+def _dataset(data):
+    if isinstance(data, Dataset):
+        return data
+    return load_dataset(data)
+
+
+# ---- scoring ---------------------------------------------------------------------------------
+
+
+class Scores(dict):
+    """Per-item scores: record name -> NumPy array aligned with the dataset's items.
+
+    A ``dict`` whose ``signatures`` attribute maps each record name to its metric's signature.
+    """
+
+    def __init__(self, *args, signatures=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.signatures = dict(signatures or {})
+
+
+def score_dataset(dataset, metrics, threads=0, progress=None):
+    """Scores every candidate of a dataset, as ``probity score``.
+
+    Args:
+        dataset: a :class:`Dataset` or a file name.
+        metrics: metric names (``"bleu"``, ``"rougeL"``, ``"gem"``, ...) and/or Python callables
+            (see :class:`PythonMetric`); one name or a list.
+        threads: worker threads (0: all cores).
+        progress: optional ``progress(done, total)`` called between chunks of items.
+
+    Returns:
+        Scores: record name -> float64 array aligned with ``dataset.items()``, one entry per
+        score record of ``probity score`` (``"rougeL"`` gives ``rougeL.p``, ``rougeL.r`` and
+        ``rougeL.f``); NaN where the CLI writes ``"score": null``.
+    """
+    ds = _dataset(dataset)
+    metrics = _metric_list(metrics)
+    names = [m for m in metrics if isinstance(m, str)]
+    built = iter(_probity.score_dataset(ds, names, threads, progress) if names else [])
+    out = Scores()
+    texts = refs = None
+    for m in metrics:
+        if isinstance(m, str):
+            for record, sig, values in next(built):
+                out[record] = values
+                out.signatures[record] = sig
+        else:
+            if texts is None:
+                texts, refs = ds.texts(), ds.references()
+            out[m.record_name] = _batched(m, texts, refs)
+            out.signatures[m.record_name] = m.full_signature()
+    return out
+
+
+def _references(references, n):
+    if isinstance(references, str):
+        raise TypeError("references must be a list with one entry per candidate")
+    out = [[r] if isinstance(r, str) else list(r) for r in references]
+    if len(out) != n:
+        raise UsageError(f"references: {len(out)} entries for {n} candidates")
+    return out
+
+
+def _score_texts(metric, candidates, references, sources, negatives, threads):
+    if isinstance(candidates, str):
+        raise TypeError("candidates must be a list of strings")
+    candidates = list(candidates)
+    references = _references(references, len(candidates))
+    pm = _as_python_metric(metric)
+    if pm is not None:
+        values = _batched(pm, candidates, references)
+        return {"names": [pm.record_name], "values": [values], "primary": 0,
+                "corpus": [float(np.mean(values)) if len(values) else float("nan")],
+                "signature": pm.full_signature()}
+    return _probity.score_texts(
+        metric, candidates, references,
+        None if sources is None else list(sources),
+        None if negatives is None else [list(n) for n in negatives], threads)
+
+
+def score(metric, candidates, references, *, sources=None, negatives=None, threads=0):
+    """Sentence-level scores of candidates against their references.
+
+    Args:
+        metric: a metric name as on the command line (``"bleu"``, ``"chrf"``, ``"rougeL.f"``,
+            ``"gem"``...) or a Python callable.
+        candidates: list of candidate texts.
+        references: one entry per candidate: a reference text or a list of reference texts.
+        sources: optional task input per candidate (used by some metrics).
+        negatives: optional list of negative references per candidate for contrastive (MI
+            f-variational) metrics; by default they are sampled from the other candidates'
+            references, as for a dataset.
+        threads: worker threads (0: all cores).
+
+    Candidates with the same source and references form one task, as in a dataset file; metrics
+    that are fitted on the data (MI metrics) are fitted on these tasks.
+
+    Returns:
+        numpy.ndarray: the primary part of the metric per candidate (``rougeL`` -> F), NaN where
+        undefined.
+    """
+    r = _score_texts(metric, candidates, references, sources, negatives, threads)
+    return r["values"][r["primary"]]
+
+
+def score_parts(metric, candidates, references, *, sources=None, negatives=None, threads=0):
+    """Like :func:`score`, with every selected part: record name -> array.
+
+    ``score_parts("rougeL", ...)`` returns ``{"rougeL.p": ..., "rougeL.r": ..., "rougeL.f": ...}``;
+    single-valued metrics give one entry named after the metric (``{"bleu": ...}``).
+    """
+    r = _score_texts(metric, candidates, references, sources, negatives, threads)
+    return dict(zip(r["names"], r["values"]))
+
+
+def corpus_score(metric, candidates, references, *, sources=None, negatives=None, threads=0):
+    """Corpus-level score of the primary part, as the summary of ``probity score``.
+
+    BLEU and chrF are computed from the summed statistics (sacreBLEU's corpus_bleu); ROUGE, MI
+    metrics and Python callables are the mean of the sentence scores.
+    """
+    r = _score_texts(metric, candidates, references, sources, negatives, threads)
+    return r["corpus"][r["primary"]]
+
+
+PerturbResult = collections.namedtuple("PerturbResult", "status text note")
+PerturbResult.__doc__ = """One perturbed candidate: status ("applied", "not_applicable",
+"unchanged" or "failed"), the perturbed text (when applied) and a note on why not."""
+
+
+def perturb(dataset, kind, code, seed=0, threads=0):
+    """Applies one degradation or manipulation strategy to every candidate of a dataset.
+
+    Args:
+        dataset: a :class:`Dataset` or a file name.
+        kind: ``"degradation"`` or ``"manipulation"``.
+        code: letter code (``"R"``, ``"S"``, ...) or name of the strategy; see :func:`strategies`.
+        seed: run seed; per-item seeds derive from it as in ``probity audit --seed``.
+        threads: worker threads (0: all cores).
+
+    Returns:
+        list of PerturbResult: ``(status, text, note)`` aligned with ``dataset.items()``.
+    """
+    ds = _dataset(dataset)
+    return [PerturbResult(*r) for r in _probity.perturb(ds, kind, code, seed, threads)]
+
+
+# ---- statistics ------------------------------------------------------------------------------
+
+_stats = _probity.stats
+
+CorrelationResult = collections.namedtuple("CorrelationResult", "statistic pvalue")
+CorrelationResult.__doc__ = "A correlation and its two-sided p-value (NaN if undefined)."
+
+PairedTResult = collections.namedtuple(
+    "PairedTResult",
+    "n mean_delta sd_delta t df p_two_sided p_less p_greater smd smd_ci_half_width")
+PairedTResult.__doc__ = """Paired t-test of perturbed - original (SciPy ttest_rel) with the
+standardized mean difference and the half-width of its analytic 95% CI."""
+
+MultipleTestingResult = collections.namedtuple("MultipleTestingResult", "adjusted reject")
+MultipleTestingResult.__doc__ = "Adjusted p-values (NaN where p is NaN) and rejections at alpha."
+
+BootstrapResult = collections.namedtuple(
+    "BootstrapResult", "estimate ci_low ci_high standard_error undefined distribution")
+BootstrapResult.__doc__ = """A statistic with its bootstrap confidence interval; `undefined`
+resamples (NaN statistic) are left out of the interval; `distribution[b]` is resample b."""
+
+PermutationResult = collections.namedtuple("PermutationResult", "delta p extreme permutations")
+PermutationResult.__doc__ = """Observed difference, p-value, number of permutations at least as
+extreme, and number of permutations with a defined statistic."""
+
+
+def pearson(x, y):
+    """Pearson r with SciPy's pearsonr p-value. Returns CorrelationResult(statistic, pvalue)."""
+    return CorrelationResult(*_stats.pearson(x, y))
+
+
+def spearman(x, y):
+    """Spearman rho with SciPy's spearmanr p-value. Returns CorrelationResult."""
+    return CorrelationResult(*_stats.spearman(x, y))
+
+
+def kendall_tau_b(x, y):
+    """Kendall tau-b with SciPy's kendalltau p-value (exact or normal). Returns
+    CorrelationResult."""
+    return CorrelationResult(*_stats.kendall_tau_b(x, y))
+
+
+def kendall_tau_c(x, y):
+    """Kendall tau-c (p-value as tau-b). Returns CorrelationResult."""
+    return CorrelationResult(*_stats.kendall_tau_c(x, y))
+
+
+def correlation(x, y, type="spearman"):
+    """A correlation by name: pearson, spearman, kendall (= kendall_b) or kendall_c."""
+    return CorrelationResult(*_stats.correlation(type, x, y))
+
+
+def paired_t(perturbed, original):
+    """Paired t-test of perturbed against original scores, with the standardized mean
+    difference. Returns PairedTResult; NaN fields where undefined."""
+    return PairedTResult(*_stats.paired_t(perturbed, original))
+
+
+def holm(p, alpha=0.05):
+    """Holm's step-down adjustment (statsmodels multipletests "holm"). NaN p-values are left out
+    and never rejected. Returns MultipleTestingResult(adjusted, reject)."""
+    return MultipleTestingResult(*_stats.holm(p, alpha))
+
+
+def benjamini_hochberg(p, alpha=0.05):
+    """Benjamini-Hochberg FDR adjustment (statsmodels "fdr_bh"). Returns
+    MultipleTestingResult(adjusted, reject)."""
+    return MultipleTestingResult(*_stats.benjamini_hochberg(p, alpha))
+
+
+def cem_ord(pred, gold, levels):
+    """CEM-ORD (Amigo et al. 2020) of ordinal predictions against gold classes `levels`."""
+    return _stats.cem_ord(pred, gold, levels)
+
+
+def _cluster_ids(clusters, n):
+    if clusters is None:
+        return []
+    ids = {}
+    out = [ids.setdefault(c, len(ids)) for c in clusters]
+    if len(out) != n:
+        raise UsageError(f"bootstrap: {len(out)} cluster labels for {n} items")
+    return out
+
+
+def bootstrap_correlation(x, y, correlation="spearman", *, resamples=1000, confidence=0.95,
+                          method="percentile", seed=0, threads=0, clusters=None):
+    """A correlation with a bootstrap confidence interval (pairs resampled together).
+
+    Args:
+        correlation: pearson, spearman, kendall or kendall_c.
+        method: ``"percentile"`` or ``"bca"`` (SciPy 1.10 conventions).
+        clusters: optional label per item (any hashable, e.g. system or task id): whole
+            clusters are resampled.
+
+    Returns:
+        BootstrapResult(estimate, ci_low, ci_high, standard_error, undefined, distribution).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    r = _stats.bootstrap_correlation(x, y, correlation, resamples, confidence, method, seed,
+                                     threads, _cluster_ids(clusters, len(x)))
+    return BootstrapResult(*r)
+
+
+def permutation_correlation_diff(a, b, human, correlation="spearman", *, permutations=1000,
+                                 alternative="two-sided", seed=0, threads=0, add_one=False,
+                                 standardize=True):
+    """Paired permutation test of corr(a, human) - corr(b, human) (mt-metrics-eval style).
+
+    Each permutation swaps a_i and b_i with probability 1/2 (after z-scoring both when
+    ``standardize``). ``alternative``: two-sided, greater or less. Returns
+    PermutationResult(delta, p, extreme, permutations).
+    """
+    return PermutationResult(*_stats.permutation_correlation_diff(
+        a, b, human, correlation, permutations, alternative, seed, threads, add_one,
+        standardize))
+
+
+# ---- meta-evaluation -------------------------------------------------------------------------
+
+
+def _score_columns(scores):
+    if isinstance(scores, collections.abc.Mapping):
+        columns = {k: np.asarray(v, dtype=np.float64) for k, v in scores.items()}
+        signatures = getattr(scores, "signatures", {})
+    else:
+        columns = {"score": np.asarray(scores, dtype=np.float64)}
+        signatures = {}
+    if not columns:
+        raise UsageError("no scores")
+    return columns, signatures
+
+
+def _human_columns(human, dimensions):
+    """(dimension names, list of arrays) from a Dataset, a mapping or one array."""
+    if isinstance(human, Dataset):
+        available = human.dimensions()
+        if dimensions is None:
+            dims = available
+        else:
+            dims = list(dimensions)
+            for d in dims:
+                if d not in available:
+                    raise UsageError(f"dimension '{d}' is not in '{human.path}' "
+                                     f"(dimensions: {', '.join(available)})")
+        if not dims:
+            raise UsageError(f"'{human.path}' has no human ratings")
+        return dims, [human.human(d) for d in dims]
+    if isinstance(human, collections.abc.Mapping):
+        dims = list(human) if dimensions is None else list(dimensions)
+        for d in dims:
+            if d not in human:
+                raise UsageError(f"dimension '{d}' is not in the human ratings "
+                                 f"(dimensions: {', '.join(human)})")
+        return dims, [np.asarray(human[d], dtype=np.float64) for d in dims]
+    return ["human"], [np.asarray(human, dtype=np.float64)]
+
+
+def correlate(scores, human, *, dimensions=None, bootstrap=1000, confidence=0.95, seed=0,
+              threads=0):
+    """Correlation of metric scores with human ratings, as ``probity correlate --json``.
+
+    Args:
+        scores: :func:`score_dataset` output (name -> array), any mapping of arrays, or one
+            array.
+        human: the :class:`Dataset` the scores are aligned with (annotator means of each
+            dimension), a mapping dimension -> array, or one array.
+        dimensions: only these dimensions (default: all).
+        bootstrap: resamples for the Spearman CI (0: none).
+
+    Returns:
+        list of dict: per metric and dimension (plus a ``"mean"`` row when there are several),
+        the ``results`` rows of ``probity correlate --json``: metric, dimension, n, spearman,
+        spearman_ci [lo, hi], spearman_p, kendall_tau_b, pearson, signature. NaN where the CLI
+        writes null.
+    """
+    columns, signatures = _score_columns(scores)
+    dims, human_cols = _human_columns(human, dimensions)
+    out = []
+    for name, values in columns.items():
+        rows = _stats.human_correlations(values, human_cols, dims, bootstrap, confidence, seed,
+                                         threads)
+        for dim, n, rho, lo, hi, p, tau, r in rows:
+            out.append({"metric": name, "dimension": dim, "n": n, "spearman": rho,
+                        "spearman_ci": [lo, hi], "spearman_p": p, "kendall_tau_b": tau,
+                        "pearson": r, "signature": signatures.get(name, "")})
+    return out
+
+
+def compare(scores, human, *, metrics=None, dimensions=None, correlation="spearman",
+            permutations=1000, seed=0, threads=0):
+    """Paired permutation test between two metrics' correlations with humans, as
+    ``probity compare --json``.
+
+    Args:
+        scores: a mapping holding the two metrics' score arrays (e.g. :func:`score_dataset`
+            output); with more entries, ``metrics`` names the two to compare.
+        human: a :class:`Dataset`, a mapping dimension -> array, or one array.
+        correlation: pearson, spearman or kendall.
+
+    Returns:
+        list of dict: per dimension, the ``results`` rows of ``probity compare --json``:
+        dimension, n, correlation, <metric a>, <metric b> (their correlations), delta,
+        p_two_sided, permutations.
+    """
+    columns, _ = _score_columns(scores)
+    if metrics is not None:
+        metrics = list(metrics)
+        if len(metrics) != 2:
+            raise UsageError("compare needs exactly two metrics")
+        for m in metrics:
+            if m not in columns:
+                raise UsageError(f"metric '{m}' has no scores")
+        columns = {m: columns[m] for m in metrics}
+    if len(columns) != 2:
+        raise UsageError("compare needs two metrics present in the scores")
+    (name_a, a), (name_b, b) = columns.items()
+    dims, human_cols = _human_columns(human, dimensions)
+    rows = _stats.compare(a, b, human_cols, dims, correlation, permutations, seed, threads)
+    return [{"dimension": dim, "n": n, "correlation": correlation, name_a: ra, name_b: rb,
+             "delta": delta, "p_two_sided": p, "permutations": perms}
+            for dim, n, ra, rb, delta, p, perms in rows]
+
+
+# ---- audit -----------------------------------------------------------------------------------
+
+
+def _codes(spec):
+    if spec is None:
+        return []
+    if isinstance(spec, str):
+        spec = spec.split(",")
+    spec = [s.strip() for s in spec]
+    return [] if spec == ["none"] else spec
+
+
+def _paths(data):
+    if isinstance(data, (str, os.PathLike, Dataset)):
+        data = [data]
+    out = []
+    for d in data:
+        if isinstance(d, Dataset):
+            if not d.path or d.path == "<memory>":
+                raise UsageError("audit needs datasets read from files")
+            out.append(d.path)
+        else:
+            out.append(os.fspath(d))
+    return out
+
+
+def audit(data, metrics, degrade="all", manipulate="all", sample=0, seed=0, bootstrap=1000,
+          out=None, threads=0, *, alpha=0.05, confidence=0.95, skip_invalid=False,
+          progress=None):
+    """Audits metrics, as ``probity audit``: human correlation, degradation and manipulation
+    tests with effect sizes and Holm's correction.
+
+    Args:
+        data: dataset file(s) or :class:`Dataset` object(s) loaded from files.
+        metrics: metric names and/or Python callables ``fn(candidates, references) -> floats``
+            (see :class:`PythonMetric`), called in batches of up to 256 items.
+        degrade, manipulate: ``"all"``, ``"none"``/None, letter codes as ``"R,S,D"`` or a list.
+        sample: candidates per dataset, sampled with the seed (0: all).
+        seed: seed of every random step.
+        bootstrap: resamples for the confidence intervals.
+        out: directory for report.json, report.md, report.html and the resume cache
+            (cache.sqlite). None: a temporary directory, no report files.
+        threads: worker threads (0: all cores).
+        progress: optional ``progress(stage, done, total)`` called between chunks of work.
+
+    Returns:
+        dict: the content of report.json (``None`` where it has null). Render it with
+        :func:`format_report`.
+    """
+    metrics = _metric_list(metrics)
+    names = [m for m in metrics if isinstance(m, str)]
+    run_id = uuid.uuid4().hex[:16]
+    extra = [(m.record_name, m.full_signature(run_id), m)
+             for m in metrics if isinstance(m, PythonMetric)]
+    args = (_paths(data), names, extra, _codes(degrade), _codes(manipulate), sample, seed,
+            bootstrap, alpha, confidence)
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="probity-audit-") as tmp:
+            text = _probity.audit(*args, tmp, threads, skip_invalid, progress, False)
+    else:
+        text = _probity.audit(*args, os.fspath(out), threads, skip_invalid, progress, True)
+    return json.loads(text)
+
+
+def _report_json(report):
+    if isinstance(report, (str, os.PathLike)):
+        with open(report, encoding="utf-8") as f:
+            return f.read()
+    return json.dumps(report)
+
+
+def format_report(report, format="text", unicode=True):
+    """Renders an audit report (the dict returned by :func:`audit`, or a report.json path).
+
+    Args:
+        format: ``"text"`` (the terminal tables of ``probity audit``), ``"markdown"``,
+            ``"html"`` or ``"json"``.
+        unicode: Unicode box drawing in text tables (False: ASCII, as ``--ascii``).
+    """
+    return _probity.render_report(_report_json(report), format, unicode)
+
+
+def write_report(report, out):
+    """Writes report.json, report.md and report.html of an audit report into directory `out`."""
+    _probity.write_report(_report_json(report), os.fspath(out))

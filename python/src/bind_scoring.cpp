@@ -1,0 +1,251 @@
+// Scoring: the metric registry, scoring of datasets (the numbers of `probity score`) and of
+// in-memory texts, and the perturbation strategies.
+#include <fmt/format.h>
+
+#include <optional>
+#include <unordered_map>
+
+#include "common.hpp"
+#include "probity/error.hpp"
+#include "probity/metric.hpp"
+#include "probity/perturb.hpp"
+#include "probity/scoring.hpp"
+#include "util/parallel.hpp"
+
+namespace probity::python {
+
+namespace {
+
+// Statistics of every metric for `items`, computed chunk by chunk so that Ctrl-C is noticed
+// and progress reported between chunks. Metrics are fitted on the whole dataset first, as
+// compute_stats does, so the numbers equal a single compute_stats call. Called without the GIL.
+// `negatives`, when not empty, replaces the sampled negative references of each item.
+std::vector<MetricStats> score_items(const Dataset& ds, std::span<const ItemRef> items,
+                                     std::span<MetricSelection> metrics, unsigned threads,
+                                     const py::object& progress,
+                                     const std::vector<std::vector<std::string>>& negatives = {}) {
+  for (auto& m : metrics) m.metric->fit(ds.tasks);
+  std::vector<MetricStats> out(metrics.size());
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    out[m].num_stats = metrics[m].metric->num_stats();
+    out[m].stats.assign(items.size() * out[m].num_stats, 0.0);
+  }
+  for (std::size_t begin = 0; begin < items.size(); begin += kChunk) {
+    const std::size_t end = std::min(items.size(), begin + kChunk);
+    if (negatives.empty()) {
+      ScoreOptions so;
+      so.threads = threads;
+      so.fit = false;
+      auto chunk = compute_stats(ds, items.subspan(begin, end - begin), metrics, so);
+      for (std::size_t m = 0; m < metrics.size(); ++m)
+        std::copy(chunk[m].stats.begin(), chunk[m].stats.end(),
+                  out[m].stats.begin() + static_cast<std::ptrdiff_t>(begin * out[m].num_stats));
+    } else {
+      util::parallel_for(end - begin, threads, [&](std::size_t j) {
+        const std::size_t i = begin + j;
+        const Task& task = ds.tasks[items[i].task];
+        MetricInput input;
+        input.candidate = task.candidates[items[i].candidate].text;
+        for (const auto& r : task.references) input.references.push_back(r.text);
+        for (const auto& n : negatives[i]) input.negatives.push_back(n);
+        input.source = task.source;
+        for (std::size_t m = 0; m < metrics.size(); ++m) {
+          auto row =
+              std::span<double>(out[m].stats).subspan(i * out[m].num_stats, out[m].num_stats);
+          metrics[m].metric->item_stats(input, row);
+        }
+      });
+    }
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (!progress.is_none()) progress(end, items.size());
+  }
+  return out;
+}
+
+// Sentence scores of one selected part for every item.
+std::vector<double> part_values(const MetricSelection& sel, const MetricStats& stats,
+                                std::size_t part, std::size_t n) {
+  std::vector<double> parts(sel.metric->parts().size()), values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    sel.metric->sentence_score(stats.row(i), parts);
+    values[i] = parts[part];
+  }
+  return values;
+}
+
+// Per metric, (record name, signature, values) of every selected part.
+py::list score_dataset(const Dataset& ds, const std::vector<std::string>& specs, unsigned threads,
+                       const py::object& progress) {
+  std::vector<MetricSelection> metrics;
+  for (const auto& s : specs) metrics.push_back(select_metric(s));
+  const auto items = all_items(ds);
+  std::vector<MetricStats> stats;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(engine_mutex());
+    stats = score_items(ds, items, metrics, threads, progress);
+  }
+  py::list out;
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const std::string sig = metrics[m].metric->signature();
+    py::list records;
+    for (std::size_t p : metrics[m].parts)
+      records.append(py::make_tuple(metrics[m].record_name(p), sig,
+                                    to_array(part_values(metrics[m], stats[m], p, items.size()))));
+    out.append(records);
+  }
+  return out;
+}
+
+bool blank(const std::string& s) {
+  return s.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+// Scores texts given in memory. Candidates with the same source and references become one
+// task (as in a dataset file), so that metrics fitted on the data (MI) and negative sampling see
+// the same structure as they would in a file.
+py::dict score_texts(const std::string& spec, const std::vector<std::string>& candidates,
+                     const std::vector<std::vector<std::string>>& references,
+                     const std::optional<std::vector<std::string>>& sources,
+                     const std::optional<std::vector<std::vector<std::string>>>& negatives,
+                     unsigned threads) {
+  const std::size_t n = candidates.size();
+  if (references.size() != n)
+    throw UsageError(fmt::format("references: {} entries for {} candidates", references.size(), n));
+  if (sources && sources->size() != n)
+    throw UsageError(fmt::format("sources: {} entries for {} candidates", sources->size(), n));
+  if (negatives && negatives->size() != n)
+    throw UsageError(fmt::format("negatives: {} entries for {} candidates", negatives->size(), n));
+  MetricSelection sel = select_metric(spec);
+
+  Dataset ds;
+  ds.path = "<memory>";
+  std::vector<ItemRef> items(n);
+  std::unordered_map<std::string, std::size_t> task_of;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (references[i].empty())
+      throw UsageError(fmt::format("references[{}]: at least one reference is required", i));
+    std::string key = sources ? (*sources)[i] : std::string();
+    for (std::size_t r = 0; r < references[i].size(); ++r) {
+      if (blank(references[i][r]))
+        throw UsageError(fmt::format("references[{}][{}]: empty text", i, r));
+      key += '\x1e' + references[i][r];
+    }
+    auto [it, added] = task_of.emplace(std::move(key), ds.tasks.size());
+    if (added) {
+      Task t;
+      t.task_id = fmt::format("t{}", ds.tasks.size());
+      t.source = sources ? (*sources)[i] : std::string();
+      for (std::size_t r = 0; r < references[i].size(); ++r)
+        t.references.push_back({fmt::format("ref{}", r), references[i][r]});
+      t.line = i + 1;
+      ds.tasks.push_back(std::move(t));
+    }
+    Task& t = ds.tasks[it->second];
+    items[i] = {it->second, t.candidates.size()};
+    Candidate c;
+    c.id = fmt::format("c{}", i);
+    c.text = candidates[i];
+    t.candidates.push_back(std::move(c));
+  }
+
+  std::vector<MetricStats> stats;
+  const py::object no_progress = py::none();
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(engine_mutex());
+    stats = score_items(ds, items, std::span<MetricSelection>(&sel, 1), threads, no_progress,
+                        negatives ? *negatives : std::vector<std::vector<std::string>>{});
+  }
+  const auto corpus = corpus_score(*sel.metric, stats[0].stats);
+  py::list names, values, corpus_values;
+  std::size_t primary = 0;
+  for (std::size_t k = 0; k < sel.parts.size(); ++k) {
+    const std::size_t p = sel.parts[k];
+    if (p == sel.primary) primary = k;
+    names.append(sel.record_name(p));
+    values.append(to_array(part_values(sel, stats[0], p, n)));
+    corpus_values.append(corpus[p]);
+  }
+  py::dict out;
+  out["names"] = names;
+  out["values"] = values;
+  out["corpus"] = corpus_values;
+  out["primary"] = primary;
+  out["signature"] = sel.metric->signature();
+  return out;
+}
+
+StrategyKind parse_kind(const std::string& kind) {
+  if (kind == "degradation" || kind == "degrade") return StrategyKind::kDegradation;
+  if (kind == "manipulation" || kind == "manipulate") return StrategyKind::kManipulation;
+  throw UsageError(
+      fmt::format("unknown strategy kind '{}' (kinds: degradation, manipulation)", kind));
+}
+
+// (status, text, note) of one strategy applied to every item of the dataset.
+py::list perturb(const Dataset& ds, const std::string& kind, const std::string& code,
+                 std::uint64_t seed, unsigned threads) {
+  auto strategy = PerturbationRegistry::global().create(parse_kind(kind), code);
+  const auto items = all_items(ds);
+  std::vector<PerturbResult> results(items.size());
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(engine_mutex());
+    for (std::size_t begin = 0; begin < items.size(); begin += kChunk) {
+      const std::size_t end = std::min(items.size(), begin + kChunk);
+      util::parallel_for(end - begin, threads, [&](std::size_t j) {
+        const ItemRef& it = items[begin + j];
+        results[begin + j] = strategy->apply(PerturbContext{&ds, it.task, it.candidate, seed});
+      });
+      check_signals();
+    }
+  }
+  py::list out;
+  for (const auto& r : results)
+    out.append(py::make_tuple(std::string(status_name(r.status)), r.text, r.note));
+  return out;
+}
+
+}  // namespace
+
+void bind_scoring(py::module_& m) {
+  m.def("metrics", [] {
+    py::list out;
+    for (const auto& info : MetricRegistry::global().list()) {
+      py::dict d;
+      d["name"] = info.name;
+      d["description"] = info.description;
+      d["options"] = info.options;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def(
+      "signature", [](const std::string& spec) { return select_metric(spec).metric->signature(); },
+      py::arg("metric"));
+  m.def("score_dataset", &score_dataset, py::arg("dataset"), py::arg("metrics"),
+        py::arg("threads") = 0, py::arg("progress") = py::none());
+  m.def("score_texts", &score_texts, py::arg("metric"), py::arg("candidates"),
+        py::arg("references"), py::arg("sources") = py::none(), py::arg("negatives") = py::none(),
+        py::arg("threads") = 0);
+  m.def("perturb", &perturb, py::arg("dataset"), py::arg("kind"), py::arg("code"),
+        py::arg("seed") = 0, py::arg("threads") = 0);
+  m.def("strategies", [] {
+    py::list out;
+    for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation}) {
+      for (const auto* info : PerturbationRegistry::global().list(kind)) {
+        py::dict d;
+        d["kind"] = std::string(kind_name(kind));
+        d["code"] = info->code;
+        d["name"] = info->name;
+        d["description"] = info->description;
+        out.append(d);
+      }
+    }
+    return out;
+  });
+}
+
+}  // namespace probity::python

@@ -1,0 +1,50 @@
+#pragma once
+// Shared pieces of the `_probity` extension: NumPy conversions, the GIL and Ctrl-C discipline of
+// long calls, and the registration functions of each binding file.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "probity/dataset.hpp"
+
+// Task lists are exposed by reference (bind_vector), not copied into Python lists on access.
+PYBIND11_MAKE_OPAQUE(std::vector<probity::Task>)
+PYBIND11_MAKE_OPAQUE(std::vector<probity::Candidate>)
+PYBIND11_MAKE_OPAQUE(std::vector<probity::Reference>)
+
+namespace probity::python {
+
+namespace py = pybind11;
+
+// Any sequence of numbers (list, tuple, NumPy array of any numeric dtype) as doubles.
+using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+// A 1-D sequence as a vector; `what` names the argument in the ValueError.
+std::vector<double> to_vector(const DoubleArray& a, const char* what);
+// A copy of `v` as a new 1-D float64 NumPy array.
+py::array_t<double> to_array(std::span<const double> v);
+
+// Raises the pending Python signal exception (KeyboardInterrupt on Ctrl-C) as a C++ exception.
+// Called with the GIL released, between chunks of work; takes the GIL briefly.
+void check_signals();
+
+// Serialises calls that fit or score metrics: the MI predictors are shared by every metric of
+// the process and refitted per dataset. Take it only after releasing the GIL. Recursive so that
+// a Python metric may itself call probity.
+std::recursive_mutex& engine_mutex();
+
+// Items are processed in chunks of this many between signal checks.
+constexpr std::size_t kChunk = 256;
+
+void bind_data(py::module_& m);
+void bind_scoring(py::module_& m);
+void bind_stats(py::module_& m);
+void bind_audit(py::module_& m);
+
+}  // namespace probity::python
