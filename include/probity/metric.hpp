@@ -68,6 +68,11 @@ class Metric {
     return "undefined";
   }
 
+  // Optional explanation of one item's score (what was compared, matched and judged, and why)
+  // as a JSON object text, for `probity score --explain`. Default: empty (not supported).
+  // Requires fit() like item_stats; must be safe to call concurrently.
+  virtual std::string explain(const MetricInput& /*input*/) const { return {}; }
+
   // Convenience: item_stats + sentence_score.
   std::vector<double> score(const MetricInput& input) const;
 };

@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
@@ -35,6 +36,15 @@ int run_score(const ScoreArgs& args) {
   }
   std::ostream& out = args.out.empty() ? std::cout : file;
 
+  // --explain: per-item explanations of metrics that offer them (Metric::explain).
+  std::ofstream explain_file;
+  if (!args.explain.empty()) {
+    explain_file.open(args.explain, std::ios::binary);
+    if (!explain_file) throw UsageError(fmt::format("cannot write '{}'", args.explain));
+  }
+  std::vector<bool> explains(metrics.size(), true);
+  std::size_t explained = 0;
+
   std::vector<CorpusAccumulator> corpus(metrics.size());
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     corpus[m].sum.assign(metrics[m].metric->num_stats(), 0.0);
@@ -54,6 +64,35 @@ int run_score(const ScoreArgs& args) {
     opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
     auto stats = compute_stats(chunk, items, metrics, opts);
     write_score_records(out, chunk, items, metrics, stats);
+    if (!args.explain.empty()) {
+      const NegativeSampler sampler(chunk);
+      MetricInput input;
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        const Task& task = chunk.tasks[items[i].task];
+        input.candidate = task.candidates[items[i].candidate].text;
+        input.references.clear();
+        for (const auto& r : task.references) input.references.push_back(r.text);
+        input.source = task.source;
+        for (std::size_t m = 0; m < metrics.size(); ++m) {
+          if (!explains[m]) continue;
+          const auto neg = metrics[m].metric->negatives();
+          input.negatives.clear();
+          if (neg.count > 0) input.negatives = sampler.sample(items[i].task, neg.count, neg.seed);
+          const std::string text = metrics[m].metric->explain(input);
+          // A metric without explanations says so on its first item; skip it afterwards.
+          if (text.empty()) {
+            explains[m] = false;
+            continue;
+          }
+          nlohmann::ordered_json rec = {{"task_id", task.task_id},
+                                        {"candidate_id", task.candidates[items[i].candidate].id},
+                                        {"metric", metrics[m].primary_name()},
+                                        {"explain", nlohmann::ordered_json::parse(text)}};
+          explain_file << rec.dump() << '\n';
+          ++explained;
+        }
+      }
+    }
     std::vector<double> parts;
     for (std::size_t m = 0; m < metrics.size(); ++m) {
       const Metric& metric = *metrics[m].metric;
@@ -92,6 +131,12 @@ int run_score(const ScoreArgs& args) {
   }
   progress.finish();
   out.flush();
+  if (!args.explain.empty()) {
+    explain_file.flush();
+    if (explained == 0)
+      fmt::print(stderr, "note: none of the metrics supports --explain; '{}' is empty\n",
+                 args.explain);
+  }
   skipped = skip_records.size();
 
   // Corpus-level summary: where the records go to a file, the table goes to stdout.

@@ -10,6 +10,7 @@ struct ScoreArgs {
   std::vector<std::string> data;
   std::vector<std::string> metrics;
   std::string out;  // empty: stdout
+  std::string explain;  // JSONL of per-item explanations from metrics that support them
   bool skip_invalid = false;
   unsigned threads = 0;
 };
@@ -60,5 +61,61 @@ struct AuditArgs {
 int run_audit(const AuditArgs& args);
 
 int run_metrics(bool json);
+
+// `probity select`: choose a metric variant on one half of the tasks, test it on the other.
+struct SelectArgs {
+  std::string data;
+  std::vector<std::string> metrics;  // the variants, at least two
+  std::string scores;                // empty: compute the metrics
+  double split = 0.5;
+  std::uint64_t seed = 0;
+  std::vector<std::string> dimensions;
+  std::string correlation = "spearman";
+  std::size_t bootstrap = 1000;
+  std::size_t permutations = 1000;
+  double confidence = 0.95;
+  bool json = false;
+  bool skip_invalid = false;
+  unsigned threads = 0;
+};
+int run_select(const SelectArgs& args);
+
+// `probity meta global` / `probity meta local` (SPEC §6).
+struct MetaArgs {
+  std::string data;
+  std::string scores;
+  std::vector<std::string> metrics;     // empty: every metric in the scores file
+  std::vector<std::string> dimensions;  // empty: every dimension of the dataset
+  std::size_t bootstrap = 1000;
+  double confidence = 0.95;
+  std::uint64_t seed = 0;
+  double max_spread = 0.0;   // global: consensus rule
+  bool direct = false;       // global: scores are integer levels already
+  std::size_t chance = 200;  // global: random orderings for the chance CEM
+  bool json = false;
+  bool skip_invalid = false;
+  unsigned threads = 0;
+};
+int run_meta_global(const MetaArgs& args);
+int run_meta_local(const MetaArgs& args);
+
+// `probity bench-build`: automatic local / global meta-evaluation benchmarks.
+struct BenchBuildArgs {
+  std::string data;
+  std::string dimension;
+  std::string kind = "local";
+  std::size_t steps = 8;
+  std::size_t sources = 100;
+  std::uint64_t seed = 0;
+  std::size_t base_reference = 0;
+  std::size_t per_source = 2;
+  std::size_t anchors = 20;
+  std::string anchor_metric = "chrf";
+  double max_spread = 0.0;
+  std::string out;
+  bool skip_invalid = false;
+  unsigned threads = 0;
+};
+int run_bench_build(const BenchBuildArgs& args);
 
 }  // namespace probity::cli

@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
   sc->add_option("--metric", score.metrics, "Metric name, e.g. bleu, chrf, rougeL.f,stem=true")
       ->required();
   sc->add_option("--out", score.out, "Output JSONL file (default: stdout)");
+  sc->add_option("--explain", score.explain,
+                 "Write per-item explanations (aspects, matches, judgments, rationales, model "
+                 "calls) of metrics that support them, e.g. expert, as JSONL to this file");
   sc->add_flag("--skip-invalid", score.skip_invalid, "Skip invalid items and report them");
   add_threads(sc, score.threads);
 
@@ -107,6 +110,128 @@ int main(int argc, char** argv) {
   ac->add_flag("--skip-invalid", audit.skip_invalid, "Skip invalid items and report them");
   add_threads(ac, audit.threads);
 
+  cli::SelectArgs sel;
+  auto* selc = app.add_subcommand(
+      "select",
+      "Choose the metric variant with the best human correlation on a seeded half of the tasks "
+      "and report it on the other half (bootstrap CI, paired permutation tests against every "
+      "other variant, max-statistic correction of the choice)");
+  selc->add_option("--data", sel.data, "Dataset with human ratings")
+      ->required()
+      ->check(CLI::ExistingFile);
+  selc->add_option("--metric", sel.metrics, "A variant (metric name); give two or more")
+      ->required();
+  selc->add_option("--scores", sel.scores,
+                   "Scores JSONL from `probity score` (default: compute the metrics)")
+      ->check(CLI::ExistingFile);
+  selc->add_option("--split", sel.split, "Fraction of tasks in the selection half")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  selc->add_option("--seed", sel.seed, "Seed of the split, bootstrap and permutations")
+      ->capture_default_str();
+  selc->add_option("--dimension", sel.dimensions, "Only these human dimensions (default: all)");
+  selc->add_option("--correlation", sel.correlation, "pearson, spearman or kendall")
+      ->check(CLI::IsMember({"pearson", "spearman", "kendall"}))
+      ->capture_default_str();
+  selc->add_option("--bootstrap", sel.bootstrap, "Bootstrap resamples (test tasks)")
+      ->capture_default_str();
+  selc->add_option("--permutations", sel.permutations, "Permutations of each test")
+      ->capture_default_str();
+  selc->add_option("--confidence", sel.confidence, "Confidence level")->capture_default_str();
+  selc->add_flag("--json", sel.json, "Print JSON instead of a table");
+  selc->add_flag("--skip-invalid", sel.skip_invalid, "Skip invalid items and report them");
+  add_threads(selc, sel.threads);
+
+  auto* meta = app.add_subcommand("meta",
+                                  "Dual-perspective meta-evaluation (global CEM, local "
+                                  "adjacent accuracy)");
+  meta->require_subcommand(1);
+  auto add_meta_common = [&](CLI::App* c, cli::MetaArgs& a) {
+    c->add_option("--data", a.data, "Dataset (task format) with human ratings")
+        ->required()
+        ->check(CLI::ExistingFile);
+    c->add_option("--scores", a.scores, "Scores JSONL from `probity score`")
+        ->required()
+        ->check(CLI::ExistingFile);
+    c->add_option("--metric", a.metrics, "Only these metrics (default: all in the file)");
+    c->add_option("--dimension", a.dimensions, "Only these human dimensions (default: all)");
+    c->add_option("--bootstrap", a.bootstrap, "Bootstrap resamples for the CI (0: none)")
+        ->capture_default_str();
+    c->add_option("--confidence", a.confidence, "Confidence level")->capture_default_str();
+    c->add_option("--seed", a.seed, "Seed of the bootstrap")->capture_default_str();
+    c->add_flag("--json", a.json, "Print JSON instead of a table");
+    c->add_flag("--skip-invalid", a.skip_invalid, "Skip invalid items and report them");
+    add_threads(c, a.threads);
+  };
+  cli::MetaArgs mglobal;
+  auto* mg = meta->add_subcommand(
+      "global",
+      "CEM-ORD of metric levels against consensus human levels. Consensus: an item's annotator "
+      "ratings spread by at most --max-spread (gold = their lower median). A continuous metric "
+      "is mapped to levels by matching the gold level proportions by rank (lowest n_1 scores -> "
+      "lowest level, ...; tied scores share the level at their middle rank); --direct rounds "
+      "integer judge ratings instead");
+  add_meta_common(mg, mglobal);
+  mg->add_option("--max-spread", mglobal.max_spread,
+                 "Consensus: largest allowed max - min of an item's annotator ratings")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  mg->add_flag("--direct", mglobal.direct,
+               "Scores are integer-valued ratings (an LLM judge): use them as levels directly");
+  mg->add_option("--chance", mglobal.chance,
+                 "Random orderings averaged for the chance CEM (0: none)")
+      ->capture_default_str();
+  cli::MetaArgs mlocal;
+  auto* ml = meta->add_subcommand(
+      "local",
+      "Adjacent comparison accuracy over quality-decreasing sequences. Convention: each task is "
+      "one sequence per human dimension; its candidates ordered by their rating in that "
+      "dimension, higher = better (bench-build writes step j, the text with j errors, as "
+      "rating steps - j); pairs of equal ratings are not compared. A pair is correct when the "
+      "better text "
+      "scores strictly higher; equal scores are counted as ties (not correct). Bootstrap CI over "
+      "sequences");
+  add_meta_common(ml, mlocal);
+
+  cli::BenchBuildArgs bench;
+  auto* bc = app.add_subcommand(
+      "bench-build",
+      "Build a meta-evaluation benchmark from a dataset's references: local sequences (one "
+      "error injected per step, cumulatively) or global items levelled by anchoring");
+  bc->add_option("--data", bench.data, "Dataset whose references are edited")
+      ->required()
+      ->check(CLI::ExistingFile);
+  bc->add_option("--dimension", bench.dimension,
+                 "consistency, fluency, coherence or relevance (selects the error types)")
+      ->required()
+      ->check(CLI::IsMember({"consistency", "fluency", "coherence", "relevance"}));
+  bc->add_option("--kind", bench.kind, "local (sequences) or global (anchored levels)")
+      ->check(CLI::IsMember({"local", "global"}))
+      ->capture_default_str();
+  bc->add_option("--steps", bench.steps, "Errors per sequence (global: most errors per item)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  bc->add_option("--sources", bench.sources, "Sources (tasks) used, in a seeded order (0: all)")
+      ->capture_default_str();
+  bc->add_option("--seed", bench.seed, "Seed of every choice")->capture_default_str();
+  bc->add_option("--base-ref", bench.base_reference,
+                 "Index of the reference that is edited; the others remain references")
+      ->capture_default_str();
+  bc->add_option("--per-source", bench.per_source, "Global: items per source")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  bc->add_option("--anchors", bench.anchors, "Global: anchors sampled per level (0: all)")
+      ->capture_default_str();
+  bc->add_option("--anchor-metric", bench.anchor_metric,
+                 "Global: metric whose scores compare an item with the anchors (offline judge)")
+      ->capture_default_str();
+  bc->add_option("--max-spread", bench.max_spread, "Global: consensus rule of the anchors")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  bc->add_option("--out", bench.out, "Output dataset (task-format JSONL)")->required();
+  bc->add_flag("--skip-invalid", bench.skip_invalid, "Skip invalid items and report them");
+  add_threads(bc, bench.threads);
+
   bool metrics_json = false;
   auto* lc = app.add_subcommand("metrics", "List the available metrics and their options");
   lc->add_flag("--json", metrics_json, "Print JSON");
@@ -126,6 +251,10 @@ int main(int argc, char** argv) {
       return cli::run_compare(cmp);
     }
     if (lc->parsed()) return cli::run_metrics(metrics_json);
+    if (selc->parsed()) return cli::run_select(sel);
+    if (mg->parsed()) return cli::run_meta_global(mglobal);
+    if (ml->parsed()) return cli::run_meta_local(mlocal);
+    if (bc->parsed()) return cli::run_bench_build(bench);
     if (ac->parsed()) {
       for (auto* list : {&audit.degradations, &audit.manipulations})
         if (list->size() == 1 && list->front() == "none") list->clear();

@@ -127,6 +127,7 @@ MetricRegistry& MetricRegistry::global() {
     metrics::register_chrf(r);
     metrics::register_rouge(r);
     metrics::register_mi(r);
+    metrics::register_expert(r);
     return r;
   }();
   return registry;

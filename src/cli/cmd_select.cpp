@@ -1,0 +1,171 @@
+// `probity select`: choose a metric variant on a seeded half of the tasks and report it on the
+// other half (SPEC §7–§8; the seed 004 critique of choosing ExPerT's aggregation on test data).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "probity/audit.hpp"
+#include "probity/error.hpp"
+#include "probity/meta.hpp"
+#include "probity/scores.hpp"
+#include "probity/scoring.hpp"
+
+namespace probity::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json number(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+std::string fixed(double v, int digits = 4) {
+  return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "undef";
+}
+
+}  // namespace
+
+int run_select(const SelectArgs& args) {
+  if (args.metrics.size() < 2) throw UsageError("select needs two or more --metric variants");
+  if (!(args.split > 0.0 && args.split < 1.0))
+    throw UsageError("--split must be strictly between 0 and 1");
+  const auto type = stats::parse_correlation_type(args.correlation);
+  Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  const auto items = all_items(ds);
+
+  // One column of item scores per variant, in the order given.
+  std::vector<std::vector<double>> scores;
+  std::vector<std::string> names, signatures;
+  if (!args.scores.empty()) {
+    auto columns = read_scores(args.scores, ds, items, args.metrics);
+    for (const auto& m : args.metrics) {
+      auto it = std::find_if(columns.begin(), columns.end(),
+                             [&](const ScoreColumn& c) { return c.metric == m; });
+      if (it == columns.end() || it->missing == it->values.size())
+        throw UsageError(fmt::format("metric '{}' has no scores in '{}'", m, args.scores));
+      scores.push_back(it->values);
+      names.push_back(m);
+      signatures.push_back(it->signature);
+    }
+  } else {
+    std::vector<MetricSelection> metrics;
+    for (const auto& m : args.metrics) metrics.push_back(select_metric(m));
+    ScoreOptions so;
+    so.threads = args.threads;
+    // Fitting sees texts only (IDF, language models, calibration), never the human ratings, so
+    // fitting on every task leaks nothing from the test half into the choice.
+    auto stats = compute_stats(ds, items, metrics, so);
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      const Metric& metric = *metrics[m].metric;
+      std::vector<double> col(items.size()), parts(metric.parts().size());
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        metric.sentence_score(stats[m].row(i), parts);
+        col[i] = parts[metrics[m].primary];
+      }
+      scores.push_back(std::move(col));
+      names.push_back(metrics[m].primary_name());
+      signatures.push_back(metric.signature());
+    }
+  }
+
+  auto available = ds.dimensions();
+  std::vector<std::string> dims = args.dimensions.empty() ? available : args.dimensions;
+  for (const auto& d : dims)
+    if (std::find(available.begin(), available.end(), d) == available.end())
+      throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d, args.data,
+                                   fmt::join(available, ", ")));
+  if (dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", args.data));
+  const auto human = human_matrix(ds, items, dims);
+
+  std::vector<std::string> task_ids;
+  for (const auto& t : ds.tasks) task_ids.push_back(t.task_id);
+  std::vector<std::size_t> task_of_item;
+  for (const auto& it : items) task_of_item.push_back(it.task);
+
+  meta::SelectionOptions so;
+  so.split = args.split;
+  so.seed = args.seed;
+  so.correlation = type;
+  so.bootstrap = args.bootstrap;
+  so.permutations = args.permutations;
+  so.confidence = args.confidence;
+  so.threads = args.threads;
+
+  json results = json::array();
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const auto r = meta::select_variant(scores, names, human[d], task_of_item, task_ids, so);
+    const auto& w = r.variants[r.winner];
+    json variants = json::array();
+    for (const auto& v : r.variants)
+      variants.push_back({{"metric", v.name},
+                          {"selection", number(v.selection)},
+                          {"test", number(v.test)},
+                          {"delta_winner_minus_this", number(v.delta_vs_winner)},
+                          {"p_vs_winner", number(v.p_vs_winner)},
+                          {"p_vs_winner_holm", number(v.p_vs_winner_holm)}});
+    results.push_back(
+        {{"dimension", dims[d]},
+         {"selection_tasks", r.selection_tasks},
+         {"test_tasks", r.test_tasks},
+         {"selection_items", r.selection_items},
+         {"test_items", r.test_items},
+         {"winner", w.name},
+         {"winner_test", number(r.winner_test)},
+         {"winner_test_ci", {number(r.winner_test_ci.low), number(r.winner_test_ci.high)}},
+         {"p_test", number(r.p_test)},
+         {"p_max_selection", number(r.p_max_selection)},
+         {"variants", variants}});
+    if (args.json) continue;
+    fmt::print("dimension {}: {} selection tasks ({} items), {} test tasks ({} items)\n", dims[d],
+               r.selection_tasks, r.selection_items, r.test_tasks, r.test_items);
+    std::size_t width = 6;
+    for (const auto& v : r.variants) width = std::max(width, v.name.size());
+    fmt::print("  {:<{}}  {:>9}  {:>9}  {:>9}  {:>8}  {:>8}\n", "metric", width, "selection",
+               "test", "delta", "p", "p_holm");
+    for (std::size_t v = 0; v < r.variants.size(); ++v) {
+      const auto& x = r.variants[v];
+      fmt::print("  {:<{}}  {:>9}  {:>9}  {:>9}  {:>8}  {:>8}{}\n", x.name, width,
+                 fixed(x.selection), fixed(x.test), v == r.winner ? "-" : fixed(x.delta_vs_winner),
+                 v == r.winner ? "-" : fixed(x.p_vs_winner, 3),
+                 v == r.winner ? "-" : fixed(x.p_vs_winner_holm, 3),
+                 v == r.winner ? "  <- chosen" : "");
+    }
+    fmt::print(
+        "  reported: {} = {} on the test half, {:.0f}% CI [{}, {}]; p(test, no association) = "
+        "{}; max-statistic p of the choice on the selection half = {}\n\n",
+        w.name, fixed(r.winner_test), args.confidence * 100, fixed(r.winner_test_ci.low),
+        fixed(r.winner_test_ci.high), fixed(r.p_test, 3), fixed(r.p_max_selection, 3));
+  }
+  if (args.json) {
+    json doc = {{"data", args.data},
+                {"scores", args.scores},
+                {"split", args.split},
+                {"seed", args.seed},
+                {"correlation", args.correlation},
+                {"bootstrap", args.bootstrap},
+                {"permutations", args.permutations},
+                {"confidence", args.confidence},
+                {"results", results}};
+    fmt::print("{}\n", doc.dump(2));
+    return kExitOk;
+  }
+  fmt::print(
+      "Tasks split with seed {} ({:.0f}% to selection); the variant with the best {} on the "
+      "selection half is chosen and only its test-half value is reported (the selection column "
+      "is shown for transparency, never as a result). CI: {} bootstrap resamples of test tasks. "
+      "p: paired permutation test of corr(winner) - corr(variant) on the test half ({} "
+      "permutations, two-sided), Holm-adjusted over the comparisons. Max-statistic p: human "
+      "ratings permuted within each selection task, every variant's correlation recomputed and "
+      "the maximum compared with the winner's: the chance that the best of {} unrelated variants "
+      "looks as good. p(test): the same permutation on the test half for the winner alone.\n",
+      args.seed, args.split * 100, args.correlation, args.bootstrap, args.permutations,
+      scores.size());
+  for (std::size_t m = 0; m < names.size(); ++m)
+    if (!signatures[m].empty()) fmt::print("{}: {}\n", names[m], signatures[m]);
+  return kExitOk;
+}
+
+}  // namespace probity::cli
