@@ -1,0 +1,325 @@
+#pragma once
+// The LLM backend: an asynchronous client for any OpenAI-compatible server (vLLM, SGLang,
+// llama.cpp server, Ollama, hosted APIs) with bounded concurrency, rate limits, retries, a
+// resumable SQLite response cache, usage/cost accounting and probity.toml configuration.
+//
+// The API key is read from an environment variable whose NAME is configured; its value lives only
+// in the client's memory and the Authorization header. It is never logged, cached, hashed into a
+// cache key or written to any report; should a server echo it back, it is replaced by
+// "[redacted]" in answers, errors and log lines (keys of 8 characters or more).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "probity/error.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace probity::llm {
+
+// ---- Endpoint settings -----------------------------------------------------------------------
+
+struct EndpointConfig {
+  std::string name = "default";  // role ("judge", "oracle", ...), used in accounting and messages
+  std::string base_url;          // e.g. "http://127.0.0.1:8000/v1" (the path up to /chat/...)
+  std::string model;             // omitted from request bodies when empty
+  std::string api_key_env;       // NAME of the environment variable holding the key; "" = none
+  std::size_t concurrency = 16;  // requests in flight, 1..512
+  double rpm = 0;                // requests per rate period; 0 = unlimited
+  double tpm = 0;                // tokens (prompt + completion) per rate period; 0 = unlimited
+  double rate_period_s = 60;     // the "minute" of rpm/tpm; tests use short periods
+  double timeout_s = 120;        // per attempt, connection included
+  int max_attempts = 4;          // attempts per request, first one included
+  double backoff_base_s = 0.5;   // retry k waits U(0, min(max, base * 2^(k-1))) ("full jitter")
+  double backoff_max_s = 30;
+  std::uint64_t jitter_seed = 0;  // retry delays are reproducible
+  // Default generation parameters; a Request may override each.
+  double temperature = 0;
+  std::optional<int> max_tokens;       // unset: not sent (server default)
+  std::optional<std::int64_t> seed;    // sample k of a request is sent seed + k
+  int n = 1;                           // choices per request
+  double price_in = 0, price_out = 0;  // USD per 1M input / output tokens
+  std::string extra_body;              // a JSON object whose fields are added to every request body
+};
+
+// ---- Requests and responses ------------------------------------------------------------------
+
+enum class Endpoint {
+  kChat,        // POST {base}/chat/completions
+  kCompletion,  // POST {base}/completions
+  kTokenize,    // POST {base without /v1}/tokenize (vLLM, SGLang)
+};
+
+struct Message {
+  std::string role;  // "system", "user", "assistant"
+  std::string content;
+};
+
+struct Request {
+  Endpoint endpoint = Endpoint::kChat;
+  std::vector<Message> messages;            // chat; tokenize through the chat template
+  std::string prompt;                       // completion; tokenize
+  std::vector<std::int64_t> prompt_tokens;  // completion by token ids (used when non-empty)
+  // Overrides of the endpoint's defaults.
+  std::optional<double> temperature;
+  std::optional<int> max_tokens;  // 0 with echo: vLLM scores the prompt without generating
+  std::optional<int> n;
+  std::optional<std::int64_t> seed;
+  bool echo = false;                   // completion: return the prompt's tokens too
+  std::optional<int> logprobs;         // top-k per position (chat: logprobs + top_logprobs)
+  std::optional<int> prompt_logprobs;  // vLLM: top-k per prompt position (-1: whole vocabulary)
+  std::string extra;                   // JSON object of further body fields (after extra_body)
+  // Repeated-sampling index: samples 0..N-1 of the same request are distinct requests with
+  // distinct cache entries, even at temperature 0.
+  std::uint32_t sample = 0;
+};
+
+struct Usage {
+  bool present = false;  // the server reported `usage`
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+};
+
+struct TokenLogprob {
+  std::string token;              // decoded text ("" when the server gave only an id)
+  std::int64_t id = -1;           // token id when known
+  std::optional<double> logprob;  // absent for the first prompt position (no context)
+  std::vector<std::pair<std::string, double>> top;  // alternatives when requested
+};
+
+enum class ErrorKind {
+  kNone,
+  kInvalidRequest,  // non-retryable 4xx (bad request, auth, unknown model) or an error object
+  kRateLimited,     // 429 on every attempt
+  kServer,          // 5xx on the last attempt
+  kTimeout,         // the per-attempt timeout on the last attempt
+  kConnection,      // connection refused, reset or closed mid-response
+  kMalformed,       // a success status with a body that is not the expected JSON
+  kCacheMiss,       // read-only cache without the entry (no request was sent)
+};
+std::string_view error_kind_name(ErrorKind kind);  // "invalid_request", "rate_limited", ...
+
+struct Response {
+  bool ok = false;
+  int status = 0;  // HTTP status of the last attempt; 0 when there was no HTTP answer
+  std::vector<std::string> texts;           // one per choice, in choice-index order
+  std::vector<std::string> finish_reasons;  // one per choice ("stop", "length", ...)
+  Usage usage;
+  // Log-probabilities of the prompt's tokens: vLLM `prompt_logprobs` (per choice or top-level)
+  // or legacy `logprobs.token_logprobs` with echo, cut at the prompt's length.
+  bool has_prompt_logprobs = false;
+  std::vector<TokenLogprob> prompt_logprobs;
+  std::vector<TokenLogprob> logprobs;   // generated tokens of choice 0, when requested
+  std::vector<std::int64_t> tokens;     // tokenize: token ids
+  std::vector<std::string> token_strs;  // tokenize: token texts when the server returned them
+  int attempts = 0;                     // HTTP requests made for this item (0 for a cache hit)
+  double latency_s = 0;                 // first send to final answer, backoff waits included
+  bool from_cache = false;
+  ErrorKind error_kind = ErrorKind::kNone;
+  std::string error;  // why ok is false: the server's message, curl's, or the parser's
+  std::string body;   // the raw JSON body of a successful answer
+
+  // First choice's text ("" when there is none).
+  const std::string& text() const;
+};
+
+// ---- Cache -----------------------------------------------------------------------------------
+
+enum class CacheMode {
+  kReadWrite,  // hits are served, misses are requested and stored
+  kReadOnly,   // hits are served, misses fail without a request
+  kRefresh,    // every request is sent; answers overwrite stored ones
+  kOff,        // no lookups, no writes
+};
+CacheMode parse_cache_mode(std::string_view name);  // "read-write", "read-only", "refresh", "off"
+std::string_view cache_mode_name(CacheMode mode);
+
+// Successful answers in SQLite (WAL), keyed by the SHA-256 of a canonical JSON of everything that
+// determines them. Thread-safe. Several processes may share one file.
+class Cache {
+ public:
+  explicit Cache(const std::string& path, CacheMode mode = CacheMode::kReadWrite);
+  ~Cache();
+  Cache(const Cache&) = delete;
+  Cache& operator=(const Cache&) = delete;
+
+  CacheMode mode() const { return mode_; }
+  const std::string& path() const { return path_; }
+
+  std::optional<std::string> get(const std::string& key);
+  // One read transaction for many keys; out[i] is the body of keys[i] when stored.
+  std::vector<std::optional<std::string>> get_many(const std::vector<std::string>& keys);
+  // One write transaction for many (key, body) pairs; replaces existing entries.
+  void put_many(const std::vector<std::pair<std::string, std::string>>& entries);
+  void put(const std::string& key, const std::string& body);
+  std::size_t size();
+
+ private:
+  void exec(const char* sql);
+  std::string path_;
+  CacheMode mode_;
+  std::mutex mutex_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* get_ = nullptr;
+  sqlite3_stmt* put_ = nullptr;
+};
+
+// ---- Accounting ------------------------------------------------------------------------------
+
+struct EndpointUsage {
+  std::string endpoint;  // EndpointConfig::name
+  std::string model;
+  std::uint64_t items = 0;     // responses returned by run()
+  std::uint64_t requests = 0;  // HTTP requests sent, retries included
+  std::uint64_t cache_hits = 0;
+  std::uint64_t retries = 0;
+  std::map<std::string, std::uint64_t> failures;  // failed items by error kind name
+  std::uint64_t tokens_in = 0, tokens_out = 0;    // from `usage` of live answers
+  double wall_s = 0;                              // summed over run() calls
+  double price_in = 0, price_out = 0;             // USD per 1M tokens (0 in a total)
+  double cost_usd = 0;                            // tokens priced when they were counted
+};
+
+// Per-endpoint counters shared by any number of clients. Thread-safe.
+class Accounting {
+ public:
+  void register_endpoint(const EndpointConfig& config);
+  // Adds `delta`'s counters to (endpoint, model) and prices its tokens; prices in `delta` are
+  // ignored.
+  void add(const std::string& endpoint, const std::string& model, const EndpointUsage& delta);
+  std::vector<EndpointUsage> endpoints() const;  // sorted by endpoint, then model
+  EndpointUsage total() const;
+  std::string summary() const;  // a text table, one row per endpoint and a total
+  std::string to_json() const;  // {"endpoints": [...], "total": {...}}
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, std::string>, EndpointUsage> by_endpoint_;
+};
+
+// ---- Client ----------------------------------------------------------------------------------
+
+using Progress = std::function<void(std::size_t done, std::size_t total)>;
+
+struct ClientOptions {
+  Cache* cache = nullptr;            // nullptr: no caching
+  Accounting* accounting = nullptr;  // nullptr: the client keeps its own
+  // Retry and failure messages (never the key); called from the client's I/O thread.
+  std::function<void(std::string_view)> log;
+};
+
+// One endpoint. Requests run on one I/O thread (libcurl multi interface); run() may be called
+// from several threads at once, sharing the concurrency and rate limits.
+class Client {
+ public:
+  // Reads the API key from the environment now; throws UsageError when the variable is unset
+  // or the settings are invalid.
+  explicit Client(EndpointConfig config, ClientOptions options = {});
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Answers in input order. Failed items come back with ok = false and the reason; nothing is
+  // dropped. Identical requests (same key) in one call are sent once and share the answer.
+  // Progress is called on the calling thread after finished answers are cached; an exception
+  // it throws is rethrown once the batch is over. Throws std::invalid_argument for a request
+  // whose `extra` is not a JSON object (before anything is sent).
+  std::vector<Response> run(const std::vector<Request>& requests, const Progress& progress = {});
+  Response call(const Request& request);
+
+  Response chat(std::vector<Message> messages);
+  Response completion(std::string prompt);
+  // Token ids of `text`; throws std::runtime_error with the server's message on failure
+  // (e.g. a server without /tokenize).
+  std::vector<std::int64_t> tokenize(std::string_view text);
+
+  // The cache key of a request: SHA-256 hex of (format version, URL, sample index, the body as
+  // canonical JSON with sorted keys). The body holds every parameter sent; the key is not in it.
+  std::string key(const Request& request) const;
+  // The settings that affect output, for metric signatures: "model:M|temp:0|max_tokens:16|...".
+  std::string signature() const;
+
+  const EndpointConfig& config() const { return config_; }
+  Accounting& accounting() { return *accounting_; }
+
+ private:
+  struct Impl;
+  EndpointConfig config_;
+  std::unique_ptr<Accounting> own_accounting_;
+  Accounting* accounting_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// SHA-256 of bytes as 64 lowercase hex digits (prompt-template hashes in signatures).
+std::string sha256_hex(std::string_view data);
+
+// ---- Configuration (probity.toml) ------------------------------------------------------------
+
+// Settings of one [llm.<role>] table as written; absent fields inherit from [llm.default].
+struct EndpointSettings {
+  std::optional<std::string> base_url, model, api_key_env;
+  std::optional<std::size_t> concurrency;
+  std::optional<double> rpm, tpm, timeout_s;
+  std::optional<int> max_attempts;
+  std::optional<double> temperature;
+  std::optional<int> max_tokens;
+  std::optional<std::int64_t> seed;
+  std::optional<double> price_in, price_out;
+  std::optional<std::string> extra_body;  // JSON text of an [llm.<role>.extra_body] table
+  void apply_to(EndpointConfig& config) const;
+};
+
+// The roles a configuration may name, in order: default, judge, oracle, perturber, lm.
+const std::vector<std::string>& role_names();
+
+struct LlmConfig {
+  std::string path;        // the file it was read from ("" when none)
+  std::string cache_path;  // "" = no cache
+  CacheMode cache_mode = CacheMode::kReadWrite;
+  std::map<std::string, EndpointSettings, std::less<>> roles;
+
+  bool has_role(std::string_view role) const;
+  // Built-in defaults, then [llm.default], then [llm.<role>]; name = role.
+  EndpointConfig endpoint(std::string_view role) const;
+  // The cache the configuration asks for; nullptr when off or no path is set.
+  std::unique_ptr<Cache> open_cache() const;
+};
+
+// A configuration mistake: names the file, the line when known, and the key.
+class ConfigError : public UsageError {
+ public:
+  ConfigError(std::string file, std::size_t line, std::string key, const std::string& message);
+  const std::string& file() const { return file_; }
+  std::size_t line() const { return line_; }  // 0 when unknown
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string file_;
+  std::size_t line_;
+  std::string key_;
+};
+
+LlmConfig load_config(const std::string& path);  // throws ConfigError
+LlmConfig parse_config(std::string_view toml, const std::string& path);
+
+// Command-line options that override [llm.default] (roles that set a field keep their own).
+struct CliOverrides {
+  std::optional<std::string> base_url;     // --llm-base-url
+  std::optional<std::string> model;        // --llm-model
+  std::optional<std::string> api_key_env;  // --llm-api-key-env
+  std::optional<std::size_t> concurrency;  // --llm-concurrency
+  std::optional<std::string> cache;        // --cache FILE
+  std::optional<std::string> cache_mode;   // --cache-mode
+};
+void apply_cli_overrides(LlmConfig& config, const CliOverrides& overrides);
+
+}  // namespace probity::llm

@@ -1,0 +1,123 @@
+// Per-endpoint usage: requests, cache hits, retries, failures by kind, tokens, time and cost.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "probity/llm.hpp"
+
+namespace probity::llm {
+
+namespace {
+
+void merge(EndpointUsage& into, const EndpointUsage& delta) {
+  into.items += delta.items;
+  into.requests += delta.requests;
+  into.cache_hits += delta.cache_hits;
+  into.retries += delta.retries;
+  for (const auto& [kind, n] : delta.failures) into.failures[kind] += n;
+  into.tokens_in += delta.tokens_in;
+  into.tokens_out += delta.tokens_out;
+  into.wall_s += delta.wall_s;
+  into.cost_usd += delta.cost_usd;
+}
+
+std::uint64_t failed(const EndpointUsage& u) {
+  std::uint64_t n = 0;
+  for (const auto& [kind, count] : u.failures) n += count;
+  return n;
+}
+
+nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
+  nlohmann::json j;
+  if (with_endpoint) {
+    j["endpoint"] = u.endpoint;
+    j["model"] = u.model;
+    j["price_in_per_mtok"] = u.price_in;
+    j["price_out_per_mtok"] = u.price_out;
+  }
+  j["items"] = u.items;
+  j["requests"] = u.requests;
+  j["cache_hits"] = u.cache_hits;
+  j["retries"] = u.retries;
+  j["failed"] = failed(u);
+  j["failures"] = nlohmann::json::object();
+  for (const auto& [kind, n] : u.failures) j["failures"][kind] = n;
+  j["tokens_in"] = u.tokens_in;
+  j["tokens_out"] = u.tokens_out;
+  j["wall_s"] = u.wall_s;
+  j["cost_usd"] = u.cost_usd;
+  return j;
+}
+
+}  // namespace
+
+void Accounting::register_endpoint(const EndpointConfig& config) {
+  std::lock_guard lock(mutex_);
+  EndpointUsage& u = by_endpoint_[{config.name, config.model}];
+  u.endpoint = config.name;
+  u.model = config.model;
+  u.price_in = config.price_in;
+  u.price_out = config.price_out;
+}
+
+void Accounting::add(const std::string& endpoint, const std::string& model,
+                     const EndpointUsage& delta) {
+  std::lock_guard lock(mutex_);
+  EndpointUsage& u = by_endpoint_[{endpoint, model}];
+  u.endpoint = endpoint;
+  u.model = model;
+  EndpointUsage priced = delta;
+  priced.cost_usd = (static_cast<double>(delta.tokens_in) * u.price_in +
+                     static_cast<double>(delta.tokens_out) * u.price_out) /
+                    1e6;
+  merge(u, priced);
+}
+
+std::vector<EndpointUsage> Accounting::endpoints() const {
+  std::lock_guard lock(mutex_);
+  std::vector<EndpointUsage> out;
+  out.reserve(by_endpoint_.size());
+  for (const auto& [key, u] : by_endpoint_) out.push_back(u);
+  return out;
+}
+
+EndpointUsage Accounting::total() const {
+  EndpointUsage t;
+  t.endpoint = "total";
+  for (const auto& u : endpoints()) merge(t, u);
+  return t;
+}
+
+std::string Accounting::summary() const {
+  const auto rows = endpoints();
+  std::string out =
+      fmt::format("{:<12} {:<24} {:>8} {:>9} {:>8} {:>8} {:>7} {:>11} {:>11} {:>9} {:>10}\n",
+                  "endpoint", "model", "items", "requests", "cached", "retries", "failed",
+                  "tokens in", "tokens out", "wall s", "cost USD");
+  auto line = [&](const EndpointUsage& u) {
+    out += fmt::format(
+        "{:<12} {:<24} {:>8} {:>9} {:>8} {:>8} {:>7} {:>11} {:>11} {:>9.2f} {:>10.4f}\n",
+        u.endpoint, u.model, u.items, u.requests, u.cache_hits, u.retries, failed(u), u.tokens_in,
+        u.tokens_out, u.wall_s, u.cost_usd);
+  };
+  for (const auto& u : rows) line(u);
+  if (rows.size() > 1) line(total());
+  for (const auto& u : rows) {
+    if (u.failures.empty()) continue;
+    std::string kinds;
+    for (const auto& [kind, n] : u.failures)
+      kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", kind, n);
+    out += fmt::format("failures {}/{}: {}\n", u.endpoint, u.model, kinds);
+  }
+  return out;
+}
+
+std::string Accounting::to_json() const {
+  nlohmann::json j;
+  j["endpoints"] = nlohmann::json::array();
+  for (const auto& u : endpoints()) j["endpoints"].push_back(to_json_object(u, true));
+  j["total"] = to_json_object(total(), false);
+  return j.dump(2);
+}
+
+}  // namespace probity::llm

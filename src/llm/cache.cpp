@@ -1,0 +1,181 @@
+// The response cache: SQLite in WAL mode (readers never block the writer, a killed run loses at
+// most the answers not yet committed), prepared statements, one transaction per batch.
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "probity/llm.hpp"
+
+namespace probity::llm {
+
+CacheMode parse_cache_mode(std::string_view name) {
+  if (name == "read-write" || name == "rw") return CacheMode::kReadWrite;
+  if (name == "read-only" || name == "ro") return CacheMode::kReadOnly;
+  if (name == "refresh") return CacheMode::kRefresh;
+  if (name == "off") return CacheMode::kOff;
+  throw UsageError(fmt::format(
+      "unknown cache mode '{}' (expected read-write, read-only, refresh or off)", name));
+}
+
+std::string_view cache_mode_name(CacheMode mode) {
+  switch (mode) {
+    case CacheMode::kReadWrite:
+      return "read-write";
+    case CacheMode::kReadOnly:
+      return "read-only";
+    case CacheMode::kRefresh:
+      return "refresh";
+    case CacheMode::kOff:
+      return "off";
+  }
+  return "unknown";
+}
+
+namespace {
+
+[[noreturn]] void fail(sqlite3* db, const std::string& path, const char* what) {
+  throw std::runtime_error(
+      fmt::format("llm cache '{}': {}: {}", path, what, db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+// Resets a statement on every exit path so that a read transaction never stays open.
+struct Reset {
+  sqlite3_stmt* stmt;
+  ~Reset() {
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+  }
+};
+
+}  // namespace
+
+Cache::Cache(const std::string& path, CacheMode mode) : path_(path), mode_(mode) {
+  if (mode_ == CacheMode::kOff) return;
+  if (mode_ == CacheMode::kReadOnly && !std::filesystem::exists(path))
+    throw UsageError(fmt::format("llm cache '{}' does not exist (cache mode read-only)", path));
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw std::runtime_error(fmt::format("cannot open llm cache '{}': {}", path, msg));
+  }
+  try {
+    sqlite3_busy_timeout(db_, 30000);  // several processes may share one cache
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    // Lookups dominate: map the file and keep a larger page cache than the 2 MB default.
+    exec("PRAGMA mmap_size=268435456");
+    exec("PRAGMA cache_size=-32768");
+    exec(
+        "CREATE TABLE IF NOT EXISTS llm_responses (key TEXT PRIMARY KEY, body TEXT NOT NULL, "
+        "created REAL NOT NULL) WITHOUT ROWID");
+    if (sqlite3_prepare_v2(db_, "SELECT body FROM llm_responses WHERE key = ?", -1, &get_,
+                           nullptr) != SQLITE_OK)
+      fail(db_, path_, "prepare");
+    if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO llm_responses VALUES (?, ?, ?)", -1, &put_,
+                           nullptr) != SQLITE_OK)
+      fail(db_, path_, "prepare");
+  } catch (...) {
+    sqlite3_finalize(get_);
+    sqlite3_finalize(put_);
+    sqlite3_close(db_);
+    throw;
+  }
+}
+
+Cache::~Cache() {
+  sqlite3_finalize(get_);
+  sqlite3_finalize(put_);
+  sqlite3_close(db_);
+}
+
+void Cache::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw std::runtime_error(fmt::format("llm cache '{}': {}", path_, msg));
+  }
+}
+
+std::optional<std::string> Cache::get(const std::string& key) {
+  if (!db_) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  Reset reset{get_};
+  sqlite3_bind_text(get_, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+  const int rc = sqlite3_step(get_);
+  if (rc == SQLITE_DONE) return std::nullopt;
+  if (rc != SQLITE_ROW) fail(db_, path_, "lookup");
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(get_, 0));
+  return std::string(p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(get_, 0)));
+}
+
+std::vector<std::optional<std::string>> Cache::get_many(const std::vector<std::string>& keys) {
+  std::vector<std::optional<std::string>> out(keys.size());
+  if (!db_ || keys.empty()) return out;
+  std::lock_guard lock(mutex_);
+  // One read transaction: one WAL snapshot and no per-lookup locking.
+  exec("BEGIN");
+  try {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      Reset reset{get_};
+      sqlite3_bind_text(get_, 1, keys[i].data(), static_cast<int>(keys[i].size()), SQLITE_STATIC);
+      const int rc = sqlite3_step(get_);
+      if (rc == SQLITE_ROW) {
+        const auto* p = static_cast<const char*>(sqlite3_column_blob(get_, 0));
+        out[i].emplace(p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(get_, 0)));
+      } else if (rc != SQLITE_DONE) {
+        fail(db_, path_, "lookup");
+      }
+    }
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("COMMIT");
+  return out;
+}
+
+void Cache::put_many(const std::vector<std::pair<std::string, std::string>>& entries) {
+  // Read-only and off caches never write (the client does not ask them to).
+  if (!db_ || entries.empty() || mode_ == CacheMode::kReadOnly) return;
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    for (const auto& [key, body] : entries) {
+      Reset reset{put_};
+      sqlite3_bind_text(put_, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+      sqlite3_bind_text(put_, 2, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+      sqlite3_bind_double(put_, 3, now);
+      if (sqlite3_step(put_) != SQLITE_DONE) fail(db_, path_, "write");
+    }
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("COMMIT");
+}
+
+void Cache::put(const std::string& key, const std::string& body) {
+  put_many({{key, body}});
+}
+
+std::size_t Cache::size() {
+  if (!db_) return 0;
+  std::lock_guard lock(mutex_);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT COUNT(*) FROM llm_responses", -1, &stmt, nullptr) !=
+      SQLITE_OK)
+    fail(db_, path_, "prepare");
+  std::size_t n = 0;
+  if (sqlite3_step(stmt) == SQLITE_ROW) n = static_cast<std::size_t>(sqlite3_column_int64(stmt, 0));
+  sqlite3_finalize(stmt);
+  return n;
+}
+
+}  // namespace probity::llm

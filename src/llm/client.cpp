@@ -1,0 +1,608 @@
+// The asynchronous client: one I/O thread drives libcurl's multi interface; callers of run() hand
+// it jobs and wait for their answers. Limits (concurrency, requests and tokens per period, a
+// server-requested cooldown) are applied when a transfer starts, so they hold across callers.
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <exception>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+
+#include "llm/internal.hpp"
+
+namespace probity::llm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A server may ask for long pauses; beyond this the run is better failed and resumed later.
+constexpr double kMaxRetryAfterS = 600;
+
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+Clock::duration duration(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+      throw std::runtime_error("libcurl initialisation failed");
+  });
+}
+
+// What one run() call waits on. The I/O thread writes (*out)[i] and appends i to `finished`
+// under the mutex, so the caller may read those answers once it has taken the mutex.
+struct Batch {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<Response>* out = nullptr;
+  std::vector<std::size_t> finished;
+  std::size_t remaining = 0;
+};
+
+struct Job {
+  Batch* batch = nullptr;
+  std::size_t index = 0;
+  const Request* request = nullptr;
+  detail::WireRequest wire;
+  int attempts = 0;
+  Clock::time_point first_sent{};
+  // State of the current attempt.
+  std::string rx;
+  std::optional<double> retry_after_s;
+  std::array<char, CURL_ERROR_SIZE> errbuf{};
+  Response response;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  static_cast<Job*>(user)->rx.append(data, size * count);
+  return size * count;
+}
+
+bool iequals_prefix(std::string_view line, std::string_view name) {
+  if (line.size() < name.size()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
+  return true;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* job = static_cast<Job*>(user);
+  const std::string_view line(data, size * count);
+  if (iequals_prefix(line, "retry-after-ms:")) {
+    // OpenAI's millisecond variant is the more precise one: it wins.
+    if (auto v = detail::parse_retry_after(line.substr(15), std::time(nullptr)))
+      job->retry_after_s = *v / 1000.0;
+  } else if (iequals_prefix(line, "retry-after:") && !job->retry_after_s) {
+    job->retry_after_s = detail::parse_retry_after(line.substr(12), std::time(nullptr));
+  }
+  return size * count;
+}
+
+}  // namespace
+
+struct Client::Impl {
+  EndpointConfig config;
+  ClientOptions options;
+  Accounting* accounting;
+  std::string secret;  // the API key, for the header and for redaction only
+  curl_slist* headers = nullptr;
+  CURLM* multi = nullptr;
+
+  std::mutex mutex;  // guards incoming and stop
+  std::vector<std::unique_ptr<Job>> incoming;
+  bool stop = false;
+  std::thread thread;
+
+  // Owned by the I/O thread.
+  std::deque<std::unique_ptr<Job>> ready;
+  std::multimap<Clock::time_point, std::unique_ptr<Job>> waiting;  // retries by due time
+  std::unordered_map<CURL*, std::unique_ptr<Job>> active;
+  std::vector<CURL*> idle_handles;
+  detail::TokenBucket requests_bucket, tokens_bucket;
+  Clock::time_point cooldown_until{};
+  const Clock::time_point epoch = Clock::now();
+
+  Impl(EndpointConfig c, ClientOptions o, Accounting* a)
+      : config(std::move(c)), options(std::move(o)), accounting(a) {}
+
+  ~Impl() {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    if (multi) curl_multi_wakeup(multi);
+    if (thread.joinable()) thread.join();
+    for (auto& [easy, job] : active) {
+      curl_multi_remove_handle(multi, easy);
+      curl_easy_cleanup(easy);
+    }
+    for (CURL* easy : idle_handles) curl_easy_cleanup(easy);
+    if (multi) curl_multi_cleanup(multi);
+    // Do not leave the key in freed memory.
+    for (curl_slist* h = headers; h; h = h->next)
+      if (h->data) std::memset(h->data, 0, std::strlen(h->data));
+    curl_slist_free_all(headers);
+    std::fill(secret.begin(), secret.end(), '\0');
+  }
+
+  // Keys shorter than 8 characters are placeholders ("EMPTY" for a local vLLM) and common words;
+  // replacing them in answers would garble text without protecting anything.
+  std::string redact(std::string s) const {
+    if (secret.size() < 8) return s;
+    for (std::size_t pos = s.find(secret); pos != std::string::npos; pos = s.find(secret, pos))
+      s.replace(pos, secret.size(), "[redacted]");
+    return s;
+  }
+
+  void log(const std::string& message) const {
+    if (!options.log) return;
+    try {
+      options.log(redact(message));
+    } catch (...) {
+      // A failing log sink must not take the I/O thread (and every waiting caller) down.
+    }
+  }
+
+  void count(const EndpointUsage& delta) { accounting->add(config.name, config.model, delta); }
+
+  void submit(std::vector<std::unique_ptr<Job>> jobs) {
+    {
+      std::lock_guard lock(mutex);
+      for (auto& j : jobs) incoming.push_back(std::move(j));
+    }
+    curl_multi_wakeup(multi);
+  }
+
+  void start(std::unique_ptr<Job> job, Clock::time_point now) {
+    CURL* easy = nullptr;
+    if (idle_handles.empty()) {
+      easy = curl_easy_init();
+      if (!easy) {
+        if (job->attempts == 0) job->first_sent = now;
+        job->response = Response{};
+        job->response.error_kind = ErrorKind::kConnection;
+        job->response.error = "libcurl could not create a transfer (out of memory)";
+        complete(std::move(job), now);
+        return;
+      }
+    } else {
+      easy = idle_handles.back();
+      idle_handles.pop_back();
+      curl_easy_reset(easy);
+    }
+    job->rx.clear();
+    job->retry_after_s.reset();
+    job->errbuf[0] = '\0';
+    const auto timeout_ms = static_cast<long>(std::ceil(config.timeout_s * 1000));
+    curl_easy_setopt(easy, CURLOPT_URL, job->wire.url.c_str());
+    curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, job->wire.body.data());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(job->wire.body.size()));
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, job.get());
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, job.get());
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, job->errbuf.data());
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms, 30000L));
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM from a non-main thread
+    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, job.get());
+    if (job->attempts == 0) job->first_sent = now;
+    ++job->attempts;
+    EndpointUsage delta;
+    delta.requests = 1;
+    count(delta);
+    curl_multi_add_handle(multi, easy);
+    active.emplace(easy, std::move(job));
+  }
+
+  // Starts what the limits allow; returns seconds until a limit lets the next job go
+  // (infinity when nothing is waiting for a limit).
+  double start_ready(Clock::time_point now) {
+    const double t = seconds(now - epoch);
+    while (!ready.empty() && active.size() < config.concurrency) {
+      if (now < cooldown_until) return seconds(cooldown_until - now);
+      Job& job = *ready.front();
+      // Retries spent their budget on the first attempt: only the first attempt pays tokens.
+      const double tokens = job.attempts == 0 ? job.wire.est_tokens : 0.0;
+      const double wait = std::max(requests_bucket.wait(1, t), tokens_bucket.wait(tokens, t));
+      if (wait > 0) return wait;
+      requests_bucket.spend(1, t);
+      tokens_bucket.spend(tokens, t);
+      auto owned = std::move(ready.front());
+      ready.pop_front();
+      start(std::move(owned), now);
+    }
+    return std::numeric_limits<double>::infinity();
+  }
+
+  void complete(std::unique_ptr<Job> job, Clock::time_point now) {
+    Response& r = job->response;
+    r.attempts = job->attempts;
+    r.latency_s = seconds(now - job->first_sent);
+    if (!r.ok) {
+      if (job->attempts > 1) r.error += fmt::format(" (after {} attempts)", job->attempts);
+      r.error = redact(std::move(r.error));
+      log(fmt::format("llm[{}]: request {} failed ({}): {}", config.name, job->index,
+                      error_kind_name(r.error_kind), r.error));
+    }
+    Batch& batch = *job->batch;
+    std::lock_guard lock(batch.mutex);
+    (*batch.out)[job->index] = std::move(r);
+    batch.finished.push_back(job->index);
+    --batch.remaining;
+    // Notified under the lock: once unlocked, the waiting caller may destroy the batch.
+    batch.cv.notify_all();
+  }
+
+  void finish(CURL* easy, CURLcode code, Clock::time_point now) {
+    auto it = active.find(easy);
+    std::unique_ptr<Job> job = std::move(it->second);
+    active.erase(it);
+    long status = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_multi_remove_handle(multi, easy);
+    idle_handles.push_back(easy);
+
+    Response& r = job->response;
+    r = Response{};
+    r.status = static_cast<int>(status);
+    job->rx = redact(std::move(job->rx));  // before anything is parsed, kept or logged
+    bool retryable = false;
+    if (code != CURLE_OK) {
+      r.error = job->errbuf[0] ? fmt::format("{}: {}", curl_easy_strerror(code), job->errbuf.data())
+                               : std::string(curl_easy_strerror(code));
+      if (code == CURLE_URL_MALFORMAT || code == CURLE_UNSUPPORTED_PROTOCOL) {
+        r.error_kind = ErrorKind::kInvalidRequest;  // no retry can fix the base URL
+      } else {
+        r.error_kind =
+            code == CURLE_OPERATION_TIMEDOUT ? ErrorKind::kTimeout : ErrorKind::kConnection;
+        retryable = true;
+      }
+    } else if (status >= 200 && status < 300) {
+      if (detail::parse_success(*job->request, job->rx, r)) {
+        r.body = std::move(job->rx);
+        if (r.usage.present) {
+          const auto in =
+              static_cast<std::uint64_t>(std::max<std::int64_t>(r.usage.prompt_tokens, 0));
+          const auto out =
+              static_cast<std::uint64_t>(std::max<std::int64_t>(r.usage.completion_tokens, 0));
+          // The estimate was spent before sending; settle the difference.
+          tokens_bucket.adjust(job->wire.est_tokens - static_cast<double>(in + out),
+                               seconds(now - epoch));
+          EndpointUsage delta;
+          delta.tokens_in = in;
+          delta.tokens_out = out;
+          count(delta);
+        }
+      } else {
+        retryable = r.error_kind == ErrorKind::kMalformed;  // a cut or garbled body is transient
+      }
+    } else {
+      const std::string message = detail::error_message(job->rx);
+      r.error = fmt::format("HTTP {}: {}", status, message);
+      if (status == 429) {
+        r.error_kind = ErrorKind::kRateLimited;
+        retryable = true;
+      } else if (status == 408) {
+        r.error_kind = ErrorKind::kTimeout;
+        retryable = true;
+      } else if (status >= 500) {
+        r.error_kind = ErrorKind::kServer;
+        retryable = true;
+      } else {
+        r.error_kind = ErrorKind::kInvalidRequest;
+      }
+    }
+    if (!r.ok && retryable && job->attempts < config.max_attempts) {
+      double delay = detail::backoff_delay(config, job->wire.key, job->attempts);
+      if (job->retry_after_s && (status == 429 || status == 503)) {
+        const double asked = std::clamp(*job->retry_after_s, 0.0, kMaxRetryAfterS);
+        delay = std::max(delay, asked);
+        // The whole endpoint is limited, not only this request: pause every start.
+        if (status == 429) cooldown_until = std::max(cooldown_until, now + duration(asked));
+      }
+      log(fmt::format("llm[{}]: request {} attempt {}/{} failed ({}): {}; retrying in {:.2f} s",
+                      config.name, job->index, job->attempts, config.max_attempts,
+                      error_kind_name(r.error_kind), r.error, delay));
+      EndpointUsage delta;
+      delta.retries = 1;
+      count(delta);
+      waiting.emplace(now + duration(delay), std::move(job));
+      return;
+    }
+    complete(std::move(job), now);
+  }
+
+  void loop() {
+    for (;;) {
+      {
+        std::lock_guard lock(mutex);
+        if (stop) return;
+        for (auto& j : incoming) ready.push_back(std::move(j));
+        incoming.clear();
+      }
+      auto now = Clock::now();
+      // Due retries go first: their items have waited longest.
+      std::vector<std::unique_ptr<Job>> due;
+      while (!waiting.empty() && waiting.begin()->first <= now) {
+        due.push_back(std::move(waiting.begin()->second));
+        waiting.erase(waiting.begin());
+      }
+      for (auto it = due.rbegin(); it != due.rend(); ++it) ready.push_front(std::move(*it));
+      const double limit_wait = start_ready(now);
+
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      bool finished_any = false;
+      int queued = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        finish(msg->easy_handle, msg->data.result, Clock::now());
+        finished_any = true;
+      }
+      if (finished_any) continue;  // slots freed: start more before sleeping
+
+      now = Clock::now();
+      double timeout = 1.0;
+      long curl_ms = -1;
+      curl_multi_timeout(multi, &curl_ms);
+      if (curl_ms >= 0) timeout = std::min(timeout, static_cast<double>(curl_ms) / 1000.0);
+      if (!waiting.empty()) timeout = std::min(timeout, seconds(waiting.begin()->first - now));
+      timeout = std::min(timeout, limit_wait);
+      const int ms = static_cast<int>(std::clamp(std::ceil(timeout * 1000.0), 0.0, 1000.0));
+      curl_multi_poll(multi, nullptr, 0, ms, nullptr);
+    }
+  }
+};
+
+Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move(config)) {
+  const std::string& name = config_.name;
+  if (config_.base_url.empty())
+    throw UsageError(fmt::format("llm endpoint '{}': no base_url is set", name));
+  if (config_.concurrency < 1 || config_.concurrency > 512)
+    throw UsageError(fmt::format("llm endpoint '{}': concurrency must be 1..512, got {}", name,
+                                 config_.concurrency));
+  if (config_.max_attempts < 1)
+    throw UsageError(fmt::format("llm endpoint '{}': max_attempts must be at least 1", name));
+  if (!(config_.timeout_s > 0))
+    throw UsageError(fmt::format("llm endpoint '{}': timeout must be positive", name));
+  if (config_.rpm < 0 || config_.tpm < 0 || !(config_.rate_period_s > 0))
+    throw UsageError(
+        fmt::format("llm endpoint '{}': rpm, tpm and the rate period must be "
+                    "non-negative (period positive)",
+                    name));
+  try {
+    detail::build_request(config_, Request{});
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("llm endpoint '{}': {}", name, e.what()));
+  }
+  if (options.accounting) {
+    accounting_ = options.accounting;
+  } else {
+    own_accounting_ = std::make_unique<Accounting>();
+    accounting_ = own_accounting_.get();
+  }
+  accounting_->register_endpoint(config_);
+
+  global_init();
+  impl_ = std::make_unique<Impl>(config_, std::move(options), accounting_);
+  if (!config_.api_key_env.empty()) {
+    const char* value = std::getenv(config_.api_key_env.c_str());
+    if (!value || !*value)
+      throw UsageError(
+          fmt::format("llm endpoint '{}': environment variable {} (api_key_env) is "
+                      "not set",
+                      name, config_.api_key_env));
+    impl_->secret = value;
+  }
+  impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
+  // No Accept-Encoding: answers are small and servers are usually near; compressing them costs
+  // both ends more CPU than it saves (cpp-httplib would brotli-compress every answer).
+  impl_->headers = curl_slist_append(impl_->headers, "Accept: application/json");
+  // libcurl would otherwise wait for "100 Continue" before sending bodies over 1 KiB.
+  impl_->headers = curl_slist_append(impl_->headers, "Expect:");
+  if (!impl_->secret.empty()) {
+    std::string header = "Authorization: Bearer " + impl_->secret;
+    impl_->headers = curl_slist_append(impl_->headers, header.c_str());
+    std::fill(header.begin(), header.end(), '\0');
+  }
+  impl_->multi = curl_multi_init();
+  if (!impl_->multi) throw std::runtime_error("curl_multi_init failed");
+  impl_->requests_bucket = detail::TokenBucket(config_.rpm, config_.rate_period_s);
+  impl_->tokens_bucket = detail::TokenBucket(config_.tpm, config_.rate_period_s);
+  impl_->thread = std::thread([impl = impl_.get()] { impl->loop(); });
+}
+
+Client::~Client() = default;
+
+std::vector<Response> Client::run(const std::vector<Request>& requests, const Progress& progress) {
+  const auto t0 = Clock::now();
+  const std::size_t total = requests.size();
+  std::vector<Response> out(total);
+  std::vector<detail::WireRequest> wires;
+  wires.reserve(total);
+  for (const auto& r : requests) wires.push_back(detail::build_request(config_, r));
+  std::vector<std::string> keys;
+  keys.reserve(total);
+  for (const auto& w : wires) keys.push_back(w.key);
+
+  Cache* cache = impl_->options.cache;
+  const CacheMode mode = cache ? cache->mode() : CacheMode::kOff;
+  std::vector<char> pending(total, 1);
+  std::uint64_t hits = 0;
+  if (mode == CacheMode::kReadWrite || mode == CacheMode::kReadOnly) {
+    auto bodies = cache->get_many(keys);
+    for (std::size_t i = 0; i < total; ++i) {
+      if (!bodies[i]) continue;
+      Response r;
+      // An entry that no longer parses is treated as a miss and replaced.
+      if (!detail::parse_success(requests[i], *bodies[i], r)) continue;
+      r.from_cache = true;
+      r.body = std::move(*bodies[i]);
+      out[i] = std::move(r);
+      pending[i] = 0;
+      ++hits;
+    }
+    if (mode == CacheMode::kReadOnly) {
+      for (std::size_t i = 0; i < total; ++i) {
+        if (!pending[i]) continue;
+        out[i].error_kind = ErrorKind::kCacheMiss;
+        out[i].error = "not in the cache, which is read-only: no request was sent";
+        pending[i] = 0;
+      }
+    }
+  }
+
+  // Identical requests in one batch (e.g. the same log p(y) asked for many candidates) are sent
+  // once; the copies take the answer of the first.
+  std::unordered_map<std::string_view, std::size_t> first_of;
+  std::unordered_map<std::size_t, std::vector<std::size_t>> copies;
+  for (std::size_t i = 0; i < total; ++i) {
+    if (!pending[i]) continue;
+    auto [it, inserted] = first_of.emplace(keys[i], i);
+    if (!inserted) {
+      copies[it->second].push_back(i);
+      pending[i] = 0;
+    }
+  }
+
+  Batch batch;
+  batch.out = &out;
+  std::vector<std::unique_ptr<Job>> jobs;
+  for (std::size_t i = 0; i < total; ++i) {
+    if (!pending[i]) continue;
+    auto job = std::make_unique<Job>();
+    job->batch = &batch;
+    job->index = i;
+    job->request = &requests[i];
+    job->wire = std::move(wires[i]);
+    jobs.push_back(std::move(job));
+  }
+  batch.remaining = jobs.size();
+  std::size_t copied = 0;
+  for (const auto& [first, list] : copies) copied += list.size();
+  std::size_t done = total - jobs.size() - copied;
+
+  // Exceptions from the progress callback or the cache must not unwind while the I/O thread
+  // still writes into this batch: they are kept and rethrown once every job is back.
+  std::exception_ptr error;
+  auto report = [&] {
+    if (!progress || error) return;
+    try {
+      progress(done, total);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  };
+  if (done > 0) report();
+  if (!jobs.empty()) {
+    impl_->submit(std::move(jobs));
+    const bool write = mode == CacheMode::kReadWrite || mode == CacheMode::kRefresh;
+    std::vector<std::size_t> finished;
+    std::vector<std::pair<std::string, std::string>> writes;
+    for (bool last = false; !last;) {
+      {
+        std::unique_lock lock(batch.mutex);
+        batch.cv.wait(lock, [&] { return !batch.finished.empty(); });
+        finished.swap(batch.finished);
+        last = batch.remaining == 0;
+      }
+      if (write && !error) {
+        writes.clear();
+        for (std::size_t i : finished)
+          if (out[i].ok) writes.emplace_back(keys[i], out[i].body);
+        try {
+          if (!writes.empty()) cache->put_many(writes);
+        } catch (...) {
+          error = std::current_exception();
+        }
+      }
+      done += finished.size();
+      for (std::size_t i : finished) {
+        auto it = copies.find(i);
+        if (it == copies.end()) continue;
+        for (std::size_t j : it->second) out[j] = out[i];
+        done += it->second.size();
+      }
+      finished.clear();
+      report();
+    }
+  }
+
+  EndpointUsage delta;
+  delta.items = total;
+  delta.cache_hits = hits;
+  for (const auto& r : out)
+    if (!r.ok) ++delta.failures[std::string(error_kind_name(r.error_kind))];
+  delta.wall_s = seconds(Clock::now() - t0);
+  impl_->count(delta);
+  if (error) std::rethrow_exception(error);
+  return out;
+}
+
+Response Client::call(const Request& request) {
+  return std::move(run({request}).front());
+}
+
+Response Client::chat(std::vector<Message> messages) {
+  Request r;
+  r.endpoint = Endpoint::kChat;
+  r.messages = std::move(messages);
+  return call(r);
+}
+
+Response Client::completion(std::string prompt) {
+  Request r;
+  r.endpoint = Endpoint::kCompletion;
+  r.prompt = std::move(prompt);
+  return call(r);
+}
+
+std::vector<std::int64_t> Client::tokenize(std::string_view text) {
+  Request r;
+  r.endpoint = Endpoint::kTokenize;
+  r.prompt = std::string(text);
+  Response resp = call(r);
+  if (!resp.ok) throw std::runtime_error(fmt::format("tokenize failed: {}", resp.error));
+  return resp.tokens;
+}
+
+std::string Client::key(const Request& request) const {
+  return detail::build_request(config_, request).key;
+}
+
+std::string Client::signature() const {
+  // The base URL is left out: the same model answers the same wherever it is served, and a
+  // published signature should not carry a private host name.
+  std::string s = fmt::format("model:{}|temp:{}", config_.model, config_.temperature);
+  if (config_.max_tokens) s += fmt::format("|max_tokens:{}", *config_.max_tokens);
+  if (config_.seed) s += fmt::format("|seed:{}", *config_.seed);
+  if (config_.n != 1) s += fmt::format("|n:{}", config_.n);
+  if (!config_.extra_body.empty())
+    s += fmt::format("|extra:{}", sha256_hex(config_.extra_body).substr(0, 12));
+  return s;
+}
+
+}  // namespace probity::llm

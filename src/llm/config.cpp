@@ -1,0 +1,299 @@
+// probity.toml: [llm] (cache, cache_mode) and one table per role, [llm.default] inherited by the
+// others. Every key is checked; mistakes name the file, the line and the key.
+#include <cpptoml.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "probity/llm.hpp"
+
+namespace probity::llm {
+
+ConfigError::ConfigError(std::string file, std::size_t line, std::string key,
+                         const std::string& message)
+    : UsageError(fmt::format("{}{}: {}{}", file.empty() ? "<config>" : file,
+                             line ? fmt::format(":{}", line) : "",
+                             key.empty() ? "" : fmt::format("'{}': ", key), message)),
+      file_(std::move(file)),
+      line_(line),
+      key_(std::move(key)) {}
+
+const std::vector<std::string>& role_names() {
+  static const std::vector<std::string> names = {"default", "judge", "oracle", "perturber", "lm"};
+  return names;
+}
+
+void EndpointSettings::apply_to(EndpointConfig& c) const {
+  if (base_url) c.base_url = *base_url;
+  if (model) c.model = *model;
+  if (api_key_env) c.api_key_env = *api_key_env;
+  if (concurrency) c.concurrency = *concurrency;
+  if (rpm) c.rpm = *rpm;
+  if (tpm) c.tpm = *tpm;
+  if (timeout_s) c.timeout_s = *timeout_s;
+  if (max_attempts) c.max_attempts = *max_attempts;
+  if (temperature) c.temperature = *temperature;
+  if (max_tokens) c.max_tokens = *max_tokens;
+  if (seed) c.seed = *seed;
+  if (price_in) c.price_in = *price_in;
+  if (price_out) c.price_out = *price_out;
+  if (extra_body) c.extra_body = *extra_body;
+}
+
+bool LlmConfig::has_role(std::string_view role) const {
+  return roles.find(role) != roles.end();
+}
+
+EndpointConfig LlmConfig::endpoint(std::string_view role) const {
+  const auto& names = role_names();
+  if (std::find(names.begin(), names.end(), role) == names.end())
+    throw UsageError(
+        fmt::format("unknown llm role '{}' (expected default, judge, oracle, "
+                    "perturber or lm)",
+                    role));
+  EndpointConfig c;
+  c.name = std::string(role);
+  if (auto it = roles.find("default"); it != roles.end()) it->second.apply_to(c);
+  if (role != "default")
+    if (auto it = roles.find(role); it != roles.end()) it->second.apply_to(c);
+  return c;
+}
+
+std::unique_ptr<Cache> LlmConfig::open_cache() const {
+  if (cache_path.empty() || cache_mode == CacheMode::kOff) return nullptr;
+  return std::make_unique<Cache>(cache_path, cache_mode);
+}
+
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::string unquote(std::string s) {
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
+    return s.substr(1, s.size() - 2);
+  return s;
+}
+
+// cpptoml keeps no positions: find the line of `key` in table `table` ("llm.judge") by scanning
+// the text for the table header and the key's assignment. 0 when not found.
+std::size_t find_line(std::string_view text, const std::string& table, const std::string& key) {
+  std::istringstream in{std::string(text)};
+  std::string line, current;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    if (t[0] == '[') {
+      const auto close = t.find(']');
+      std::string name;
+      for (char ch : t.substr(1, close == std::string::npos ? std::string::npos : close - 1))
+        if (ch != ' ' && ch != '\t' && ch != '"' && ch != '\'') name += ch;
+      current = name;
+      if (key.empty() && current == table) return number;
+      continue;
+    }
+    if (key.empty() || current != table) continue;
+    const auto eq = t.find('=');
+    if (eq != std::string::npos && unquote(trim(t.substr(0, eq))) == key) return number;
+  }
+  return 0;
+}
+
+struct Reader {
+  std::string_view text;
+  const std::string& path;
+
+  [[noreturn]] void fail(const std::string& table, const std::string& key,
+                         const std::string& message) const {
+    std::size_t line = find_line(text, table, key);
+    if (line == 0) line = find_line(text, table, "");
+    throw ConfigError(path, line, key.empty() ? table : table + "." + key, message);
+  }
+
+  std::string string(const std::string& table, const std::string& key,
+                     const std::shared_ptr<cpptoml::base>& v) const {
+    if (auto s = v->as<std::string>()) return s->get();
+    fail(table, key, "expected a string");
+  }
+
+  double number(const std::string& table, const std::string& key,
+                const std::shared_ptr<cpptoml::base>& v, double min) const {
+    double x = 0;
+    if (auto d = v->as<double>())
+      x = d->get();
+    else if (auto i = v->as<std::int64_t>())
+      x = static_cast<double>(i->get());
+    else
+      fail(table, key, "expected a number");
+    if (!(x >= min)) fail(table, key, fmt::format("must be at least {}", min));
+    return x;
+  }
+
+  std::int64_t integer(const std::string& table, const std::string& key,
+                       const std::shared_ptr<cpptoml::base>& v, std::int64_t min,
+                       std::int64_t max) const {
+    auto i = v->as<std::int64_t>();
+    if (!i) fail(table, key, "expected an integer");
+    if (i->get() < min || i->get() > max)
+      fail(table, key, fmt::format("must be in {}..{}", min, max));
+    return i->get();
+  }
+
+  nlohmann::json to_json(const std::string& table, const std::string& key,
+                         const std::shared_ptr<cpptoml::base>& v) const {
+    if (v->is_table()) {
+      nlohmann::json j = nlohmann::json::object();
+      for (const auto& [k, child] : *v->as_table()) j[k] = to_json(table, key, child);
+      return j;
+    }
+    if (v->is_array()) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& child : v->as_array()->get()) j.push_back(to_json(table, key, child));
+      return j;
+    }
+    if (v->is_table_array()) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& child : v->as_table_array()->get()) j.push_back(to_json(table, key, child));
+      return j;
+    }
+    if (auto s = v->as<std::string>()) return s->get();
+    if (auto i = v->as<std::int64_t>()) return i->get();
+    if (auto d = v->as<double>()) return d->get();
+    if (auto b = v->as<bool>()) return b->get();
+    fail(table, key, "dates are not allowed in extra_body");
+  }
+
+  EndpointSettings role(const std::string& table, const cpptoml::table& t) const {
+    EndpointSettings s;
+    for (const auto& [key, v] : t) {
+      if (key == "extra_body") {
+        if (!v->is_table()) fail(table, key, "expected a table of request body fields");
+        s.extra_body = to_json(table, key, v).dump();
+        continue;
+      }
+      if (v->is_table()) fail(table, key, "unexpected table");
+      if (key == "base_url")
+        s.base_url = string(table, key, v);
+      else if (key == "model")
+        s.model = string(table, key, v);
+      else if (key == "api_key_env")
+        s.api_key_env = string(table, key, v);
+      else if (key == "concurrency")
+        s.concurrency = static_cast<std::size_t>(integer(table, key, v, 1, 512));
+      else if (key == "rpm")
+        s.rpm = number(table, key, v, 0);
+      else if (key == "tpm")
+        s.tpm = number(table, key, v, 0);
+      else if (key == "timeout") {
+        s.timeout_s = number(table, key, v, 0);
+        if (*s.timeout_s <= 0) fail(table, key, "must be positive (seconds)");
+      } else if (key == "max_attempts")
+        s.max_attempts = static_cast<int>(integer(table, key, v, 1, 100));
+      else if (key == "temperature")
+        s.temperature = number(table, key, v, 0);
+      else if (key == "max_tokens")
+        s.max_tokens = static_cast<int>(integer(table, key, v, 0, 1 << 30));
+      else if (key == "seed")
+        s.seed = integer(table, key, v, std::numeric_limits<std::int64_t>::min(),
+                         std::numeric_limits<std::int64_t>::max());
+      else if (key == "price_in")
+        s.price_in = number(table, key, v, 0);
+      else if (key == "price_out")
+        s.price_out = number(table, key, v, 0);
+      // The value is not repeated in the message: it may be a secret.
+      else if (key == "api_key" || key == "key" || key == "token")
+        fail(table, key,
+             "API keys do not belong in the configuration file: put the key in an "
+             "environment variable and name it with api_key_env");
+      else
+        fail(table, key,
+             "unknown key (expected base_url, model, api_key_env, concurrency, rpm, "
+             "tpm, timeout, max_attempts, temperature, max_tokens, seed, price_in, "
+             "price_out or extra_body)");
+    }
+    return s;
+  }
+};
+
+}  // namespace
+
+LlmConfig parse_config(std::string_view toml, const std::string& path) {
+  std::shared_ptr<cpptoml::table> root;
+  try {
+    std::istringstream in{std::string(toml)};
+    cpptoml::parser parser(in);
+    root = parser.parse();
+  } catch (const cpptoml::parse_exception& e) {
+    // cpptoml's message ends in " at line N".
+    std::string message = e.what();
+    std::size_t line = 0;
+    std::smatch m;
+    static const std::regex at_line(" at line ([0-9]+)$");
+    if (std::regex_search(message, m, at_line)) {
+      line = std::stoul(m[1].str());
+      message = m.prefix().str();
+    }
+    throw ConfigError(path, line, "", message);
+  }
+  LlmConfig config;
+  config.path = path;
+  auto llm = root->get("llm");
+  if (!llm) return config;
+  Reader reader{toml, path};
+  if (!llm->is_table()) reader.fail("", "llm", "expected a table [llm]");
+  const auto& names = role_names();
+  for (const auto& [key, v] : *llm->as_table()) {
+    if (key == "cache") {
+      config.cache_path = reader.string("llm", key, v);
+    } else if (key == "cache_mode") {
+      const std::string mode = reader.string("llm", key, v);
+      try {
+        config.cache_mode = parse_cache_mode(mode);
+      } catch (const UsageError& e) {
+        reader.fail("llm", key, e.what());
+      }
+    } else if (std::find(names.begin(), names.end(), key) != names.end()) {
+      if (!v->is_table()) reader.fail("llm", key, "expected a table [llm." + key + "]");
+      config.roles[key] = reader.role("llm." + key, *v->as_table());
+    } else if (v->is_table()) {
+      reader.fail("llm." + key, "",
+                  "unknown role (expected default, judge, oracle, perturber or lm)");
+    } else {
+      reader.fail("llm", key, "unknown key (expected cache, cache_mode or a role table)");
+    }
+  }
+  return config;
+}
+
+LlmConfig load_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, "", "cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+void apply_cli_overrides(LlmConfig& config, const CliOverrides& o) {
+  EndpointSettings& d = config.roles["default"];
+  if (o.base_url) d.base_url = *o.base_url;
+  if (o.model) d.model = *o.model;
+  if (o.api_key_env) d.api_key_env = *o.api_key_env;
+  if (o.concurrency) {
+    if (*o.concurrency < 1 || *o.concurrency > 512)
+      throw UsageError(fmt::format("--llm-concurrency must be 1..512, got {}", *o.concurrency));
+    d.concurrency = *o.concurrency;
+  }
+  if (o.cache) config.cache_path = *o.cache;
+  if (o.cache_mode) config.cache_mode = parse_cache_mode(*o.cache_mode);
+}
+
+}  // namespace probity::llm

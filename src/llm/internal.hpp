@@ -1,0 +1,65 @@
+#pragma once
+// Pieces of the LLM client that are tested on their own: request building and cache keys, answer
+// parsing, Retry-After parsing, the token bucket and retry delays.
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "probity/llm.hpp"
+
+namespace probity::llm::detail {
+
+// A request as it goes on the wire.
+struct WireRequest {
+  std::string url;
+  std::string body;       // JSON
+  std::string key;        // cache key
+  double est_tokens = 0;  // for the tokens-per-period limit, before `usage` is known
+};
+
+// Throws std::invalid_argument for an `extra`/`extra_body` that is not a JSON object.
+WireRequest build_request(const EndpointConfig& config, const Request& request);
+
+// "http://h:8000/v1/" -> "http://h:8000/v1"; the tokenize root drops a trailing "/v1".
+std::string normalize_base(std::string_view base_url);
+std::string tokenize_url(std::string_view base_url);
+
+// Fills `out` from a 2xx body. Returns false with out.error set when the body is not the JSON
+// the endpoint should return (the caller decides whether to retry).
+bool parse_success(const Request& request, const std::string& body, Response& out);
+
+// The message of an OpenAI / vLLM / llama.cpp / Ollama error body, or a prefix of the raw body.
+std::string error_message(const std::string& body);
+
+// Seconds to wait from a Retry-After value: delta-seconds or an HTTP date relative to `now`.
+std::optional<double> parse_retry_after(std::string_view value, std::time_t now);
+
+// Full-jitter exponential backoff: U(0, min(max, base * 2^(retry-1))), reproducible from
+// (seed, key, retry).
+double backoff_delay(const EndpointConfig& config, std::string_view key, int retry);
+
+// Token bucket: `limit` units per `period_s`, holding at most one second's worth (one period's
+// when shorter) so that a per-minute limit is not spent in a burst. A cost larger than the
+// capacity is admitted from a full bucket and drives the level negative.
+class TokenBucket {
+ public:
+  TokenBucket() = default;
+  TokenBucket(double limit, double period_s);
+  bool enabled() const { return rate_ > 0; }
+  // Seconds until `cost` may be spent (0: now). `now` is a monotonic time in seconds.
+  double wait(double cost, double now);
+  void spend(double cost, double now);
+  // Returns units (or takes more) once the real cost is known.
+  void adjust(double delta, double now);
+
+ private:
+  void refill(double now);
+  double rate_ = 0;  // units per second
+  double capacity_ = 0;
+  double level_ = 0;
+  double last_ = 0;
+};
+
+}  // namespace probity::llm::detail
