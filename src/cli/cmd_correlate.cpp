@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
 #include "probity/scores.hpp"
@@ -12,16 +13,6 @@
 
 namespace probity::cli {
 namespace {
-
-using json = nlohmann::ordered_json;
-
-json number(double v) {
-  return std::isfinite(v) ? json(v) : json(nullptr);
-}
-
-std::string fixed(double v, int digits = 4) {
-  return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "undef";
-}
 
 struct Loaded {
   Dataset ds;

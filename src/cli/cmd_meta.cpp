@@ -6,22 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
 #include "probity/scores.hpp"
 
 namespace probity::cli {
 namespace {
-
-using json = nlohmann::ordered_json;
-
-json number(double v) {
-  return std::isfinite(v) ? json(v) : json(nullptr);
-}
-
-std::string fixed(double v, int digits = 4) {
-  return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "undef";
-}
 
 std::string interval(const stats::ConfidenceInterval& ci) {
   return std::isfinite(ci.low) ? fmt::format("[{}, {}]", fixed(ci.low), fixed(ci.high)) : "-";

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
@@ -14,19 +15,7 @@
 #include "probity/scoring.hpp"
 
 namespace probity::cli {
-namespace {
-
-using json = nlohmann::ordered_json;
-
-json number(double v) {
-  return std::isfinite(v) ? json(v) : json(nullptr);
-}
-
-std::string fixed(double v, int digits = 4) {
-  return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "undef";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int run_select(const SelectArgs& args) {
   if (args.metrics.size() < 2) throw UsageError("select needs two or more --metric variants");

@@ -9,7 +9,7 @@ namespace probity::cli {
 struct ScoreArgs {
   std::vector<std::string> data;
   std::vector<std::string> metrics;
-  std::string out;  // empty: stdout
+  std::string out;      // empty: stdout
   std::string explain;  // JSONL of per-item explanations from metrics that support them
   bool skip_invalid = false;
   unsigned threads = 0;
