@@ -28,6 +28,11 @@ struct AuditOptions {
   std::string out_dir;  // report files and the resume database (cache.sqlite)
   unsigned threads = 0;
   bool skip_invalid = false;
+  // Sharded runs: this process audits only the tasks of shard `shard_index` of `shard_count`
+  // (see in_shard); its cache then holds that share of the work. Caches of all shards imported
+  // with `import_caches` let an unsharded run finish without recomputing anything.
+  std::size_t shard_index = 0, shard_count = 1;
+  std::vector<std::string> import_caches;  // cache.sqlite files (or their directories) to merge
   // Progress of long stages: (stage, done, total).
   std::function<void(std::string_view, std::size_t, std::size_t)> progress;
   // Metrics given as objects instead of registry names (the Python module's callables), audited
@@ -113,6 +118,10 @@ struct AuditReport {
 };
 
 AuditReport run_audit(const AuditOptions& options);
+
+// Deterministic task-to-shard assignment by a stable hash of the task id, independent of file
+// order: every task belongs to exactly one of `count` shards.
+bool in_shard(std::string_view task_id, std::size_t index, std::size_t count);
 
 // The paired test of one strategy for one metric (SPEC §5) on aligned per-item scores: items whose
 // perturbation was not applied, or whose scores are undefined, are counted and left out.

@@ -312,6 +312,10 @@ void apply_holm(std::vector<StrategyTest>& tests, double alpha) {
   }
 }
 
+bool in_shard(std::string_view task_id, std::size_t index, std::size_t count) {
+  return count <= 1 || util::mix64(util::fnv1a64(task_id)) % count == index;
+}
+
 AuditReport run_audit(const AuditOptions& options) {
   auto start = std::chrono::steady_clock::now();
   if (options.data.empty()) throw UsageError("audit: at least one --data file is required");
@@ -339,7 +343,17 @@ AuditReport run_audit(const AuditOptions& options) {
   }
 
   std::filesystem::create_directories(options.out_dir);
+  if (options.shard_count == 0 || options.shard_index >= options.shard_count)
+    throw UsageError(fmt::format("audit: shard {}/{} does not exist (index 0..count-1)",
+                                 options.shard_index, options.shard_count));
   audit::AuditCache cache((std::filesystem::path(options.out_dir) / "cache.sqlite").string());
+  for (const auto& path : options.import_caches) {
+    auto file = std::filesystem::path(path);
+    if (std::filesystem::is_directory(file)) file /= "cache.sqlite";
+    if (!std::filesystem::exists(file))
+      throw UsageError(fmt::format("audit: no cache to import at '{}'", file.string()));
+    cache.import(file.string());
+  }
   Auditor auditor(options, cache);
 
   AuditReport report;
@@ -359,7 +373,10 @@ AuditReport run_audit(const AuditOptions& options) {
     auto all = all_items(ds);
     auto chosen = choose_sample(all.size(), options.sample, options.seed, name);
     std::vector<ItemRef> items;
-    for (std::size_t i : chosen) items.push_back(all[i]);
+    // The shard filter comes after sampling, so the shards partition the unsharded run's items.
+    for (std::size_t i : chosen)
+      if (in_shard(ds.tasks[all[i].task].task_id, options.shard_index, options.shard_count))
+        items.push_back(all[i]);
     std::vector<std::string_view> texts;
     for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
 

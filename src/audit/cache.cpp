@@ -106,6 +106,19 @@ std::optional<std::vector<double>> AuditCache::get_stats(const std::string& key)
   return s.doubles(0);
 }
 
+void AuditCache::import(const std::string& path) {
+  {
+    Statement attach(db_, "ATTACH DATABASE ? AS shard");
+    attach.bind(1, path);
+    attach.step();
+  }  // finalized before DETACH, which fails while a statement is open
+  exec("BEGIN");
+  exec("INSERT OR IGNORE INTO main.perturbations SELECT * FROM shard.perturbations");
+  exec("INSERT OR IGNORE INTO main.stats SELECT * FROM shard.stats");
+  exec("COMMIT");
+  exec("DETACH DATABASE shard");
+}
+
 void AuditCache::begin() {
   exec("BEGIN");
 }

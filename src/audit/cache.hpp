@@ -27,6 +27,9 @@ class AuditCache {
   void put_perturbation(const std::string& key, const PerturbResult& result);
   void put_stats(const std::string& key, const std::vector<double>& stats);
 
+  // Copies every entry of another cache file that this one lacks (merging shards' work).
+  void import(const std::string& path);
+
   std::size_t hits() const { return hits_; }
   std::size_t misses() const { return misses_; }
 

@@ -26,6 +26,10 @@ int run_audit(const AuditArgs& args) {
   opts.out_dir = args.out;
   opts.threads = args.threads;
   opts.skip_invalid = args.skip_invalid;
+  opts.shard_index = args.shard_index;
+  opts.shard_count = args.shard_count;
+  opts.import_caches = args.import;
+  if (args.shard_count > 1) opts.bootstrap = 0;  // a shard reports no statistics
   std::unique_ptr<Progress> bar;
   std::string current;
   opts.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
@@ -38,6 +42,17 @@ int run_audit(const AuditArgs& args) {
   };
   AuditReport report = run_audit(opts);
   if (bar) bar->finish();
+  if (args.shard_count > 1) {
+    // A shard's statistics cover a fraction of the items: only its cached work is the product.
+    std::size_t audited = 0;
+    for (const auto& d : report.datasets) audited += d.audited;
+    fmt::print(
+        "shard {}/{}: {} candidate(s) perturbed and scored into {}/cache.sqlite ({:.1f} s)\n"
+        "finish with the same command without --shard, adding --import {} (and the other "
+        "shards' directories)\n",
+        args.shard_index, args.shard_count, audited, args.out, report.seconds, args.out);
+    return kExitOk;
+  }
   fmt::print("{}", report::to_text(report, !args.ascii));
   report::write_all(report, args.out);
   auto dir = std::filesystem::path(args.out);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "probity/audit.hpp"
 #include "probity/error.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
@@ -58,7 +59,12 @@ int run_score(const ScoreArgs& args) {
   std::vector<SkipRecord> skip_records;
   Progress progress("scoring");
   auto score_chunk = [&](const Dataset& chunk) {
-    auto items = all_items(chunk);
+    // With --shard, only this shard's tasks are scored; fitting still sees the whole chunk, so
+    // every shard computes exactly the numbers of an unsharded run.
+    std::vector<ItemRef> items;
+    for (const auto& it : all_items(chunk))
+      if (in_shard(chunk.tasks[it.task].task_id, args.shard_index, args.shard_count))
+        items.push_back(it);
     ScoreOptions opts;
     opts.threads = args.threads;
     opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };

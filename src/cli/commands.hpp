@@ -13,8 +13,20 @@ struct ScoreArgs {
   std::string explain;  // JSONL of per-item explanations from metrics that support them
   bool skip_invalid = false;
   unsigned threads = 0;
+  std::size_t shard_index = 0, shard_count = 1;  // --shard I/N
 };
 int run_score(const ScoreArgs& args);
+
+struct MergeArgs {
+  std::string data;                 // the dataset the shards scored
+  std::vector<std::string> shards;  // score files written with --shard I/N
+  std::string out;
+};
+// Combines shard score files into exactly the file an unsharded `score` writes.
+int run_merge(const MergeArgs& args);
+
+// Parses "I/N" (0 <= I < N) of --shard; throws UsageError otherwise.
+void parse_shard(const std::string& text, std::size_t& index, std::size_t& count);
 
 struct CorrelateArgs {
   std::string data;
@@ -57,6 +69,8 @@ struct AuditArgs {
   unsigned threads = 0;
   bool skip_invalid = false;
   bool ascii = false;
+  std::size_t shard_index = 0, shard_count = 1;  // --shard I/N: fill the cache for one shard
+  std::vector<std::string> import;               // --import DIR: caches of finished shards
 };
 int run_audit(const AuditArgs& args);
 
