@@ -3,6 +3,7 @@
 // information measure, an estimator, a representation and a prediction mechanism.
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,20 @@ std::string_view representation_name(Representation r);
 Mechanism parse_mechanism(std::string_view name);  // "ar" (or "autoregression"), "oracle", "exact"
 std::string_view mechanism_name(Mechanism m);
 
+// A predictor's failure to answer for one pair (e.g. an LLM answer that stayed unparseable after
+// re-asking): the item's value is undefined, never a default.
+class PredictionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One candidate x with the targets it will be asked about (one reference's statements, or the
+// whole reference), for Predictor::prefetch.
+struct TargetGroup {
+  std::string_view x;
+  std::vector<std::string_view> targets;
+};
+
 // A prediction mechanism: for a candidate x and a target y (a whole reference, or one statement
 // of it), estimates the log density ratio log r̂(x, y) = log p(y|x) − log p(y), and a critic
 // answer to "does x support y / describe the same item?". Implementations must be thread-safe
@@ -61,6 +76,12 @@ class Predictor {
   virtual double log_ratio(std::string_view x, std::string_view y) const = 0;
   // Binary critic: +1 for yes, −1 for no (the metric maps it to ±½ for TV).
   virtual int critic(std::string_view x, std::string_view y) const = 0;
+  // Predictors backed by a remote model answer many pairs at once much faster than one by one:
+  // the metric announces the pairs of an item before asking them. `critic` selects which call
+  // will follow (critic() or log_ratio()). Default: nothing to prepare.
+  virtual void prefetch(std::span<const TargetGroup> /*groups*/, bool /*critic*/) const {}
+  // True when log_ratio()/critic() may throw PredictionError.
+  virtual bool fallible() const { return false; }
 };
 
 // Rule-based statement decomposition Ψ(y): atomic claims, at least one for non-empty text.

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "cli/llm_context.hpp"
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
@@ -18,10 +19,25 @@ void add_threads(CLI::App* cmd, unsigned& threads) {
   cmd->add_option("--threads", threads, "Worker threads (0: all cores)")->capture_default_str();
 }
 
+// The LLM endpoint flags of commands whose metrics may call a model (they override
+// [llm.default] of the --config file).
+void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
+  cmd->add_option("--config", f.config, "LLM configuration (probity.toml)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--llm-base-url", f.overrides.base_url,
+                  "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1");
+  cmd->add_option("--llm-model", f.overrides.model, "Model name sent to the endpoint");
+  cmd->add_option("--llm-api-key-env", f.overrides.api_key_env,
+                  "NAME of the environment variable holding the API key");
+  cmd->add_option("--llm-concurrency", f.overrides.concurrency, "LLM requests in flight");
+  cmd->add_option("--cache", f.overrides.cache, "LLM response cache (SQLite file)");
+  cmd->add_option("--cache-mode", f.overrides.cache_mode, "read-write, read-only, refresh or off");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"probity: reference-based text evaluation metrics and their audit"};
+  CLI::App app{"probity: reference-based text evaluation metrics and their audit", "probity"};
   app.set_version_flag("--version", "probity " + version());
   app.require_subcommand(1);
 
@@ -39,6 +55,12 @@ int main(int argc, char** argv) {
                  "calls) of metrics that support them, e.g. expert, as JSONL to this file");
   sc->add_flag("--skip-invalid", score.skip_invalid, "Skip invalid items and report them");
   add_threads(sc, score.threads);
+  std::string score_shard;
+  sc->add_option("--shard", score_shard,
+                 "I/N: score only shard I (0-based) of N, chosen by a hash of the task id; "
+                 "combine the shards' files with `probity merge`");
+  cli::LlmFlags score_llm;
+  add_llm_flags(sc, score_llm);
 
   cli::CorrelateArgs corr;
   auto* cc = app.add_subcommand("correlate", "Correlate metric scores with human ratings");
@@ -109,6 +131,27 @@ int main(int argc, char** argv) {
   ac->add_flag("--ascii", audit.ascii, "ASCII tables instead of Unicode");
   ac->add_flag("--skip-invalid", audit.skip_invalid, "Skip invalid items and report them");
   add_threads(ac, audit.threads);
+  std::string audit_shard;
+  ac->add_option("--shard", audit_shard,
+                 "I/N: audit only shard I of N into the --out cache (no report); then run the "
+                 "unsharded audit with --import of every shard's directory");
+  ac->add_option("--import", audit.import,
+                 "Directory (or cache.sqlite) of a finished shard whose cached work to reuse");
+
+  cli::MergeArgs merge;
+  auto* gc = app.add_subcommand(
+      "merge", "Combine `score --shard I/N` outputs into the file of an unsharded run");
+  gc->add_option("--data", merge.data, "The dataset the shards scored")
+      ->required()
+      ->check(CLI::ExistingFile);
+  gc->add_option("--out", merge.out, "Merged scores JSONL")->required();
+  gc->add_option("shards", merge.shards, "Shard score files")->required()->check(CLI::ExistingFile);
+  cli::LlmFlags audit_llm;
+  add_llm_flags(ac, audit_llm);
+  ac->add_option("--perturber", audit_llm.perturber,
+                 "Realisation of the strategies: rules (offline) or llm (the perturber role)")
+      ->check(CLI::IsMember({"rules", "llm"}))
+      ->capture_default_str();
 
   cli::SelectArgs sel;
   auto* selc = app.add_subcommand(
@@ -244,7 +287,15 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (sc->parsed()) return cli::run_score(score);
+    if (!score_shard.empty()) cli::parse_shard(score_shard, score.shard_index, score.shard_count);
+    if (!audit_shard.empty()) cli::parse_shard(audit_shard, audit.shard_index, audit.shard_count);
+    if (gc->parsed()) return cli::run_merge(merge);
+    if (sc->parsed()) {
+      auto session = cli::install_llm_session(score_llm);
+      const int code = cli::run_score(score);
+      cli::report_llm_usage(session, "");
+      return code;
+    }
     if (cc->parsed()) return cli::run_correlate(corr);
     if (mc->parsed()) {
       if (cmp.metrics.size() != 2) throw UsageError("compare needs exactly two --metric options");
@@ -258,7 +309,12 @@ int main(int argc, char** argv) {
     if (ac->parsed()) {
       for (auto* list : {&audit.degradations, &audit.manipulations})
         if (list->size() == 1 && list->front() == "none") list->clear();
-      return cli::run_audit(audit);
+      auto session = cli::install_llm_session(audit_llm);
+      if (audit_llm.perturber == "llm")
+        cli::use_llm_perturber(audit.degradations, audit.manipulations);
+      const int code = cli::run_audit(audit);
+      cli::report_llm_usage(session, audit.out + "/llm_usage.json");
+      return code;
     }
   } catch (const InputError& e) {
     fmt::print(stderr, "probity: invalid input: {}\n", e.what());

@@ -4,9 +4,10 @@
 #include "probity/metric.hpp"
 
 namespace probity::metrics {
-void register_bleu(MetricRegistry& registry);   // bleu
-void register_chrf(MetricRegistry& registry);   // chrf, chrf++
-void register_rouge(MetricRegistry& registry);  // rouge1, rouge2, rougeL, rougeLsum
-void register_mi(MetricRegistry& registry);     // mi:<F>/<E>/<R>/<P>, gem, gppm-j, tvd-mi, stmt-tv
+void register_bleu(MetricRegistry& registry);    // bleu
+void register_chrf(MetricRegistry& registry);    // chrf, chrf++
+void register_rouge(MetricRegistry& registry);   // rouge1, rouge2, rougeL, rougeLsum
+void register_mi(MetricRegistry& registry);      // mi:<F>/<E>/<R>/<P>, gem, gppm-j, tvd-mi, stmt-tv
 void register_expert(MetricRegistry& registry);  // expert (ExPerT, offline realisation)
+void register_llm_judge(MetricRegistry& registry);  // llm-judge (needs an LLM session)
 }  // namespace probity::metrics

@@ -128,6 +128,7 @@ MetricRegistry& MetricRegistry::global() {
     metrics::register_rouge(r);
     metrics::register_mi(r);
     metrics::register_expert(r);
+    metrics::register_llm_judge(r);
     return r;
   }();
   return registry;

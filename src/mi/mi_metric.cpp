@@ -43,6 +43,12 @@ std::string MiMetric::signature() const {
 }
 
 void fit_shared(Predictor& predictor, std::span<const Task> tasks, bool statement_targets) {
+  // Remote-model predictors fit in no time and are released with their last metric: keeping
+  // their addresses here could make a later predictor at the same address skip its fit.
+  if (predictor.fallible()) {
+    predictor.fit(tasks, statement_targets);
+    return;
+  }
   static std::mutex mutex;
   static std::map<const Predictor*, std::uint64_t> fitted;
   std::uint64_t h = util::fnv1a64(statement_targets ? "stmt" : "report");
@@ -107,7 +113,34 @@ double MiMetric::direct(std::string_view x, std::string_view y) const {
   return sum / static_cast<double>(ts.size());
 }
 
+void MiMetric::prefetch(const MetricInput& input, std::size_t n_pos) const {
+  std::vector<std::vector<std::string>> scratch(n_pos + input.negatives.size());
+  std::vector<TargetGroup> groups;
+  auto add = [&](std::string_view y, std::vector<std::string>& s) {
+    TargetGroup g{input.candidate, {}};
+    for (const auto& t : targets(y, s)) g.targets.emplace_back(t);
+    groups.push_back(std::move(g));
+  };
+  for (std::size_t p = 0; p < n_pos; ++p) add(input.references[p], scratch[p]);
+  const bool variational = config_.estimator == Estimator::kVariational;
+  if (variational)
+    for (std::size_t n = 0; n < input.negatives.size(); ++n)
+      add(input.negatives[n], scratch[n_pos + n]);
+  predictor_->prefetch(groups, variational && binary_critic());
+}
+
 void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) const {
+  if (stats.size() > 1) stats[1] = 0;
+  try {
+    score_item(input, stats);
+  } catch (const PredictionError&) {
+    // Counted by the predictor with its reason; the item has no value rather than a default.
+    stats[0] = std::nan("");
+    stats[1] = 1;
+  }
+}
+
+void MiMetric::score_item(const MetricInput& input, std::span<double> stats) const {
   const std::size_t n_pos = config_.all_references
                                 ? input.references.size()
                                 : std::min<std::size_t>(1, input.references.size());
@@ -115,6 +148,7 @@ void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) con
     stats[0] = std::nan("");
     return;
   }
+  prefetch(input, n_pos);
   double total = 0;
   if (config_.estimator == Estimator::kDirect) {
     for (std::size_t p = 0; p < n_pos; ++p) total += direct(input.candidate, input.references[p]);
@@ -129,7 +163,10 @@ void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) con
   stats[0] = total / static_cast<double>(n_pos);
 }
 
-std::string MiMetric::undefined_reason(std::span<const double>) const {
+std::string MiMetric::undefined_reason(std::span<const double> stats) const {
+  if (stats.size() > 1 && stats[1] > 0)
+    return "the predictor failed on this item (an LLM answer that failed or stayed unparseable "
+           "after re-asking; counted in the predictor's failures)";
   if (config_.estimator == Estimator::kVariational)
     return "no negative reference: the task's group has no other task";
   return "no reference";

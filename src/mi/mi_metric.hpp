@@ -35,7 +35,8 @@ class MiMetric final : public Metric {
 
   std::string name() const override { return config_.name; }
   std::string signature() const override;
-  std::size_t num_stats() const override { return 1; }
+  // A fallible predictor adds a second statistic: 1 when the item's prediction failed.
+  std::size_t num_stats() const override { return predictor_->fallible() ? 2 : 1; }
   bool needs_fit() const override { return true; }
   void fit(std::span<const Task> tasks) override;
   NegativeSpec negatives() const override;
@@ -53,6 +54,9 @@ class MiMetric final : public Metric {
   // Targets of a reference under the representation: its statements, or the whole text.
   const std::vector<std::string>& targets(std::string_view reference,
                                           std::vector<std::string>& scratch) const;
+  void score_item(const MetricInput& input, std::span<double> stats) const;
+  // Announces every (x, target) pair of an item to the predictor in one call.
+  void prefetch(const MetricInput& input, std::size_t n_pos) const;
   // Critic T(x, y) aggregated over y's targets (mean), for the f-variational estimator.
   double critic(std::string_view x, std::string_view y) const;
   // Direct sample score for (x, y), aggregated over y's targets (mean).

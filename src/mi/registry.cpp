@@ -72,7 +72,10 @@ void register_mi(MetricRegistry& registry) {
   const std::string options =
       "k=4 (negatives, f-var); seed=0 (negative sampling); refs=first|all; "
       "critic=auto|binary|ordinal (oracle f-var); ar: order=3, cache=auto|<weight>, stem=true, "
-      "normalize=false, corpus=<file>; oracle: calib_seed=0";
+      "normalize=false, corpus=<file>, predictor=ngram|llm, llm=<role> (prompt log-probabilities; "
+      "role lm by default), prompt_logprobs=false (vLLM); oracle: calib_seed=0, "
+      "predictor=rules|llm, llm=<role> (LLM oracle; role oracle by default), batch=true "
+      "(statements of a reference in one prompt), reasks=2, prompts=<dir>";
   registry.add({"mi",
                 "MI metric cell mi:<F>/<E>/<R>/<P>: F tv|kl|rkl|chi2|hellinger, E direct|fvar, "
                 "R token|report|statement, P ar|oracle",

@@ -1,0 +1,46 @@
+#include "cli/llm_context.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "perturb/llm_strategies.hpp"
+#include "predict/llm_common.hpp"
+#include "probity/error.hpp"
+
+namespace probity::cli {
+
+bool LlmFlags::any() const {
+  const auto& o = overrides;
+  return !config.empty() || o.base_url || o.model || o.api_key_env || o.concurrency || o.cache ||
+         o.cache_mode;
+}
+
+std::shared_ptr<llm::Session> install_llm_session(const LlmFlags& flags) {
+  if (!flags.any()) return nullptr;
+  llm::LlmConfig config = flags.config.empty() ? llm::LlmConfig{} : llm::load_config(flags.config);
+  llm::apply_cli_overrides(config, flags.overrides);
+  auto session = std::make_shared<llm::Session>(std::move(config));
+  llm::Session::install(session);
+  return session;
+}
+
+void use_llm_perturber(std::vector<std::string>& degradations,
+                       std::vector<std::string>& manipulations) {
+  if (!llm::Session::current_or_null())
+    throw UsageError("--perturber llm needs --config or --llm-base-url");
+  perturb::register_llm_strategies(PerturbationRegistry::global());
+  degradations = perturb::llm_strategy_names(StrategyKind::kDegradation, degradations);
+  manipulations = perturb::llm_strategy_names(StrategyKind::kManipulation, manipulations);
+}
+
+void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::string& json_path) {
+  if (!session) return;
+  fmt::print(stderr, "LLM usage:\n{}\n", session->accounting().summary());
+  if (json_path.empty()) return;
+  std::ofstream out(json_path, std::ios::binary);
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}", json_path));
+  out << session->accounting().to_json() << "\n";
+}
+
+}  // namespace probity::cli

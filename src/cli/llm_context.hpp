@@ -1,0 +1,32 @@
+#pragma once
+// The LLM flags shared by `score` and `audit`: they build the process-wide llm::Session that the
+// metric factories reach, and the usage/cost summary printed at the end.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "probity/llm.hpp"
+
+namespace probity::llm {
+class Session;
+}
+
+namespace probity::cli {
+
+struct LlmFlags {
+  std::string config;  // --config probity.toml
+  llm::CliOverrides overrides;
+  std::string perturber = "rules";  // audit: --perturber rules|llm
+  bool any() const;
+};
+
+// Installs a session when any LLM flag was given; returns it (nullptr otherwise).
+std::shared_ptr<llm::Session> install_llm_session(const LlmFlags& flags);
+// Registers the LLM strategies and renames the selected ones to them ("all" → every LLM
+// strategy of the kind); an empty list stays empty.
+void use_llm_perturber(std::vector<std::string>& degradations,
+                       std::vector<std::string>& manipulations);
+// Prints the accounting table to stderr; with `json_path`, also writes its JSON there.
+void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::string& json_path);
+
+}  // namespace probity::cli

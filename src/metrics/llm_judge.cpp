@@ -1,0 +1,141 @@
+// LLM-as-a-Judge: a model rates the candidate against the reference on a fixed integer scale;
+// `samples` ratings (repeated-sampling indices 0..N-1, distinct cache entries) are averaged.
+// A rating that failed or stayed unparseable after re-asking makes the item undefined (NaN),
+// never a default; failures are counted by reason.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "metrics/builtin.hpp"
+#include "predict/llm_common.hpp"
+#include "probity/error.hpp"
+
+namespace probity::metrics {
+namespace {
+
+struct JudgeOptions {
+  int lo = 1, hi = 5;
+  int samples = 1;
+  int reasks = 2;
+  std::string role = "judge";
+  std::string prompts_dir;
+};
+
+class LlmJudge final : public Metric {
+ public:
+  LlmJudge(std::string name, JudgeOptions o, std::shared_ptr<llm::Session> session)
+      : name_(std::move(name)),
+        o_(std::move(o)),
+        session_(std::move(session)),
+        client_(&session_->client(o_.role)),
+        prompt_(llm::load_prompt("judge_rating.v1", o_.prompts_dir)) {}
+
+  std::string name() const override { return name_; }
+  std::string signature() const override {
+    return fmt::format(
+        "llm-judge|scale:{}-{}|samples:{}|reasks:{}|role:{}|{}|prompt:{}={}|version:"
+        "probity-{}",
+        o_.lo, o_.hi, o_.samples, o_.reasks, o_.role, client_->signature(), prompt_.name,
+        prompt_.sha256.substr(0, 16), version());
+  }
+  // Mean rating, and 1 when the item failed.
+  std::size_t num_stats() const override { return 2; }
+  CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
+
+  void item_stats(const MetricInput& input, std::span<double> stats) const override {
+    stats[0] = std::nan("");
+    stats[1] = 0;
+    if (input.references.empty()) return;
+    std::string source_block;
+    if (!input.source.empty())
+      source_block = fmt::format("TASK INPUT:\n<<<\n{}\n>>>\n\n", input.source);
+    const std::string prompt = prompt_.render({{"source_block", source_block},
+                                               {"reference", std::string(input.references[0])},
+                                               {"candidate", std::string(input.candidate)},
+                                               {"min", std::to_string(o_.lo)},
+                                               {"max", std::to_string(o_.hi)}});
+    std::vector<std::string> prompts(static_cast<std::size_t>(o_.samples), prompt);
+    std::vector<std::uint32_t> sample_ids;
+    for (int s = 0; s < o_.samples; ++s) sample_ids.push_back(static_cast<std::uint32_t>(s));
+    auto parser = [this](std::size_t, const nlohmann::json& j,
+                         std::string& error) -> std::optional<nlohmann::json> {
+      auto v = llm::get_int_field(j, "rating", o_.lo, o_.hi, error);
+      if (!v) return std::nullopt;
+      return *v;
+    };
+    auto answers = llm::ask_structured(*client_, prompts, parser, o_.reasks, sample_ids);
+    double sum = 0;
+    for (const auto& a : answers) {
+      if (!a.ok) {
+        std::lock_guard lock(mutex_);
+        ++failures_[a.error.substr(0, a.error.find('\n'))];
+        stats[1] = 1;
+        continue;
+      }
+      sum += a.value.get<double>();
+    }
+    if (stats[1] == 0) stats[0] = sum / o_.samples;
+  }
+  void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
+    parts[0] = stats[1] > 0 ? std::nan("") : stats[0];
+  }
+  std::string undefined_reason(std::span<const double> stats) const override {
+    if (stats.size() > 1 && stats[1] > 0)
+      return "the LLM judge's rating failed or stayed unparseable after re-asking";
+    return "no reference";
+  }
+
+ private:
+  std::string name_;
+  JudgeOptions o_;
+  std::shared_ptr<llm::Session> session_;
+  llm::Client* client_;
+  llm::PromptTemplate prompt_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::size_t> failures_;
+};
+
+std::unique_ptr<Metric> make_judge(const MetricSpec& spec) {
+  if (!spec.arg().empty())
+    throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
+  JudgeOptions o;
+  const std::string scale = spec.get("scale", "1-5");
+  const auto dash = scale.find('-', 1);
+  try {
+    if (dash == std::string::npos) throw std::invalid_argument("no dash");
+    std::size_t used = 0;
+    o.lo = std::stoi(scale.substr(0, dash), &used);
+    if (used != dash) throw std::invalid_argument("lo");
+    o.hi = std::stoi(scale.substr(dash + 1), &used);
+    if (used != scale.size() - dash - 1) throw std::invalid_argument("hi");
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("metric '{}': scale must be <lo>-<hi>, e.g. 1-5", spec.text()));
+  }
+  if (o.hi <= o.lo || o.hi - o.lo > 100)
+    throw UsageError(
+        fmt::format("metric '{}': scale needs lo < hi (at most 100 apart)", spec.text()));
+  o.samples = spec.get_int("samples", 1);
+  if (o.samples < 1 || o.samples > 64)
+    throw UsageError(fmt::format("metric '{}': samples must be 1..64", spec.text()));
+  o.reasks = spec.get_int("reasks", 2);
+  if (o.reasks < 0 || o.reasks > 10)
+    throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
+  o.role = spec.get("llm", "judge");
+  o.prompts_dir = spec.get("prompts", "");
+  return std::make_unique<LlmJudge>(spec.text(), o, llm::Session::current());
+}
+
+}  // namespace
+
+void register_llm_judge(MetricRegistry& registry) {
+  registry.add({"llm-judge",
+                "LLM-as-a-Judge: a model rates the candidate against the reference (needs "
+                "--config or --llm-base-url)",
+                "scale=1-5; samples=1 (ratings averaged, repeated-sampling index); reasks=2; "
+                "llm=judge (role); prompts=<dir>",
+                make_judge});
+}
+
+}  // namespace probity::metrics

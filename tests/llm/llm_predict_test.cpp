@@ -1,0 +1,524 @@
+// The LLM oracle predictor, the judge metric and structured-answer parsing against the mock
+// server. The mock answers by a transparent rule: a claim is supported iff every content word
+// (4+ letters) of the claim occurs in the candidate text.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <set>
+#include <sstream>
+
+#include "cli_runner.hpp"
+#include "llm/llm_test_util.hpp"
+#include "perturb/llm_strategies.hpp"
+#include "predict/llm_common.hpp"
+#include "predict/llm_oracle.hpp"
+#include "probity/audit.hpp"
+#include "probity/error.hpp"
+#include "probity/mi.hpp"
+#include "probity/perturb.hpp"
+#include "probity/scoring.hpp"
+
+namespace {
+
+using nlohmann::json;
+using probity::test::MockServer;
+
+std::set<std::string> content_words(std::string_view text) {
+  std::set<std::string> out;
+  std::istringstream in{std::string(text)};
+  std::string w;
+  while (in >> w) {
+    std::string clean;
+    for (char c : w)
+      if (std::isalpha(static_cast<unsigned char>(c)))
+        clean += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (clean.size() >= 4) out.insert(clean);
+  }
+  return out;
+}
+
+bool supports(std::string_view candidate, std::string_view claim) {
+  auto have = content_words(candidate);
+  for (const auto& w : content_words(claim))
+    if (!have.count(w)) return false;
+  return true;
+}
+
+// The text between the n-th "<<<\n" and the following "\n>>>".
+std::string delimited(const std::string& prompt, int n) {
+  std::size_t pos = 0;
+  for (int i = 0; i <= n; ++i) pos = prompt.find("<<<\n", pos) + 4;
+  return prompt.substr(pos, prompt.find("\n>>>", pos) - pos);
+}
+
+std::vector<std::string> claims(const std::string& prompt) {
+  std::vector<std::string> out;
+  auto start = prompt.find("CLAIMS:\n") + 8;
+  std::istringstream in(prompt.substr(start));
+  std::string line;
+  while (std::getline(in, line) && !line.empty()) out.push_back(line.substr(line.find(". ") + 2));
+  return out;
+}
+
+// Answers every oracle prompt by the rule, in the shape the prompt asks for.
+std::string rule_answer(const json& request) {
+  const std::string prompt = request["messages"][0]["content"].get<std::string>();
+  const std::string text = delimited(prompt, 0);
+  if (prompt.find("CLAIMS:") != std::string::npos) {
+    json list = json::array();
+    const bool levels = prompt.find("\"levels\"") != std::string::npos;
+    for (const auto& c : claims(prompt)) {
+      if (levels) {
+        list.push_back(supports(text, c) ? 3 : -3);
+      } else {
+        list.push_back(supports(text, c));
+      }
+    }
+    return json{{levels ? "levels" : "supported", list}}.dump();
+  }
+  const std::string target = delimited(prompt, 1);
+  if (prompt.find("\"level\"") != std::string::npos)
+    return json{{"level", supports(text, target) ? 3 : -3}}.dump();
+  if (prompt.find("\"same\"") != std::string::npos)
+    return json{{"same", supports(text, target)}}.dump();
+  // A model that wraps its answer in a fence with Python literals: repaired, not re-asked.
+  return supports(text, target) ? "```json\n{'supported': True}\n```" : "{\"supported\": false}";
+}
+
+probity::Dataset three_tasks() {
+  probity::Dataset ds;
+  const char* refs[] = {"The council approved the budget. Taxes will rise next year.",
+                        "The river flooded the village. Residents were evacuated by boat.",
+                        "The team won the final. Their captain scored twice."};
+  const char* good[] = {"The council approved the budget and taxes will rise next year.",
+                        "Residents were evacuated by boat after the river flooded the village.",
+                        "Their captain scored twice as the team won the final."};
+  const char* bad[] = {"The council approved something.", "It rained.",
+                       "The final was played on Sunday."};
+  for (int t = 0; t < 3; ++t) {
+    probity::Task task;
+    task.task_id = "t" + std::to_string(t);
+    task.group = "g";
+    task.references.push_back({"r", refs[t]});
+    task.candidates.push_back({"good", "A", good[t], {}});
+    task.candidates.push_back({"bad", "B", bad[t], {}});
+    ds.tasks.push_back(std::move(task));
+  }
+  return ds;
+}
+
+struct SessionGuard {
+  explicit SessionGuard(std::shared_ptr<probity::llm::Session> s) {
+    probity::llm::Session::install(std::move(s));
+  }
+  ~SessionGuard() { probity::llm::Session::install(nullptr); }
+};
+
+std::shared_ptr<probity::llm::Session> mock_session(const MockServer& server,
+                                                    const std::string& cache = "") {
+  probity::llm::LlmConfig config;
+  config.cache_path = cache;
+  probity::llm::CliOverrides o;
+  o.base_url = server.base_url();
+  o.model = "mock-model";
+  probity::llm::apply_cli_overrides(config, o);
+  return std::make_shared<probity::llm::Session>(std::move(config));
+}
+
+std::vector<double> primary_scores(const probity::Dataset& ds, const std::string& spec) {
+  auto items = probity::all_items(ds);
+  std::vector<probity::MetricSelection> m;
+  m.push_back(probity::select_metric(spec));
+  auto stats = probity::compute_stats(ds, items, m);
+  std::vector<double> out;
+  std::vector<double> parts(m[0].metric->parts().size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    m[0].metric->sentence_score(stats[0].row(i), parts);
+    out.push_back(parts[m[0].primary]);
+  }
+  return out;
+}
+
+std::string temp_path(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() /
+           ("probity_llm_predict_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove(p);
+  return p.string();
+}
+
+TEST(LlmPredict, StmtTvRunsEndToEndAndBatchedEqualsPerStatement) {
+  MockServer server;
+  server.set_handler(rule_answer);
+  SessionGuard guard(mock_session(server));
+  const auto ds = three_tasks();
+  auto single = primary_scores(ds, "stmt-tv,predictor=llm,batch=false");
+  const auto single_calls = server.count();
+  server.reset();
+  server.set_handler(rule_answer);
+  auto batched = primary_scores(ds, "stmt-tv,predictor=llm,batch=true");
+  const auto batched_calls = server.count();
+  ASSERT_EQ(single.size(), 6u);
+  EXPECT_EQ(single, batched);
+  EXPECT_LT(batched_calls, single_calls);
+  for (std::size_t t = 0; t < 3; ++t) {
+    EXPECT_TRUE(std::isfinite(single[2 * t]));
+    // A good candidate supports both of its reference's statements: critic +½, every negative
+    // statement unsupported (−½, f*(−½) = −½ for TV): ½ − (−½) = 1.
+    EXPECT_DOUBLE_EQ(single[2 * t], 1.0) << t;
+    EXPECT_LT(single[2 * t + 1], single[2 * t]) << t;
+  }
+}
+
+TEST(LlmPredict, OrdinalOracleGivesLevelTimesLn2) {
+  MockServer server;
+  server.set_handler(rule_answer);
+  SessionGuard guard(mock_session(server));
+  const auto ds = three_tasks();
+  auto scores = primary_scores(ds, "gppm-j,predictor=llm");
+  // Good candidates support both statements: level 3 each → mean log r = 3 ln 2.
+  for (std::size_t t = 0; t < 3; ++t) EXPECT_NEAR(scores[2 * t], 3 * std::numbers::ln2, 1e-12) << t;
+  // "It rained." supports neither statement of its reference.
+  EXPECT_NEAR(scores[3], -3 * std::numbers::ln2, 1e-12);
+}
+
+TEST(LlmPredict, SecondRunIsServedFromTheCache) {
+  MockServer server;
+  server.set_handler(rule_answer);
+  const std::string cache = temp_path("cache.sqlite");
+  const auto ds = three_tasks();
+  std::vector<double> first, second;
+  {
+    SessionGuard guard(mock_session(server, cache));
+    first = primary_scores(ds, "tvd-mi,predictor=llm");
+  }
+  EXPECT_GT(server.count(), 0u);
+  server.reset();
+  server.set_handler(rule_answer);
+  {
+    auto session = mock_session(server, cache);
+    SessionGuard guard(session);
+    second = primary_scores(ds, "tvd-mi,predictor=llm");
+    EXPECT_GT(session->accounting().total().cache_hits, 0u);
+  }
+  EXPECT_EQ(server.count(), 0u);
+  EXPECT_EQ(first, second);
+  std::filesystem::remove(cache);
+}
+
+TEST(LlmPredict, UnparseableAnswersAreReaskedThenRecordedAsFailed) {
+  MockServer server;
+  server.set_handler([](const json&) { return std::string("I would rather not say."); });
+  auto session = mock_session(server);
+  SessionGuard guard(session);
+  const auto ds = three_tasks();
+  auto items = probity::all_items(ds);
+  std::vector<probity::MetricSelection> m;
+  m.push_back(probity::select_metric("mi:tv/fvar/report/oracle,predictor=llm,reasks=1,k=1"));
+  auto stats = probity::compute_stats(ds, items, m);
+  const auto& metric = *m[0].metric;
+  ASSERT_EQ(metric.num_stats(), 2u);
+  std::vector<double> parts(1);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    metric.sentence_score(stats[0].row(i), parts);
+    EXPECT_TRUE(std::isnan(parts[0])) << i;  // never a default value
+    EXPECT_NE(metric.undefined_reason(stats[0].row(i)).find("failed"), std::string::npos);
+  }
+  // Every distinct question was asked twice (one re-ask with the parse error).
+  for (const auto& call : server.calls()) {
+    auto body = json::parse(call.body);
+    if (body["messages"].size() > 1) {
+      EXPECT_NE(body["messages"][2]["content"].get<std::string>().find("could not be used"),
+                std::string::npos);
+    }
+  }
+  std::size_t first_asks = 0, reasks = 0;
+  for (const auto& call : server.calls())
+    (json::parse(call.body)["messages"].size() == 1 ? first_asks : reasks) += 1;
+  EXPECT_EQ(first_asks, reasks);
+}
+
+TEST(LlmPredict, ConstructingWithoutSessionIsAUsageError) {
+  probity::llm::Session::install(nullptr);
+  EXPECT_THROW(probity::select_metric("stmt-tv,predictor=llm"), probity::UsageError);
+  EXPECT_THROW(probity::select_metric("llm-judge"), probity::UsageError);
+}
+
+TEST(LlmPredict, SignatureHoldsPromptHashesAndModel) {
+  MockServer server;
+  SessionGuard guard(mock_session(server));
+  auto sel = probity::select_metric("stmt-tv,predictor=llm");
+  const auto sig = sel.metric->signature();
+  const auto hash = probity::llm::load_prompt("oracle_critic_statement.v1").sha256.substr(0, 16);
+  EXPECT_NE(sig.find(hash), std::string::npos) << sig;
+  EXPECT_NE(sig.find("mock-model"), std::string::npos) << sig;
+  EXPECT_NE(sig.find("batch:true"), std::string::npos) << sig;
+}
+
+TEST(LlmPredict, JsonAnswersAreRepaired) {
+  std::string err;
+  auto j = probity::llm::parse_json_answer("Sure! ```json\n{\"level\": 2}\n``` Hope it helps", err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_EQ((*j)["level"], 2);
+  j = probity::llm::parse_json_answer("Here it is: {'supported': False}. Done.", err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_EQ(probity::llm::get_bool_field(*j, "supported", err), false);
+  j = probity::llm::parse_json_answer("Yes.", err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_EQ(probity::llm::get_bool_field(*j, "supported", err), true);
+  j = probity::llm::parse_json_answer("{\"supported\": \"YES\"}", err);
+  EXPECT_EQ(probity::llm::get_bool_field(*j, "supported", err), true);
+  EXPECT_FALSE(probity::llm::parse_json_answer("maybe", err));
+  EXPECT_FALSE(probity::llm::parse_json_answer("{\"level\": ", err));
+  j = probity::llm::parse_json_answer("{\"level\": 4}", err);
+  EXPECT_FALSE(probity::llm::get_int_field(*j, "level", -3, 3, err));
+  j = probity::llm::parse_json_answer("{\"level\": \"-2\"}", err);
+  EXPECT_EQ(probity::llm::get_int_field(*j, "level", -3, 3, err), -2);
+}
+
+TEST(LlmPredict, TemplatesRenderAndRejectUnknownPlaceholders) {
+  auto t = probity::llm::load_prompt("oracle_ordinal.v1");
+  EXPECT_EQ(t.sha256, probity::llm::sha256_hex(t.text));
+  auto text = t.render({{"candidate", "A {target} text"}, {"target", "claim"}});
+  EXPECT_NE(text.find("A {target} text"), std::string::npos);  // values are not rescanned
+  EXPECT_THROW(t.render({{"nonexistent", "x"}}), std::invalid_argument);
+  EXPECT_THROW(probity::llm::load_prompt("no_such_prompt.v1"), probity::UsageError);
+}
+
+// ---- LLM-as-a-Judge ---------------------------------------------------------------------------
+
+TEST(LlmJudge, RatesAndAveragesSamples) {
+  MockServer server;
+  server.set_handler([](const json& r) {
+    const std::string prompt = r["messages"][0]["content"].get<std::string>();
+    const std::string cand = delimited(prompt, 1);
+    const bool good = supports(cand, delimited(prompt, 0));
+    // Sample-dependent answers show that samples are distinct requests: seeds differ.
+    const int seed = r.contains("seed") ? r["seed"].get<int>() : 0;
+    return json{{"rating", good ? 4 + (seed % 2) : 2}}.dump();
+  });
+  SessionGuard guard(mock_session(server));
+  const auto ds = three_tasks();
+  auto one = primary_scores(ds, "llm-judge");
+  for (std::size_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(one[2 * t + 1], 2.0);
+    EXPECT_GE(one[2 * t], 4.0);
+  }
+  server.reset();
+  server.set_handler([](const json&) { return std::string("{\"rating\": 3}"); });
+  auto three = primary_scores(ds, "llm-judge,samples=3,scale=1-10");
+  for (double v : three) EXPECT_EQ(v, 3.0);
+  EXPECT_EQ(server.count(), 18u);  // 6 items × 3 samples
+  auto sel = probity::select_metric("llm-judge,samples=3,scale=1-10");
+  EXPECT_NE(sel.metric->signature().find("scale:1-10|samples:3"), std::string::npos);
+}
+
+TEST(LlmJudge, OutOfScaleRatingsFailInsteadOfDefaulting) {
+  MockServer server;
+  server.set_handler([](const json&) { return std::string("{\"rating\": 9}"); });
+  SessionGuard guard(mock_session(server));
+  const auto ds = three_tasks();
+  auto scores = primary_scores(ds, "llm-judge,reasks=2");
+  for (double v : scores) EXPECT_TRUE(std::isnan(v));
+  EXPECT_EQ(server.count(), 18u);  // 6 items × (1 ask + 2 re-asks)
+  EXPECT_THROW(probity::select_metric("llm-judge,scale=5-1"), probity::UsageError);
+}
+
+}  // namespace
+
+// ---- Autoregression from prompt log-probabilities ---------------------------------------------
+
+namespace {
+
+// log p(y | prefix) under the mock's token model: y's words after the prefix's words.
+double mock_log_prob(const std::string& prefix, const std::string& y) {
+  const auto prefix_words = MockServer::words(prefix);
+  const auto all = MockServer::words(prefix + y);
+  double sum = 0;
+  for (std::size_t i = prefix_words.size(); i < all.size(); ++i) sum += MockServer::logprob(all, i);
+  return sum;
+}
+
+void expect_hand_computed_pmi(MockServer& server, const std::string& spec) {
+  const auto ds = three_tasks();
+  auto scores = primary_scores(ds, spec);
+  const auto cond = probity::llm::load_prompt("lm_conditional.v1");
+  const auto bare = probity::llm::load_prompt("lm_unconditional.v1").text;
+  std::size_t i = 0;
+  for (const auto& t : ds.tasks) {
+    for (const auto& c : t.candidates) {
+      const auto& y = t.references[0].text;
+      const double pmi =
+          mock_log_prob(cond.render({{"context", c.text}}), y) - mock_log_prob(bare, y);
+      EXPECT_DOUBLE_EQ(scores[i], pmi) << spec << " item " << i;
+      ++i;
+    }
+  }
+  EXPECT_GT(server.count(), 0u);
+}
+
+}  // namespace
+
+TEST(LlmPredict, AutoregressionPmiEqualsTheMockModelsHandComputedValue) {
+  MockServer server;
+  SessionGuard guard(mock_session(server));
+  expect_hand_computed_pmi(server, "gem,predictor=llm");
+  EXPECT_GT(server.count("/tokenize"), 0u);
+}
+
+TEST(LlmPredict, AutoregressionFindsTheSpanByTextWithoutTokenize) {
+  MockServer server;
+  // A server without /tokenize (its body is the only one without a prompt to complete).
+  server.set_fault_rule([](const json& body) -> std::optional<probity::test::MockFault> {
+    if (!body.contains("echo")) return probity::test::MockFault::http(404);
+    return std::nullopt;
+  });
+  SessionGuard guard(mock_session(server));
+  expect_hand_computed_pmi(server, "gem,predictor=llm");
+}
+
+TEST(LlmPredict, AutoregressionWithVllmPromptLogprobs) {
+  MockServer server;
+  SessionGuard guard(mock_session(server));
+  expect_hand_computed_pmi(server, "mi:kl/direct/token/ar,llm=lm,prompt_logprobs=true");
+}
+
+// ---- LLM perturbations and a whole audit --------------------------------------------------------
+
+namespace {
+
+// Oracle and judge prompts by the rule; perturbation prompts answered by dropping the text's
+// second half (degradations) or appending a filler sentence (manipulations).
+std::string audit_answer(const json& request) {
+  const std::string prompt = request["messages"][0]["content"].get<std::string>();
+  if (prompt.find("{\"text\"") != std::string::npos) {
+    const std::string text = delimited(prompt, prompt.find("INPUT:") != std::string::npos ? 1 : 0);
+    if (prompt.find("Paraphrase") != std::string::npos)
+      return json{{"text", text + " Indeed."}}.dump();
+    auto words = MockServer::words(text);
+    std::string half;
+    for (std::size_t i = 0; i < (words.size() + 1) / 2; ++i) half += (i ? " " : "") + words[i];
+    return json{{"text", half}}.dump();
+  }
+  if (prompt.find("\"rating\"") != std::string::npos)
+    return json{{"rating", supports(delimited(prompt, 1), delimited(prompt, 0)) ? 5 : 2}}.dump();
+  return rule_answer(request);
+}
+
+std::string write_dataset(const probity::Dataset& ds, const std::string& path) {
+  std::ofstream out(path);
+  double rating = 1;
+  for (const auto& t : ds.tasks) {
+    json j{{"task_id", t.task_id}, {"group", t.group}, {"source", "A source text."}};
+    j["references"] = json::array({json{{"id", "r"}, {"text", t.references[0].text}}});
+    j["candidates"] = json::array();
+    for (const auto& c : t.candidates) {
+      j["candidates"].push_back(json{{"id", c.id},
+                                     {"system", c.system},
+                                     {"text", c.text},
+                                     {"human", {{"overall", {rating}}}}});
+      rating = rating >= 5 ? 1 : rating + 1.5;
+    }
+    out << j.dump() << "\n";
+  }
+  return path;
+}
+
+}  // namespace
+
+TEST(LlmPerturb, StrategiesAreRegisteredWithPromptsAndFailInsteadOfNoOp) {
+  // A local registry: the global one must keep exactly the rule-based strategies here.
+  probity::PerturbationRegistry registry;
+  probity::perturb::register_llm_strategies(registry);
+  probity::perturb::register_llm_strategies(registry);  // idempotent
+  EXPECT_EQ(registry.list(probity::StrategyKind::kDegradation).size(), 6u);
+  for (auto kind : {probity::StrategyKind::kDegradation, probity::StrategyKind::kManipulation}) {
+    auto names = probity::perturb::llm_strategy_names(kind, {"all"});
+    EXPECT_EQ(names.size(), 6u);
+  }
+  MockServer server;
+  server.set_handler([](const json&) { return std::string("Sorry, I cannot do that."); });
+  SessionGuard guard(mock_session(server));
+  const auto ds = three_tasks();
+  auto s = registry.create(probity::StrategyKind::kDegradation, "llm-S");
+  EXPECT_NE(s->signature().find("perturb_degradation_S.v1="), std::string::npos);
+  probity::PerturbContext ctx{&ds, 0, 0, 7};
+  auto r = s->apply(ctx);
+  EXPECT_EQ(r.status, probity::PerturbResult::Status::kFailed);
+  EXPECT_NE(r.note.find("unparseable"), std::string::npos) << r.note;
+  EXPECT_EQ(server.count(), 3u);  // one ask and two re-asks
+  server.reset();
+  server.set_handler(audit_answer);
+  r = s->apply(ctx);
+  EXPECT_EQ(r.status, probity::PerturbResult::Status::kApplied);
+  EXPECT_LT(r.text.size(), ds.tasks[0].candidates[0].text.size());
+  // Surface report needs the task's source; the three tasks have none.
+  auto p = registry.create(probity::StrategyKind::kDegradation, "llm-P");
+  EXPECT_EQ(p->apply(ctx).status, probity::PerturbResult::Status::kNotApplicable);
+}
+
+// In process with the rule-based strategies (the LLM ones are registered globally only by the
+// command line; the command-line test below audits with them).
+TEST(LlmPerturb, AuditWithLlmOracleAndJudgeCompletes) {
+  MockServer server;
+  server.set_handler(audit_answer);
+  auto session = mock_session(server);
+  SessionGuard guard(session);
+  const auto data = write_dataset(three_tasks(), temp_path("audit.jsonl"));
+  const auto out = temp_path("audit_out");
+  probity::AuditOptions o;
+  o.data = {data};
+  o.metrics = {"stmt-tv,predictor=llm", "llm-judge"};
+  o.degradations = {"S", "P"};
+  o.manipulations = {"R"};
+  o.bootstrap = 50;
+  o.out_dir = out;
+  auto report = probity::run_audit(o);
+  ASSERT_EQ(report.metrics.size(), 2u);
+  EXPECT_NE(report.signatures[0].find("oracle:llm"), std::string::npos);
+  std::size_t applied = 0;
+  for (const auto& t : report.tests) {
+    EXPECT_EQ(t.failed, 0u) << t.metric << " " << t.code;
+    applied += t.applied;
+  }
+  EXPECT_GT(applied, 0u);
+  EXPECT_GT(session->accounting().total().items, 0u);
+  std::filesystem::remove_all(out);
+  std::filesystem::remove(data);
+}
+
+TEST(LlmPerturb, CommandLineScoresAndAuditsWithLlmOracleJudgeAndPerturbations) {
+  MockServer server;
+  server.set_handler(audit_answer);
+  const auto data = write_dataset(three_tasks(), temp_path("cli.jsonl"));
+  const auto cache = temp_path("cli_cache.sqlite");
+  const auto out = temp_path("cli_audit");
+  const std::string llm = " --llm-base-url " + server.base_url() +
+                          " --llm-model mock-model --llm-concurrency 4 --cache " + cache;
+  auto r = probity::test::run_probity("score --data " + data +
+                                      " --metric stmt-tv,predictor=llm --metric llm-judge" + llm);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("LLM usage"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("llm-judge"), std::string::npos);
+  const auto first = server.count();
+  EXPECT_GT(first, 0u);
+  // Same command again: every answer comes from the cache.
+  r = probity::test::run_probity("score --data " + data +
+                                 " --metric stmt-tv,predictor=llm --metric llm-judge" + llm);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.count(), first);
+  r = probity::test::run_probity("audit --data " + data +
+                                 " --metric stmt-tv,predictor=llm --metric llm-judge --perturber "
+                                 "llm --degrade S,P --manipulate R --bootstrap 20 --out " +
+                                 out + llm);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(out + "/llm_usage.json"));
+  const auto report = probity::test::read_text(out + "/report.json");
+  EXPECT_NE(report.find("llm-sentence-deletion"), std::string::npos);
+  std::filesystem::remove_all(out);
+  std::filesystem::remove(cache);
+  std::filesystem::remove(data);
+}
