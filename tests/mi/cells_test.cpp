@@ -81,9 +81,11 @@ TEST(MiCells, PresetsRunThroughTheAudit) {
     EXPECT_TRUE(std::isfinite(t.d)) << t.metric << " " << t.code;
   }
   // Random replacement must be detected by every MI preset.
-  for (const auto& t : report.tests)
-    if (t.code == "R" && t.kind == probity::StrategyKind::kDegradation)
+  for (const auto& t : report.tests) {
+    if (t.code == "R" && t.kind == probity::StrategyKind::kDegradation) {
       EXPECT_TRUE(t.passed) << t.metric;
+    }
+  }
 }
 
 }  // namespace
