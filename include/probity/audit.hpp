@@ -115,6 +115,9 @@ struct AuditReport {
   std::vector<PerturbationExample> examples;
   std::size_t cache_hits = 0, cache_misses = 0;
   double seconds = 0;
+  // Accounting of the LLM session (requests, retries, failures by kind, tokens, cost per
+  // endpoint) as a JSON object; empty when no LLM was used.
+  std::string llm_usage;
 };
 
 AuditReport run_audit(const AuditOptions& options);

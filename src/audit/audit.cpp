@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "audit/cache.hpp"
+#include "predict/llm_common.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
@@ -448,6 +449,8 @@ AuditReport run_audit(const AuditOptions& options) {
     report.metrics.push_back(m.primary_name());
     report.signatures.push_back(m.metric->signature());
   }
+  if (auto session = llm::Session::current_or_null())
+    report.llm_usage = session->accounting().to_json();
   report.cache_hits = cache.hits();
   report.cache_misses = cache.misses();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

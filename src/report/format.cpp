@@ -789,6 +789,7 @@ std::string run_summary(const AuditReport& report, const Symbols& sym) {
                                      : fmt::format("sample {} per dataset", report.sample));
   parts.push_back(fmt::format("{:.1f} s", report.seconds));
   parts.push_back(fmt::format("cache {} hits / {} misses", report.cache_hits, report.cache_misses));
+  if (!report.llm_usage.empty()) parts.push_back("LLM usage in report.json (llm_usage)");
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i) out += sym.dot();

@@ -318,6 +318,7 @@ std::string to_json(const AuditReport& report) {
   j["cache_hits"] = report.cache_hits;
   j["cache_misses"] = report.cache_misses;
   j["seconds"] = num(report.seconds);
+  j["llm_usage"] = report.llm_usage.empty() ? ojson(nullptr) : ojson::parse(report.llm_usage);
   // Invalid UTF-8 in a text field (a corrupt candidate) must not abort the whole report.
   return j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }
@@ -352,6 +353,7 @@ AuditReport from_json(const std::string& text) {
   r.unsigned_int("cache_hits", report.cache_hits);
   r.unsigned_int("cache_misses", report.cache_misses);
   r.number("seconds", report.seconds);
+  if (auto it = j.find("llm_usage"); it != j.end() && it->is_object()) report.llm_usage = it->dump();
   return report;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <numbers>
 #include <set>
 #include <sstream>
@@ -518,6 +519,10 @@ TEST(LlmPerturb, CommandLineScoresAndAuditsWithLlmOracleJudgeAndPerturbations) {
   EXPECT_TRUE(std::filesystem::exists(out + "/llm_usage.json"));
   const auto report = probity::test::read_text(out + "/report.json");
   EXPECT_NE(report.find("llm-sentence-deletion"), std::string::npos);
+  // The session's accounting is part of the report.
+  const auto j = nlohmann::json::parse(report);
+  ASSERT_TRUE(j["llm_usage"].is_object()) << report.substr(report.size() - 400);
+  EXPECT_GT(j["llm_usage"]["total"]["items"].get<long>(), 0);
   std::filesystem::remove_all(out);
   std::filesystem::remove(cache);
   std::filesystem::remove(data);
