@@ -353,7 +353,8 @@ AuditReport from_json(const std::string& text) {
   r.unsigned_int("cache_hits", report.cache_hits);
   r.unsigned_int("cache_misses", report.cache_misses);
   r.number("seconds", report.seconds);
-  if (auto it = j.find("llm_usage"); it != j.end() && it->is_object()) report.llm_usage = it->dump();
+  if (auto it = j.find("llm_usage"); it != j.end() && it->is_object())
+    report.llm_usage = it->dump();
   return report;
 }
 
