@@ -15,7 +15,7 @@ bin=${1:-./build/probity}
   echo '```text'
   "$bin" --help
   echo '```'
-  for cmd in score correlate compare audit merge select "meta global" "meta local" bench-build metrics; do
+  for cmd in score correlate compare audit perturb merge select "meta global" "meta local" bench-build metrics; do
     echo
     echo "## probity $cmd"
     echo

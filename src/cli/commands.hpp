@@ -74,6 +74,18 @@ struct AuditArgs {
 };
 int run_audit(const AuditArgs& args);
 
+struct PerturbArgs {
+  std::string data;
+  std::vector<std::string> degradations{"all"};
+  std::vector<std::string> manipulations{"all"};
+  std::uint64_t seed = 0;
+  std::string out;
+  unsigned threads = 0;
+  bool skip_invalid = false;
+};
+// Writes the dataset plus every applied perturbation as extra candidates "<id>~<kind>-<code>".
+int run_perturb(const PerturbArgs& args);
+
 int run_metrics(bool json);
 
 // `probity select`: choose a metric variant on one half of the tasks, test it on the other.

@@ -138,6 +138,23 @@ int main(int argc, char** argv) {
   ac->add_option("--import", audit.import,
                  "Directory (or cache.sqlite) of a finished shard whose cached work to reuse");
 
+  cli::PerturbArgs pert;
+  auto* pc = app.add_subcommand(
+      "perturb",
+      "Write the dataset with every applied perturbation added as candidates, for "
+      "scoring with your own metric (then audit with --metric scores:FILE,data=...)");
+  pc->add_option("--data", pert.data, "Dataset")->required()->check(CLI::ExistingFile);
+  pc->add_option("--degrade", pert.degradations, "Degradations: 'all', 'none' or letter codes")
+      ->delimiter(',')
+      ->capture_default_str();
+  pc->add_option("--manipulate", pert.manipulations, "Manipulations: 'all', 'none' or letter codes")
+      ->delimiter(',')
+      ->capture_default_str();
+  pc->add_option("--seed", pert.seed, "Seed (use the audit's)")->capture_default_str();
+  pc->add_option("--out", pert.out, "Output dataset (JSONL)")->required();
+  pc->add_flag("--skip-invalid", pert.skip_invalid, "Skip invalid items and report them");
+  add_threads(pc, pert.threads);
+
   cli::MergeArgs merge;
   auto* gc = app.add_subcommand(
       "merge", "Combine `score --shard I/N` outputs into the file of an unsharded run");
@@ -290,6 +307,11 @@ int main(int argc, char** argv) {
     if (!score_shard.empty()) cli::parse_shard(score_shard, score.shard_index, score.shard_count);
     if (!audit_shard.empty()) cli::parse_shard(audit_shard, audit.shard_index, audit.shard_count);
     if (gc->parsed()) return cli::run_merge(merge);
+    if (pc->parsed()) {
+      for (auto* list : {&pert.degradations, &pert.manipulations})
+        if (list->size() == 1 && list->front() == "none") list->clear();
+      return cli::run_perturb(pert);
+    }
     if (sc->parsed()) {
       auto session = cli::install_llm_session(score_llm);
       const int code = cli::run_score(score);

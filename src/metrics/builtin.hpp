@@ -9,5 +9,6 @@ void register_chrf(MetricRegistry& registry);    // chrf, chrf++
 void register_rouge(MetricRegistry& registry);   // rouge1, rouge2, rougeL, rougeLsum
 void register_mi(MetricRegistry& registry);      // mi:<F>/<E>/<R>/<P>, gem, gppm-j, tvd-mi, stmt-tv
 void register_expert(MetricRegistry& registry);  // expert (ExPerT, offline realisation)
-void register_llm_judge(MetricRegistry& registry);  // llm-judge (needs an LLM session)
+void register_llm_judge(MetricRegistry& registry);    // llm-judge (needs an LLM session)
+void register_scores_file(MetricRegistry& registry);  // scores:FILE (a user's precomputed scores)
 }  // namespace probity::metrics

@@ -129,6 +129,7 @@ MetricRegistry& MetricRegistry::global() {
     metrics::register_mi(r);
     metrics::register_expert(r);
     metrics::register_llm_judge(r);
+    metrics::register_scores_file(r);
     return r;
   }();
   return registry;

@@ -1,0 +1,78 @@
+// `probity perturb`: writes a dataset with the originals and every applied perturbation, for a
+// metric that runs outside probity (score the file, then audit with `scores:FILE,data=...`).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "probity/error.hpp"
+#include "probity/perturb.hpp"
+#include "util/parallel.hpp"
+
+namespace probity::cli {
+namespace {
+
+std::vector<std::unique_ptr<Perturbation>> strategies(const std::vector<std::string>& names,
+                                                      StrategyKind kind) {
+  const auto& reg = PerturbationRegistry::global();
+  std::vector<std::unique_ptr<Perturbation>> out;
+  for (const auto& n : names) {
+    if (n == "all") {
+      out.clear();
+      for (const auto* info : reg.list(kind)) out.push_back(info->factory());
+      return out;
+    }
+    out.push_back(reg.create(kind, n));
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_perturb(const PerturbArgs& args) {
+  Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  auto all = strategies(args.degradations, StrategyKind::kDegradation);
+  for (auto& m : strategies(args.manipulations, StrategyKind::kManipulation))
+    all.push_back(std::move(m));
+  std::ofstream out(args.out, std::ios::binary);
+  if (!out) throw UsageError(fmt::format("cannot write '{}'", args.out));
+  std::size_t applied = 0, other = 0;
+  for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
+    const Task& task = ds.tasks[t];
+    nlohmann::ordered_json j = {{"task_id", task.task_id}, {"group", task.group}};
+    if (!task.source.empty()) j["source"] = task.source;
+    j["references"] = nlohmann::ordered_json::array();
+    for (const auto& r : task.references)
+      j["references"].push_back({{"id", r.id}, {"text", r.text}});
+    auto& cands = j["candidates"] = nlohmann::ordered_json::array();
+    for (const auto& c : task.candidates) {
+      nlohmann::ordered_json h = nlohmann::ordered_json::object();
+      for (const auto& [dim, ratings] : c.human) h[dim] = ratings;
+      cands.push_back({{"id", c.id}, {"system", c.system}, {"text", c.text}, {"human", h}});
+    }
+    for (const auto& s : all) {
+      std::vector<PerturbResult> results(task.candidates.size());
+      util::parallel_for(task.candidates.size(), args.threads, [&](std::size_t c) {
+        results[c] = s->apply(PerturbContext{&ds, t, c, args.seed});
+      });
+      for (std::size_t c = 0; c < results.size(); ++c) {
+        if (results[c].status != PerturbResult::Status::kApplied) {
+          ++other;
+          continue;
+        }
+        ++applied;
+        cands.push_back({{"id", fmt::format("{}~{}-{}", task.candidates[c].id, kind_name(s->kind()),
+                                            s->code())},
+                         {"system", task.candidates[c].system},
+                         {"text", results[c].text}});
+      }
+    }
+    out << j.dump() << '\n';
+  }
+  fmt::print("wrote {}: {} task(s), {} perturbed candidate(s) added ({} not applied); seed {}\n",
+             args.out, ds.tasks.size(), applied, other, args.seed);
+  return kExitOk;
+}
+
+}  // namespace probity::cli

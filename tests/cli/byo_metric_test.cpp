@@ -1,0 +1,65 @@
+// Bring your own metric as scores files (issue 7): `probity perturb` writes the texts, an outside
+// metric scores them, and the audit reads those scores: the verdicts equal those of the same
+// metric computed inside probity.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "test_paths.hpp"
+
+namespace {
+
+using probity::test::read_text;
+using probity::test::run_probity;
+
+TEST(ByoMetric, AuditFromAScoresFileEqualsTheBuiltInMetric) {
+  std::string dir = probity::test::temp_dir("byo");
+  std::string data = probity::test::data_path("summeval/summeval_sample20.jsonl");
+  auto p = run_probity("perturb --data " + data + " --degrade S,R --manipulate M --seed 4 --out " +
+                       dir + "/perturbed.jsonl");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  // Stand-in for an outside metric: rougeL.f computed over the perturbed file.
+  ASSERT_EQ(run_probity("score --data " + dir + "/perturbed.jsonl --metric rougeL.f --out " + dir +
+                        "/mine.jsonl")
+                .exit_code,
+            0);
+  auto a =
+      run_probity("audit --data " + data + " --metric 'scores:" + dir + "/mine.jsonl,data=" + dir +
+                  "/perturbed.jsonl' --metric rougeL.f --degrade S,R --manipulate M "
+                  "--seed 4 --bootstrap 100 --out " +
+                  dir + "/audit");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  auto j = nlohmann::json::parse(read_text(dir + "/audit/report.json"));
+  std::map<std::string, nlohmann::json> by_metric;  // "kind/code" -> test, for each metric
+  std::size_t compared = 0;
+  for (const auto& t : j["tests"]) {
+    std::string key = t["kind"].get<std::string>() + "/" + t["code"].get<std::string>();
+    if (t["metric"].get<std::string>() == "rougeL.f") by_metric[key] = t;
+  }
+  for (const auto& t : j["tests"]) {
+    if (t["metric"].get<std::string>() == "rougeL.f") continue;
+    const auto& ref =
+        by_metric.at(t["kind"].get<std::string>() + "/" + t["code"].get<std::string>());
+    EXPECT_EQ(t["applied"], ref["applied"]);
+    EXPECT_EQ(t["undefined"].get<int>(), 0);
+    EXPECT_DOUBLE_EQ(t["mean_delta"].get<double>(), ref["mean_delta"].get<double>());
+    EXPECT_EQ(t["passed"], ref["passed"]);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 3u);
+  // The correlation with humans is the same too.
+  EXPECT_EQ(j["correlations"][0]["rows"][0]["spearman"],
+            j["correlations"][1]["rows"][0]["spearman"]);
+}
+
+TEST(ByoMetric, ScoresMetricNeedsItsDataset) {
+  auto r =
+      run_probity("score --data " + probity::test::data_path("summeval/summeval_sample20.jsonl") +
+                  " --metric scores:x.jsonl");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("data=DATASET is required"), std::string::npos) << r.err;
+}
+
+}  // namespace
