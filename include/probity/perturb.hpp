@@ -71,6 +71,10 @@ class PerturbationRegistry {
   std::unique_ptr<Perturbation> create(StrategyKind kind, std::string_view code_or_name) const;
   // Every strategy of a kind, in registration (paper) order.
   std::vector<const PerturbationInfo*> list(StrategyKind kind) const;
+  // Strategies named on a command line: letter codes or names, or "all"; throws UsageError
+  // listing the codes for an unknown one.
+  std::vector<const PerturbationInfo*> resolve(StrategyKind kind,
+                                               const std::vector<std::string>& names) const;
 
  private:
   std::vector<PerturbationInfo> infos_;

@@ -47,29 +47,6 @@ std::vector<std::size_t> choose_sample(std::size_t n, std::size_t k, std::uint64
   return idx;
 }
 
-std::vector<const PerturbationInfo*> resolve_strategies(const std::vector<std::string>& names,
-                                                        StrategyKind kind) {
-  const auto& reg = PerturbationRegistry::global();
-  std::vector<const PerturbationInfo*> out;
-  for (const auto& n : names) {
-    if (n == "all") return reg.list(kind);
-    bool found = false;
-    for (const auto* info : reg.list(kind)) {
-      if (info->code == n || info->name == n) {
-        out.push_back(info);
-        found = true;
-      }
-    }
-    if (!found)
-      throw UsageError(fmt::format("unknown {} strategy '{}' (codes: {})", kind_name(kind), n, [&] {
-        std::string codes;
-        for (const auto* i : reg.list(kind)) codes += (codes.empty() ? "" : ", ") + i->code;
-        return codes;
-      }()));
-  }
-  return out;
-}
-
 // Identity of an item's inputs: a changed text or reference gives a new cache key.
 std::string content_hash(const Task& task, std::string_view candidate) {
   std::uint64_t h = util::fnv1a64(candidate);
@@ -340,7 +317,8 @@ AuditReport run_audit(const AuditOptions& options) {
   for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation}) {
     const auto& names =
         kind == StrategyKind::kDegradation ? options.degradations : options.manipulations;
-    for (const auto* info : resolve_strategies(names, kind)) strategies.push_back(info->factory());
+    for (const auto* info : PerturbationRegistry::global().resolve(kind, names))
+      strategies.push_back(info->factory());
   }
 
   std::filesystem::create_directories(options.out_dir);

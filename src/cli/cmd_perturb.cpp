@@ -11,30 +11,15 @@
 #include "util/parallel.hpp"
 
 namespace probity::cli {
-namespace {
-
-std::vector<std::unique_ptr<Perturbation>> strategies(const std::vector<std::string>& names,
-                                                      StrategyKind kind) {
-  const auto& reg = PerturbationRegistry::global();
-  std::vector<std::unique_ptr<Perturbation>> out;
-  for (const auto& n : names) {
-    if (n == "all") {
-      out.clear();
-      for (const auto* info : reg.list(kind)) out.push_back(info->factory());
-      return out;
-    }
-    out.push_back(reg.create(kind, n));
-  }
-  return out;
-}
-
-}  // namespace
 
 int run_perturb(const PerturbArgs& args) {
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
-  auto all = strategies(args.degradations, StrategyKind::kDegradation);
-  for (auto& m : strategies(args.manipulations, StrategyKind::kManipulation))
-    all.push_back(std::move(m));
+  const auto& registry = PerturbationRegistry::global();
+  std::vector<std::unique_ptr<Perturbation>> all;
+  for (const auto* info : registry.resolve(StrategyKind::kDegradation, args.degradations))
+    all.push_back(info->factory());
+  for (const auto* info : registry.resolve(StrategyKind::kManipulation, args.manipulations))
+    all.push_back(info->factory());
   std::ofstream out(args.out, std::ios::binary);
   if (!out) throw UsageError(fmt::format("cannot write '{}'", args.out));
   std::size_t applied = 0, other = 0;

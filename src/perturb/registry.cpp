@@ -85,6 +85,24 @@ std::vector<const PerturbationInfo*> PerturbationRegistry::list(StrategyKind kin
   return out;
 }
 
+std::vector<const PerturbationInfo*> PerturbationRegistry::resolve(
+    StrategyKind kind, const std::vector<std::string>& names) const {
+  std::vector<const PerturbationInfo*> out;
+  for (const auto& n : names) {
+    if (n == "all") return list(kind);
+    std::size_t before = out.size();
+    for (const auto* info : list(kind))
+      if (info->code == n || info->name == n) out.push_back(info);
+    if (out.size() == before) {
+      std::string codes;
+      for (const auto* i : list(kind)) codes += (codes.empty() ? "" : ", ") + i->code;
+      throw UsageError(
+          fmt::format("unknown {} strategy '{}' (codes: {})", kind_name(kind), n, codes));
+    }
+  }
+  return out;
+}
+
 namespace perturb {
 
 RuleStrategy::RuleStrategy(StrategyKind kind, std::string code, std::string name,

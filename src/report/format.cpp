@@ -9,10 +9,6 @@
 
 namespace probity::report::detail {
 
-std::string_view kind_word(StrategyKind kind) {
-  return kind == StrategyKind::kDegradation ? "degradation" : "manipulation";
-}
-
 std::string_view kind_title(StrategyKind kind) {
   return kind == StrategyKind::kDegradation ? "Degradations" : "Manipulations";
 }
@@ -536,7 +532,7 @@ std::string grid_legend(StrategyKind kind, const TestIndex& index, const Symbols
       "{} when the one-sided paired p < {} = {:g}. n/a:X = strategy X was not testable (too few "
       "applied items), never counted as a pass. {} = Holm's adjustment changes the verdict "
       "({}). fails / Holm = failures without / with Holm's adjustment.",
-      sym.pass(), kind_word(kind), strategy_list(index, kind), kind_word(kind),
+      sym.pass(), kind_name(kind), strategy_list(index, kind), kind_name(kind),
       deg ? "passes" : "fails", sym.alpha(), alpha, sym.holm(),
       deg ? "fails only after adjustment" : "fails only without adjustment");
 }
@@ -688,7 +684,7 @@ Table strategy_table(const AuditReport& report) {
   for (const auto& s : report.strategies) {
     Cell sig{s.signature};
     sig.mono = true;
-    t.rows.push_back({{std::string(kind_word(s.kind))}, {s.code}, {s.name}, {s.description}, sig});
+    t.rows.push_back({{std::string(kind_name(s.kind))}, {s.code}, {s.name}, {s.description}, sig});
   }
   return t;
 }
@@ -735,7 +731,7 @@ Table tests_table(const TestIndex& index, const Symbols& sym) {
           t.rows.push_back(
               {{ds},
                {m},
-               {std::string(kind_word(kind))},
+               {std::string(kind_name(kind))},
                {s.code},
                {std::to_string(st->applied)},
                {num(st->mean_delta, 4)},

@@ -18,7 +18,6 @@ namespace probity::report::detail {
 
 inline constexpr std::string_view kSchema = "probity.audit/1";
 
-std::string_view kind_word(StrategyKind kind);   // "degradation" / "manipulation"
 std::string_view kind_title(StrategyKind kind);  // "Degradations" / "Manipulations"
 inline constexpr StrategyKind kKinds[] = {StrategyKind::kDegradation, StrategyKind::kManipulation};
 

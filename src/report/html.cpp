@@ -322,7 +322,7 @@ std::string forest_panel(const TestIndex& index, const std::string& dataset, Str
       "<svg viewBox=\"0 0 {0:.0f} {1:.0f}\" width=\"{0:.0f}\" height=\"{1:.0f}\" role=\"img\" "
       "aria-label=\"{2}\">\n",
       width, height,
-      esc(fmt::format("Effect sizes of {} {} on {}", kind_word(kind), strategy.code, dataset)));
+      esc(fmt::format("Effect sizes of {} {} on {}", kind_name(kind), strategy.code, dataset)));
   out += fmt::format(
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f6f8fa\"/>\n", x0,
       top, x1 - x0, plot_bottom - top);
@@ -617,7 +617,7 @@ std::string to_html(const AuditReport& report) {
       if (!grid_has_tests(g)) continue;
       Table t = grid_table(g, index, sym);
       append(out,
-             {"<div id=\"", std::string(kind_word(g.kind)), "\"><h3>", esc(t.title), "</h3>\n"});
+             {"<div id=\"", std::string(kind_name(g.kind)), "\"><h3>", esc(t.title), "</h3>\n"});
       t.title.clear();
       out += html_table(t, "grid", 2) + "</div>\n";
     }
@@ -642,7 +642,7 @@ std::string to_html(const AuditReport& report) {
         "<span><i class=\"sw boot\"></i>bootstrap CI</span>"
         "<span><i class=\"sw ring\"></i>Holm changes the verdict</span></div>\n";
     for (const auto& [dataset, kind] : sections) {
-      append(out, {"<h3 id=\"", esc(anchor(std::string(kind_word(kind)) + "-", dataset)), "\">",
+      append(out, {"<h3 id=\"", esc(anchor(std::string(kind_name(kind)) + "-", dataset)), "\">",
                    esc(fmt::format("{} {} {}", dataset, sym.dash(), kind_title(kind))), "</h3>\n"});
       out += forest_section(index, dataset, kind, sym);
       Table t = effect_table(index, dataset, kind, sym);
@@ -672,7 +672,7 @@ std::string to_html(const AuditReport& report) {
     std::size_t shown = std::min(report.examples.size(), kExamplesShown);
     for (std::size_t i = 0; i < shown; ++i) {
       const auto& e = report.examples[i];
-      std::string kind(kind_word(e.kind));
+      std::string kind(kind_name(e.kind));
       auto diff = diff_html(e.original, e.perturbed, sym);
       append(out, {"<div class=\"example\"><div class=\"head\"><span class=\"badge ", kind, "\">",
                    kind, "</span><b>", esc(e.code), "</b> ",

@@ -20,7 +20,7 @@ ojson num(double v) {
 }
 
 ojson kind_json(StrategyKind kind) {
-  return std::string(detail::kind_word(kind));
+  return std::string(kind_name(kind));
 }
 
 ojson skip_json(const SkipRecord& s) {

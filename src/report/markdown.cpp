@@ -199,7 +199,7 @@ std::string to_markdown(const AuditReport& report) {
     for (std::size_t i = 0; i < shown; ++i) {
       const auto& e = report.examples[i];
       out += fmt::format("### {}{}{} {} ({}){}task {}, candidate {}\n\n", md_escape(e.dataset),
-                         sym.dot(), kind_word(e.kind), md_escape(e.code),
+                         sym.dot(), kind_name(e.kind), md_escape(e.code),
                          md_escape(index.strategy_name(e.kind, e.code)), sym.dot(),
                          md_escape(e.task_id), md_escape(e.candidate_id));
       append(out,
