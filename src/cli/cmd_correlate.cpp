@@ -14,41 +14,6 @@
 namespace probity::cli {
 namespace {
 
-struct Loaded {
-  Dataset ds;
-  std::vector<ItemRef> items;
-  std::vector<ScoreColumn> columns;
-  std::vector<std::string> dims;
-};
-
-Loaded load(const std::string& data, const std::string& scores,
-            const std::vector<std::string>& metrics, const std::vector<std::string>& dims,
-            bool skip_invalid) {
-  Loaded l;
-  l.ds = load_dataset(data, {skip_invalid});
-  l.items = all_items(l.ds);
-  l.columns = read_scores(scores, l.ds, l.items, metrics);
-  for (const auto& m : metrics) {
-    for (const auto& c : l.columns)
-      if (c.metric == m && c.missing == c.values.size())
-        throw UsageError(fmt::format("metric '{}' has no scores in '{}'", m, scores));
-  }
-  if (l.columns.empty()) throw UsageError(fmt::format("no scores in '{}'", scores));
-  auto available = l.ds.dimensions();
-  if (dims.empty()) {
-    l.dims = available;
-  } else {
-    for (const auto& d : dims) {
-      if (std::find(available.begin(), available.end(), d) == available.end())
-        throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d, data,
-                                     fmt::join(available, ", ")));
-    }
-    l.dims = dims;
-  }
-  if (l.dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", data));
-  return l;
-}
-
 void report_gaps(const ScoreColumn& c) {
   if (c.missing > 0 || c.null_scores > 0)
     fmt::print(stderr, "note: {}: {} item(s) without a score, {} null score(s) left out\n",
@@ -58,7 +23,8 @@ void report_gaps(const ScoreColumn& c) {
 }  // namespace
 
 int run_correlate(const CorrelateArgs& args) {
-  Loaded l = load(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
+  ScoredData l =
+      load_scored(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
   const auto human = human_matrix(l.ds, l.items, l.dims);
   CorrelationOptions opts{args.bootstrap, args.confidence, args.seed, args.threads};
   json out = json::array();
@@ -91,18 +57,7 @@ int run_correlate(const CorrelateArgs& args) {
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (std::size_t r = 0; r < table.size(); ++r) {
-    std::string line;
-    for (std::size_t i = 0; i < table[r].size(); ++i)
-      line += i < 2 ? fmt::format("{:<{}}  ", table[r][i], width[i])
-                    : fmt::format("{:>{}}  ", table[r][i], width[i]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    fmt::print("{}\n", line);
-    if (r == 0) fmt::print("{}\n", std::string(line.size(), '-'));
-  }
+  print_table(table, 2);
   fmt::print("\nSpearman CI: {} bootstrap resamples of items (percentile), seed {}.\n",
              args.bootstrap, args.seed);
   for (const auto& c : l.columns)
@@ -111,7 +66,8 @@ int run_correlate(const CorrelateArgs& args) {
 }
 
 int run_compare(const CompareArgs& args) {
-  Loaded l = load(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
+  ScoredData l =
+      load_scored(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
   if (l.columns.size() != 2)
     throw UsageError("compare needs two metrics present in the scores file");
   const auto human = human_matrix(l.ds, l.items, l.dims);

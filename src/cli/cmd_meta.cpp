@@ -18,59 +18,11 @@ std::string interval(const stats::ConfidenceInterval& ci) {
   return std::isfinite(ci.low) ? fmt::format("[{}, {}]", fixed(ci.low), fixed(ci.high)) : "-";
 }
 
-struct Loaded {
-  Dataset ds;
-  std::vector<ItemRef> items;
-  std::vector<ScoreColumn> columns;
-  std::vector<std::string> dims;
-};
-
-Loaded load(const MetaArgs& args) {
-  Loaded l;
-  l.ds = load_dataset(args.data, {args.skip_invalid});
-  l.items = all_items(l.ds);
-  l.columns = read_scores(args.scores, l.ds, l.items, args.metrics);
-  for (const auto& m : args.metrics) {
-    const bool present = std::any_of(l.columns.begin(), l.columns.end(), [&](const auto& c) {
-      return c.metric == m && c.missing < c.values.size();
-    });
-    if (!present)
-      throw UsageError(fmt::format("metric '{}' has no scores in '{}'", m, args.scores));
-  }
-  if (l.columns.empty()) throw UsageError(fmt::format("no scores in '{}'", args.scores));
-  const auto available = l.ds.dimensions();
-  if (args.dimensions.empty()) {
-    l.dims = available;
-  } else {
-    for (const auto& d : args.dimensions)
-      if (std::find(available.begin(), available.end(), d) == available.end())
-        throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d, args.data,
-                                     fmt::join(available, ", ")));
-    l.dims = args.dimensions;
-  }
-  if (l.dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", args.data));
-  return l;
-}
-
-void print_table(const std::vector<std::vector<std::string>>& table, std::size_t left_columns) {
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (std::size_t r = 0; r < table.size(); ++r) {
-    std::string line;
-    for (std::size_t i = 0; i < table[r].size(); ++i)
-      line += i < left_columns ? fmt::format("{:<{}}  ", table[r][i], width[i])
-                               : fmt::format("{:>{}}  ", table[r][i], width[i]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    fmt::print("{}\n", line);
-    if (r == 0) fmt::print("{}\n", std::string(line.size(), '-'));
-  }
-}
-
 }  // namespace
 
 int run_meta_global(const MetaArgs& args) {
-  Loaded l = load(args);
+  ScoredData l =
+      load_scored(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
   meta::GlobalOptions go;
   go.direct = args.direct;
   go.bootstrap = args.bootstrap;
@@ -158,7 +110,8 @@ int run_meta_global(const MetaArgs& args) {
 }
 
 int run_meta_local(const MetaArgs& args) {
-  Loaded l = load(args);
+  ScoredData l =
+      load_scored(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
   std::size_t skipped_ties = 0;
   const auto sequences = meta::sequences_from_dataset(l.ds, l.items, l.dims, &skipped_ties);
   if (sequences.empty())

@@ -1,0 +1,54 @@
+#include "cli/output.hpp"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "probity/error.hpp"
+
+namespace probity::cli {
+
+ScoredData load_scored(const std::string& data, const std::string& scores,
+                       const std::vector<std::string>& metrics,
+                       const std::vector<std::string>& dimensions, bool skip_invalid) {
+  ScoredData l;
+  l.ds = load_dataset(data, {skip_invalid});
+  l.items = all_items(l.ds);
+  l.columns = read_scores(scores, l.ds, l.items, metrics);
+  for (const auto& m : metrics) {
+    const bool present = std::any_of(l.columns.begin(), l.columns.end(), [&](const auto& c) {
+      return c.metric == m && c.missing < c.values.size();
+    });
+    if (!present) throw UsageError(fmt::format("metric '{}' has no scores in '{}'", m, scores));
+  }
+  if (l.columns.empty()) throw UsageError(fmt::format("no scores in '{}'", scores));
+  const auto available = l.ds.dimensions();
+  if (dimensions.empty()) {
+    l.dims = available;
+  } else {
+    for (const auto& d : dimensions)
+      if (std::find(available.begin(), available.end(), d) == available.end())
+        throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d, data,
+                                     fmt::join(available, ", ")));
+    l.dims = dimensions;
+  }
+  if (l.dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", data));
+  return l;
+}
+
+void print_table(const std::vector<std::vector<std::string>>& table, std::size_t left_columns) {
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (std::size_t r = 0; r < table.size(); ++r) {
+    std::string line;
+    for (std::size_t i = 0; i < table[r].size(); ++i)
+      line += i < left_columns ? fmt::format("{:<{}}  ", table[r][i], width[i])
+                               : fmt::format("{:>{}}  ", table[r][i], width[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print("{}\n", line);
+    if (r == 0) fmt::print("{}\n", std::string(line.size(), '-'));
+  }
+}
+
+}  // namespace probity::cli
