@@ -37,6 +37,11 @@ class Statement {
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))) : "";
   }
   int integer(int col) { return sqlite3_column_int(stmt_, col); }
+  // Back to the unstepped state, so the statement holds no read snapshot between uses.
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
   std::vector<double> doubles(int col) {
     std::vector<double> out(static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)) /
                             sizeof(double));
@@ -50,7 +55,25 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// Resets a reused statement when the use ends, whichever way it ends.
+struct InUse {
+  explicit InUse(Statement& s) : statement(s) {}
+  ~InUse() { statement.reset(); }
+  InUse(const InUse&) = delete;
+  InUse& operator=(const InUse&) = delete;
+  Statement& statement;
+};
+
 }  // namespace
+
+struct AuditCache::Statements {
+  explicit Statements(sqlite3* db)
+      : get_perturbation(db, "SELECT status, text, note FROM perturbations WHERE key = ?"),
+        get_stats(db, "SELECT stats FROM stats WHERE key = ?"),
+        put_perturbation(db, "INSERT OR REPLACE INTO perturbations VALUES (?, ?, ?, ?)"),
+        put_stats(db, "INSERT OR REPLACE INTO stats VALUES (?, ?)") {}
+  Statement get_perturbation, get_stats, put_perturbation, put_stats;
+};
 
 AuditCache::AuditCache(const std::string& path) {
   if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
@@ -65,9 +88,11 @@ AuditCache::AuditCache(const std::string& path) {
       "CREATE TABLE IF NOT EXISTS perturbations (key TEXT PRIMARY KEY, status INTEGER, "
       "text TEXT, note TEXT)");
   exec("CREATE TABLE IF NOT EXISTS stats (key TEXT PRIMARY KEY, stats BLOB)");
+  statements_ = std::make_unique<Statements>(db_);
 }
 
 AuditCache::~AuditCache() {
+  statements_.reset();  // finalized before the connection closes
   sqlite3_close(db_);
 }
 
@@ -81,7 +106,8 @@ void AuditCache::exec(const char* sql) {
 }
 
 std::optional<PerturbResult> AuditCache::get_perturbation(const std::string& key) {
-  Statement s(db_, "SELECT status, text, note FROM perturbations WHERE key = ?");
+  Statement& s = statements_->get_perturbation;
+  InUse use(s);
   s.bind(1, key);
   if (!s.step()) {
     ++misses_;
@@ -96,7 +122,8 @@ std::optional<PerturbResult> AuditCache::get_perturbation(const std::string& key
 }
 
 std::optional<std::vector<double>> AuditCache::get_stats(const std::string& key) {
-  Statement s(db_, "SELECT stats FROM stats WHERE key = ?");
+  Statement& s = statements_->get_stats;
+  InUse use(s);
   s.bind(1, key);
   if (!s.step()) {
     ++misses_;
@@ -127,7 +154,8 @@ void AuditCache::commit() {
 }
 
 void AuditCache::put_perturbation(const std::string& key, const PerturbResult& result) {
-  Statement s(db_, "INSERT OR REPLACE INTO perturbations VALUES (?, ?, ?, ?)");
+  Statement& s = statements_->put_perturbation;
+  InUse use(s);
   s.bind(1, key);
   s.bind(2, static_cast<int>(result.status));
   s.bind(3, result.text);
@@ -136,7 +164,8 @@ void AuditCache::put_perturbation(const std::string& key, const PerturbResult& r
 }
 
 void AuditCache::put_stats(const std::string& key, const std::vector<double>& stats) {
-  Statement s(db_, "INSERT OR REPLACE INTO stats VALUES (?, ?)");
+  Statement& s = statements_->put_stats;
+  InUse use(s);
   s.bind(1, key);
   s.bind_blob(2, stats.data(), stats.size() * sizeof(double));
   s.step();

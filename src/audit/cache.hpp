@@ -1,6 +1,7 @@
 #pragma once
 // The audit's resume database: perturbed texts and metric statistics in SQLite (WAL), keyed by
 // everything that determines them. Finished work survives a crash or Ctrl-C.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,9 @@ class AuditCache {
 
  private:
   void exec(const char* sql);
+  struct Statements;  // prepared once: lookups are the hot path of a re-run
   sqlite3* db_ = nullptr;
+  std::unique_ptr<Statements> statements_;
   std::size_t hits_ = 0, misses_ = 0;
 };
 
