@@ -25,6 +25,10 @@
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
 
+namespace probity::llm {
+class Session;
+}
+
 namespace probity::meta {
 
 // ---- Global perspective: CEM over consensus items
@@ -238,9 +242,62 @@ std::optional<Edit> inject_step(QualityDimension d, EditableText& text,
 struct BuiltSequence {
   std::vector<std::string> texts;
   std::vector<Edit> edits;  // edits[j] turned texts[j] into texts[j + 1]
+  // Why it has fewer edits than requested: "" (complete), "not-applicable" (no error type could
+  // be applied), or a failed step (LLM injector, after re-asks): "request-failed",
+  // "unparseable", "unchanged", "too-large", "earlier-edit". `stop_detail` is the last error.
+  std::string stop_reason;
+  std::string stop_detail;
+  std::size_t rejected_answers = 0;  // LLM answers rejected and re-asked (incl. repaired steps)
+  bool failed() const { return !stop_reason.empty() && stop_reason != "not-applicable"; }
 };
 BuiltSequence build_sequence(std::string_view base, QualityDimension d, std::size_t steps,
                              const InjectionContext& context, std::uint64_t seed);
+
+// The edit that turns token sequence `before` into `after`: the span between their common prefix
+// and common suffix (type and description left empty). removed = inserted = 0 when equal.
+Edit token_diff(std::span<const std::string> before, std::span<const std::string> after);
+
+// One sequence to build: `steps` errors injected into `base`, choices drawn from `seed`.
+struct SequenceSpec {
+  std::string_view base;
+  std::size_t steps = 0;
+  const InjectionContext* context = nullptr;
+  std::uint64_t seed = 0;
+};
+
+// How sequences are built, one error per step. The rule-based realisation is build_sequence;
+// a model-backed one sends the same step of every sequence in one batch. A sequence never
+// depends on the other sequences of the call.
+class Injector {
+ public:
+  virtual ~Injector() = default;
+  virtual std::string signature() const = 0;  // "rules" for the rule-based injectors
+  // out[i] is the sequence of specs[i].
+  virtual std::vector<BuiltSequence> build(QualityDimension d,
+                                           std::span<const SequenceSpec> specs) = 0;
+};
+std::unique_ptr<Injector> make_rule_injector();
+
+// The LLM realisation (docs/meta-eval.md): each step asks the model (role `role`) to inject ONE
+// error of a type drawn from the step's seed (the dimension's injector_names(); a type the
+// model declares not applicable falls back to the next in the seeded order) into the current
+// text, with prompt `prompt`, answer {"text", "error"}. An answer is rejected and re-asked (up
+// to `max_reasks` times, with the reason) when it does not parse, leaves the text unchanged,
+// changes more than `max_edit_share` of the words, or changes words an earlier step produced;
+// a step still failing ends its sequence (BuiltSequence::stop_reason). `session` nullptr: the
+// installed session (a UsageError naming the flags when none is).
+struct LlmInjectorOptions {
+  std::string role = "perturber";
+  int max_reasks = 2;
+  double max_edit_share = 0.5;  // of the input's words, counting max(removed, inserted)
+  std::string prompt = "bench_inject.v1";
+  std::string prompts_dir;  // "": the compiled-in prompts/ directory
+};
+std::unique_ptr<Injector> make_llm_injector(std::shared_ptr<llm::Session> session,
+                                            const LlmInjectorOptions& options = {});
+// The instruction the LLM injector gives the model for an error type (throws
+// std::invalid_argument for an unknown type).
+std::string_view llm_error_instruction(std::string_view type);
 
 // A per-(seed, ids) stream seed (SplitMix64 mixing of the seed and FNV-1a hashes of the ids).
 std::uint64_t derive_seed(std::uint64_t seed, std::initializer_list<std::string_view> ids);
@@ -264,6 +321,15 @@ struct BenchStats {
   std::size_t skipped_sources = 0;  // too few references or no editable text
   std::vector<std::pair<std::string, std::size_t>> injector_counts;  // applied edits by type
   std::vector<std::pair<double, std::size_t>> anchors;               // global: anchors per level
+  // Steps that failed after re-asks (LLM injector), each ending its sequence early, by reason
+  // (BuiltSequence::stop_reason); never skipped silently.
+  std::size_t failed_steps = 0;
+  std::vector<std::pair<std::string, std::size_t>> step_failures;
+  std::size_t inapplicable_stops = 0;  // sequences ended because no error type applied
+  std::size_t rejected_answers = 0;    // LLM answers rejected and re-asked
+  std::string injector;                // Injector::signature()
+  // Global: the anchor judge's counters (AnchorJudge::counters()), e.g. failed comparisons.
+  std::vector<std::pair<std::string, std::size_t>> judge_counters;
 };
 
 // Task- and candidate-level `meta` objects (JSON text; empty: none) written beside a dataset.
@@ -284,6 +350,9 @@ struct Benchmark {
 // a number of errors has the same rating in every sequence; references = the source task's
 // other references.
 Benchmark build_local_benchmark(const Dataset& ds, const BenchOptions& options);
+// The same with another injector (the two-argument form uses the rule-based one). Sources whose
+// sequence has no edit are skipped and the next sources in the seeded order are tried.
+Benchmark build_local_benchmark(const Dataset& ds, const BenchOptions& options, Injector& injector);
 
 // Pairwise judge of anchoring: +1 when item a is better than item b in the dimension, −1 when
 // worse, 0 when they cannot be told apart. Items index a scoring list given to the judge's
@@ -295,13 +364,35 @@ class AnchorJudge {
   virtual std::string signature() const = 0;
   // Called once with every text that will be compared (items and anchors) and its task.
   virtual void prepare(const Dataset& ds, std::span<const ItemRef> items) = 0;
+  // Announces, after prepare(), every pair compare() will be asked, so a model-backed judge can
+  // send them in one batch. Default: nothing.
+  virtual void prefetch(std::span<const std::pair<std::size_t, std::size_t>> pairs) { (void)pairs; }
   virtual int compare(std::size_t a, std::size_t b) const = 0;
+  // Counters for the report (e.g. comparisons that failed and were counted as ties).
+  virtual std::vector<std::pair<std::string, std::size_t>> counters() const { return {}; }
 };
 
 // Offline anchoring judge: a registered metric scores every text against its task's
 // references; a is better than b when its score is higher.
 std::unique_ptr<AnchorJudge> make_metric_anchor_judge(const std::string& metric_spec,
                                                       unsigned threads = 0);
+
+// LLM anchoring judge (docs/meta-eval.md): the model (role `role`) is asked which of two texts
+// is better in the dimension (prompt `prompt`, answer {"better": "A"|"B"|"tie"}), in BOTH
+// orders; the verdict is the one both orders agree on, a disagreement (position bias) is a tie.
+// A comparison whose either order still fails after `max_reasks` re-asks counts as a tie (0)
+// and is counted ("failed" in counters()). Each text is shown with its task's source for
+// consistency and relevance. prefetch() sends every announced pair in one batch; other pairs
+// are asked lazily by compare() (memoised, thread-safe).
+struct LlmAnchorOptions {
+  QualityDimension dimension = QualityDimension::kConsistency;
+  std::string role = "judge";
+  int max_reasks = 2;
+  std::string prompt = "bench_anchor_compare.v1";
+  std::string prompts_dir;
+};
+std::unique_ptr<AnchorJudge> make_llm_anchor_judge(std::shared_ptr<llm::Session> session,
+                                                   const LlmAnchorOptions& options);
 
 // Level by anchoring: the level ℓ minimising the violations Σ_{k<ℓ} (share of level-k anchors
 // the item does not beat) + Σ_{k>ℓ} (share of level-k anchors it does not lose to), ties
@@ -314,6 +405,9 @@ double anchor_level(std::span<const int> comparisons, std::span<const double> an
 // "<dimension>": [level]); candidate meta records the error count, the edits and the votes.
 Benchmark build_global_benchmark(const Dataset& ds, const BenchOptions& options,
                                  AnchorJudge& judge);
+// The same with another injector (the three-argument form uses the rule-based one).
+Benchmark build_global_benchmark(const Dataset& ds, const BenchOptions& options, AnchorJudge& judge,
+                                 Injector& injector);
 
 // Writes a dataset in the task format (one JSON task per line), with `meta` when given.
 void write_dataset(std::ostream& out, const Dataset& ds, std::span<const TaskMeta> meta = {});

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "predict/llm_common.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
 
@@ -26,15 +28,38 @@ int run_bench_build(const BenchBuildArgs& args) {
   o.anchors_per_level = args.anchors;
   o.max_spread = args.max_spread;
 
+  // The LLM realisations use the session main() installed from the LLM flags.
+  const bool llm_judge = args.kind == "global" && args.anchor_judge == "llm";
+  if ((args.injector == "llm" || llm_judge) && !llm::Session::current_or_null())
+    throw UsageError(fmt::format("--{} llm needs --config or --llm-base-url",
+                                 args.injector == "llm" ? "injector" : "anchor-judge"));
+  std::unique_ptr<meta::Injector> injector;
+  if (args.injector == "llm") {
+    meta::LlmInjectorOptions lo;
+    lo.role = args.llm_role;
+    lo.max_edit_share = args.max_edit_share;
+    injector = meta::make_llm_injector(nullptr, lo);
+  } else {
+    injector = meta::make_rule_injector();
+  }
+
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
   meta::Benchmark b;
   std::string judge_signature;
   if (args.kind == "global") {
-    auto judge = meta::make_metric_anchor_judge(args.anchor_metric, args.threads);
+    std::unique_ptr<meta::AnchorJudge> judge;
+    if (llm_judge) {
+      meta::LlmAnchorOptions jo;
+      jo.dimension = o.dimension;
+      jo.role = args.llm_role_judge;
+      judge = meta::make_llm_anchor_judge(nullptr, jo);
+    } else {
+      judge = meta::make_metric_anchor_judge(args.anchor_metric, args.threads);
+    }
     judge_signature = judge->signature();
-    b = meta::build_global_benchmark(ds, o, *judge);
+    b = meta::build_global_benchmark(ds, o, *judge, *injector);
   } else {
-    b = meta::build_local_benchmark(ds, o);
+    b = meta::build_local_benchmark(ds, o, *injector);
   }
   if (b.dataset.tasks.empty())
     throw InputError(args.data, 0, "references",
@@ -57,10 +82,24 @@ int run_bench_build(const BenchBuildArgs& args) {
   fmt::print("edits:");
   for (const auto& [type, n] : s.injector_counts) fmt::print(" {}={}", type, n);
   fmt::print("\n");
+  if (args.injector == "llm") {
+    // Failed steps end their sequence early; they are reported, never silently skipped.
+    fmt::print("injector: {}\n", s.injector);
+    fmt::print("failed steps: {}", s.failed_steps);
+    for (const auto& [reason, n] : s.step_failures) fmt::print(" {}={}", reason, n);
+    fmt::print("; stopped (no error type applies): {}; rejected answers re-asked: {}\n",
+               s.inapplicable_stops, s.rejected_answers);
+  }
   if (args.kind == "global") {
     fmt::print("anchors per level:");
     for (const auto& [level, n] : s.anchors) fmt::print(" {}:{}", level, n);
     fmt::print("\nanchor judge: {}\n", judge_signature);
+    if (!s.judge_counters.empty()) {
+      // Failed comparisons count as ties (0) in the anchoring; their number is printed here.
+      fmt::print("anchor comparisons:");
+      for (const auto& [name, n] : s.judge_counters) fmt::print(" {}={}", name, n);
+      fmt::print("\n");
+    }
   }
   return kExitOk;
 }

@@ -141,6 +141,12 @@ struct BenchBuildArgs {
   std::string out;
   bool skip_invalid = false;
   unsigned threads = 0;
+  // LLM realisations (need an installed llm::Session: --config or --llm-base-url).
+  std::string injector = "rules";        // rules | llm
+  std::string llm_role = "perturber";    // role of the LLM injector
+  double max_edit_share = 0.5;           // LLM injector: largest share of words one step may change
+  std::string anchor_judge = "metric";   // metric (--anchor-metric) | llm
+  std::string llm_role_judge = "judge";  // role of the LLM anchor judge
 };
 int run_bench_build(const BenchBuildArgs& args);
 

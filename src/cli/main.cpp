@@ -291,6 +291,27 @@ int main(int argc, char** argv) {
   bc->add_option("--out", bench.out, "Output dataset (task-format JSONL)")->required();
   bc->add_flag("--skip-invalid", bench.skip_invalid, "Skip invalid items and report them");
   add_threads(bc, bench.threads);
+  bc->add_option("--injector", bench.injector,
+                 "Error injection: rules (offline) or llm (one model call per step, role "
+                 "--llm-role; failed steps end the sequence and are counted)")
+      ->check(CLI::IsMember({"rules", "llm"}))
+      ->capture_default_str();
+  bc->add_option("--llm-role", bench.llm_role, "LLM role of the llm injector")
+      ->capture_default_str();
+  bc->add_option("--max-edit-share", bench.max_edit_share,
+                 "llm injector: an answer changing more than this share of the words is "
+                 "rejected and re-asked")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
+  bc->add_option("--anchor-judge", bench.anchor_judge,
+                 "Global: metric (--anchor-metric) or llm (pairwise model judge, role "
+                 "--llm-role-judge, both orders; failures count as ties and are reported)")
+      ->check(CLI::IsMember({"metric", "llm"}))
+      ->capture_default_str();
+  bc->add_option("--llm-role-judge", bench.llm_role_judge, "LLM role of the llm anchor judge")
+      ->capture_default_str();
+  cli::LlmFlags bench_llm;
+  add_llm_flags(bc, bench_llm);
 
   bool metrics_json = false;
   auto* lc = app.add_subcommand("metrics", "List the available metrics and their options");
@@ -327,7 +348,12 @@ int main(int argc, char** argv) {
     if (selc->parsed()) return cli::run_select(sel);
     if (mg->parsed()) return cli::run_meta_global(mglobal);
     if (ml->parsed()) return cli::run_meta_local(mlocal);
-    if (bc->parsed()) return cli::run_bench_build(bench);
+    if (bc->parsed()) {
+      auto session = cli::install_llm_session(bench_llm);
+      const int code = cli::run_bench_build(bench);
+      cli::report_llm_usage(session, "");
+      return code;
+    }
     if (ac->parsed()) {
       for (auto* list : {&audit.degradations, &audit.manipulations})
         if (list->size() == 1 && list->front() == "none") list->clear();

@@ -70,6 +70,21 @@ void count_edit(BenchStats& stats, const std::string& type) {
   stats.injector_counts.emplace_back(type, 1);
 }
 
+// Failed steps and early stops of a built sequence, into the statistics.
+void count_stop(BenchStats& stats, const BuiltSequence& seq) {
+  stats.rejected_answers += seq.rejected_answers;
+  if (seq.stop_reason == "not-applicable") ++stats.inapplicable_stops;
+  if (!seq.failed()) return;
+  ++stats.failed_steps;
+  for (auto& [reason, n] : stats.step_failures) {
+    if (reason == seq.stop_reason) {
+      ++n;
+      return;
+    }
+  }
+  stats.step_failures.emplace_back(seq.stop_reason, 1);
+}
+
 bool usable(const Task& t, std::size_t base_ref) {
   return t.references.size() > base_ref && t.references.size() >= 2;
 }
@@ -87,52 +102,84 @@ Task reduced_task(const Task& t, std::size_t base_ref, std::string_view dim) {
 }  // namespace
 
 Benchmark build_local_benchmark(const Dataset& ds, const BenchOptions& options) {
+  auto rules = make_rule_injector();
+  return build_local_benchmark(ds, options, *rules);
+}
+
+Benchmark build_local_benchmark(const Dataset& ds, const BenchOptions& options,
+                                Injector& injector) {
   Benchmark b;
+  b.stats.injector = injector.signature();
   const std::string dim(dimension_name(options.dimension));
   const auto order = seeded_task_order(ds, options.seed);
-  for (std::size_t t : order) {
-    if (options.sources > 0 && b.stats.sources == options.sources) break;
-    const Task& task = ds.tasks[t];
-    if (!usable(task, options.base_reference)) {
-      ++b.stats.skipped_sources;
-      continue;
+  // Rounds: the next sources still needed (in the seeded order) are built in one call, so a
+  // model-backed injector batches their steps; a source without an edit is replaced by the next
+  // one in the following round. This visits exactly the sources a one-at-a-time loop would.
+  std::size_t next = 0;
+  while (next < order.size() && (options.sources == 0 || b.stats.sources < options.sources)) {
+    const std::size_t want =
+        options.sources == 0 ? order.size() : options.sources - b.stats.sources;
+    std::vector<std::size_t> tasks;
+    for (; next < order.size() && tasks.size() < want; ++next) {
+      if (usable(ds.tasks[order[next]], options.base_reference)) {
+        tasks.push_back(order[next]);
+      } else {
+        ++b.stats.skipped_sources;
+      }
     }
-    const auto pool = off_topic_pool(ds, t, order, options.base_reference, options.seed);
-    InjectionContext ctx;
-    ctx.source = task.source;
-    for (const auto& s : pool) ctx.off_topic.push_back(s);
-    const auto& base = task.references[options.base_reference];
-    auto seq = build_sequence(base.text, options.dimension, options.steps, ctx,
-                              derive_seed(options.seed, {"local", task.task_id, dim}));
-    if (seq.texts.size() < 2) {
-      ++b.stats.skipped_sources;
-      continue;
+    // Pools first, then the contexts viewing them (their strings must not move).
+    std::vector<std::vector<std::string>> pools;
+    for (std::size_t t : tasks)
+      pools.push_back(off_topic_pool(ds, t, order, options.base_reference, options.seed));
+    std::vector<InjectionContext> contexts(tasks.size());
+    std::vector<SequenceSpec> specs;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const Task& task = ds.tasks[tasks[i]];
+      contexts[i].source = task.source;
+      for (const auto& s : pools[i]) contexts[i].off_topic.push_back(s);
+      specs.push_back({task.references[options.base_reference].text, options.steps, &contexts[i],
+                       derive_seed(options.seed, {"local", task.task_id, dim})});
     }
-    Task out = reduced_task(task, options.base_reference, dim);
-    TaskMeta meta;
-    const std::size_t k = seq.texts.size() - 1;
-    meta.task = json{{"benchmark", "local"},      {"dimension", dim}, {"source_task", task.task_id},
-                     {"base_reference", base.id}, {"steps", k},       {"seed", options.seed}}
-                    .dump();
-    for (std::size_t j = 0; j <= k; ++j) {
-      Candidate c;
-      c.id = fmt::format("step{}", j);
-      c.system = c.id;
-      c.text = seq.texts[j];
-      // Rating = steps − errors: higher is better, and the same number of errors gets the same
-      // rating in every sequence (a sequence that stopped early keeps its scale).
-      c.human[dim] = {static_cast<double>(options.steps - j)};
-      out.candidates.push_back(std::move(c));
-      json cm = {{"step", j}, {"errors", j}};
-      cm["edit"] = j == 0 ? json(nullptr) : edit_json(seq.edits[j - 1]);
-      meta.candidates.push_back(cm.dump());
-      if (j > 0) count_edit(b.stats, seq.edits[j - 1].type);
+    auto built = injector.build(options.dimension, specs);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const Task& task = ds.tasks[tasks[i]];
+      auto& seq = built[i];
+      count_stop(b.stats, seq);
+      if (seq.texts.size() < 2) {
+        ++b.stats.skipped_sources;
+        continue;
+      }
+      const auto& base = task.references[options.base_reference];
+      Task out = reduced_task(task, options.base_reference, dim);
+      TaskMeta meta;
+      const std::size_t k = seq.texts.size() - 1;
+      json tm = {{"benchmark", "local"},      {"dimension", dim}, {"source_task", task.task_id},
+                 {"base_reference", base.id}, {"steps", k},       {"seed", options.seed}};
+      // Model-backed injection only (rule-based output is unchanged): the injector and why a
+      // sequence ended early.
+      if (b.stats.injector != "rules") tm["injector"] = b.stats.injector;
+      if (seq.failed()) tm["stopped"] = {{"reason", seq.stop_reason}, {"detail", seq.stop_detail}};
+      meta.task = tm.dump();
+      for (std::size_t j = 0; j <= k; ++j) {
+        Candidate c;
+        c.id = fmt::format("step{}", j);
+        c.system = c.id;
+        c.text = seq.texts[j];
+        // Rating = steps − errors: higher is better, and the same number of errors gets the
+        // same rating in every sequence (a sequence that stopped early keeps its scale).
+        c.human[dim] = {static_cast<double>(options.steps - j)};
+        out.candidates.push_back(std::move(c));
+        json cm = {{"step", j}, {"errors", j}};
+        cm["edit"] = j == 0 ? json(nullptr) : edit_json(seq.edits[j - 1]);
+        meta.candidates.push_back(cm.dump());
+        if (j > 0) count_edit(b.stats, seq.edits[j - 1].type);
+      }
+      b.stats.items += k + 1;
+      b.stats.full_length += k == options.steps ? 1 : 0;
+      ++b.stats.sources;
+      b.dataset.tasks.push_back(std::move(out));
+      b.meta.push_back(std::move(meta));
     }
-    b.stats.items += k + 1;
-    b.stats.full_length += k == options.steps ? 1 : 0;
-    ++b.stats.sources;
-    b.dataset.tasks.push_back(std::move(out));
-    b.meta.push_back(std::move(meta));
   }
   return b;
 }
@@ -210,7 +257,14 @@ std::unique_ptr<AnchorJudge> make_metric_anchor_judge(const std::string& metric_
 
 Benchmark build_global_benchmark(const Dataset& ds, const BenchOptions& options,
                                  AnchorJudge& judge) {
+  auto rules = make_rule_injector();
+  return build_global_benchmark(ds, options, judge, *rules);
+}
+
+Benchmark build_global_benchmark(const Dataset& ds, const BenchOptions& options, AnchorJudge& judge,
+                                 Injector& injector) {
   Benchmark b;
+  b.stats.injector = injector.signature();
   const std::string dim(dimension_name(options.dimension));
   const auto order = seeded_task_order(ds, options.seed);
 
@@ -266,41 +320,61 @@ Benchmark build_global_benchmark(const Dataset& ds, const BenchOptions& options,
     BuiltSequence seq;
   };
   std::vector<Pending> pending;
-  std::size_t sources = 0;
+  std::vector<std::size_t> sources;
   for (std::size_t t : order) {
-    if (options.sources > 0 && sources == options.sources) break;
-    const Task& task = ds.tasks[t];
-    if (!usable(task, options.base_reference)) {
+    if (options.sources > 0 && sources.size() == options.sources) break;
+    if (!usable(ds.tasks[t], options.base_reference)) {
       ++b.stats.skipped_sources;
       continue;
     }
-    const auto pool = off_topic_pool(ds, t, order, options.base_reference, options.seed);
-    InjectionContext ctx;
+    sources.push_back(t);
+  }
+  // Pools first, then the contexts viewing them (their strings must not move).
+  std::vector<std::vector<std::string>> pools;
+  for (std::size_t t : sources)
+    pools.push_back(off_topic_pool(ds, t, order, options.base_reference, options.seed));
+  std::vector<InjectionContext> contexts(sources.size());
+  std::vector<SequenceSpec> specs;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const std::size_t t = sources[i];
+    const Task& task = ds.tasks[t];
+    InjectionContext& ctx = contexts[i];
     ctx.source = task.source;
-    for (const auto& s : pool) ctx.off_topic.push_back(s);
+    for (const auto& s : pools[i]) ctx.off_topic.push_back(s);
     std::vector<std::size_t> counts(options.steps + 1);
     std::iota(counts.begin(), counts.end(), std::size_t{0});
     util::SplitMix64 rng(derive_seed(options.seed, {"global-counts", task.task_id, dim}));
     const std::size_t take = std::min(options.per_source, counts.size());
-    for (std::size_t i = 0; i < take; ++i)
-      std::swap(counts[i], counts[i + rng.below(counts.size() - i)]);
+    for (std::size_t k = 0; k < take; ++k)
+      std::swap(counts[k], counts[k + rng.below(counts.size() - k)]);
     counts.resize(take);
     std::sort(counts.begin(), counts.end());
     for (std::size_t e : counts) {
-      auto seq = build_sequence(
-          task.references[options.base_reference].text, options.dimension, e, ctx,
-          derive_seed(options.seed, {"global", task.task_id, dim, std::to_string(e)}));
-      auto& jt = judging.tasks[t].candidates;
-      Candidate c;
-      c.id = fmt::format("__bench_err{}", e);
-      c.text = seq.texts.back();
-      jt.push_back(std::move(c));
-      refs.push_back({t, jt.size() - 1});
-      pending.push_back({t, e, std::move(seq)});
+      specs.push_back(
+          {task.references[options.base_reference].text, e, &ctx,
+           derive_seed(options.seed, {"global", task.task_id, dim, std::to_string(e)})});
+      pending.push_back({t, e, {}});
     }
-    ++sources;
+  }
+  auto built = injector.build(options.dimension, specs);
+  for (std::size_t p = 0; p < pending.size(); ++p) {
+    pending[p].seq = std::move(built[p]);
+    count_stop(b.stats, pending[p].seq);
+    auto& jt = judging.tasks[pending[p].task].candidates;
+    Candidate c;
+    c.id = fmt::format("__bench_err{}", pending[p].errors_wanted);
+    c.text = pending[p].seq.texts.back();
+    jt.push_back(std::move(c));
+    refs.push_back({pending[p].task, jt.size() - 1});
   }
   judge.prepare(judging, refs);
+  {
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    pairs.reserve(pending.size() * num_anchors);
+    for (std::size_t p = 0; p < pending.size(); ++p)
+      for (std::size_t a = 0; a < num_anchors; ++a) pairs.emplace_back(num_anchors + p, a);
+    judge.prefetch(pairs);
+  }
 
   // Level each item by anchoring and write one task per source.
   std::map<std::size_t, std::size_t> task_slot;
@@ -314,13 +388,14 @@ Benchmark build_global_benchmark(const Dataset& ds, const BenchOptions& options,
     if (added) {
       b.dataset.tasks.push_back(reduced_task(task, options.base_reference, dim));
       TaskMeta tm;
-      tm.task = json{{"benchmark", "global"},
-                     {"dimension", dim},
-                     {"source_task", task.task_id},
-                     {"base_reference", task.references[options.base_reference].id},
-                     {"anchor_judge", judge.signature()},
-                     {"seed", options.seed}}
-                    .dump();
+      json tj = {{"benchmark", "global"},
+                 {"dimension", dim},
+                 {"source_task", task.task_id},
+                 {"base_reference", task.references[options.base_reference].id},
+                 {"anchor_judge", judge.signature()},
+                 {"seed", options.seed}};
+      if (b.stats.injector != "rules") tj["injector"] = b.stats.injector;
+      tm.task = tj.dump();
       b.meta.push_back(std::move(tm));
     }
     const std::size_t errors = item.seq.edits.size();
@@ -344,14 +419,17 @@ Benchmark build_global_benchmark(const Dataset& ds, const BenchOptions& options,
       const std::size_t slot = cmp[a] > 0 ? 0 : (cmp[a] == 0 ? 1 : 2);
       v[slot] = v[slot].get<int>() + 1;
     }
-    b.meta[it->second].candidates.push_back(json{
-        {"errors", errors},
-        {"errors_requested", item.errors_wanted},
-        {"edits", edits},
-        {"anchor_votes_win_tie_loss", votes}}.dump());
+    json cm = {{"errors", errors},
+               {"errors_requested", item.errors_wanted},
+               {"edits", edits},
+               {"anchor_votes_win_tie_loss", votes}};
+    if (item.seq.failed())
+      cm["stopped"] = {{"reason", item.seq.stop_reason}, {"detail", item.seq.stop_detail}};
+    b.meta[it->second].candidates.push_back(cm.dump());
     ++b.stats.items;
   }
   b.stats.sources = b.dataset.tasks.size();
+  b.stats.judge_counters = judge.counters();
   return b;
 }
 

@@ -711,12 +711,12 @@ std::optional<Edit> add_off_topic(EditableText& text, const InjectionContext& ct
 
 // ---- registry -----------------------------------------------------------------------------------
 
-using Injector = std::optional<Edit> (*)(EditableText&, const InjectionContext&, Rng&);
+using InjectorFn = std::optional<Edit> (*)(EditableText&, const InjectionContext&, Rng&);
 
 struct InjectorInfo {
   std::string_view name;
   QualityDimension dimension;
-  Injector fn;
+  InjectorFn fn;
 };
 
 const std::array<InjectorInfo, 14>& injectors() {
@@ -841,11 +841,51 @@ BuiltSequence build_sequence(std::string_view base, QualityDimension d, std::siz
   if (text.sentences.empty()) return out;
   for (std::size_t j = 0; j < steps; ++j) {
     auto e = inject_step(d, text, context, derive_seed(seed, {"step", std::to_string(j)}));
-    if (!e) break;
+    if (!e) {
+      out.stop_reason = "not-applicable";
+      break;
+    }
     out.edits.push_back(std::move(*e));
     out.texts.push_back(text.render());
   }
   return out;
+}
+
+Edit token_diff(std::span<const std::string> before, std::span<const std::string> after) {
+  std::size_t prefix = 0;
+  while (prefix < before.size() && prefix < after.size() && before[prefix] == after[prefix])
+    ++prefix;
+  std::size_t suffix = 0;
+  while (suffix < before.size() - prefix && suffix < after.size() - prefix &&
+         before[before.size() - 1 - suffix] == after[after.size() - 1 - suffix])
+    ++suffix;
+  Edit e;
+  e.begin = prefix;
+  e.removed = before.size() - prefix - suffix;
+  e.inserted = after.size() - prefix - suffix;
+  return e;
+}
+
+namespace {
+
+class RuleInjector final : public Injector {
+ public:
+  std::string signature() const override { return "rules"; }
+  std::vector<BuiltSequence> build(QualityDimension d,
+                                   std::span<const SequenceSpec> specs) override {
+    std::vector<BuiltSequence> out;
+    out.reserve(specs.size());
+    const InjectionContext none;
+    for (const auto& s : specs)
+      out.push_back(build_sequence(s.base, d, s.steps, s.context ? *s.context : none, s.seed));
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Injector> make_rule_injector() {
+  return std::make_unique<RuleInjector>();
 }
 
 }  // namespace probity::meta
