@@ -385,7 +385,12 @@ bool parse_success_impl(const Request& request, const std::string& body, Respons
       out.logprobs = parse_chat_logprobs(*lp);
     } else {
       std::vector<TokenLogprob> all = parse_legacy_logprobs(*lp);
-      if (request.echo) {
+      // Servers that do not implement echo (llama.cpp server, newer hosted models) accept the
+      // flag and return the completion alone: then the list holds no prompt tokens at all.
+      const bool echoed =
+          request.echo && (request.prompt.empty() ? all.size() >= request.prompt_tokens.size()
+                                                  : out.texts.front().starts_with(request.prompt));
+      if (echoed) {
         // With echo the list covers prompt + generated tokens; find where the prompt ends.
         std::size_t prompt_len = all.size();
         if (!request.prompt_tokens.empty()) {

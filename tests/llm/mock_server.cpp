@@ -299,7 +299,7 @@ MockServer::Reply MockServer::generate(const std::string& path, const json& requ
     reply_text.clear();
     finish = "length";
   }
-  const bool echo = !chat && request.value("echo", false);
+  const bool echo = !chat && options_.scores_prompts && request.value("echo", false);
   std::string text = reply_text;
   if (echo) text = prompt_text + (reply_text.empty() ? "" : " " + reply_text);
 
@@ -358,7 +358,7 @@ MockServer::Reply MockServer::generate(const std::string& path, const json& requ
 
   ojson prompt_lps;
   const auto plp = request.find("prompt_logprobs");
-  if (plp != request.end() && plp->is_number_integer()) {
+  if (options_.scores_prompts && plp != request.end() && plp->is_number_integer()) {
     // vLLM: the prompt token first, then alternatives; "the" (id 1) is the alternative here so
     // that a parser sorting object keys would pick the wrong entry.
     const int k = plp->get<int>();

@@ -64,6 +64,9 @@ class MockServer {
     std::size_t threads = 64;  // one per concurrent connection (keep-alive holds a thread)
     std::string model;         // when set, other models get 404
     std::string api_key;       // when set, other Authorization headers get 401
+    // false: like llama.cpp server or hosted chat models, `echo` and `prompt_logprobs` are
+    // accepted and ignored, so answers carry no log-probabilities of the prompt.
+    bool scores_prompts = true;
   };
   MockServer();
   explicit MockServer(Options options);
