@@ -183,10 +183,13 @@ struct EndpointUsage {
   std::uint64_t cache_hits = 0;
   std::uint64_t retries = 0;
   std::map<std::string, std::uint64_t> failures;  // failed items by error kind name
-  std::uint64_t tokens_in = 0, tokens_out = 0;    // from `usage` of live answers
-  double wall_s = 0;                              // summed over run() calls
-  double price_in = 0, price_out = 0;             // USD per 1M tokens (0 in a total)
-  double cost_usd = 0;                            // tokens priced when they were counted
+  // Structured (JSON) questions: asked, re-asks of an unusable answer, and answers still
+  // unusable after the last re-ask (recorded as failed by the component that asked).
+  std::uint64_t questions = 0, reasks = 0, unparsed = 0;
+  std::uint64_t tokens_in = 0, tokens_out = 0;  // from `usage` of live answers
+  double wall_s = 0;                            // summed over run() calls
+  double price_in = 0, price_out = 0;           // USD per 1M tokens (0 in a total)
+  double cost_usd = 0;                          // tokens priced when they were counted
 };
 
 // Per-endpoint counters shared by any number of clients. Thread-safe.

@@ -68,6 +68,13 @@ class Metric {
     return "undefined";
   }
 
+  // Model-backed metrics: the number of items compute_stats announces at once through
+  // prefetch() before scoring them, so that all their questions go to the server as one batch
+  // (in flight up to the client's concurrency, not one item per scoring thread). 0: no batching.
+  virtual std::size_t batch_size() const { return 0; }
+  // Asks ahead for what item_stats of these inputs will need; must not change any value.
+  virtual void prefetch(std::span<const MetricInput> /*inputs*/) const {}
+
   // Optional explanation of one item's score (what was compared, matched and judged, and why)
   // as a JSON object text, for `probity score --explain`. Default: empty (not supported).
   // Requires fit() like item_stats; must be safe to call concurrently.

@@ -15,6 +15,9 @@ void merge(EndpointUsage& into, const EndpointUsage& delta) {
   into.cache_hits += delta.cache_hits;
   into.retries += delta.retries;
   for (const auto& [kind, n] : delta.failures) into.failures[kind] += n;
+  into.questions += delta.questions;
+  into.reasks += delta.reasks;
+  into.unparsed += delta.unparsed;
   into.tokens_in += delta.tokens_in;
   into.tokens_out += delta.tokens_out;
   into.wall_s += delta.wall_s;
@@ -42,6 +45,9 @@ nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
   j["failed"] = failed(u);
   j["failures"] = nlohmann::json::object();
   for (const auto& [kind, n] : u.failures) j["failures"][kind] = n;
+  j["questions"] = u.questions;
+  j["reasks"] = u.reasks;
+  j["unparsed"] = u.unparsed;
   j["tokens_in"] = u.tokens_in;
   j["tokens_out"] = u.tokens_out;
   j["wall_s"] = u.wall_s;
@@ -90,15 +96,17 @@ EndpointUsage Accounting::total() const {
 
 std::string Accounting::summary() const {
   const auto rows = endpoints();
-  std::string out =
-      fmt::format("{:<12} {:<24} {:>8} {:>9} {:>8} {:>8} {:>7} {:>11} {:>11} {:>9} {:>10}\n",
-                  "endpoint", "model", "items", "requests", "cached", "retries", "failed",
-                  "tokens in", "tokens out", "wall s", "cost USD");
+  std::string out = fmt::format(
+      "{:<12} {:<24} {:>8} {:>9} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>11} {:>11} {:>9} "
+      "{:>10}\n",
+      "endpoint", "model", "items", "requests", "cached", "retries", "failed", "questions",
+      "reasks", "unparsed", "tokens in", "tokens out", "wall s", "cost USD");
   auto line = [&](const EndpointUsage& u) {
     out += fmt::format(
-        "{:<12} {:<24} {:>8} {:>9} {:>8} {:>8} {:>7} {:>11} {:>11} {:>9.2f} {:>10.4f}\n",
-        u.endpoint, u.model, u.items, u.requests, u.cache_hits, u.retries, failed(u), u.tokens_in,
-        u.tokens_out, u.wall_s, u.cost_usd);
+        "{:<12} {:<24} {:>8} {:>9} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>11} {:>11} {:>9.2f} "
+        "{:>10.4f}\n",
+        u.endpoint, u.model, u.items, u.requests, u.cache_hits, u.retries, failed(u), u.questions,
+        u.reasks, u.unparsed, u.tokens_in, u.tokens_out, u.wall_s, u.cost_usd);
   };
   for (const auto& u : rows) line(u);
   if (rows.size() > 1) line(total());

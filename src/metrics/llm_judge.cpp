@@ -44,28 +44,50 @@ class LlmJudge final : public Metric {
   std::size_t num_stats() const override { return 2; }
   CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
 
+  std::size_t batch_size() const override { return 256; }
+  // Every rating of the chunk in one batch; item_stats then takes them from the memo.
+  void prefetch(std::span<const MetricInput> inputs) const override {
+    std::vector<std::string> prompts;
+    std::vector<std::uint32_t> samples;
+    for (const auto& input : inputs) {
+      if (input.references.empty()) continue;
+      const std::string prompt = render(input);
+      for (int s = 0; s < o_.samples; ++s) {
+        prompts.push_back(prompt);
+        samples.push_back(static_cast<std::uint32_t>(s));
+      }
+    }
+    auto answers = llm::ask_structured(*client_, prompts, parser(), o_.reasks, samples);
+    std::lock_guard lock(mutex_);
+    memo_.clear();  // chunks are scored one after another: keep one chunk's answers
+    for (std::size_t i = 0; i < prompts.size(); ++i)
+      memo_[{prompts[i], samples[i]}] = std::move(answers[i]);
+  }
+
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
     stats[0] = std::nan("");
     stats[1] = 0;
     if (input.references.empty()) return;
-    std::string source_block;
-    if (!input.source.empty())
-      source_block = fmt::format("TASK INPUT:\n<<<\n{}\n>>>\n\n", input.source);
-    const std::string prompt = prompt_.render({{"source_block", source_block},
-                                               {"reference", std::string(input.references[0])},
-                                               {"candidate", std::string(input.candidate)},
-                                               {"min", std::to_string(o_.lo)},
-                                               {"max", std::to_string(o_.hi)}});
-    std::vector<std::string> prompts(static_cast<std::size_t>(o_.samples), prompt);
-    std::vector<std::uint32_t> sample_ids;
-    for (int s = 0; s < o_.samples; ++s) sample_ids.push_back(static_cast<std::uint32_t>(s));
-    auto parser = [this](std::size_t, const nlohmann::json& j,
-                         std::string& error) -> std::optional<nlohmann::json> {
-      auto v = llm::get_int_field(j, "rating", o_.lo, o_.hi, error);
-      if (!v) return std::nullopt;
-      return *v;
-    };
-    auto answers = llm::ask_structured(*client_, prompts, parser, o_.reasks, sample_ids);
+    const std::string prompt = render(input);
+    std::vector<llm::Answer> answers(static_cast<std::size_t>(o_.samples));
+    std::vector<std::string> missing;
+    std::vector<std::uint32_t> missing_samples;
+    {
+      std::lock_guard lock(mutex_);
+      for (int s = 0; s < o_.samples; ++s) {
+        auto it = memo_.find({prompt, static_cast<std::uint32_t>(s)});
+        if (it != memo_.end()) {
+          answers[static_cast<std::size_t>(s)] = it->second;
+        } else {
+          missing.push_back(prompt);
+          missing_samples.push_back(static_cast<std::uint32_t>(s));
+        }
+      }
+    }
+    if (!missing.empty()) {
+      auto asked = llm::ask_structured(*client_, missing, parser(), o_.reasks, missing_samples);
+      for (std::size_t k = 0; k < asked.size(); ++k) answers[missing_samples[k]] = asked[k];
+    }
     double sum = 0;
     for (const auto& a : answers) {
       if (!a.ok) {
@@ -88,6 +110,25 @@ class LlmJudge final : public Metric {
   }
 
  private:
+  std::string render(const MetricInput& input) const {
+    std::string source_block;
+    if (!input.source.empty())
+      source_block = fmt::format("TASK INPUT:\n<<<\n{}\n>>>\n\n", input.source);
+    return prompt_.render({{"source_block", source_block},
+                           {"reference", std::string(input.references[0])},
+                           {"candidate", std::string(input.candidate)},
+                           {"min", std::to_string(o_.lo)},
+                           {"max", std::to_string(o_.hi)}});
+  }
+  llm::AnswerParser parser() const {
+    return [this](std::size_t, const nlohmann::json& j,
+                  std::string& error) -> std::optional<nlohmann::json> {
+      auto v = llm::get_int_field(j, "rating", o_.lo, o_.hi, error);
+      if (!v) return std::nullopt;
+      return *v;
+    };
+  }
+
   std::string name_;
   JudgeOptions o_;
   std::shared_ptr<llm::Session> session_;
@@ -95,6 +136,7 @@ class LlmJudge final : public Metric {
   llm::PromptTemplate prompt_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::size_t> failures_;
+  mutable std::map<std::pair<std::string, std::uint32_t>, llm::Answer> memo_;
 };
 
 std::unique_ptr<Metric> make_judge(const MetricSpec& spec) {

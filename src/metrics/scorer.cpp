@@ -128,25 +128,48 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
     });
   }
   const NegativeSampler sampler(ds);
-  auto score_item = [&](std::size_t i) {
-    thread_local MetricInput input;
+  auto fill_input = [&](std::size_t i, MetricInput& input) {
     const Task& task = ds.tasks[items[i].task];
     input.candidate =
         texts.empty() ? std::string_view(task.candidates[items[i].candidate].text) : texts[i];
     input.references.clear();
     for (const auto& r : task.references) input.references.push_back(r.text);
     input.source = task.source;
+  };
+  auto fill_negatives = [&](std::size_t i, const Metric& metric, MetricInput& input) {
+    const auto neg = metric.negatives();
+    input.negatives.clear();
+    if (neg.count > 0) input.negatives = sampler.sample(items[i].task, neg.count, neg.seed);
+  };
+  auto score_item = [&](std::size_t i) {
+    thread_local MetricInput input;
+    fill_input(i, input);
     for (std::size_t m = 0; m < metrics.size(); ++m) {
-      auto neg = metrics[m].metric->negatives();
-      input.negatives.clear();
-      if (neg.count > 0) input.negatives = sampler.sample(items[i].task, neg.count, neg.seed);
+      fill_negatives(i, *metrics[m].metric, input);
       auto row = std::span<double>(out[m].stats).subspan(i * out[m].num_stats, out[m].num_stats);
       metrics[m].metric->item_stats(input, row);
     }
     done.fetch_add(1, std::memory_order_relaxed);
   };
+  // Model-backed metrics see each chunk of items first as one batch (Metric::prefetch).
+  std::size_t chunk = items.size();
+  for (const auto& m : metrics)
+    if (const std::size_t b = m.metric->batch_size(); b > 0) chunk = std::min(chunk, b);
   try {
-    util::parallel_for(items.size(), options.threads, score_item, 16);
+    for (std::size_t begin = 0; begin < items.size(); begin += std::max<std::size_t>(chunk, 1)) {
+      const std::size_t end = std::min(items.size(), begin + std::max<std::size_t>(chunk, 1));
+      for (const auto& m : metrics) {
+        if (m.metric->batch_size() == 0) continue;
+        std::vector<MetricInput> inputs(end - begin);
+        for (std::size_t i = begin; i < end; ++i) {
+          fill_input(i, inputs[i - begin]);
+          fill_negatives(i, *m.metric, inputs[i - begin]);
+        }
+        m.metric->prefetch(inputs);
+      }
+      util::parallel_for(
+          end - begin, options.threads, [&](std::size_t j) { score_item(begin + j); }, 16);
+    }
   } catch (...) {
     finished.store(true);
     if (reporter.joinable()) reporter.join();

@@ -113,19 +113,33 @@ double MiMetric::direct(std::string_view x, std::string_view y) const {
   return sum / static_cast<double>(ts.size());
 }
 
-void MiMetric::prefetch(const MetricInput& input, std::size_t n_pos) const {
-  std::vector<std::vector<std::string>> scratch(n_pos + input.negatives.size());
-  std::vector<TargetGroup> groups;
-  auto add = [&](std::string_view y, std::vector<std::string>& s) {
+std::size_t MiMetric::positives(const MetricInput& input) const {
+  return config_.all_references ? input.references.size()
+                                : std::min<std::size_t>(1, input.references.size());
+}
+
+void MiMetric::add_groups(const MetricInput& input, std::vector<TargetGroup>& groups,
+                          std::deque<std::vector<std::string>>& scratch) const {
+  auto add = [&](std::string_view y) {
     TargetGroup g{input.candidate, {}};
-    for (const auto& t : targets(y, s)) g.targets.emplace_back(t);
+    for (const auto& t : targets(y, scratch.emplace_back())) g.targets.emplace_back(t);
     groups.push_back(std::move(g));
   };
-  for (std::size_t p = 0; p < n_pos; ++p) add(input.references[p], scratch[p]);
+  const std::size_t n_pos = positives(input);
+  for (std::size_t p = 0; p < n_pos; ++p) add(input.references[p]);
+  if (config_.estimator == Estimator::kVariational)
+    for (auto y : input.negatives) add(y);
+}
+
+void MiMetric::prefetch(const MetricInput& input) const {
+  prefetch(std::span<const MetricInput>(&input, 1));
+}
+
+void MiMetric::prefetch(std::span<const MetricInput> inputs) const {
+  std::deque<std::vector<std::string>> scratch;  // owns decompositions the views point into
+  std::vector<TargetGroup> groups;
+  for (const auto& input : inputs) add_groups(input, groups, scratch);
   const bool variational = config_.estimator == Estimator::kVariational;
-  if (variational)
-    for (std::size_t n = 0; n < input.negatives.size(); ++n)
-      add(input.negatives[n], scratch[n_pos + n]);
   predictor_->prefetch(groups, variational && binary_critic());
 }
 
@@ -141,14 +155,12 @@ void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) con
 }
 
 void MiMetric::score_item(const MetricInput& input, std::span<double> stats) const {
-  const std::size_t n_pos = config_.all_references
-                                ? input.references.size()
-                                : std::min<std::size_t>(1, input.references.size());
+  const std::size_t n_pos = positives(input);
   if (n_pos == 0 || (config_.estimator == Estimator::kVariational && input.negatives.empty())) {
     stats[0] = std::nan("");
     return;
   }
-  prefetch(input, n_pos);
+  prefetch(input);
   double total = 0;
   if (config_.estimator == Estimator::kDirect) {
     for (std::size_t p = 0; p < n_pos; ++p) total += direct(input.candidate, input.references[p]);

@@ -1,6 +1,7 @@
 #pragma once
 // An MI metric: one cell (F, E, R, Π) of the design space as a probity Metric.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -46,6 +47,9 @@ class MiMetric final : public Metric {
   }
   CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
   std::string undefined_reason(std::span<const double> stats) const override;
+  // A model-backed (fallible) predictor gets 256 items' questions at once.
+  std::size_t batch_size() const override { return predictor_->fallible() ? 256 : 0; }
+  void prefetch(std::span<const MetricInput> inputs) const override;
 
   const MiConfig& config() const { return config_; }
 
@@ -55,8 +59,12 @@ class MiMetric final : public Metric {
   const std::vector<std::string>& targets(std::string_view reference,
                                           std::vector<std::string>& scratch) const;
   void score_item(const MetricInput& input, std::span<double> stats) const;
+  std::size_t positives(const MetricInput& input) const;  // references used as positives
+  // The (x, targets) groups an item's score needs; `scratch` owns decompositions made here.
+  void add_groups(const MetricInput& input, std::vector<TargetGroup>& groups,
+                  std::deque<std::vector<std::string>>& scratch) const;
   // Announces every (x, target) pair of an item to the predictor in one call.
-  void prefetch(const MetricInput& input, std::size_t n_pos) const;
+  void prefetch(const MetricInput& input) const;
   // Critic T(x, y) aggregated over y's targets (mean), for the f-variational estimator.
   double critic(std::string_view x, std::string_view y) const;
   // Direct sample score for (x, y), aggregated over y's targets (mean).

@@ -344,6 +344,13 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
     }
     pending = std::move(again);
   }
+  EndpointUsage delta;
+  delta.questions = prompts.size();
+  for (const Answer& a : out) {
+    delta.reasks += static_cast<std::uint64_t>(std::max(a.asks - 1, 0));
+    if (!a.ok && a.error.starts_with("unparseable")) ++delta.unparsed;
+  }
+  client.accounting().add(client.config().name, client.config().model, delta);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace probity::report::detail {
@@ -660,6 +661,46 @@ Table dataset_table(const AuditReport& report) {
                       {join(d.dimensions, ", ")},
                       {std::to_string(d.skipped.size())}});
   }
+  return t;
+}
+
+Table llm_usage_table(const AuditReport& report) {
+  Table t;
+  t.title = "LLM usage";
+  t.header = {"endpoint", "model",    "items",     "requests",   "cached",  "retries",
+              "failed",   "unparsed", "tokens in", "tokens out", "cost USD"};
+  t.align.assign(t.header.size(), Align::kRight);
+  t.align[0] = t.align[1] = Align::kLeft;
+  if (report.llm_usage.empty()) return t;
+  const auto j = nlohmann::json::parse(report.llm_usage, nullptr, false);
+  if (!j.is_object() || !j.contains("endpoints") || !j["endpoints"].is_array()) return t;
+  auto count = [](const nlohmann::json& u, const char* key) {
+    return std::to_string(u.value(key, std::uint64_t{0}));
+  };
+  std::vector<std::string> failures;
+  for (const auto& u : j["endpoints"]) {
+    if (!u.is_object()) continue;
+    const std::string endpoint = u.value("endpoint", std::string());
+    t.rows.push_back({{endpoint},
+                      {u.value("model", std::string())},
+                      {count(u, "items")},
+                      {count(u, "requests")},
+                      {count(u, "cache_hits")},
+                      {count(u, "retries")},
+                      {count(u, "failed")},
+                      {count(u, "unparsed")},
+                      {count(u, "tokens_in")},
+                      {count(u, "tokens_out")},
+                      {fmt_num(u.value("cost_usd", 0.0), 4)}});
+    if (auto f = u.find("failures"); f != u.end() && f->is_object())
+      for (const auto& [kind, n] : f->items())
+        failures.push_back(fmt::format("{} {}: {}", endpoint, kind, n.dump()));
+  }
+  t.note =
+      "failed = requests that failed after retries (by kind below); unparsed = structured "
+      "answers still unusable after re-asking. Both are recorded as failed items (undefined "
+      "scores, failed perturbations), never replaced by defaults.";
+  if (!failures.empty()) t.note += " Failures: " + join(failures, "; ") + ".";
   return t;
 }
 

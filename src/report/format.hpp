@@ -161,6 +161,8 @@ Table effect_table(const TestIndex& index, const std::string& dataset, StrategyK
                    const Symbols& sym);
 Table accounting_table(const TestIndex& index, StrategyKind kind, const Symbols& sym);
 Table dataset_table(const AuditReport& report);
+// One row per LLM endpoint of report.llm_usage (no rows when the run used no LLM).
+Table llm_usage_table(const AuditReport& report);
 Table signature_table(const AuditReport& report);
 Table strategy_table(const AuditReport& report);
 Table tests_table(const TestIndex& index, const Symbols& sym);

@@ -692,7 +692,8 @@ std::string to_html(const AuditReport& report) {
   }
 
   out += "<section id=\"run\">\n<h2>Metrics, strategies and datasets</h2>\n";
-  for (Table t : {signature_table(report), strategy_table(report), dataset_table(report)}) {
+  for (Table t : {signature_table(report), strategy_table(report), dataset_table(report),
+                  llm_usage_table(report)}) {
     if (t.rows.empty()) continue;
     append(out, {"<h3>", esc(t.title), "</h3>\n"});
     t.title.clear();

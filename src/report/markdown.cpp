@@ -213,6 +213,7 @@ std::string to_markdown(const AuditReport& report) {
 
   out += md_section(strategy_table(report), "##");
   out += md_section(dataset_table(report), "##");
+  if (Table usage = llm_usage_table(report); !usage.rows.empty()) out += md_section(usage, "##");
   if (skipped_count(report) > 0) out += md_section(skipped_table(report, kSkippedShown), "##");
   Table tests = tests_table(index, sym);
   if (!tests.rows.empty())

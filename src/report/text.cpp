@@ -24,6 +24,8 @@ std::string to_text(const AuditReport& report, bool unicode) {
     Table accounting = accounting_table(index, kind, sym);
     if (!accounting.rows.empty()) append(out, {"\n", render_text_table(accounting, sym)});
   }
+  Table usage = llm_usage_table(report);
+  if (!usage.rows.empty()) append(out, {"\n", render_text_table(usage, sym)});
   return out;
 }
 

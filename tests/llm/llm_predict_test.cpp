@@ -240,6 +240,12 @@ TEST(LlmPredict, UnparseableAnswersAreReaskedThenRecordedAsFailed) {
   for (const auto& call : server.calls())
     (json::parse(call.body)["messages"].size() == 1 ? first_asks : reasks) += 1;
   EXPECT_EQ(first_asks, reasks);
+  // The accounting holds the same counts: every question unusable after its one re-ask.
+  const auto total = session->accounting().total();
+  EXPECT_GT(total.questions, 0u);
+  EXPECT_EQ(total.reasks, reasks);
+  EXPECT_EQ(total.unparsed, total.questions);
+  EXPECT_NE(session->accounting().summary().find("unparsed"), std::string::npos);
 }
 
 TEST(LlmPredict, ConstructingWithoutSessionIsAUsageError) {
@@ -328,6 +334,41 @@ TEST(LlmJudge, OutOfScaleRatingsFailInsteadOfDefaulting) {
   EXPECT_THROW(probity::select_metric("llm-judge,scale=5-1"), probity::UsageError);
 }
 
+TEST(LlmJudge, ItemsAreAskedInBatchesNotOneScoringThreadAtATime) {
+  // One scoring thread: without Metric::prefetch only one request would be in flight.
+  MockServer server;
+  server.set_latency_ms(20);
+  SessionGuard guard(mock_session(server));
+  probity::Dataset ds;
+  for (int t = 0; t < 40; ++t) {
+    probity::Task task;
+    task.task_id = "t" + std::to_string(t);
+    task.references.push_back({"r", "The river flooded village number " + std::to_string(t)});
+    task.candidates.push_back({"c", "A", "A flood hit village " + std::to_string(t), {}});
+    ds.tasks.push_back(std::move(task));
+  }
+  for (const std::string spec : {"llm-judge", "stmt-tv,predictor=llm"}) {
+    server.reset();
+    server.set_latency_ms(20);
+    if (spec == "llm-judge")
+      server.set_handler([](const json&) { return std::string("{\"rating\": 3}"); });
+    else
+      server.set_handler(rule_answer);
+    auto items = probity::all_items(ds);
+    std::vector<probity::MetricSelection> m;
+    m.push_back(probity::select_metric(spec));
+    probity::ScoreOptions so;
+    so.threads = 1;
+    auto stats = probity::compute_stats(ds, items, m, so);
+    EXPECT_GE(server.max_in_flight(), 8) << spec;
+    std::vector<double> parts(m[0].metric->parts().size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      m[0].metric->sentence_score(stats[0].row(i), parts);
+      EXPECT_FALSE(std::isnan(parts[0])) << spec << " item " << i;
+    }
+  }
+}
+
 }  // namespace
 
 // ---- Autoregression from prompt log-probabilities ---------------------------------------------
@@ -385,6 +426,25 @@ TEST(LlmPredict, AutoregressionWithVllmPromptLogprobs) {
   MockServer server;
   SessionGuard guard(mock_session(server));
   expect_hand_computed_pmi(server, "mi:kl/direct/token/ar,llm=lm,prompt_logprobs=true");
+}
+
+TEST(LlmPredict, ServerWithoutPromptLogprobsGetsAClearErrorNamingTheLimitation) {
+  // Like llama.cpp server: echo and prompt_logprobs are ignored, nothing scores the prompt.
+  probity::test::MockServer::Options options;
+  options.scores_prompts = false;
+  for (const std::string spec :
+       {"gem,predictor=llm", "mi:kl/direct/token/ar,llm=lm,prompt_logprobs=true"}) {
+    MockServer server(options);
+    SessionGuard guard(mock_session(server));
+    try {
+      primary_scores(three_tasks(), spec);
+      ADD_FAILURE() << spec << ": no error";
+    } catch (const probity::UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("no prompt log-probabilities"), std::string::npos) << what;
+      EXPECT_NE(what.find("llama.cpp"), std::string::npos) << what;
+    }
+  }
 }
 
 // ---- LLM perturbations and a whole audit --------------------------------------------------------

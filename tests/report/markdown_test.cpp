@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "probity/llm.hpp"
 #include "probity/report.hpp"
 #include "report/fixture.hpp"
 #include "test_paths.hpp"
@@ -33,6 +34,33 @@ TEST(ReportMarkdown, ContainsHeaderAndGrids) {
   EXPECT_NE(md.find("### Effect sizes d \u00b1 95% CI"), std::string::npos);
   EXPECT_NE(md.find("-0.84\u00b10.12"), std::string::npos);
   EXPECT_NE(md.find("## Item accounting"), std::string::npos);
+}
+
+TEST(ReportMarkdown, LlmUsageTableShowsTransportAndParseFailures) {
+  auto r = probity::test::make_sample_report();
+  EXPECT_EQ(to_markdown(r).find("## LLM usage"), std::string::npos);  // no LLM, no table
+  probity::llm::Accounting accounting;
+  probity::llm::EndpointUsage u;
+  u.items = 40;
+  u.requests = 45;
+  u.cache_hits = 3;
+  u.retries = 5;
+  u.failures["http_429"] = 2;
+  u.questions = 40;
+  u.reasks = 4;
+  u.unparsed = 1;
+  u.tokens_in = 1200;
+  u.tokens_out = 80;
+  accounting.add("judge", "qwen", u);
+  r.llm_usage = accounting.to_json();
+  const std::string md = to_markdown(r);
+  EXPECT_NE(md.find("## LLM usage"), std::string::npos);
+  EXPECT_NE(md.find("| judge | qwen | 40 | 45 | 3 | 5 | 2 | 1 | 1200 | 80 | 0.0000 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Failures: judge http_429: 2."), std::string::npos);
+  EXPECT_NE(probity::report::to_text(r, true).find("LLM usage"), std::string::npos);
+  EXPECT_NE(probity::report::to_html(r).find("<h3>LLM usage</h3>"), std::string::npos);
 }
 
 TEST(ReportMarkdown, ExamplesAreTruncatedAndFenced) {
