@@ -209,12 +209,24 @@ int main(int argc, char** argv) {
   bool http = true, cache = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      fmt::print(
+          "usage: probity-llm-bench [--http-only|--cache-only] [CONCURRENCY ...]\n"
+          "Requests/s against an in-process OpenAI-compatible mock server answering after "
+          "50 ms\n(default concurrency levels 1 16 64 256), client CPU per request, and "
+          "response-cache lookups/s.\n");
+      return 0;
+    }
     if (arg == "--http-only")
       cache = false;
     else if (arg == "--cache-only")
       http = false;
-    else
+    else if (!arg.empty() && arg.find_first_not_of("0123456789") == std::string::npos)
       levels.push_back(std::stoul(arg));
+    else {
+      fmt::print(stderr, "probity-llm-bench: unknown argument '{}' (see --help)\n", arg);
+      return 2;
+    }
   }
   if (levels.empty()) levels = {1, 16, 64, 256};
   fmt::print("machine: {} ({} hardware threads)\n", cpu_model(),
