@@ -24,6 +24,11 @@ int run_metrics(bool json) {
     fmt::print("{:<{}}  {}\n", m.name, width, m.description);
     if (!m.options.empty()) fmt::print("{:<{}}  options: {}\n", "", width, m.options);
   }
+  fmt::print(
+      "\nEvery metric also takes style=llm (style_llm=perturber role, style_reasks=2): the "
+      "candidate,\nreferences and negatives are first rewritten by the model into neutral "
+      "\"The text ...\" statements\n(style normalisation, prompts/style_normalize.v1); a "
+      "failed rewrite makes the item undefined.\n");
   return kExitOk;
 }
 

@@ -146,7 +146,7 @@ std::unique_ptr<Metric> MetricRegistry::create(std::string_view text) const {
   if (it == infos_.end())
     throw UsageError(
         fmt::format("unknown metric '{}' (run `probity metrics` for the list)", spec.base()));
-  auto metric = it->factory(spec);
+  auto metric = metrics::wrap_style_normalized(it->factory(spec), spec);
   spec.check_all_used();
   return metric;
 }

@@ -369,6 +369,99 @@ TEST(LlmJudge, ItemsAreAskedInBatchesNotOneScoringThreadAtATime) {
   }
 }
 
+// ---- Style normalisation (style=llm on any metric) ----------------------------------------------
+
+std::string style_rule(const std::string& text) {
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "The text states " + lower;
+}
+
+// Answers style prompts by style_rule, with a list marker, an empty line and a line without the
+// prefix that the cleaning must drop; a text containing "rained" gets no usable line.
+std::string style_answer(const json& request) {
+  const std::string prompt = request["messages"].back()["content"].get<std::string>();
+  const std::string text = delimited(request["messages"][0]["content"].get<std::string>(), 0);
+  if (text.find("rained") != std::string::npos) return R"({"lines": ["Nothing to say."]})";
+  (void)prompt;
+  return json{{"lines", {"- " + style_rule(text), " ", "Also some chatter."}}}.dump();
+}
+
+TEST(StyleNormalization, MetricScoresTheModelsRewritesOfEveryText) {
+  MockServer server;
+  server.set_handler(style_answer);
+  SessionGuard guard(mock_session(server));
+  auto ds = three_tasks();
+  ds.tasks[1].candidates[1].text = "It was sunny.";  // no failure in this test
+  auto rewritten = ds;
+  for (auto& t : rewritten.tasks) {
+    for (auto& r : t.references) r.text = style_rule(r.text);
+    for (auto& c : t.candidates) c.text = style_rule(c.text);
+  }
+  for (const std::string spec : {"gem", "rougeL", "tvd-mi"}) {
+    const auto expected = primary_scores(rewritten, spec);
+    const auto got = primary_scores(ds, spec + ",style=llm");
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_DOUBLE_EQ(got[i], expected[i]) << spec;
+    EXPECT_NE(got, primary_scores(ds, spec)) << spec << ": the rewrite must matter";
+  }
+  const auto sel = probity::select_metric("gem,style=llm");
+  EXPECT_NE(sel.metric->signature().find("|style:llm|role:perturber|"), std::string::npos);
+  EXPECT_NE(sel.metric->signature().find("prompt:style_normalize.v1="), std::string::npos);
+  EXPECT_THROW(probity::select_metric("gem,style=fancy"), probity::UsageError);
+  EXPECT_THROW(probity::select_metric("bleu,style_llm=judge"), probity::UsageError);  // unused
+}
+
+TEST(StyleNormalization, AFailedRewriteMakesTheItemUndefinedNotRaw) {
+  MockServer server;
+  server.set_handler(style_answer);
+  auto session = mock_session(server);
+  SessionGuard guard(session);
+  const auto ds = three_tasks();  // task 1's second candidate is "It rained."
+  auto items = probity::all_items(ds);
+  std::vector<probity::MetricSelection> m;
+  m.push_back(probity::select_metric("rougeL,style=llm,style_reasks=1"));
+  auto stats = probity::compute_stats(ds, items, m);
+  std::vector<double> parts(m[0].metric->parts().size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    m[0].metric->sentence_score(stats[0].row(i), parts);
+    const bool failing =
+        ds.tasks[items[i].task].candidates[items[i].candidate].text == "It rained.";
+    EXPECT_EQ(std::isnan(parts[m[0].primary]), failing) << i;
+    if (failing) {
+      EXPECT_NE(m[0].metric->undefined_reason(stats[0].row(i)).find("style normalisation"),
+                std::string::npos);
+    }
+  }
+  EXPECT_EQ(session->accounting().total().unparsed, 1u);
+  EXPECT_EQ(session->accounting().total().reasks, 1u);
+}
+
+TEST(StyleNormalization, SecondRunIsServedFromTheCache) {
+  MockServer server;
+  server.set_handler(style_answer);
+  const std::string cache = temp_path("style-cache.sqlite");
+  const auto ds = three_tasks();
+  std::vector<double> first, second;
+  {
+    SessionGuard guard(mock_session(server, cache));
+    first = primary_scores(ds, "gem,style=llm");
+  }
+  EXPECT_GT(server.count(), 0u);
+  server.reset();
+  {
+    SessionGuard guard(mock_session(server, cache));
+    second = primary_scores(ds, "gem,style=llm");
+  }
+  EXPECT_EQ(server.count(), 0u);
+  ASSERT_EQ(first.size(), second.size());
+  for (std::size_t i = 0; i < first.size(); ++i)
+    if (!std::isnan(first[i])) {
+      EXPECT_EQ(first[i], second[i]);
+    }
+  std::filesystem::remove(cache);
+}
+
 }  // namespace
 
 // ---- Autoregression from prompt log-probabilities ---------------------------------------------

@@ -1,0 +1,243 @@
+// Style normalisation by an LLM (SPEC §4.4, "GEM uses it"; research notes §3.2): before a metric
+// sees them, the candidate, the references and the negatives are each rewritten by a model into
+// neutral "The text <verb> ..." statements, so the metric compares content rather than wording.
+// Any metric takes it as the option `style=llm` (registry.cpp wraps the metric here).
+//
+// Lines are cleaned as the published parser does (strip, drop a leading "- ", '"' -> '\'',
+// remove backslashes, skip empty lines) and only lines starting with "The text" are kept; an
+// answer with none is re-asked and then recorded as failed. A failed rewrite makes the items
+// that need it undefined (NaN, counted), never falls back to the raw text.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "metrics/builtin.hpp"
+#include "predict/llm_common.hpp"
+#include "probity/error.hpp"
+
+namespace probity::metrics {
+namespace {
+
+constexpr std::string_view kPrefix = "The text";
+
+class StyleNormalized final : public Metric {
+ public:
+  StyleNormalized(std::unique_ptr<Metric> inner, std::string role, int reasks,
+                  const std::string& prompts_dir, std::shared_ptr<llm::Session> session)
+      : inner_(std::move(inner)),
+        role_(std::move(role)),
+        reasks_(reasks),
+        session_(std::move(session)),
+        client_(&session_->client(role_)),
+        prompt_(llm::load_prompt("style_normalize.v1", prompts_dir)) {}
+
+  std::string name() const override { return inner_->name(); }
+  std::string signature() const override {
+    return fmt::format("{}|style:llm|role:{}|reasks:{}|{}|prompt:{}={}", inner_->signature(), role_,
+                       reasks_, client_->signature(), prompt_.name, prompt_.sha256.substr(0, 16));
+  }
+  std::vector<std::string> parts() const override { return inner_->parts(); }
+  std::size_t primary_part() const override { return inner_->primary_part(); }
+  // The inner metric's statistics, then 1 when a text of the item could not be normalised.
+  std::size_t num_stats() const override { return inner_->num_stats() + 1; }
+  bool needs_fit() const override { return true; }
+  NegativeSpec negatives() const override { return inner_->negatives(); }
+  CorpusAggregation corpus_aggregation() const override { return inner_->corpus_aggregation(); }
+
+  // Every reference and candidate is normalised (one batch), and the inner metric is fitted on
+  // the normalised tasks; references whose rewrite failed are left out of that fit.
+  void fit(std::span<const Task> tasks) override {
+    std::vector<std::string_view> texts;
+    for (const auto& t : tasks) {
+      for (const auto& r : t.references) texts.push_back(r.text);
+      for (const auto& c : t.candidates) texts.push_back(c.text);
+    }
+    normalize_all(texts);
+    std::vector<Task> normalized(tasks.begin(), tasks.end());
+    std::lock_guard lock(mutex_);
+    for (auto& t : normalized) {
+      std::erase_if(t.references, [&](Reference& r) {
+        const auto& n = memo_.at(r.text);
+        if (n) r.text = *n;
+        return !n.has_value();
+      });
+      for (auto& c : t.candidates)
+        if (const auto& n = memo_.at(c.text)) c.text = *n;
+    }
+    inner_->fit(normalized);
+  }
+
+  std::size_t batch_size() const override { return 256; }
+  void prefetch(std::span<const MetricInput> inputs) const override {
+    std::vector<std::string_view> texts;
+    for (const auto& in : inputs) {
+      texts.push_back(in.candidate);
+      texts.insert(texts.end(), in.references.begin(), in.references.end());
+      texts.insert(texts.end(), in.negatives.begin(), in.negatives.end());
+    }
+    normalize_all(texts);
+    if (inner_->batch_size() == 0) return;
+    std::vector<MetricInput> normalized;
+    for (const auto& in : inputs)
+      if (auto n = normalized_input(in)) normalized.push_back(std::move(*n));
+    inner_->prefetch(normalized);
+  }
+
+  void item_stats(const MetricInput& input, std::span<double> stats) const override {
+    std::vector<std::string_view> texts{input.candidate};
+    texts.insert(texts.end(), input.references.begin(), input.references.end());
+    texts.insert(texts.end(), input.negatives.begin(), input.negatives.end());
+    normalize_all(texts);  // only what prefetch() did not already do
+    const std::size_t n = inner_->num_stats();
+    auto normalized = normalized_input(input);
+    if (!normalized) {
+      std::fill(stats.begin(), stats.begin() + static_cast<std::ptrdiff_t>(n), std::nan(""));
+      stats[n] = 1;
+      return;
+    }
+    stats[n] = 0;
+    inner_->item_stats(*normalized, stats.first(n));
+  }
+  void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
+    const std::size_t n = inner_->num_stats();
+    if (stats[n] > 0) {
+      std::fill(parts.begin(), parts.end(), std::nan(""));
+      return;
+    }
+    inner_->sentence_score(stats.first(n), parts);
+  }
+  void corpus_score(std::span<const double> summed, std::span<double> parts) const override {
+    const std::size_t n = inner_->num_stats();
+    if (summed[n] > 0) {
+      std::fill(parts.begin(), parts.end(), std::nan(""));
+      return;
+    }
+    inner_->corpus_score(summed.first(n), parts);
+  }
+  std::string undefined_reason(std::span<const double> stats) const override {
+    const std::size_t n = inner_->num_stats();
+    if (stats.size() > n && stats[n] > 0)
+      return "style normalisation by the LLM failed or stayed unparseable after re-asking";
+    return inner_->undefined_reason(stats.first(std::min(n, stats.size())));
+  }
+  std::string explain(const MetricInput& input) const override {
+    auto normalized = normalized_input(input);
+    if (!normalized) return {};
+    return inner_->explain(*normalized);
+  }
+
+ private:
+  // Rewrites the texts not yet in the memo, in one batch.
+  void normalize_all(std::span<const std::string_view> texts) const {
+    std::vector<std::string> todo;
+    {
+      std::lock_guard lock(mutex_);
+      std::set<std::string_view> seen;
+      for (auto t : texts)
+        if (!memo_.contains(t) && seen.insert(t).second) todo.emplace_back(t);
+    }
+    if (todo.empty()) return;
+    std::vector<std::string> prompts;
+    prompts.reserve(todo.size());
+    for (const auto& t : todo) prompts.push_back(prompt_.render({{"text", t}}));
+    auto parser = [](std::size_t, const nlohmann::json& j,
+                     std::string& error) -> std::optional<nlohmann::json> {
+      auto it = j.find("lines");
+      if (it == j.end() || !it->is_array()) {
+        error = "expected {\"lines\": [...]}";
+        return std::nullopt;
+      }
+      std::vector<std::string> kept;
+      for (const auto& line : *it)
+        if (line.is_string())
+          if (auto c = clean_line(line.get<std::string>())) kept.push_back(std::move(*c));
+      if (kept.empty()) {
+        error = fmt::format("no line starts with \"{}\"", kPrefix);
+        return std::nullopt;
+      }
+      std::string joined;
+      for (const auto& k : kept) joined += (joined.empty() ? "" : "\n") + k;
+      return joined;
+    };
+    auto answers = llm::ask_structured(*client_, prompts, parser, reasks_);
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      if (answers[i].ok)
+        memo_[todo[i]] = answers[i].value.get<std::string>();
+      else
+        memo_[todo[i]] = std::nullopt;
+    }
+  }
+
+  static std::optional<std::string> clean_line(std::string s) {
+    auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) return std::nullopt;
+    s = s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+    if (s.starts_with("- ")) s = s.substr(2);
+    std::replace(s.begin(), s.end(), '"', '\'');
+    std::erase(s, '\\');
+    if (s.empty() || !s.starts_with(kPrefix)) return std::nullopt;
+    return s;
+  }
+
+  // The input with every text replaced by its rewrite; nullopt when one of them failed.
+  std::optional<MetricInput> normalized_input(const MetricInput& input) const {
+    std::lock_guard lock(mutex_);
+    auto get = [&](std::string_view t) -> const std::string* {
+      auto it = memo_.find(t);
+      if (it == memo_.end() || !it->second) return nullptr;
+      return &*it->second;  // node-based map: stable while the metric lives
+    };
+    MetricInput out;
+    out.source = input.source;
+    const std::string* c = get(input.candidate);
+    if (!c) return std::nullopt;
+    out.candidate = *c;
+    for (auto r : input.references) {
+      const std::string* n = get(r);
+      if (!n) return std::nullopt;
+      out.references.push_back(*n);
+    }
+    for (auto r : input.negatives) {
+      const std::string* n = get(r);
+      if (!n) return std::nullopt;
+      out.negatives.push_back(*n);
+    }
+    return out;
+  }
+
+  std::unique_ptr<Metric> inner_;
+  std::string role_;
+  int reasks_;
+  std::shared_ptr<llm::Session> session_;
+  llm::Client* client_;
+  llm::PromptTemplate prompt_;
+  mutable std::mutex mutex_;
+  // Text -> its rewrite (nullopt: failed). std::map keeps values at stable addresses.
+  mutable std::map<std::string, std::optional<std::string>, std::less<>> memo_;
+};
+
+}  // namespace
+
+std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner,
+                                              const MetricSpec& spec) {
+  const std::string style = spec.get("style", "none");
+  if (style == "none") return inner;
+  if (style != "llm")
+    throw UsageError(fmt::format("metric '{}': style must be none or llm", spec.text()));
+  const std::string role = spec.get("style_llm", "perturber");
+  const int reasks = spec.get_int("style_reasks", 2);
+  const std::string prompts = spec.get("prompts", "");
+  if (reasks < 0 || reasks > 10)
+    throw UsageError(fmt::format("metric '{}': style_reasks must be 0..10", spec.text()));
+  return std::make_unique<StyleNormalized>(std::move(inner), role, reasks, prompts,
+                                           llm::Session::current());
+}
+
+}  // namespace probity::metrics
