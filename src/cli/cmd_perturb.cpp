@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -22,7 +23,8 @@ int run_perturb(const PerturbArgs& args) {
     all.push_back(info->factory());
   std::ofstream out(args.out, std::ios::binary);
   if (!out) throw UsageError(fmt::format("cannot write '{}'", args.out));
-  std::size_t applied = 0, other = 0;
+  std::size_t applied = 0, not_applicable = 0, unchanged = 0, failed = 0;
+  std::map<std::string, std::size_t> failures;  // by strategy and first line of the note
   for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
     const Task& task = ds.tasks[t];
     nlohmann::ordered_json j = {{"task_id", task.task_id}, {"group", task.group}};
@@ -42,9 +44,20 @@ int run_perturb(const PerturbArgs& args) {
         results[c] = s->apply(PerturbContext{&ds, t, c, args.seed});
       });
       for (std::size_t c = 0; c < results.size(); ++c) {
-        if (results[c].status != PerturbResult::Status::kApplied) {
-          ++other;
-          continue;
+        switch (results[c].status) {
+          case PerturbResult::Status::kApplied:
+            break;
+          case PerturbResult::Status::kNotApplicable:
+            ++not_applicable;
+            continue;
+          case PerturbResult::Status::kUnchanged:
+            ++unchanged;
+            continue;
+          case PerturbResult::Status::kFailed:
+            ++failed;
+            ++failures[fmt::format("{}: {}", s->name(),
+                                   results[c].note.substr(0, results[c].note.find('\n')))];
+            continue;
         }
         ++applied;
         cands.push_back({{"id", fmt::format("{}~{}-{}", task.candidates[c].id, kind_name(s->kind()),
@@ -55,8 +68,13 @@ int run_perturb(const PerturbArgs& args) {
     }
     out << j.dump() << '\n';
   }
-  fmt::print("wrote {}: {} task(s), {} perturbed candidate(s) added ({} not applied); seed {}\n",
-             args.out, ds.tasks.size(), applied, other, args.seed);
+  fmt::print(
+      "wrote {}: {} task(s), {} perturbed candidate(s) added; not applicable {}, unchanged {}, "
+      "failed {}; seed {}\n",
+      args.out, ds.tasks.size(), applied, not_applicable, unchanged, failed, args.seed);
+  // Failed perturbations (e.g. LLM answers unusable after re-asking) are not in the file; say
+  // which and why rather than letting them pass for "not applicable".
+  for (const auto& [why, n] : failures) fmt::print("  failed {}x {}\n", n, why);
   return kExitOk;
 }
 

@@ -154,6 +154,12 @@ int main(int argc, char** argv) {
   pc->add_option("--out", pert.out, "Output dataset (JSONL)")->required();
   pc->add_flag("--skip-invalid", pert.skip_invalid, "Skip invalid items and report them");
   add_threads(pc, pert.threads);
+  cli::LlmFlags perturb_llm;
+  add_llm_flags(pc, perturb_llm);
+  pc->add_option("--perturber", perturb_llm.perturber,
+                 "Realisation of the strategies: rules (offline) or llm (the perturber role)")
+      ->check(CLI::IsMember({"rules", "llm"}))
+      ->capture_default_str();
 
   cli::MergeArgs merge;
   auto* gc = app.add_subcommand(
@@ -198,6 +204,8 @@ int main(int argc, char** argv) {
   selc->add_option("--permutations", sel.permutations, "Permutations of each test")
       ->capture_default_str();
   selc->add_option("--confidence", sel.confidence, "Confidence level")->capture_default_str();
+  cli::LlmFlags select_llm;
+  add_llm_flags(selc, select_llm);
   selc->add_flag("--json", sel.json, "Print JSON instead of a table");
   selc->add_flag("--skip-invalid", sel.skip_invalid, "Skip invalid items and report them");
   add_threads(selc, sel.threads);
@@ -331,7 +339,12 @@ int main(int argc, char** argv) {
     if (pc->parsed()) {
       for (auto* list : {&pert.degradations, &pert.manipulations})
         if (list->size() == 1 && list->front() == "none") list->clear();
-      return cli::run_perturb(pert);
+      auto session = cli::install_llm_session(perturb_llm);
+      if (perturb_llm.perturber == "llm")
+        cli::use_llm_perturber(pert.degradations, pert.manipulations);
+      const int code = cli::run_perturb(pert);
+      cli::report_llm_usage(session, "");
+      return code;
     }
     if (sc->parsed()) {
       auto session = cli::install_llm_session(score_llm);
@@ -345,7 +358,12 @@ int main(int argc, char** argv) {
       return cli::run_compare(cmp);
     }
     if (lc->parsed()) return cli::run_metrics(metrics_json);
-    if (selc->parsed()) return cli::run_select(sel);
+    if (selc->parsed()) {
+      auto session = cli::install_llm_session(select_llm);
+      const int code = cli::run_select(sel);
+      cli::report_llm_usage(session, "");
+      return code;
+    }
     if (mg->parsed()) return cli::run_meta_global(mglobal);
     if (ml->parsed()) return cli::run_meta_local(mlocal);
     if (bc->parsed()) {
