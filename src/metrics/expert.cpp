@@ -15,10 +15,12 @@
 #include "metrics/builtin.hpp"
 #include "mi/mi_metric.hpp"
 #include "predict/factory.hpp"
+#include "predict/llm_common.hpp"
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
 #include "probity/text.hpp"
 #include "util/hash.hpp"
+#include "util/parallel.hpp"
 #include "util/random.hpp"
 
 namespace probity::metrics::expert {
@@ -141,6 +143,11 @@ std::uint64_t data_hash(std::span<const Task> tasks) {
     for (const auto& c : t.candidates) h = util::fnv1a64(c.text, h);
   }
   return h;
+}
+
+// The key of an analysis in the AnalysisCache.
+std::uint64_t analysis_key(std::string_view candidate, std::string_view reference) {
+  return util::fnv1a64(reference, util::fnv1a64("\x1f", util::fnv1a64(candidate)));
 }
 
 }  // namespace
@@ -440,20 +447,36 @@ Judgment LexicalAspectJudge::style(const Aspect& a, const Aspect& b) const {
 
 Analysis analyze(const AspectJudge& judge, std::string_view candidate, std::string_view reference) {
   Analysis a;
-  a.reference_aspects = judge.extract(reference);
-  a.candidate_aspects = judge.extract(candidate);
-  a.steps = 2;
-  auto side = [&](const std::vector<Aspect>& from, const std::vector<Aspect>& to,
-                  std::vector<PairResult>& out, std::array<double, kAggregations>& score) {
+  const bool model = judge.model_backed();
+  // The step being taken, described only when it fails.
+  struct Step {
+    const char* what = "";
+    char from = 0, to = 0;
+    std::size_t i = 0, j = 0;
+  } step;
+  auto take = [&](Step s, bool asks_model) {
+    step = s;
+    ++a.steps;
+    if (model && asks_model) ++a.model_calls;
+  };
+  auto blank = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+  };
+  auto side = [&](const std::vector<Aspect>& from, const std::vector<Aspect>& to, char from_tag,
+                  char to_tag, std::vector<PairResult>& out,
+                  std::array<double, kAggregations>& score) {
     for (std::size_t i = 0; i < from.size(); ++i) {
       PairResult p;
       p.aspect = i;
+      take({"matching", from_tag, 0, i, 0}, !to.empty());
       p.match = judge.match(from[i], to);
-      ++a.steps;
       if (p.match.partner) {
-        p.content = judge.content(from[i], to[*p.match.partner]);
-        p.style = judge.style(from[i], to[*p.match.partner]);
-        a.steps += 2;
+        const std::size_t k = *p.match.partner;
+        take({"content judgment", from_tag, to_tag, i, k}, true);
+        p.content = judge.content(from[i], to[k]);
+        take({"style judgment", from_tag, to_tag, i, k}, true);
+        p.style = judge.style(from[i], to[k]);
       }
       out.push_back(std::move(p));
     }
@@ -465,13 +488,30 @@ Analysis analyze(const AspectJudge& judge, std::string_view candidate, std::stri
       score[g] = out.empty() ? 0.0 : sum / static_cast<double>(out.size());
     }
   };
-  side(a.reference_aspects, a.candidate_aspects, a.recall_side, a.recall);
-  side(a.candidate_aspects, a.reference_aspects, a.precision_side, a.precision);
+  try {
+    take({"extraction of the reference's aspects", 0, 0, 0, 0}, !blank(reference));
+    a.reference_aspects = judge.extract(reference);
+    take({"extraction of the candidate's aspects", 0, 0, 0, 0}, !blank(candidate));
+    a.candidate_aspects = judge.extract(candidate);
+    side(a.reference_aspects, a.candidate_aspects, 'R', 'C', a.recall_side, a.recall);
+    side(a.candidate_aspects, a.reference_aspects, 'C', 'R', a.precision_side, a.precision);
+  } catch (const StepFailure& e) {
+    // No default stands in for the failed step: the analysis ends and its scores are undefined.
+    a.failed_steps = 1;
+    std::string where = step.what;
+    if (step.from != 0 && step.to == 0) where += fmt::format(" of {}{}", step.from, step.i + 1);
+    if (step.to != 0)
+      where += fmt::format(" of {}{} and {}{}", step.from, step.i + 1, step.to, step.j + 1);
+    a.failure = fmt::format("{} failed: {}", where, e.what());
+    a.recall.fill(std::nan(""));
+    a.precision.fill(std::nan(""));
+    a.f.fill(std::nan(""));
+    return a;
+  }
   for (std::size_t g = 0; g < kAggregations; ++g) {
     const double p = a.precision[g], r = a.recall[g];
     a.f[g] = p + r > 0.0 ? 2.0 * p * r / (p + r) : 0.0;
   }
-  a.model_calls = judge.model_backed() ? a.steps : 0;
   return a;
 }
 
@@ -500,8 +540,7 @@ void ExpertMetric::fit(std::span<const Task> tasks) {
 
 std::shared_ptr<const Analysis> ExpertMetric::analysis(std::string_view candidate,
                                                        std::string_view reference) const {
-  const std::uint64_t key =
-      util::fnv1a64(reference, util::fnv1a64("\x1f", util::fnv1a64(candidate)));
+  const std::uint64_t key = analysis_key(candidate, reference);
   {
     std::lock_guard lock(cache_->mutex);
     if (auto it = cache_->entries.find(key); it != cache_->entries.end()) return it->second;
@@ -512,6 +551,28 @@ std::shared_ptr<const Analysis> ExpertMetric::analysis(std::string_view candidat
   // stay alive through their shared pointers.
   if (cache_->entries.size() >= kMaxCachedAnalyses) cache_->entries.clear();
   return cache_->entries.emplace(key, std::move(a)).first->second;
+}
+
+void ExpertMetric::prefetch(std::span<const MetricInput> inputs) const {
+  // The distinct (candidate, reference) pairs of the chunk that are not analysed yet; the
+  // analyses fill the shared cache that item_stats and explain read.
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  {
+    std::unordered_set<std::uint64_t> seen;
+    std::lock_guard lock(cache_->mutex);
+    for (const auto& input : inputs) {
+      for (auto ref : references(input)) {
+        const std::uint64_t key = analysis_key(input.candidate, ref);
+        if (cache_->entries.count(key) || !seen.insert(key).second) continue;
+        pairs.emplace_back(input.candidate, ref);
+      }
+    }
+  }
+  if (pairs.empty()) return;
+  const auto threads = static_cast<unsigned>(
+      std::min<std::size_t>({pairs.size(), std::max<std::size_t>(judge_->parallelism(), 1), 256}));
+  util::parallel_for(
+      pairs.size(), threads, [&](std::size_t i) { analysis(pairs[i].first, pairs[i].second); }, 1);
 }
 
 std::vector<std::string_view> ExpertMetric::references(const MetricInput& input) const {
@@ -534,9 +595,21 @@ void ExpertMetric::item_stats(const MetricInput& input, std::span<double> stats)
     stats[1] += a->recall[g];
     stats[2] += a->f[g];
     stats[3] += static_cast<double>(a->model_calls);
+    stats[4] += static_cast<double>(a->failed_steps);
   }
   // Several references: the mean of the per-reference values (SPEC §2).
   for (std::size_t k = 0; k < 3; ++k) stats[k] /= static_cast<double>(refs.size());
+  // A failed model step makes the item undefined, whatever the other references gave.
+  if (stats[4] > 0) stats[0] = stats[1] = stats[2] = std::nan("");
+}
+
+std::string ExpertMetric::undefined_reason(std::span<const double> stats) const {
+  if (stats.size() > 4 && stats[4] > 0)
+    return fmt::format(
+        "an ExPerT model step (aspect extraction, matching, or a content or style judgment) "
+        "failed or stayed unparseable after re-asking ({} failed step{}; see --explain)",
+        stats[4], stats[4] == 1 ? "" : "s");
+  return "no reference";
 }
 
 void ExpertMetric::sentence_score(std::span<const double> stats, std::span<double> parts) const {
@@ -552,7 +625,7 @@ std::string ExpertMetric::explain(const MetricInput& input) const {
   out["aggregation"] = aggregation_name(config_.aggregation);
   json per_ref = json::array();
   double p = 0, r = 0, f = 0;
-  std::size_t steps = 0, calls = 0;
+  std::size_t steps = 0, calls = 0, failed = 0;
   const auto refs = references(input);
   for (std::size_t k = 0; k < refs.size(); ++k) {
     const auto a = analysis(input.candidate, refs[k]);
@@ -597,6 +670,11 @@ std::string ExpertMetric::explain(const MetricInput& input) const {
                        {"scores", scores},
                        {"judgments", a->steps},
                        {"model_calls", a->model_calls}});
+    if (a->failed_steps > 0) {
+      per_ref.back()["failed_steps"] = a->failed_steps;
+      per_ref.back()["failure"] = a->failure;
+    }
+    failed += a->failed_steps;
     p += a->precision[g];
     r += a->recall[g];
     f += a->f[g];
@@ -609,6 +687,10 @@ std::string ExpertMetric::explain(const MetricInput& input) const {
   out["f"] = f / n;
   out["judgments"] = steps;
   out["model_calls"] = calls;
+  if (failed > 0) {
+    out["p"] = out["r"] = out["f"] = nullptr;  // undefined, as in the score records
+    out["failed_steps"] = failed;
+  }
   out["references"] = std::move(per_ref);
   return out.dump();
 }
@@ -621,9 +703,13 @@ void register_expert(MetricRegistry& registry) {
   registry.add(
       {"expert",
        "ExPerT: aspect extraction, matching and content/style judgments, F of aspect precision "
-       "and recall (offline: statements, support judge, stylometry); parts p, r, f",
+       "and recall (offline: statements, support judge, stylometry; llm=<role>: the steps are "
+       "prompted model calls); parts p, r, f",
        "agg=average|content|style|and|or (per-pair aggregation; the paper's headline is "
-       "average); refs=first|all; calib_seed=0 (support judge and style calibration)",
+       "average); refs=first|all; calib_seed=0 (offline: support judge and style calibration); "
+       "llm=<role> (the LLM realisation: extraction, matching, content and style judgments by "
+       "prompted model calls; needs --config or --llm-base-url); reasks=2 and prompts=<dir> "
+       "(with llm)",
        [](const MetricSpec& spec) -> std::unique_ptr<Metric> {
          if (!spec.arg().empty())
            throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
@@ -638,6 +724,41 @@ void register_expert(MetricRegistry& registry) {
            throw UsageError(fmt::format("metric '{}': refs must be first or all", spec.text()));
          cfg.all_references = refs == "all";
          cfg.name = spec.text();
+         bool llm_option = false;
+         for (const auto& kv : spec.options()) llm_option |= kv.first == "llm";
+         if (llm_option) {
+           expert::LlmJudgeOptions o;
+           o.role = spec.get("llm", "");
+           if (o.role.empty())
+             throw UsageError(
+                 fmt::format("metric '{}': llm needs a role, e.g. llm=judge", spec.text()));
+           o.reasks = spec.get_int("reasks", 2);
+           if (o.reasks < 0 || o.reasks > 10)
+             throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
+           o.prompts_dir = spec.get("prompts", "");
+           auto session = llm::Session::current();
+           // One judge and analysis cache per session and configuration, shared by the
+           // aggregation variants while some metric uses them (they hold the session's client),
+           // released with the last one.
+           struct Live {
+             std::weak_ptr<expert::AspectJudge> judge;
+             std::weak_ptr<expert::AnalysisCache> cache;
+           };
+           static std::mutex llm_mutex;
+           static std::map<std::string, Live> live;
+           const std::string key =
+               fmt::format("{}|{}|{}|{}", session->id(), o.role, o.reasks, o.prompts_dir);
+           std::lock_guard lock(llm_mutex);
+           auto& slot = live[key];
+           auto judge = slot.judge.lock();
+           auto cache = slot.cache.lock();
+           if (!judge || !cache) {
+             judge = expert::make_llm_aspect_judge(o, session);
+             cache = std::make_shared<expert::AnalysisCache>();
+             slot = {judge, cache};
+           }
+           return std::make_unique<expert::ExpertMetric>(cfg, judge, cache);
+         }
          // The support judge is the one the statement-level MI metrics use (same calibration
          // seed): fitted once per dataset whichever metric asks first.
          auto predictor =

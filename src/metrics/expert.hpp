@@ -9,8 +9,8 @@
 //
 // The four steps (extract, match, content, style) are an interface: the offline realisation
 // below uses the rule-based statement decomposition, the lexical-semantic support judge and a
-// stylometric profile; an LLM realisation (the paper's prompts) implements the same interface
-// and reports its model calls.
+// stylometric profile; the LLM realisation (expert_llm.hpp, `expert,llm=<role>`) asks a model
+// through versioned prompts and reports its model calls.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -25,6 +26,10 @@
 
 #include "predict/support_judge.hpp"
 #include "probity/metric.hpp"
+
+namespace probity::llm {
+class Session;
+}
 
 namespace probity::metrics::expert {
 
@@ -53,7 +58,17 @@ struct MatchDecision {
   std::string rationale;
 };
 
-// The steps of ExPerT. Implementations are thread-safe after fit().
+// A step that a model-backed judge could not take: the model's answer failed or stayed
+// unparseable after re-asking. analyze() records it and the item's score is undefined; a failed
+// step never becomes a default value (no aspects, no match, not aligned).
+class StepFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The steps of ExPerT. Implementations are thread-safe after fit(). A step may throw
+// StepFailure. A model-backed judge sends no request for a blank text (no aspects) or an empty
+// list of partners (no match); analyze() does not count those steps as model calls.
 class AspectJudge {
  public:
   virtual ~AspectJudge() = default;
@@ -65,6 +80,9 @@ class AspectJudge {
   virtual Judgment style(const Aspect& a, const Aspect& b) const = 0;
   // True when every step is a model call; the offline judge makes none.
   virtual bool model_backed() const = 0;
+  // How many analyses may usefully run at once (a model-backed judge: its client's concurrency);
+  // ExpertMetric::prefetch runs a chunk of items' analyses on that many threads.
+  virtual std::size_t parallelism() const { return 1; }
 };
 
 // ---- offline realisation
@@ -131,6 +149,21 @@ class LexicalAspectJudge final : public AspectJudge {
   StyleCalibration style_;
 };
 
+// ---- LLM realisation (expert_llm.cpp)
+// ---------------------------------------------------------------------
+
+struct LlmJudgeOptions {
+  std::string role = "judge";   // configuration role of the endpoint
+  int reasks = 2;               // re-asks of an unparseable answer, then the step fails
+  std::string prompts_dir;      // "" = the compiled-in prompts/ directory
+  std::size_t max_words = 512;  // texts are truncated to this many words, as ExPerT does
+};
+
+// The paper's four prompted steps on the session's client for `role` (UsageError when the role
+// has no endpoint or a prompt template is missing). See expert_llm.hpp.
+std::shared_ptr<AspectJudge> make_llm_aspect_judge(LlmJudgeOptions options,
+                                                   std::shared_ptr<llm::Session> session);
+
 // ---- scoring
 // --------------------------------------------------------------------------------------
 
@@ -147,7 +180,11 @@ struct Analysis {
   std::vector<PairResult> precision_side;  // one per candidate aspect
   std::array<double, kAggregations> recall{}, precision{}, f{};
   std::size_t steps = 0;        // judgments made: extractions + matchings + 2 per matched pair
-  std::size_t model_calls = 0;  // steps that were model calls (0 offline)
+  std::size_t model_calls = 0;  // steps that were model calls (0 offline; re-asks not included)
+  // A step that failed (StepFailure) ends the analysis there: the sides hold the pairs completed
+  // before it, recall, precision and F are NaN, and `failure` names the step and the error.
+  std::size_t failed_steps = 0;
+  std::string failure;
 };
 
 Analysis analyze(const AspectJudge& judge, std::string_view candidate, std::string_view reference);
@@ -167,9 +204,10 @@ struct ExpertConfig {
   std::string name = "expert";
 };
 
-// The metric: parts p, r, f (primary f); statistics are (p, r, f, model calls) of the item, so
-// the corpus score is the mean of item scores. Analyses are cached per (judge, candidate,
-// reference) and shared by the five aggregation variants.
+// The metric: parts p, r, f (primary f); statistics are (p, r, f, model calls, failed steps) of
+// the item, so the corpus score is the mean of item scores; an item with a failed step is
+// undefined (NaN, with its reason). Analyses are cached per (judge, candidate, reference) and
+// shared by the five aggregation variants.
 class ExpertMetric final : public Metric {
  public:
   ExpertMetric(ExpertConfig config, std::shared_ptr<AspectJudge> judge,
@@ -179,12 +217,17 @@ class ExpertMetric final : public Metric {
   std::string signature() const override;
   std::vector<std::string> parts() const override { return {"p", "r", "f"}; }
   std::size_t primary_part() const override { return 2; }
-  std::size_t num_stats() const override { return 4; }
+  std::size_t num_stats() const override { return 5; }
   bool needs_fit() const override { return true; }
   void fit(std::span<const Task> tasks) override;
   void item_stats(const MetricInput& input, std::span<double> stats) const override;
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override;
   CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
+  std::string undefined_reason(std::span<const double> stats) const override;
+  // Model-backed judge: a chunk of items is analysed ahead on judge->parallelism() threads, so
+  // that many requests are in flight whatever the number of scoring threads (offline: none).
+  std::size_t batch_size() const override { return judge_->model_backed() ? 256 : 0; }
+  void prefetch(std::span<const MetricInput> inputs) const override;
   std::string explain(const MetricInput& input) const override;
 
   std::shared_ptr<const Analysis> analysis(std::string_view candidate,
