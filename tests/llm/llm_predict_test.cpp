@@ -676,6 +676,19 @@ TEST(LlmPerturb, CommandLineScoresAndAuditsWithLlmOracleJudgeAndPerturbations) {
   const auto j = nlohmann::json::parse(report);
   ASSERT_TRUE(j["llm_usage"].is_object()) << report.substr(report.size() - 400);
   EXPECT_GT(j["llm_usage"]["total"]["items"].get<long>(), 0);
+  EXPECT_NE(probity::test::read_text(out + "/report.md").find("## LLM usage"), std::string::npos);
+  // The whole audit again into a new directory (no audit cache): served by the LLM cache alone.
+  const auto before = server.count();
+  r = probity::test::run_probity("audit --data " + data +
+                                 " --metric stmt-tv,predictor=llm --metric llm-judge --perturber "
+                                 "llm --degrade S,P --manipulate R --bootstrap 20 --out " +
+                                 out + "-again" + llm);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.count(), before);
+  const auto again = nlohmann::json::parse(probity::test::read_text(out + "-again/report.json"));
+  EXPECT_EQ(again["llm_usage"]["total"]["requests"].get<long>(), 0);
+  EXPECT_EQ(again["llm_usage"]["total"]["cache_hits"], j["llm_usage"]["total"]["items"]);
+  std::filesystem::remove_all(out + "-again");
   std::filesystem::remove_all(out);
   std::filesystem::remove(cache);
   std::filesystem::remove(data);
