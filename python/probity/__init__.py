@@ -50,7 +50,8 @@ __all__ = [
     "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError",
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
     "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bootstrap_correlation",
-    "cem_ord", "compare", "corpus_score", "correlate", "correlation", "format_report", "holm",
+    "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
+    "disconnect_llm", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "load_dataset", "metrics", "paired_t", "pearson",
     "permutation_correlation_diff", "perturb", "score", "score_dataset", "score_parts",
     "signature", "spearman", "strategies", "write_report",
@@ -674,3 +675,40 @@ def format_report(report, format="text", unicode=True):
 def write_report(report, out):
     """Writes report.json, report.md and report.html of an audit report into directory `out`."""
     _probity.write_report(_report_json(report), os.fspath(out))
+
+
+# ---- LLM session ---------------------------------------------------------------------------------
+
+def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, concurrency=None,
+                  cache=None, cache_mode=None):
+    """Connects probity to an OpenAI-compatible server, as the CLI's LLM flags do.
+
+    ``config`` is a ``probity.toml`` (named endpoints per role: judge, oracle, perturber, lm);
+    the keyword arguments override it like ``--llm-base-url``, ``--llm-model``,
+    ``--llm-api-key-env`` (the NAME of the environment variable holding the key, never the key),
+    ``--llm-concurrency``, ``--cache`` and ``--cache-mode``. Every metric created afterwards
+    that uses a model (``llm-judge``, ``predictor=llm``, ``expert,llm=judge``, ``style=llm``)
+    and :func:`audit` use this session; answers are cached in ``cache`` (SQLite), so a re-run
+    makes no request::
+
+        probity.configure_llm(base_url="http://127.0.0.1:8000/v1", model="qwen",
+                              cache="llm-cache.sqlite")
+        probity.score("llm-judge,scale=1-5", candidates, references)
+        probity.llm_usage()["total"]["requests"]
+    """
+    _probity.configure_llm(config=str(config) if config else "", base_url=base_url, model=model,
+                           api_key_env=api_key_env, concurrency=concurrency,
+                           cache=str(cache) if cache else None, cache_mode=cache_mode)
+
+
+def disconnect_llm():
+    """Removes the LLM session; metrics that need a model then raise :class:`UsageError`."""
+    _probity.disconnect_llm()
+
+
+def llm_usage():
+    """The session's accounting (requests, cache hits, retries, failures, questions, re-asks,
+    unparsed answers, tokens and cost per endpoint) as a dict, or None without a session."""
+    text = _probity.llm_usage()
+    return None if text is None else json.loads(text)
+

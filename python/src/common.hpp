@@ -46,5 +46,6 @@ void bind_data(py::module_& m);
 void bind_scoring(py::module_& m);
 void bind_stats(py::module_& m);
 void bind_audit(py::module_& m);
+void bind_llm(py::module_& m);
 
 }  // namespace probity::python

@@ -92,4 +92,5 @@ PYBIND11_MODULE(_probity, m) {
   bind_scoring(m);
   bind_stats(m);
   bind_audit(m);
+  bind_llm(m);
 }

@@ -1,0 +1,43 @@
+// The LLM session from Python: the same configuration as the command line's --config /
+// --llm-* / --cache flags, installed for every later metric that uses a model (llm-judge,
+// predictor=llm, expert,llm=..., style=llm) and for audit; the usage accounting as JSON.
+#include <optional>
+#include <string>
+
+#include "common.hpp"
+#include "predict/llm_common.hpp"
+#include "probity/llm.hpp"
+
+namespace probity::python {
+
+void bind_llm(py::module_& m) {
+  m.def(
+      "configure_llm",
+      [](const std::string& config_path, std::optional<std::string> base_url,
+         std::optional<std::string> model, std::optional<std::string> api_key_env,
+         std::optional<std::size_t> concurrency, std::optional<std::string> cache,
+         std::optional<std::string> cache_mode) {
+        llm::LlmConfig config =
+            config_path.empty() ? llm::LlmConfig{} : llm::load_config(config_path);
+        llm::CliOverrides o;
+        o.base_url = std::move(base_url);
+        o.model = std::move(model);
+        o.api_key_env = std::move(api_key_env);
+        o.concurrency = concurrency;
+        o.cache = std::move(cache);
+        o.cache_mode = std::move(cache_mode);
+        llm::apply_cli_overrides(config, o);
+        llm::Session::install(std::make_shared<llm::Session>(std::move(config)));
+      },
+      py::arg("config") = "", py::arg("base_url") = py::none(), py::arg("model") = py::none(),
+      py::arg("api_key_env") = py::none(), py::arg("concurrency") = py::none(),
+      py::arg("cache") = py::none(), py::arg("cache_mode") = py::none());
+  m.def("disconnect_llm", [] { llm::Session::install(nullptr); });
+  m.def("llm_usage", []() -> std::optional<std::string> {
+    auto session = llm::Session::current_or_null();
+    if (!session) return std::nullopt;
+    return session->accounting().to_json();
+  });
+}
+
+}  // namespace probity::python

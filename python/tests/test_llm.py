@@ -1,0 +1,91 @@
+"""The LLM session from Python, against a small OpenAI-compatible server written here with the
+standard library (the C++ tests use the full mock server; this one only answers the judge)."""
+
+import http.server
+import json
+import os
+import tempfile
+import threading
+import unittest
+
+import numpy as np
+
+import probity
+
+
+class _Judge(http.server.BaseHTTPRequestHandler):
+    requests = 0
+    authorizations = []
+
+    def do_POST(self):  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests += 1
+        type(self).authorizations.append(self.headers.get("Authorization", ""))
+        prompt = body["messages"][0]["content"]
+        candidate = prompt.split("CANDIDATE:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+        rating = min(5, max(1, len(candidate.split())))  # 1 point per word, up to 5
+        out = {"id": "x", "object": "chat.completion", "model": body["model"],
+               "choices": [{"index": 0, "finish_reason": "stop",
+                            "message": {"role": "assistant",
+                                        "content": json.dumps({"rating": rating})}}],
+               "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}}
+        data = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+class LlmSessionTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Judge)
+        cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
+        cls.thread.start()
+        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}/v1"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        probity.disconnect_llm()
+
+    def test_judge_scores_then_cache_serves_the_rerun(self):
+        candidates = ["one", "one two three", "a b c d e f g"]
+        references = ["ref"] * 3
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = os.path.join(tmp, "cache.sqlite")
+            os.environ["PROBITY_TEST_KEY"] = "sk-secret-python-key"
+            probity.configure_llm(base_url=self.url, model="m", cache=cache,
+                                  api_key_env="PROBITY_TEST_KEY")
+            scores = probity.score("llm-judge", candidates, references)
+            np.testing.assert_array_equal(scores, [1.0, 3.0, 5.0])
+            first = _Judge.requests
+            self.assertEqual(first, 3)
+            usage = probity.llm_usage()
+            self.assertEqual(usage["total"]["items"], 3)
+            self.assertEqual(usage["total"]["questions"], 3)
+            self.assertNotIn("sk-secret-python-key", json.dumps(usage))
+            self.assertIn("Bearer sk-secret-python-key", _Judge.authorizations)
+            self.assertNotIn("sk-secret", probity.signature("llm-judge"))
+            # A new session on the same cache: no request.
+            probity.configure_llm(base_url=self.url, model="m", cache=cache,
+                                  api_key_env="PROBITY_TEST_KEY")
+            again = probity.score("llm-judge", candidates, references)
+            np.testing.assert_array_equal(again, scores)
+            self.assertEqual(_Judge.requests, first)
+            self.assertEqual(probity.llm_usage()["total"]["cache_hits"], 3)
+
+    def test_without_a_session_llm_metrics_are_a_usage_error(self):
+        probity.disconnect_llm()
+        self.assertIsNone(probity.llm_usage())
+        with self.assertRaises(probity.UsageError) as ctx:
+            probity.score("llm-judge", ["a"], ["b"])
+        self.assertIn("--llm-base-url", str(ctx.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
