@@ -24,6 +24,35 @@
 #include "util/random.hpp"
 
 namespace probity::metrics::expert {
+
+// Lower-case alphanumeric words ("Sterling's" → "sterling", "s").
+// Truncation to the first `max` whitespace words, as ExPerT does without a tokenizer.
+std::string truncate_words(std::string_view text, std::size_t max) {
+  std::size_t words = 0;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool space = std::isspace(static_cast<unsigned char>(text[i])) != 0;
+    if (!space && !in_word && ++words > max) return std::string(text.substr(0, i));
+    in_word = !space;
+  }
+  return std::string(text);
+}
+
+std::vector<std::string> words_of(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!cur.empty()) {
+      out.push_back(std::move(cur));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -50,22 +79,6 @@ constexpr std::array<std::string_view, 10> kPersonal = {"i",    "we", "you", "my
 std::string lower_ascii(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// Lower-case alphanumeric words ("Sterling's" → "sterling", "s").
-std::vector<std::string> words_of(std::string_view s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!cur.empty()) {
-      out.push_back(std::move(cur));
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) out.push_back(std::move(cur));
   return out;
 }
 
@@ -97,18 +110,6 @@ double sum_of(const std::vector<double>& v) {
   double s = 0.0;
   for (double x : v) s += x;
   return s;
-}
-
-// Truncation to the first `max` whitespace words, as ExPerT does without a tokenizer.
-std::string truncate_words(std::string_view text, std::size_t max) {
-  std::size_t words = 0;
-  bool in_word = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool space = std::isspace(static_cast<unsigned char>(text[i])) != 0;
-    if (!space && !in_word && ++words > max) return std::string(text.substr(0, i));
-    in_word = !space;
-  }
-  return std::string(text);
 }
 
 // Threshold on a distance maximising balanced accuracy of "d ≤ θ ⇒ matched" (Youden's J),

@@ -33,6 +33,11 @@ class Session;
 
 namespace probity::metrics::expert {
 
+// Lower-case alphanumeric words ("Sterling's" -> "sterling", "s"); shared by both judges.
+std::vector<std::string> words_of(std::string_view s);
+// The first `max` whitespace-separated words, as ExPerT truncates without a tokenizer.
+std::string truncate_words(std::string_view text, std::size_t max);
+
 // The per-pair aggregations, in the paper's order; the paper's headline is kAverage.
 enum class Aggregation { kContent, kStyle, kAnd, kOr, kAverage };
 constexpr std::size_t kAggregations = 5;

@@ -14,18 +14,12 @@
 
 namespace probity::metrics::expert {
 namespace {
+using llm::trim;
 
 using json = nlohmann::json;
 
 // Memoized extractions kept at most (every perturbed text of an audit is a new one).
 constexpr std::size_t kMaxMemo = 100000;
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 // Line breaks and tabs become spaces, so one aspect stays on its lines of a numbered list.
 std::string one_line(std::string_view s) {
@@ -39,31 +33,9 @@ std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
 }
 
-// The first `max` whitespace-separated words, as ExPerT truncates without a tokenizer.
-std::string truncate_words(std::string_view text, std::size_t max) {
-  std::size_t words = 0;
-  bool in_word = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool space = std::isspace(static_cast<unsigned char>(text[i])) != 0;
-    if (!space && !in_word && ++words > max) return std::string(text.substr(0, i));
-    in_word = !space;
-  }
-  return std::string(text);
-}
-
 std::set<std::string> word_set(std::string_view s) {
-  std::set<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!cur.empty()) {
-      out.insert(std::move(cur));
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) out.insert(std::move(cur));
-  return out;
+  const auto words = words_of(s);
+  return {words.begin(), words.end()};
 }
 
 // The sentence of the text that shares most words with the evidence (the first on ties).

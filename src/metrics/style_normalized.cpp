@@ -175,10 +175,8 @@ class StyleNormalized final : public Metric {
     }
   }
 
-  static std::optional<std::string> clean_line(std::string s) {
-    auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return std::nullopt;
-    s = s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+  static std::optional<std::string> clean_line(const std::string& line) {
+    std::string s = llm::trim(line);
     if (s.starts_with("- ")) s = s.substr(2);
     std::replace(s.begin(), s.end(), '"', '\'');
     std::erase(s, '\\');

@@ -62,6 +62,9 @@ struct PromptTemplate {
 // when the file is missing.
 PromptTemplate load_prompt(const std::string& name, const std::string& dir = "");
 
+// `s` without leading and trailing ASCII whitespace.
+std::string trim(std::string_view s);
+
 // Strict parse of a JSON object answer after repairs of common deviations: code fences, prose
 // before or after the object, single-quoted strings, Python True/False/None, and a bare
 // yes/no/true/false word (returned as {"answer": bool}). nullopt with `error` set otherwise.

@@ -26,7 +26,10 @@
 namespace {
 
 using nlohmann::json;
+using probity::test::mock_session;
 using probity::test::MockServer;
+using probity::test::SessionGuard;
+using probity::test::temp_path;
 
 std::set<std::string> content_words(std::string_view text) {
   std::set<std::string> out;
@@ -112,24 +115,6 @@ probity::Dataset three_tasks() {
   return ds;
 }
 
-struct SessionGuard {
-  explicit SessionGuard(std::shared_ptr<probity::llm::Session> s) {
-    probity::llm::Session::install(std::move(s));
-  }
-  ~SessionGuard() { probity::llm::Session::install(nullptr); }
-};
-
-std::shared_ptr<probity::llm::Session> mock_session(const MockServer& server,
-                                                    const std::string& cache = "") {
-  probity::llm::LlmConfig config;
-  config.cache_path = cache;
-  probity::llm::CliOverrides o;
-  o.base_url = server.base_url();
-  o.model = "mock-model";
-  probity::llm::apply_cli_overrides(config, o);
-  return std::make_shared<probity::llm::Session>(std::move(config));
-}
-
 std::vector<double> primary_scores(const probity::Dataset& ds, const std::string& spec) {
   auto items = probity::all_items(ds);
   std::vector<probity::MetricSelection> m;
@@ -142,13 +127,6 @@ std::vector<double> primary_scores(const probity::Dataset& ds, const std::string
     out.push_back(parts[m[0].primary]);
   }
   return out;
-}
-
-std::string temp_path(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() /
-           ("probity_llm_predict_" + std::to_string(::getpid()) + "_" + name);
-  std::filesystem::remove(p);
-  return p.string();
 }
 
 TEST(LlmPredict, StmtTvRunsEndToEndAndBatchedEqualsPerStatement) {

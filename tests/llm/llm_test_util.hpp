@@ -1,12 +1,17 @@
 #pragma once
 // Shared set-up of the LLM tests: an endpoint aimed at the mock server with fast retries.
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "llm/mock_server.hpp"
+#include "predict/llm_common.hpp"
 #include "probity/llm.hpp"
 
 namespace probity::test {
@@ -35,6 +40,35 @@ inline std::vector<llm::Request> distinct_requests(int n, const std::string& pre
   std::vector<llm::Request> out;
   for (int i = 0; i < n; ++i) out.push_back(chat_request(prefix + std::to_string(i)));
   return out;
+}
+
+// Installs an LLM session for the scope of a test (metric factories reach it) and removes it.
+struct SessionGuard {
+  explicit SessionGuard(std::shared_ptr<llm::Session> s) { llm::Session::install(std::move(s)); }
+  ~SessionGuard() { llm::Session::install(nullptr); }
+};
+
+// A session whose every role talks to the mock server, as the CLI flags would configure it;
+// `cache` empty: no response cache; `key_env`: the name of the API key's variable.
+inline std::shared_ptr<llm::Session> mock_session(const MockServer& server,
+                                                  const std::string& cache = "",
+                                                  const std::string& key_env = "") {
+  llm::LlmConfig config;
+  config.cache_path = cache;
+  llm::CliOverrides o;
+  o.base_url = server.base_url();
+  o.model = "mock-model";
+  if (!key_env.empty()) o.api_key_env = key_env;
+  llm::apply_cli_overrides(config, o);
+  return std::make_shared<llm::Session>(std::move(config));
+}
+
+// A path in the temporary directory unique to this process, removed first.
+inline std::string temp_path(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() /
+           ("probity_llm_test_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove_all(p);
+  return p.string();
 }
 
 inline std::string read_file(const std::string& path) {

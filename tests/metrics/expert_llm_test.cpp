@@ -34,7 +34,10 @@ namespace {
 using namespace probity;
 using namespace probity::metrics::expert;
 using json = nlohmann::json;
+using probity::test::mock_session;
 using probity::test::MockServer;
+using probity::test::SessionGuard;
+using probity::test::temp_path;
 
 // ---- the mock's rule ----------------------------------------------------------------------------
 
@@ -154,30 +157,6 @@ std::string rule_answer(const json& request) {
 
 // ---- set-up
 // ---------------------------------------------------------------------------------------
-
-struct SessionGuard {
-  explicit SessionGuard(std::shared_ptr<llm::Session> s) { llm::Session::install(std::move(s)); }
-  ~SessionGuard() { llm::Session::install(nullptr); }
-};
-
-std::shared_ptr<llm::Session> mock_session(const MockServer& server, const std::string& cache = "",
-                                           const std::string& key_env = "") {
-  llm::LlmConfig config;
-  config.cache_path = cache;
-  llm::CliOverrides o;
-  o.base_url = server.base_url();
-  o.model = "mock-model";
-  if (!key_env.empty()) o.api_key_env = key_env;
-  llm::apply_cli_overrides(config, o);
-  return std::make_shared<llm::Session>(std::move(config));
-}
-
-std::string temp_path(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() /
-           ("probity_expert_llm_" + std::to_string(::getpid()) + "_" + name);
-  std::filesystem::remove_all(p);
-  return p.string();
-}
 
 std::shared_ptr<LlmAspectJudge> llm_judge(const std::shared_ptr<llm::Session>& session,
                                           int reasks = 2) {
