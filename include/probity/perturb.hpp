@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,16 @@ class Perturbation {
   virtual std::string signature() const = 0;
   // Deterministic for a given context (including seed); safe to call concurrently.
   virtual PerturbResult apply(const PerturbContext& context) const = 0;
+  // True when apply_many() does better than apply() per item (model-backed strategies send
+  // all their requests as one batch, in flight up to the client's concurrency).
+  virtual bool batched() const { return false; }
+  // The results of apply() for each context, in order. Default: apply() one after another.
+  virtual std::vector<PerturbResult> apply_many(std::span<const PerturbContext> contexts) const {
+    std::vector<PerturbResult> out;
+    out.reserve(contexts.size());
+    for (const auto& c : contexts) out.push_back(apply(c));
+    return out;
+  }
 };
 
 struct PerturbationInfo {

@@ -142,11 +142,20 @@ class Auditor {
     }
     for (std::size_t begin = 0; begin < missing.size(); begin += kCommitChunk) {
       std::size_t end = std::min(missing.size(), begin + kCommitChunk);
-      util::parallel_for(end - begin, options_.threads, [&](std::size_t j) {
-        const ItemRef& it = items[missing[begin + j]];
-        PerturbContext ctx{&ds, it.task, it.candidate, options_.seed};
-        results[missing[begin + j]] = strategy.apply(ctx);
-      });
+      if (strategy.batched()) {  // a model-backed strategy: the chunk as one batch
+        std::vector<PerturbContext> contexts;
+        for (std::size_t j = begin; j < end; ++j)
+          contexts.push_back(
+              {&ds, items[missing[j]].task, items[missing[j]].candidate, options_.seed});
+        auto done = strategy.apply_many(contexts);
+        for (std::size_t j = begin; j < end; ++j) results[missing[j]] = std::move(done[j - begin]);
+      } else {
+        util::parallel_for(end - begin, options_.threads, [&](std::size_t j) {
+          const ItemRef& it = items[missing[begin + j]];
+          PerturbContext ctx{&ds, it.task, it.candidate, options_.seed};
+          results[missing[begin + j]] = strategy.apply(ctx);
+        });
+      }
       cache_.begin();
       for (std::size_t j = begin; j < end; ++j)
         cache_.put_perturbation(keys[missing[j]], results[missing[j]]);

@@ -23,6 +23,28 @@ int run_perturb(const PerturbArgs& args) {
     all.push_back(info->factory());
   std::ofstream out(args.out, std::ios::binary);
   if (!out) throw UsageError(fmt::format("cannot write '{}'", args.out));
+  // Every strategy's results first: a model-backed strategy gets all items as one batch.
+  std::vector<std::vector<std::vector<PerturbResult>>> by_strategy(all.size());
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    auto& per_task = by_strategy[k];
+    per_task.resize(ds.tasks.size());
+    if (all[k]->batched()) {
+      std::vector<PerturbContext> contexts;
+      for (std::size_t t = 0; t < ds.tasks.size(); ++t)
+        for (std::size_t c = 0; c < ds.tasks[t].candidates.size(); ++c)
+          contexts.push_back({&ds, t, c, args.seed});
+      auto results = all[k]->apply_many(contexts);
+      for (std::size_t i = 0; i < contexts.size(); ++i)
+        per_task[contexts[i].task].push_back(std::move(results[i]));
+      continue;
+    }
+    for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
+      per_task[t].resize(ds.tasks[t].candidates.size());
+      util::parallel_for(ds.tasks[t].candidates.size(), args.threads, [&](std::size_t c) {
+        per_task[t][c] = all[k]->apply(PerturbContext{&ds, t, c, args.seed});
+      });
+    }
+  }
   std::size_t applied = 0, not_applicable = 0, unchanged = 0, failed = 0;
   std::map<std::string, std::size_t> failures;  // by strategy and first line of the note
   for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
@@ -38,11 +60,9 @@ int run_perturb(const PerturbArgs& args) {
       for (const auto& [dim, ratings] : c.human) h[dim] = ratings;
       cands.push_back({{"id", c.id}, {"system", c.system}, {"text", c.text}, {"human", h}});
     }
-    for (const auto& s : all) {
-      std::vector<PerturbResult> results(task.candidates.size());
-      util::parallel_for(task.candidates.size(), args.threads, [&](std::size_t c) {
-        results[c] = s->apply(PerturbContext{&ds, t, c, args.seed});
-      });
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      const auto& s = all[k];
+      const auto& results = by_strategy[k][t];
       for (std::size_t c = 0; c < results.size(); ++c) {
         switch (results[c].status) {
           case PerturbResult::Status::kApplied:

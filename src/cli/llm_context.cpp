@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "perturb/llm_strategies.hpp"
@@ -36,7 +37,10 @@ void use_llm_perturber(std::vector<std::string>& degradations,
 
 void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::string& json_path) {
   if (!session) return;
-  fmt::print(stderr, "LLM usage:\n{}\n", session->accounting().summary());
+  if (json_path.empty()) {  // the audit's text report already ends with this table
+    std::fflush(stdout);    // keep it after what the command printed when both go to a terminal
+    fmt::print(stderr, "LLM usage:\n{}\n", session->accounting().summary());
+  }
   if (json_path.empty()) return;
   std::ofstream out(json_path, std::ios::binary);
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", json_path));

@@ -26,7 +26,8 @@ std::shared_ptr<llm::Session> install_llm_session(const LlmFlags& flags);
 // strategy of the kind); an empty list stays empty.
 void use_llm_perturber(std::vector<std::string>& degradations,
                        std::vector<std::string>& manipulations);
-// Prints the accounting table to stderr; with `json_path`, also writes its JSON there.
+// Prints the accounting table to stderr; with `json_path` (the audit, whose printed report
+// already ends with the table) writes its JSON there instead.
 void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::string& json_path);
 
 }  // namespace probity::cli

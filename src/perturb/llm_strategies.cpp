@@ -34,27 +34,43 @@ class LlmStrategy final : public Perturbation {
   }
 
   PerturbResult apply(const PerturbContext& context) const override {
-    PerturbResult r;
-    if (context.dataset == nullptr || context.task >= context.dataset->tasks.size() ||
-        context.candidate >= context.task_ref().candidates.size()) {
-      r.status = PerturbResult::Status::kFailed;
-      r.note = "invalid perturbation context (no dataset, or task/candidate out of range)";
-      return r;
-    }
-    const Task& task = context.task_ref();
-    const Candidate& cand = context.candidate_ref();
-    std::map<std::string, std::string> values{{"candidate", cand.text}};
-    if (prompt_.text.find("{source}") != std::string::npos) {
-      if (task.source.empty()) {
-        r.status = PerturbResult::Status::kNotApplicable;
-        r.note = "the task has no source";
-        return r;
+    return apply_many(std::span<const PerturbContext>(&context, 1))[0];
+  }
+  bool batched() const override { return true; }
+
+  // Every applicable context's prompt in one ask_structured batch.
+  std::vector<PerturbResult> apply_many(std::span<const PerturbContext> contexts) const override {
+    std::vector<PerturbResult> out(contexts.size());
+    std::vector<std::string> prompts;
+    std::vector<std::int64_t> seeds;
+    std::vector<std::size_t> asked;  // index in `contexts` of each prompt
+    for (std::size_t i = 0; i < contexts.size(); ++i) {
+      const PerturbContext& context = contexts[i];
+      PerturbResult& r = out[i];
+      if (context.dataset == nullptr || context.task >= context.dataset->tasks.size() ||
+          context.candidate >= context.task_ref().candidates.size()) {
+        r.status = PerturbResult::Status::kFailed;
+        r.note = "invalid perturbation context (no dataset, or task/candidate out of range)";
+        continue;
       }
-      values["source"] = task.source;
+      const Task& task = context.task_ref();
+      const Candidate& cand = context.candidate_ref();
+      std::map<std::string, std::string> values{{"candidate", cand.text}};
+      if (prompt_.text.find("{source}") != std::string::npos) {
+        if (task.source.empty()) {
+          r.status = PerturbResult::Status::kNotApplicable;
+          r.note = "the task has no source";
+          continue;
+        }
+        values["source"] = task.source;
+      }
+      prompts.push_back(prompt_.render(values));
+      // The item seed makes the generation reproducible and keys the cache per run seed.
+      seeds.push_back(
+          static_cast<std::int64_t>(item_seed(context.seed, name(), task.task_id, cand.id) >> 1));
+      asked.push_back(i);
     }
-    // The item seed makes the generation reproducible and keys the cache per run seed.
-    const auto seed =
-        static_cast<std::int64_t>(item_seed(context.seed, name(), task.task_id, cand.id) >> 1);
+    if (prompts.empty()) return out;
     auto parser = [](std::size_t, const nlohmann::json& j,
                      std::string& error) -> std::optional<nlohmann::json> {
       if (!j.contains("text") || !j.at("text").is_string() ||
@@ -64,20 +80,22 @@ class LlmStrategy final : public Perturbation {
       }
       return j.at("text");
     };
-    auto answers =
-        llm::ask_structured(*client_, {prompt_.render(values)}, parser, kReasks, {}, {seed});
-    const auto& a = answers[0];
-    if (!a.ok) {
-      r.status = PerturbResult::Status::kFailed;
-      r.note = a.error;
-      return r;
+    auto answers = llm::ask_structured(*client_, prompts, parser, kReasks, {}, seeds);
+    for (std::size_t k = 0; k < asked.size(); ++k) {
+      PerturbResult& r = out[asked[k]];
+      const auto& a = answers[k];
+      if (!a.ok) {
+        r.status = PerturbResult::Status::kFailed;
+        r.note = a.error;
+        continue;
+      }
+      r.text = a.value.get<std::string>();
+      if (r.text == contexts[asked[k]].candidate_ref().text) {
+        r.status = PerturbResult::Status::kUnchanged;
+        r.note = "the model returned the text unchanged";
+      }
     }
-    r.text = a.value.get<std::string>();
-    if (r.text == cand.text) {
-      r.status = PerturbResult::Status::kUnchanged;
-      r.note = "the model returned the text unchanged";
-    }
-    return r;
+    return out;
   }
 
  private:

@@ -592,6 +592,37 @@ TEST(LlmPerturb, StrategiesAreRegisteredWithPromptsAndFailInsteadOfNoOp) {
   EXPECT_EQ(p->apply(ctx).status, probity::PerturbResult::Status::kNotApplicable);
 }
 
+TEST(LlmPerturb, ApplyManySendsTheItemsAsOneBatchWithTheSameResultsAsApply) {
+  probity::PerturbationRegistry registry;
+  probity::perturb::register_llm_strategies(registry);
+  MockServer server;
+  server.set_handler(audit_answer);
+  SessionGuard guard(mock_session(server));
+  probity::Dataset ds;
+  for (int t = 0; t < 30; ++t) {
+    probity::Task task;
+    task.task_id = "t" + std::to_string(t);
+    task.references.push_back({"r", "The river flooded village number " + std::to_string(t)});
+    task.candidates.push_back(
+        {"c", "A", "A flood hit village " + std::to_string(t) + ". People left by boat.", {}});
+    ds.tasks.push_back(std::move(task));
+  }
+  auto s = registry.create(probity::StrategyKind::kDegradation, "llm-S");
+  ASSERT_TRUE(s->batched());
+  std::vector<probity::PerturbContext> contexts;
+  for (std::size_t t = 0; t < ds.tasks.size(); ++t) contexts.push_back({&ds, t, 0, 3});
+  server.set_latency_ms(20);
+  const auto many = s->apply_many(contexts);
+  EXPECT_GE(server.max_in_flight(), 8);  // not one item at a time
+  ASSERT_EQ(many.size(), contexts.size());
+  for (std::size_t i = 0; i < contexts.size(); ++i) {
+    const auto one = s->apply(contexts[i]);  // the same request, so the same answer
+    EXPECT_EQ(one.status, many[i].status) << i;
+    EXPECT_EQ(one.text, many[i].text) << i;
+    EXPECT_EQ(many[i].status, probity::PerturbResult::Status::kApplied) << many[i].note;
+  }
+}
+
 // In process with the rule-based strategies (the LLM ones are registered globally only by the
 // command line; the command-line test below audits with them).
 TEST(LlmPerturb, AuditWithLlmOracleAndJudgeCompletes) {
