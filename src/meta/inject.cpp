@@ -140,6 +140,20 @@ struct Pos {
   std::size_t s = 0, t = 0;
 };
 
+// Positions of the tokens t of every sentence, first <= t < size - last, for which
+// want(tokens, t) holds, in text order (a seeded pick among them depends on that order).
+template <class Want>
+std::vector<Pos> token_spots(const EditableText& text, std::size_t first, std::size_t last,
+                             Want want) {
+  std::vector<Pos> spots;
+  for (std::size_t s = 0; s < text.sentences.size(); ++s) {
+    const auto& toks = text.sentences[s].tokens;
+    for (std::size_t t = first; t + last < toks.size(); ++t)
+      if (want(toks, t)) spots.push_back({s, t});
+  }
+  return spots;
+}
+
 std::size_t flat(const EditableText& text, std::size_t s, std::size_t t) {
   std::size_t n = 0;
   for (std::size_t i = 0; i < s; ++i) n += text.sentences[i].tokens.size();
@@ -324,20 +338,16 @@ std::optional<Edit> swap_entity(EditableText& text, const InjectionContext& ctx,
 // Changes the last non-zero digit of a number to another non-zero digit ("14,000" → "17,000",
 // "2015" → "2018"), so the format and magnitude stay plausible.
 std::optional<Edit> swap_number(EditableText& text, const InjectionContext&, Rng& rng) {
-  std::vector<Pos> spots;
-  for (std::size_t s = 0; s < text.sentences.size(); ++s) {
-    const auto& toks = text.sentences[s].tokens;
-    for (std::size_t t = 0; t < toks.size(); ++t) {
-      if (toks[t].touched) continue;
-      const Parts p = parts_of(toks[t].text);
-      const std::string low = lower(p.core);
-      const bool word =
-          std::find(kNumberWords.begin(), kNumberWords.end(), low) != kNumberWords.end();
-      bool nonzero = false;
-      for (char c : p.core) nonzero = nonzero || (c >= '1' && c <= '9');
-      if (word || (has_digit(p.core) && nonzero)) spots.push_back({s, t});
-    }
-  }
+  const auto spots = token_spots(text, 0, 0, [](const auto& toks, std::size_t t) {
+    if (toks[t].touched) return false;
+    const Parts p = parts_of(toks[t].text);
+    const std::string low = lower(p.core);
+    const bool word =
+        std::find(kNumberWords.begin(), kNumberWords.end(), low) != kNumberWords.end();
+    bool nonzero = false;
+    for (char c : p.core) nonzero = nonzero || (c >= '1' && c <= '9');
+    return word || (has_digit(p.core) && nonzero);
+  });
   if (spots.empty()) return std::nullopt;
   const Pos p = pick(rng, spots);
   const std::string old = text.sentences[p.s].tokens[p.t].text;
@@ -445,19 +455,15 @@ std::optional<Edit> unsupported_claim(EditableText& text, const InjectionContext
 // ---- fluency ------------------------------------------------------------------------------------
 
 std::optional<Edit> agreement_error(EditableText& text, const InjectionContext&, Rng& rng) {
-  std::vector<Pos> spots;
-  for (std::size_t s = 0; s < text.sentences.size(); ++s) {
-    const auto& toks = text.sentences[s].tokens;
-    for (std::size_t t = 0; t < toks.size(); ++t) {
-      if (toks[t].touched) continue;
-      const std::string low = lower(parts_of(toks[t].text).core);
-      bool agree = false;
-      for (const auto& [from, to] : kAgreement) agree = agree || low == from;
-      // An article that no longer agrees with the next word's sound ("an report").
-      const bool article = (low == "a" || low == "an") && t + 1 < toks.size();
-      if (agree || article) spots.push_back({s, t});
-    }
-  }
+  const auto spots = token_spots(text, 0, 0, [](const auto& toks, std::size_t t) {
+    if (toks[t].touched) return false;
+    const std::string low = lower(parts_of(toks[t].text).core);
+    bool agree = false;
+    for (const auto& [from, to] : kAgreement) agree = agree || low == from;
+    // An article that no longer agrees with the next word's sound ("an report").
+    const bool article = (low == "a" || low == "an") && t + 1 < toks.size();
+    return agree || article;
+  });
   if (spots.empty()) return std::nullopt;
   const Pos p = pick(rng, spots);
   const std::string old = text.sentences[p.s].tokens[p.t].text;
@@ -478,17 +484,12 @@ std::optional<Edit> agreement_error(EditableText& text, const InjectionContext&,
 }
 
 std::optional<Edit> word_order(EditableText& text, const InjectionContext&, Rng& rng) {
-  std::vector<Pos> spots;
-  for (std::size_t s = 0; s < text.sentences.size(); ++s) {
-    const auto& toks = text.sentences[s].tokens;
-    for (std::size_t t = 1; t + 1 < toks.size(); ++t) {
-      if (toks[t].touched || toks[t + 1].touched) continue;
-      const Parts a = parts_of(toks[t].text), b = parts_of(toks[t + 1].text);
-      if (!plain(a) || !plain(b) || !is_alpha_word(a.core) || !is_alpha_word(b.core)) continue;
-      if (lower(a.core) == lower(b.core)) continue;
-      spots.push_back({s, t});
-    }
-  }
+  const auto spots = token_spots(text, 1, 1, [](const auto& toks, std::size_t t) {
+    if (toks[t].touched || toks[t + 1].touched) return false;
+    const Parts a = parts_of(toks[t].text), b = parts_of(toks[t + 1].text);
+    if (!plain(a) || !plain(b) || !is_alpha_word(a.core) || !is_alpha_word(b.core)) return false;
+    return lower(a.core) != lower(b.core);
+  });
   if (spots.empty()) return std::nullopt;
   const Pos p = pick(rng, spots);
   auto& toks = text.sentences[p.s].tokens;
@@ -500,16 +501,11 @@ std::optional<Edit> word_order(EditableText& text, const InjectionContext&, Rng&
 }
 
 std::vector<Pos> slip_spots(const EditableText& text) {
-  std::vector<Pos> spots;
-  for (std::size_t s = 0; s < text.sentences.size(); ++s) {
-    const auto& toks = text.sentences[s].tokens;
-    for (std::size_t t = 1; t + 1 < toks.size(); ++t) {
-      if (toks[t].touched || toks[t - 1].touched || toks[t + 1].touched) continue;
-      const Parts p = parts_of(toks[t].text);
-      if (plain(p) && slip_words().count(p.core)) spots.push_back({s, t});
-    }
-  }
-  return spots;
+  return token_spots(text, 1, 1, [](const auto& toks, std::size_t t) {
+    if (toks[t].touched || toks[t - 1].touched || toks[t + 1].touched) return false;
+    const Parts p = parts_of(toks[t].text);
+    return plain(p) && slip_words().count(p.core) > 0;
+  });
 }
 
 std::optional<Edit> duplicate_function_word(EditableText& text, const InjectionContext&, Rng& rng) {
