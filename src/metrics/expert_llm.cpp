@@ -29,10 +29,6 @@ std::string one_line(std::string_view s) {
   return trim(out);
 }
 
-std::string first_line(const std::string& s) {
-  return s.substr(0, s.find('\n'));
-}
-
 std::set<std::string> word_set(std::string_view s) {
   const auto words = words_of(s);
   return {words.begin(), words.end()};
@@ -146,16 +142,11 @@ void LlmAspectJudge::fit(std::span<const Task>) {
   // Nothing to learn: the model makes every judgment.
 }
 
-void LlmAspectJudge::count_failure(const std::string& error) const {
-  std::lock_guard lock(mutex_);
-  ++failures_[first_line(error)];
-}
-
 json LlmAspectJudge::ask(const std::string& prompt, const llm::AnswerParser& parser) const {
   auto answers = llm::ask_structured(*client_, {prompt}, parser, options_.reasks);
   auto& a = answers.front();
   if (!a.ok) {
-    count_failure(a.error);
+    failures_.add(a.error);
     throw StepFailure(
         fmt::format("{} (after {} request{})", a.error, a.asks, a.asks == 1 ? "" : "s"));
   }
@@ -171,7 +162,7 @@ LlmAspectJudge::Extraction LlmAspectJudge::ask_extraction(const std::string& tex
   const auto& a = answers.front();
   Extraction e;
   if (!a.ok) {
-    count_failure(a.error);
+    failures_.add(a.error);
     e.error = fmt::format("{} (after {} request{})", a.error, a.asks, a.asks == 1 ? "" : "s");
     return e;
   }
@@ -284,18 +275,6 @@ Judgment LlmAspectJudge::style(const Aspect& a, const Aspect& b) const {
   // Only the evidence, as in the paper: the titles would bring the content back in.
   return judgment(style_,
                   {{"evidence_a", one_line(a.evidence)}, {"evidence_b", one_line(b.evidence)}});
-}
-
-std::map<std::string, std::size_t> LlmAspectJudge::failures() const {
-  std::lock_guard lock(mutex_);
-  return failures_;
-}
-
-std::size_t LlmAspectJudge::failure_count() const {
-  std::lock_guard lock(mutex_);
-  std::size_t n = 0;
-  for (const auto& [reason, count] : failures_) n += count;
-  return n;
 }
 
 }  // namespace probity::metrics::expert

@@ -44,8 +44,8 @@ class LlmAspectJudge final : public AspectJudge {
   std::size_t parallelism() const override { return client_->config().concurrency; }
 
   // Questions whose answer failed, by reason (the first line of the error).
-  std::map<std::string, std::size_t> failures() const;
-  std::size_t failure_count() const;
+  std::map<std::string, std::size_t> failures() const { return failures_.by_reason(); }
+  std::size_t failure_count() const { return failures_.total(); }
 
  private:
   struct Extraction {
@@ -56,7 +56,6 @@ class LlmAspectJudge final : public AspectJudge {
   Extraction ask_extraction(const std::string& text) const;
   // One structured question; throws StepFailure (after counting it) when it failed.
   nlohmann::json ask(const std::string& prompt, const llm::AnswerParser& parser) const;
-  void count_failure(const std::string& error) const;
   Judgment judgment(const llm::PromptTemplate& prompt,
                     const std::map<std::string, std::string>& values) const;
 
@@ -66,7 +65,7 @@ class LlmAspectJudge final : public AspectJudge {
   llm::PromptTemplate extract_, match_, content_, style_;
   mutable std::mutex mutex_;
   mutable std::unordered_map<std::string, std::shared_future<Extraction>> extractions_;
-  mutable std::map<std::string, std::size_t> failures_;
+  mutable llm::FailureTally failures_;
 };
 
 }  // namespace probity::metrics::expert

@@ -1,7 +1,7 @@
 // LLM-as-a-Judge: a model rates the candidate against the reference on a fixed integer scale;
 // `samples` ratings (repeated-sampling indices 0..N-1, distinct cache entries) are averaged.
 // A rating that failed or stayed unparseable after re-asking makes the item undefined (NaN),
-// never a default; failures are counted by reason.
+// never a default; the session's accounting counts them (unparsed answers, failed requests).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -91,8 +91,6 @@ class LlmJudge final : public Metric {
     double sum = 0;
     for (const auto& a : answers) {
       if (!a.ok) {
-        std::lock_guard lock(mutex_);
-        ++failures_[a.error.substr(0, a.error.find('\n'))];
         stats[1] = 1;
         continue;
       }
@@ -135,7 +133,6 @@ class LlmJudge final : public Metric {
   llm::Client* client_;
   llm::PromptTemplate prompt_;
   mutable std::mutex mutex_;
-  mutable std::map<std::string, std::size_t> failures_;
   mutable std::map<std::pair<std::string, std::uint32_t>, llm::Answer> memo_;
 };
 

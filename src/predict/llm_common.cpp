@@ -290,6 +290,23 @@ std::optional<int> get_int_field(const nlohmann::json& j, const std::string& fie
   return static_cast<int>(*d);
 }
 
+void FailureTally::add(std::string_view error) {
+  std::lock_guard lock(mutex_);
+  ++counts_[std::string(error.substr(0, error.find('\n')))];
+}
+
+std::map<std::string, std::size_t> FailureTally::by_reason() const {
+  std::lock_guard lock(mutex_);
+  return counts_;
+}
+
+std::size_t FailureTally::total() const {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& [reason, count] : counts_) n += count;
+  return n;
+}
+
 std::vector<Answer> ask_structured(Client& client, const std::vector<std::string>& prompts,
                                    const AnswerParser& parser, int max_reasks,
                                    const std::vector<std::uint32_t>& samples,

@@ -78,6 +78,19 @@ std::optional<bool> get_bool_field(const nlohmann::json& j, const std::string& f
 std::optional<int> get_int_field(const nlohmann::json& j, const std::string& field, int lo, int hi,
                                  std::string& error);
 
+// Failed answers by reason (the first line of the error), for components that report what
+// failed. Thread-safe.
+class FailureTally {
+ public:
+  void add(std::string_view error);
+  std::map<std::string, std::size_t> by_reason() const;
+  std::size_t total() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::size_t> counts_;
+};
+
 // Outcome of one structured question.
 struct Answer {
   bool ok = false;

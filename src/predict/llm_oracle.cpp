@@ -15,10 +15,6 @@ std::string numbered(const std::vector<std::string_view>& items) {
   return out;
 }
 
-std::string first_line(const std::string& s) {
-  return s.substr(0, s.find('\n'));
-}
-
 }  // namespace
 
 LlmOracle::LlmOracle(LlmOracleOptions options, std::shared_ptr<llm::Session> session)
@@ -154,7 +150,7 @@ void LlmOracle::prefetch(std::span<const mi::TargetGroup> groups, bool critic) c
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const auto& job = jobs[i];
     const auto& a = answers[i];
-    if (!a.ok) ++failures_[first_line(a.error)];
+    if (!a.ok) failures_.add(a.error);
     for (std::size_t e = 0; e < job.ys.size(); ++e) {
       Result r;
       r.ok = a.ok;
@@ -193,18 +189,6 @@ int LlmOracle::critic(std::string_view x, std::string_view y) const {
   const Result& r = lookup(true, x, y);
   if (!r.ok) throw mi::PredictionError(r.error);
   return r.value;
-}
-
-std::map<std::string, std::size_t> LlmOracle::failures() const {
-  std::lock_guard lock(mutex_);
-  return failures_;
-}
-
-std::size_t LlmOracle::failure_count() const {
-  std::lock_guard lock(mutex_);
-  std::size_t n = 0;
-  for (const auto& [reason, count] : failures_) n += count;
-  return n;
 }
 
 }  // namespace probity::predict

@@ -41,8 +41,8 @@ class LlmOracle final : public mi::Predictor {
   bool fallible() const override { return true; }
 
   // Pairs whose answer failed, by reason (the first line of the error).
-  std::map<std::string, std::size_t> failures() const;
-  std::size_t failure_count() const;
+  std::map<std::string, std::size_t> failures() const { return failures_.by_reason(); }
+  std::size_t failure_count() const { return failures_.total(); }
 
  private:
   struct Result {
@@ -61,7 +61,7 @@ class LlmOracle final : public mi::Predictor {
   mutable std::mutex mutex_;
   // Node-based: references handed out by lookup() stay valid while other threads insert.
   mutable std::unordered_map<std::string, Result> memo_;
-  mutable std::map<std::string, std::size_t> failures_;
+  mutable llm::FailureTally failures_;
 };
 
 }  // namespace probity::predict
