@@ -5,7 +5,9 @@
 #include <string>
 
 #include "common.hpp"
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/llm.hpp"
 
 namespace probity::python {

@@ -11,7 +11,9 @@
 #include <numeric>
 
 #include "audit/cache.hpp"
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"

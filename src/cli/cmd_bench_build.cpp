@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
 

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <fstream>
 
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "perturb/llm_strategies.hpp"
-#include "predict/llm_common.hpp"
 #include "probity/error.hpp"
 
 namespace probity::cli {

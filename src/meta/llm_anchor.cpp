@@ -8,7 +8,9 @@
 #include <map>
 #include <mutex>
 
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/meta.hpp"
 
 namespace probity::meta {

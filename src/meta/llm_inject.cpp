@@ -11,7 +11,9 @@
 #include <map>
 #include <stdexcept>
 
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/meta.hpp"
 #include "probity/text.hpp"
 #include "util/random.hpp"

@@ -12,10 +12,12 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
 #include "mi/mi_metric.hpp"
 #include "predict/factory.hpp"
-#include "predict/llm_common.hpp"
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
 #include "probity/text.hpp"

@@ -22,8 +22,10 @@
 #include <string>
 #include <unordered_map>
 
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "metrics/expert.hpp"
-#include "predict/llm_common.hpp"
 
 namespace probity::metrics::expert {
 

@@ -8,8 +8,10 @@
 #include <map>
 #include <mutex>
 
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
-#include "predict/llm_common.hpp"
 #include "probity/error.hpp"
 
 namespace probity::metrics {

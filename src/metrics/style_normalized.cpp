@@ -17,8 +17,10 @@
 #include <set>
 #include <unordered_map>
 
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
-#include "predict/llm_common.hpp"
 #include "probity/error.hpp"
 
 namespace probity::metrics {

@@ -4,7 +4,9 @@
 
 #include <mutex>
 
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/error.hpp"
 
 namespace probity::perturb {

@@ -15,7 +15,9 @@
 #include <string>
 #include <unordered_map>
 
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/mi.hpp"
 
 namespace probity::predict {

@@ -14,8 +14,10 @@
 
 #include "cli_runner.hpp"
 #include "llm/llm_test_util.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "perturb/llm_strategies.hpp"
-#include "predict/llm_common.hpp"
 #include "predict/llm_oracle.hpp"
 #include "probity/audit.hpp"
 #include "probity/error.hpp"

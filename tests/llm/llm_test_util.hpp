@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "llm/mock_server.hpp"
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/llm.hpp"
 
 namespace probity::test {

@@ -20,7 +20,9 @@
 
 #include "cli_runner.hpp"
 #include "llm/llm_test_util.hpp"
-#include "predict/llm_common.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "probity/meta.hpp"
 #include "test_paths.hpp"
 

@@ -24,8 +24,10 @@
 
 #include "cli_runner.hpp"
 #include "llm/llm_test_util.hpp"
+#include "llm/prompts.hpp"
+#include "llm/session.hpp"
+#include "llm/structured.hpp"
 #include "metrics/expert.hpp"
-#include "predict/llm_common.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 

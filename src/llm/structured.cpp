@@ -1,20 +1,10 @@
-#include "predict/llm_common.hpp"
+#include "llm/structured.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <set>
-#include <sstream>
-
-#include "probity/error.hpp"
-
-#ifndef PROBITY_PROMPTS_DIR
-#error "PROBITY_PROMPTS_DIR must name the prompts/ directory (set by CMake)"
-#endif
 
 namespace probity::llm {
 
@@ -25,10 +15,6 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 namespace {
-
-std::mutex g_session_mutex;
-std::shared_ptr<Session> g_session;
-std::atomic<std::uint64_t> g_session_ids{1};
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -130,95 +116,6 @@ std::optional<bool> yes_no_word(std::string_view raw) {
 }
 
 }  // namespace
-
-// ---- Session -----------------------------------------------------------------------------------
-
-Session::Session(LlmConfig config)
-    : config_(std::move(config)), cache_(config_.open_cache()), id_(g_session_ids++) {}
-
-std::shared_ptr<Session> Session::current_or_null() {
-  std::lock_guard lock(g_session_mutex);
-  return g_session;
-}
-
-std::shared_ptr<Session> Session::current() {
-  auto s = current_or_null();
-  if (!s)
-    throw UsageError(
-        "this metric needs an LLM endpoint: give --config probity.toml or --llm-base-url "
-        "(and --llm-model) to the command");
-  return s;
-}
-
-void Session::install(std::shared_ptr<Session> session) {
-  std::lock_guard lock(g_session_mutex);
-  g_session = std::move(session);
-}
-
-Client& Session::client(std::string_view role) {
-  std::lock_guard lock(mutex_);
-  auto it = clients_.find(role);
-  if (it != clients_.end()) return *it->second;
-  EndpointConfig cfg = config_.endpoint(role);
-  if (cfg.base_url.empty())
-    throw UsageError(fmt::format(
-        "LLM role '{}' has no base_url: set [llm.{}] or [llm.default] in the configuration, or "
-        "--llm-base-url",
-        role, role));
-  ClientOptions opts;
-  opts.cache = cache_.get();
-  opts.accounting = &accounting_;
-  auto client = std::make_unique<Client>(std::move(cfg), opts);
-  auto& ref = *client;
-  clients_.emplace(std::string(role), std::move(client));
-  return ref;
-}
-
-// ---- Prompt templates --------------------------------------------------------------------------
-
-std::string PromptTemplate::render(const std::map<std::string, std::string>& values) const {
-  // One pass over the template: inserted values are never rescanned, so a candidate that
-  // contains "{target}" stays as written.
-  std::string out;
-  std::set<std::string> used;
-  std::size_t from = 0;
-  while (true) {
-    const auto open = text.find('{', from);
-    if (open == std::string::npos) break;
-    const auto close = text.find('}', open + 1);
-    if (close == std::string::npos) break;
-    auto it = values.find(text.substr(open + 1, close - open - 1));
-    if (it == values.end()) {
-      out.append(text, from, open + 1 - from);
-      from = open + 1;
-      continue;
-    }
-    out.append(text, from, open - from);
-    out += it->second;
-    used.insert(it->first);
-    from = close + 1;
-  }
-  out.append(text, from);
-  for (const auto& [key, value] : values)
-    if (!used.count(key))
-      throw std::invalid_argument(
-          fmt::format("prompt template '{}' has no placeholder {{{}}}", name, key));
-  return out;
-}
-
-PromptTemplate load_prompt(const std::string& name, const std::string& dir) {
-  const std::string base = dir.empty() ? std::string(PROBITY_PROMPTS_DIR) : dir;
-  const std::string path = base + "/" + name + ".txt";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("prompt template not found: {}", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  PromptTemplate t;
-  t.name = name;
-  t.text = s.str();
-  t.sha256 = sha256_hex(t.text);
-  return t;
-}
 
 // ---- Structured answers ------------------------------------------------------------------------
 

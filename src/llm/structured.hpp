@@ -1,12 +1,10 @@
 #pragma once
-// What the LLM-backed predictors, metrics and perturbations share: the process-wide LLM session
-// (configuration, cache, accounting, one client per role), versioned prompt templates, and
-// structured (JSON) answers that are parsed strictly, repaired for common deviations, re-asked a
-// bounded number of times and otherwise recorded as failed, never replaced by a default.
+// Structured (JSON) answers: parsed strictly after repairs of common deviations, re-asked a bounded
+// number of times and otherwise recorded as failed, never replaced by a default.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,50 +15,6 @@
 #include "probity/llm.hpp"
 
 namespace probity::llm {
-
-// The LLM context of one process: set by the command line (or a test) before metrics are created,
-// reached by the metric factories. Clients are created on first use of a role.
-class Session {
- public:
-  explicit Session(LlmConfig config);
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-
-  // The installed session; throws UsageError naming the flags when none is installed.
-  static std::shared_ptr<Session> current();
-  static std::shared_ptr<Session> current_or_null();
-  static void install(std::shared_ptr<Session> session);  // nullptr uninstalls
-
-  Client& client(std::string_view role);
-  Accounting& accounting() { return accounting_; }
-  Cache* cache() { return cache_.get(); }
-  const LlmConfig& config() const { return config_; }
-  // Distinguishes sessions in shared-predictor keys (a new session must not reuse old clients).
-  std::uint64_t id() const { return id_; }
-
- private:
-  LlmConfig config_;
-  std::unique_ptr<Cache> cache_;
-  Accounting accounting_;
-  std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<Client>, std::less<>> clients_;
-  std::uint64_t id_;
-};
-
-// A prompt template: text with {name} placeholders (other braces are left alone).
-struct PromptTemplate {
-  std::string name;  // file stem, e.g. "oracle_ordinal.v1"
-  std::string text;
-  std::string sha256;  // of text; goes into every signature that uses the template
-
-  // Replaces every {key} of `values`; throws std::invalid_argument for a {key} of `values` that
-  // the template lacks (a template/version mismatch).
-  std::string render(const std::map<std::string, std::string>& values) const;
-};
-
-// Reads `<dir>/<name>.txt`; `dir` empty: the compiled-in PROBITY_PROMPTS_DIR. Throws UsageError
-// when the file is missing.
-PromptTemplate load_prompt(const std::string& name, const std::string& dir = "");
 
 // `s` without leading and trailing ASCII whitespace.
 std::string trim(std::string_view s);

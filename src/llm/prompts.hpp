@@ -1,0 +1,24 @@
+#pragma once
+// Versioned prompt templates (prompts/<name>.v<N>.txt): text with {name} placeholders whose
+// SHA-256 goes into every signature that uses them.
+#include <map>
+#include <string>
+
+namespace probity::llm {
+
+// A prompt template: text with {name} placeholders (other braces are left alone).
+struct PromptTemplate {
+  std::string name;  // file stem, e.g. "oracle_ordinal.v1"
+  std::string text;
+  std::string sha256;  // of text; goes into every signature that uses the template
+
+  // Replaces every {key} of `values`; throws std::invalid_argument for a {key} of `values` that
+  // the template lacks (a template/version mismatch).
+  std::string render(const std::map<std::string, std::string>& values) const;
+};
+
+// Reads `<dir>/<name>.txt`; `dir` empty: the compiled-in PROBITY_PROMPTS_DIR. Throws UsageError
+// when the file is missing.
+PromptTemplate load_prompt(const std::string& name, const std::string& dir = "");
+
+}  // namespace probity::llm

@@ -1,0 +1,61 @@
+#include "llm/session.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+
+#include "probity/error.hpp"
+
+namespace probity::llm {
+namespace {
+
+std::mutex g_session_mutex;
+std::shared_ptr<Session> g_session;
+std::atomic<std::uint64_t> g_session_ids{1};
+
+}  // namespace
+
+// ---- Session -----------------------------------------------------------------------------------
+
+Session::Session(LlmConfig config)
+    : config_(std::move(config)), cache_(config_.open_cache()), id_(g_session_ids++) {}
+
+std::shared_ptr<Session> Session::current_or_null() {
+  std::lock_guard lock(g_session_mutex);
+  return g_session;
+}
+
+std::shared_ptr<Session> Session::current() {
+  auto s = current_or_null();
+  if (!s)
+    throw UsageError(
+        "this metric needs an LLM endpoint: give --config probity.toml or --llm-base-url "
+        "(and --llm-model) to the command");
+  return s;
+}
+
+void Session::install(std::shared_ptr<Session> session) {
+  std::lock_guard lock(g_session_mutex);
+  g_session = std::move(session);
+}
+
+Client& Session::client(std::string_view role) {
+  std::lock_guard lock(mutex_);
+  auto it = clients_.find(role);
+  if (it != clients_.end()) return *it->second;
+  EndpointConfig cfg = config_.endpoint(role);
+  if (cfg.base_url.empty())
+    throw UsageError(fmt::format(
+        "LLM role '{}' has no base_url: set [llm.{}] or [llm.default] in the configuration, or "
+        "--llm-base-url",
+        role, role));
+  ClientOptions opts;
+  opts.cache = cache_.get();
+  opts.accounting = &accounting_;
+  auto client = std::make_unique<Client>(std::move(cfg), opts);
+  auto& ref = *client;
+  clients_.emplace(std::string(role), std::move(client));
+  return ref;
+}
+
+}  // namespace probity::llm
