@@ -33,22 +33,31 @@ struct EndpointConfig {
   std::string base_url;          // e.g. "http://127.0.0.1:8000/v1" (the path up to /chat/...)
   std::string model;             // omitted from request bodies when empty
   std::string api_key_env;       // NAME of the environment variable holding the key; "" = none
-  std::size_t concurrency = 16;  // requests in flight, 1..512
+  // Further request headers (Azure's api-key, OpenAI-Project, ...): values are secrets to the
+  // client (never logged, cached, hashed or signed; redacted from answers like the key).
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::size_t concurrency = 16;  // requests in flight, 1..512 (halved on rate-limit episodes)
   double rpm = 0;                // requests per rate period; 0 = unlimited
   double tpm = 0;                // tokens (prompt + completion) per rate period; 0 = unlimited
   double rate_period_s = 60;     // the "minute" of rpm/tpm; tests use short periods
-  double timeout_s = 120;        // per attempt, connection included
-  int max_attempts = 4;          // attempts per request, first one included
-  double backoff_base_s = 0.5;   // retry k waits U(0, min(max, base * 2^(k-1))) ("full jitter")
+  // Per attempt, connection included. Long: a loaded vLLM aborts a request whose client gives
+  // up, so a retry starts the generation again (openai-python waits 600 s too).
+  double timeout_s = 600;
+  int max_attempts = 4;              // attempts for 5xx, timeouts and broken connections
+  double rate_limit_budget_s = 600;  // 429s are retried until this long after the first send
+  double backoff_base_s = 0.5;       // retry k waits U(0, min(max, base * 2^(k-1))) ("full jitter")
   double backoff_max_s = 30;
   std::uint64_t jitter_seed = 0;  // retry delays are reproducible
   // Default generation parameters; a Request may override each.
-  double temperature = 0;
-  std::optional<int> max_tokens;       // unset: not sent (server default)
-  std::optional<std::int64_t> seed;    // sample k of a request is sent seed + k
-  int n = 1;                           // choices per request
-  double price_in = 0, price_out = 0;  // USD per 1M input / output tokens
-  std::string extra_body;              // a JSON object whose fields are added to every request body
+  std::optional<double> temperature = 0.0;  // nullopt: not sent (the server's default)
+  std::optional<int> max_tokens;            // unset: not sent (server default)
+  // Sent instead of max_tokens where set (OpenAI reasoning models reject max_tokens).
+  std::optional<int> max_completion_tokens;
+  std::optional<std::int64_t> seed;       // sample k of a request is sent seed + k
+  int n = 1;                              // choices per request
+  double price_in = 0, price_out = 0;     // USD per 1M input / output tokens
+  std::optional<double> price_cached_in;  // USD per 1M cached input tokens (unset: price_in)
+  std::string extra_body;  // a JSON object whose fields are added to generation request bodies
 };
 
 // ---- Requests and responses ------------------------------------------------------------------
@@ -87,6 +96,7 @@ struct Usage {
   bool present = false;  // the server reported `usage`
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
+  std::int64_t cached_prompt_tokens = 0;  // prompt_tokens_details.cached_tokens (OpenAI)
 };
 
 struct TokenLogprob {
@@ -99,6 +109,7 @@ struct TokenLogprob {
 enum class ErrorKind {
   kNone,
   kInvalidRequest,  // non-retryable 4xx (bad request, auth, unknown model) or an error object
+  kUnsupported,     // the server refuses this kind of request (llama.cpp's echo); never retried
   kRateLimited,     // 429 on every attempt
   kServer,          // 5xx on the last attempt
   kTimeout,         // the per-attempt timeout on the last attempt
@@ -187,8 +198,10 @@ struct EndpointUsage {
   // unusable after the last re-ask (recorded as failed by the component that asked).
   std::uint64_t questions = 0, reasks = 0, unparsed = 0;
   std::uint64_t tokens_in = 0, tokens_out = 0;  // from `usage` of live answers
+  std::uint64_t tokens_cached_in = 0;           // of tokens_in, served from the server's cache
   double wall_s = 0;                            // summed over run() calls
   double price_in = 0, price_out = 0;           // USD per 1M tokens (0 in a total)
+  std::optional<double> price_cached_in;        // USD per 1M cached input tokens (price_in)
   double cost_usd = 0;                          // tokens priced when they were counted
 };
 
@@ -262,6 +275,11 @@ class Client {
   std::unique_ptr<Impl> impl_;
 };
 
+// Why a request header cannot be sent as given (a name that is not an HTTP token, one probity
+// sets itself, control characters such as CR/LF in the value), or nullopt when it can. The
+// message never repeats the value.
+std::optional<std::string> header_problem(std::string_view name, std::string_view value);
+
 // SHA-256 of bytes as 64 lowercase hex digits (prompt-template hashes in signatures).
 std::string sha256_hex(std::string_view data);
 
@@ -270,18 +288,21 @@ std::string sha256_hex(std::string_view data);
 // Settings of one [llm.<role>] table as written; absent fields inherit from [llm.default].
 struct EndpointSettings {
   std::optional<std::string> base_url, model, api_key_env;
+  std::optional<std::vector<std::pair<std::string, std::string>>> headers;
   std::optional<std::size_t> concurrency;
-  std::optional<double> rpm, tpm, timeout_s;
+  std::optional<double> rpm, tpm, timeout_s, rate_limit_budget_s;
   std::optional<int> max_attempts;
-  std::optional<double> temperature;
-  std::optional<int> max_tokens;
+  // temperature = "default" is stored as an engaged optional holding nullopt.
+  std::optional<std::optional<double>> temperature;
+  std::optional<int> max_tokens, max_completion_tokens;
   std::optional<std::int64_t> seed;
-  std::optional<double> price_in, price_out;
+  std::optional<double> price_in, price_out, price_cached_in;
   std::optional<std::string> extra_body;  // JSON text of an [llm.<role>.extra_body] table
   void apply_to(EndpointConfig& config) const;
 };
 
-// The roles a configuration may name, in order: default, judge, oracle, perturber, lm.
+// The roles a configuration may name, in order: default, judge, oracle, perturber, lm,
+// decomposer.
 const std::vector<std::string>& role_names();
 
 struct LlmConfig {
@@ -324,5 +345,13 @@ struct CliOverrides {
   std::optional<std::string> cache_mode;   // --cache-mode
 };
 void apply_cli_overrides(LlmConfig& config, const CliOverrides& overrides);
+
+// The OpenAI client conventions, used for what neither a flag nor the configuration set (flags
+// win, then the configuration, then the environment): OPENAI_BASE_URL, OPENAI_MODEL, and
+// OPENAI_API_KEY (by name: api_key_env = "OPENAI_API_KEY"). `getenv` is injectable for tests.
+void apply_environment(LlmConfig& config,
+                       const std::function<const char*(const char*)>& getenv = nullptr);
+// True when the environment names an endpoint (OPENAI_BASE_URL is set and not empty).
+bool environment_names_endpoint(const std::function<const char*(const char*)>& getenv = nullptr);
 
 }  // namespace probity::llm

@@ -686,7 +686,9 @@ def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, c
     ``config`` is a ``probity.toml`` (named endpoints per role: judge, oracle, perturber, lm);
     the keyword arguments override it like ``--llm-base-url``, ``--llm-model``,
     ``--llm-api-key-env`` (the NAME of the environment variable holding the key, never the key),
-    ``--llm-concurrency``, ``--cache`` and ``--cache-mode``. Every metric created afterwards
+    ``--llm-concurrency``, ``--cache`` and ``--cache-mode``; what neither sets comes from
+    ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and ``OPENAI_API_KEY`` as in the OpenAI clients (so
+    ``configure_llm()`` alone uses them). Every metric created afterwards
     that uses a model (``llm-judge``, ``predictor=llm``, ``expert,llm=judge``, ``style=llm``)
     and :func:`audit` use this session; answers are cached in ``cache`` (SQLite), so a re-run
     makes no request::

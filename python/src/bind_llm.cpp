@@ -29,6 +29,7 @@ void bind_llm(py::module_& m) {
         o.cache = std::move(cache);
         o.cache_mode = std::move(cache_mode);
         llm::apply_cli_overrides(config, o);
+        llm::apply_environment(config);
         llm::Session::install(std::make_shared<llm::Session>(std::move(config)));
       },
       py::arg("config") = "", py::arg("base_url") = py::none(), py::arg("model") = py::none(),

@@ -20,9 +20,11 @@ bool LlmFlags::any() const {
 }
 
 std::shared_ptr<llm::Session> install_llm_session(const LlmFlags& flags) {
-  if (!flags.any()) return nullptr;
+  // OPENAI_BASE_URL names an endpoint as the flags do (the OpenAI client convention).
+  if (!flags.any() && !llm::environment_names_endpoint()) return nullptr;
   llm::LlmConfig config = flags.config.empty() ? llm::LlmConfig{} : llm::load_config(flags.config);
   llm::apply_cli_overrides(config, flags.overrides);
+  llm::apply_environment(config);
   auto session = std::make_shared<llm::Session>(std::move(config));
   llm::Session::install(session);
   return session;

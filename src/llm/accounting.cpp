@@ -1,6 +1,7 @@
 // Per-endpoint usage: requests, cache hits, retries, failures by kind, tokens, time and cost.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "probity/llm.hpp"
@@ -20,6 +21,7 @@ void merge(EndpointUsage& into, const EndpointUsage& delta) {
   into.unparsed += delta.unparsed;
   into.tokens_in += delta.tokens_in;
   into.tokens_out += delta.tokens_out;
+  into.tokens_cached_in += delta.tokens_cached_in;
   into.wall_s += delta.wall_s;
   into.cost_usd += delta.cost_usd;
 }
@@ -37,6 +39,7 @@ nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
     j["model"] = u.model;
     j["price_in_per_mtok"] = u.price_in;
     j["price_out_per_mtok"] = u.price_out;
+    j["price_cached_in_per_mtok"] = u.price_cached_in.value_or(u.price_in);
   }
   j["items"] = u.items;
   j["requests"] = u.requests;
@@ -50,6 +53,7 @@ nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
   j["unparsed"] = u.unparsed;
   j["tokens_in"] = u.tokens_in;
   j["tokens_out"] = u.tokens_out;
+  j["tokens_cached_in"] = u.tokens_cached_in;
   j["wall_s"] = u.wall_s;
   j["cost_usd"] = u.cost_usd;
   return j;
@@ -64,6 +68,7 @@ void Accounting::register_endpoint(const EndpointConfig& config) {
   u.model = config.model;
   u.price_in = config.price_in;
   u.price_out = config.price_out;
+  u.price_cached_in = config.price_cached_in;
 }
 
 void Accounting::add(const std::string& endpoint, const std::string& model,
@@ -73,7 +78,10 @@ void Accounting::add(const std::string& endpoint, const std::string& model,
   u.endpoint = endpoint;
   u.model = model;
   EndpointUsage priced = delta;
-  priced.cost_usd = (static_cast<double>(delta.tokens_in) * u.price_in +
+  // Cached prompt tokens are billed at their own (discounted) rate when one is configured.
+  const std::uint64_t cached = std::min(delta.tokens_cached_in, delta.tokens_in);
+  priced.cost_usd = (static_cast<double>(delta.tokens_in - cached) * u.price_in +
+                     static_cast<double>(cached) * u.price_cached_in.value_or(u.price_in) +
                      static_cast<double>(delta.tokens_out) * u.price_out) /
                     1e6;
   merge(u, priced);

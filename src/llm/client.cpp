@@ -63,6 +63,7 @@ struct Job {
   const Request* request = nullptr;
   detail::WireRequest wire;
   int attempts = 0;
+  int failures = 0;  // failed attempts other than 429s (those have a time budget instead)
   Clock::time_point first_sent{};
   // State of the current attempt.
   std::string rx;
@@ -102,7 +103,8 @@ struct Client::Impl {
   EndpointConfig config;
   ClientOptions options;
   Accounting* accounting;
-  std::string secret;  // the API key, for the header and for redaction only
+  std::string secret;                // the API key, for the header and for redaction only
+  std::vector<std::string> secrets;  // the key and the extra header values: redacted
   curl_slist* headers = nullptr;
   CURLM* multi = nullptr;
 
@@ -119,6 +121,11 @@ struct Client::Impl {
   detail::TokenBucket requests_bucket, tokens_bucket;
   Clock::time_point cooldown_until{};
   const Clock::time_point epoch = Clock::now();
+  // Adaptive concurrency: halved on a rate-limit episode (at most once per second), raised by
+  // one after as many successes in a row as the current limit, back up to the configured one.
+  std::size_t limit = 0;
+  std::size_t successes = 0;
+  Clock::time_point last_decrease{};
 
   Impl(EndpointConfig c, ClientOptions o, Accounting* a)
       : config(std::move(c)), options(std::move(o)), accounting(a) {}
@@ -141,14 +148,17 @@ struct Client::Impl {
       if (h->data) std::memset(h->data, 0, std::strlen(h->data));
     curl_slist_free_all(headers);
     std::fill(secret.begin(), secret.end(), '\0');
+    for (auto& v : secrets) std::fill(v.begin(), v.end(), '\0');
   }
 
   // Keys shorter than 8 characters are placeholders ("EMPTY" for a local vLLM) and common words;
   // replacing them in answers would garble text without protecting anything.
   std::string redact(std::string s) const {
-    if (secret.size() < 8) return s;
-    for (std::size_t pos = s.find(secret); pos != std::string::npos; pos = s.find(secret, pos))
-      s.replace(pos, secret.size(), "[redacted]");
+    for (const std::string& v : secrets) {
+      if (v.size() < 8) continue;
+      for (std::size_t pos = s.find(v); pos != std::string::npos; pos = s.find(v, pos))
+        s.replace(pos, v.size(), "[redacted]");
+    }
     return s;
   }
 
@@ -221,7 +231,7 @@ struct Client::Impl {
   // (infinity when nothing is waiting for a limit).
   double start_ready(Clock::time_point now) {
     const double t = seconds(now - epoch);
-    while (!ready.empty() && active.size() < config.concurrency) {
+    while (!ready.empty() && active.size() < limit) {
       if (now < cooldown_until) return seconds(cooldown_until - now);
       Job& job = *ready.front();
       // Retries spent their budget on the first attempt: only the first attempt pays tokens.
@@ -294,6 +304,9 @@ struct Client::Impl {
           EndpointUsage delta;
           delta.tokens_in = in;
           delta.tokens_out = out;
+          delta.tokens_cached_in = std::min<std::uint64_t>(
+              in,
+              static_cast<std::uint64_t>(std::max<std::int64_t>(r.usage.cached_prompt_tokens, 0)));
           count(delta);
         }
       } else {
@@ -308,24 +321,52 @@ struct Client::Impl {
       } else if (status == 408) {
         r.error_kind = ErrorKind::kTimeout;
         retryable = true;
+      } else if (detail::is_deterministic_refusal(static_cast<int>(status), message)) {
+        r.error_kind = ErrorKind::kUnsupported;
       } else if (status >= 500) {
         r.error_kind = ErrorKind::kServer;
         retryable = true;
       } else {
         r.error_kind = ErrorKind::kInvalidRequest;
+        if (status == 400) {
+          const std::string hint = detail::config_hint(job->rx, config);
+          if (!hint.empty()) r.error += " — " + hint;
+        }
       }
     }
-    if (!r.ok && retryable && job->attempts < config.max_attempts) {
-      double delay = detail::backoff_delay(config, job->wire.key, job->attempts);
-      if (job->retry_after_s && (status == 429 || status == 503)) {
-        const double asked = std::clamp(*job->retry_after_s, 0.0, kMaxRetryAfterS);
-        delay = std::max(delay, asked);
-        // The whole endpoint is limited, not only this request: pause every start.
-        if (status == 429) cooldown_until = std::max(cooldown_until, now + duration(asked));
+    if (r.ok) {
+      if (++successes >= limit && limit < config.concurrency) {
+        ++limit;
+        successes = 0;
       }
-      log(fmt::format("llm[{}]: request {} attempt {}/{} failed ({}): {}; retrying in {:.2f} s",
-                      config.name, job->index, job->attempts, config.max_attempts,
-                      error_kind_name(r.error_kind), r.error, delay));
+    } else if (status == 429) {
+      successes = 0;
+      if (limit > 1 && now - last_decrease >= std::chrono::seconds(1)) {
+        const std::size_t before = limit;
+        limit = std::max<std::size_t>(1, limit / 2);
+        last_decrease = now;
+        log(fmt::format("llm[{}]: rate limited; concurrency {} -> {}", config.name, before, limit));
+      }
+    }
+    if (!r.ok && status != 429) ++job->failures;
+    double delay = 0;
+    if (!r.ok && retryable) {
+      delay = detail::backoff_delay(config, job->wire.key, job->attempts);
+      if (job->retry_after_s && (status == 429 || status == 503))
+        delay = std::max(delay, std::clamp(*job->retry_after_s, 0.0, kMaxRetryAfterS));
+      // 429s are waited out within a time budget; other transient failures get max_attempts.
+      retryable = status == 429
+                      ? seconds(now - job->first_sent) + delay <= config.rate_limit_budget_s
+                      : job->failures < config.max_attempts;
+    }
+    if (!r.ok && retryable) {
+      // The whole endpoint is limited, not only this request: pause every start.
+      if (job->retry_after_s && status == 429)
+        cooldown_until = std::max(
+            cooldown_until, now + duration(std::clamp(*job->retry_after_s, 0.0, kMaxRetryAfterS)));
+      log(fmt::format("llm[{}]: request {} attempt {} failed ({}): {}; retrying in {:.2f} s",
+                      config.name, job->index, job->attempts, error_kind_name(r.error_kind),
+                      r.error, delay));
       EndpointUsage delta;
       delta.retries = 1;
       count(delta);
@@ -388,6 +429,11 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
     throw UsageError(fmt::format("llm endpoint '{}': max_attempts must be at least 1", name));
   if (!(config_.timeout_s > 0))
     throw UsageError(fmt::format("llm endpoint '{}': timeout must be positive", name));
+  if (!(config_.rate_limit_budget_s >= 0))
+    throw UsageError(fmt::format("llm endpoint '{}': rate_limit_budget must be >= 0", name));
+  for (const auto& [header, value] : config_.headers)
+    if (auto problem = header_problem(header, value))
+      throw UsageError(fmt::format("llm endpoint '{}': {}", name, *problem));
   if (config_.rpm < 0 || config_.tpm < 0 || !(config_.rate_period_s > 0))
     throw UsageError(
         fmt::format("llm endpoint '{}': rpm, tpm and the rate period must be "
@@ -416,7 +462,15 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
                       "not set",
                       name, config_.api_key_env));
     impl_->secret = value;
+    impl_->secrets.push_back(value);
   }
+  for (const auto& [header, value] : config_.headers) {
+    impl_->secrets.push_back(value);
+    std::string line = header + ": " + value;
+    impl_->headers = curl_slist_append(impl_->headers, line.c_str());
+    std::fill(line.begin(), line.end(), '\0');
+  }
+  impl_->limit = config_.concurrency;
   impl_->headers = curl_slist_append(impl_->headers, "Content-Type: application/json");
   // No Accept-Encoding: answers are small and servers are usually near; compressing them costs
   // both ends more CPU than it saves (cpp-httplib would brotli-compress every answer).
@@ -596,8 +650,12 @@ std::string Client::key(const Request& request) const {
 std::string Client::signature() const {
   // The base URL is left out: the same model answers the same wherever it is served, and a
   // published signature should not carry a private host name.
-  std::string s = fmt::format("model:{}|temp:{}", config_.model, config_.temperature);
+  std::string s =
+      fmt::format("model:{}|temp:{}", config_.model,
+                  config_.temperature ? fmt::format("{}", *config_.temperature) : "default");
   if (config_.max_tokens) s += fmt::format("|max_tokens:{}", *config_.max_tokens);
+  if (config_.max_completion_tokens)
+    s += fmt::format("|max_completion_tokens:{}", *config_.max_completion_tokens);
   if (config_.seed) s += fmt::format("|seed:{}", *config_.seed);
   if (config_.n != 1) s += fmt::format("|n:{}", config_.n);
   if (!config_.extra_body.empty())

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -24,7 +26,8 @@ ConfigError::ConfigError(std::string file, std::size_t line, std::string key,
       key_(std::move(key)) {}
 
 const std::vector<std::string>& role_names() {
-  static const std::vector<std::string> names = {"default", "judge", "oracle", "perturber", "lm"};
+  static const std::vector<std::string> names = {"default",   "judge", "oracle",
+                                                 "perturber", "lm",    "decomposer"};
   return names;
 }
 
@@ -32,16 +35,20 @@ void EndpointSettings::apply_to(EndpointConfig& c) const {
   if (base_url) c.base_url = *base_url;
   if (model) c.model = *model;
   if (api_key_env) c.api_key_env = *api_key_env;
+  if (headers) c.headers = *headers;
   if (concurrency) c.concurrency = *concurrency;
   if (rpm) c.rpm = *rpm;
   if (tpm) c.tpm = *tpm;
   if (timeout_s) c.timeout_s = *timeout_s;
+  if (rate_limit_budget_s) c.rate_limit_budget_s = *rate_limit_budget_s;
   if (max_attempts) c.max_attempts = *max_attempts;
   if (temperature) c.temperature = *temperature;
   if (max_tokens) c.max_tokens = *max_tokens;
+  if (max_completion_tokens) c.max_completion_tokens = *max_completion_tokens;
   if (seed) c.seed = *seed;
   if (price_in) c.price_in = *price_in;
   if (price_out) c.price_out = *price_out;
+  if (price_cached_in) c.price_cached_in = *price_cached_in;
   if (extra_body) c.extra_body = *extra_body;
 }
 
@@ -54,7 +61,7 @@ EndpointConfig LlmConfig::endpoint(std::string_view role) const {
   if (std::find(names.begin(), names.end(), role) == names.end())
     throw UsageError(
         fmt::format("unknown llm role '{}' (expected default, judge, oracle, "
-                    "perturber or lm)",
+                    "perturber, lm or decomposer)",
                     role));
   EndpointConfig c;
   c.name = std::string(role);
@@ -108,6 +115,23 @@ std::size_t find_line(std::string_view text, const std::string& table, const std
   return 0;
 }
 
+// Body fields that probity's requests set: extra_body must not replace them.
+bool is_reserved_body_field(std::string_view field) {
+  static const std::vector<std::string_view> reserved = {
+      "model",    "messages",     "prompt",          "echo",
+      "logprobs", "top_logprobs", "prompt_logprobs", "n",
+      "stream",   "temperature",  "max_tokens",      "max_completion_tokens",
+      "seed"};
+  return std::find(reserved.begin(), reserved.end(), field) != reserved.end();
+}
+
+std::string reserved_field_hint(std::string_view field) {
+  if (field == "temperature" || field == "max_tokens" || field == "max_completion_tokens" ||
+      field == "seed" || field == "model")
+    return fmt::format(" (set {} in the role's table instead)", field);
+  return "";
+}
+
 struct Reader {
   std::string_view text;
   const std::string& path;
@@ -116,7 +140,11 @@ struct Reader {
                          const std::string& message) const {
     std::size_t line = find_line(text, table, key);
     if (line == 0) line = find_line(text, table, "");
-    throw ConfigError(path, line, key.empty() ? table : table + "." + key, message);
+    throw ConfigError(path, line,
+                      key.empty()     ? table
+                      : table.empty() ? key
+                                      : table + "." + key,
+                      message);
   }
 
   std::string string(const std::string& table, const std::string& key,
@@ -177,7 +205,29 @@ struct Reader {
     for (const auto& [key, v] : t) {
       if (key == "extra_body") {
         if (!v->is_table()) fail(table, key, "expected a table of request body fields");
-        s.extra_body = to_json(table, key, v).dump();
+        nlohmann::json body = to_json(table, key, v);
+        // probity sets these itself; letting extra_body replace them would silently change
+        // what a metric measures (e.g. an echo turned off under a log-probability metric).
+        for (const auto& [field, value] : body.items())
+          if (is_reserved_body_field(field))
+            fail(table + "." + key, field,
+                 fmt::format("'{}' is set by probity and cannot be overridden in extra_body{}",
+                             field, reserved_field_hint(field)));
+        s.extra_body = body.dump();
+        continue;
+      }
+      if (key == "headers") {
+        if (!v->is_table()) fail(table, key, "expected a table of header names and values");
+        std::vector<std::pair<std::string, std::string>> headers;
+        for (const auto& [name, value] : *v->as_table()) {
+          // The value is never repeated in a message: headers carry keys.
+          auto str = value->as<std::string>();
+          if (!str) fail(table + "." + key, name, "expected a string");
+          if (auto problem = header_problem(name, str->get()))
+            fail(table + "." + key, name, *problem);
+          headers.emplace_back(name, str->get());
+        }
+        s.headers = std::move(headers);
         continue;
       }
       if (v->is_table()) fail(table, key, "unexpected table");
@@ -196,12 +246,22 @@ struct Reader {
       else if (key == "timeout") {
         s.timeout_s = number(table, key, v, 0);
         if (*s.timeout_s <= 0) fail(table, key, "must be positive (seconds)");
+      } else if (key == "rate_limit_budget") {
+        s.rate_limit_budget_s = number(table, key, v, 0);
       } else if (key == "max_attempts")
         s.max_attempts = static_cast<int>(integer(table, key, v, 1, 100));
-      else if (key == "temperature")
-        s.temperature = number(table, key, v, 0);
-      else if (key == "max_tokens")
+      else if (key == "temperature") {
+        if (auto str = v->as<std::string>()) {
+          if (str->get() != "default")
+            fail(table, key, "expected a number, or \"default\" to leave it to the server");
+          s.temperature = std::optional<double>{};
+        } else {
+          s.temperature = number(table, key, v, 0);
+        }
+      } else if (key == "max_tokens")
         s.max_tokens = static_cast<int>(integer(table, key, v, 0, 1 << 30));
+      else if (key == "max_completion_tokens")
+        s.max_completion_tokens = static_cast<int>(integer(table, key, v, 1, 1 << 30));
       else if (key == "seed")
         s.seed = integer(table, key, v, std::numeric_limits<std::int64_t>::min(),
                          std::numeric_limits<std::int64_t>::max());
@@ -209,6 +269,8 @@ struct Reader {
         s.price_in = number(table, key, v, 0);
       else if (key == "price_out")
         s.price_out = number(table, key, v, 0);
+      else if (key == "price_cached_in")
+        s.price_cached_in = number(table, key, v, 0);
       // The value is not repeated in the message: it may be a secret.
       else if (key == "api_key" || key == "key" || key == "token")
         fail(table, key,
@@ -216,10 +278,15 @@ struct Reader {
              "environment variable and name it with api_key_env");
       else
         fail(table, key,
-             "unknown key (expected base_url, model, api_key_env, concurrency, rpm, "
-             "tpm, timeout, max_attempts, temperature, max_tokens, seed, price_in, "
-             "price_out or extra_body)");
+             "unknown key (expected base_url, model, api_key_env, headers, concurrency, rpm, "
+             "tpm, timeout, rate_limit_budget, max_attempts, temperature, max_tokens, "
+             "max_completion_tokens, seed, price_in, price_out, price_cached_in or "
+             "extra_body)");
     }
+    if (s.max_tokens && s.max_completion_tokens)
+      fail(table, "max_completion_tokens",
+           "set max_tokens or max_completion_tokens, not both (reasoning models take only "
+           "max_completion_tokens)");
     return s;
   }
 };
@@ -246,9 +313,20 @@ LlmConfig parse_config(std::string_view toml, const std::string& path) {
   }
   LlmConfig config;
   config.path = path;
+  Reader reader{toml, path};
+  // probity reads only [llm]: anything else is a mistake that would otherwise be ignored (a
+  // top-level `cache = ...` is never read, so shards would share nothing).
+  for (const auto& [key, v] : *root) {
+    if (key == "llm") continue;
+    if (v->is_table())
+      reader.fail(key, "", "unknown table (probity.toml has only [llm] and [llm.<role>] tables)");
+    reader.fail("", key,
+                key == "cache" || key == "cache_mode"
+                    ? fmt::format("'{}' belongs in the [llm] table", key)
+                    : std::string("unknown key (probity.toml has only the [llm] table)"));
+  }
   auto llm = root->get("llm");
   if (!llm) return config;
-  Reader reader{toml, path};
   if (!llm->is_table()) reader.fail("", "llm", "expected a table [llm]");
   const auto& names = role_names();
   for (const auto& [key, v] : *llm->as_table()) {
@@ -266,7 +344,7 @@ LlmConfig parse_config(std::string_view toml, const std::string& path) {
       config.roles[key] = reader.role("llm." + key, *v->as_table());
     } else if (v->is_table()) {
       reader.fail("llm." + key, "",
-                  "unknown role (expected default, judge, oracle, perturber or lm)");
+                  "unknown role (expected default, judge, oracle, perturber, lm or decomposer)");
     } else {
       reader.fail("llm", key, "unknown key (expected cache, cache_mode or a role table)");
     }
@@ -294,6 +372,27 @@ void apply_cli_overrides(LlmConfig& config, const CliOverrides& o) {
   }
   if (o.cache) config.cache_path = *o.cache;
   if (o.cache_mode) config.cache_mode = parse_cache_mode(*o.cache_mode);
+}
+
+namespace {
+const char* env_value(const std::function<const char*(const char*)>& getenv, const char* name) {
+  const char* v = getenv ? getenv(name) : std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+}  // namespace
+
+bool environment_names_endpoint(const std::function<const char*(const char*)>& getenv) {
+  return env_value(getenv, "OPENAI_BASE_URL") != nullptr;
+}
+
+void apply_environment(LlmConfig& config, const std::function<const char*(const char*)>& getenv) {
+  EndpointSettings& d = config.roles["default"];
+  if (!d.base_url)
+    if (const char* v = env_value(getenv, "OPENAI_BASE_URL")) d.base_url = v;
+  if (!d.model)
+    if (const char* v = env_value(getenv, "OPENAI_MODEL")) d.model = v;
+  // By name, like every key: the value stays in the environment until a client reads it.
+  if (!d.api_key_env && env_value(getenv, "OPENAI_API_KEY")) d.api_key_env = "OPENAI_API_KEY";
 }
 
 }  // namespace probity::llm

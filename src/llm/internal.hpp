@@ -33,6 +33,15 @@ bool parse_success(const Request& request, const std::string& body, Response& ou
 // The message of an OpenAI / vLLM / llama.cpp / Ollama error body, or a prefix of the raw body.
 std::string error_message(const std::string& body);
 
+// What to change in the configuration when a server rejects a parameter (HTTP 400 naming it in
+// `param` or the message), e.g. max_tokens on an OpenAI reasoning model; "" when the body names
+// none.
+std::string config_hint(const std::string& body, const EndpointConfig& config);
+
+// True for errors that no retry can change although the status says server error: llama.cpp
+// server answers echo with HTTP 500 "Only no echo is supported".
+bool is_deterministic_refusal(int status, const std::string& message);
+
 // Seconds to wait from a Retry-After value: delta-seconds or an HTTP date relative to `now`.
 std::optional<double> parse_retry_after(std::string_view value, std::time_t now);
 

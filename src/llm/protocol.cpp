@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,8 @@ std::string_view error_kind_name(ErrorKind kind) {
       return "none";
     case ErrorKind::kInvalidRequest:
       return "invalid_request";
+    case ErrorKind::kUnsupported:
+      return "unsupported";
     case ErrorKind::kRateLimited:
       return "rate_limited";
     case ErrorKind::kServer:
@@ -53,6 +56,26 @@ std::string_view error_kind_name(ErrorKind kind) {
       return "cache_miss";
   }
   return "unknown";
+}
+
+std::optional<std::string> header_problem(std::string_view name, std::string_view value) {
+  if (name.empty()) return "empty header name";
+  static constexpr std::string_view token_extra = "!#$%&'*+-.^_`|~";
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) &&
+        token_extra.find(c) == std::string_view::npos)
+      return fmt::format("header name '{}' is not an HTTP token", name);
+  std::string lower(name);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "authorization")
+    return "Authorization is sent from api_key_env (Bearer); name the key's variable there";
+  for (std::string_view own : {"content-type", "content-length", "accept", "expect", "host",
+                               "transfer-encoding", "connection"})
+    if (lower == own) return fmt::format("header '{}' is set by probity", name);
+  for (char c : value)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+      return fmt::format("the value of header '{}' holds a control character (CR, LF, ...)", name);
+  return std::nullopt;
 }
 
 const std::string& Response::text() const {
@@ -119,21 +142,36 @@ WireRequest build_request(const EndpointConfig& config, const Request& request) 
       break;
     case Endpoint::kTokenize:
       wire.url = tokenize_url(config.base_url);
-      if (!request.messages.empty())
+      if (!request.messages.empty()) {
         body["messages"] = messages_json();
-      else
+      } else {
+        // vLLM and SGLang read `prompt` and `add_special_tokens`; llama.cpp server reads
+        // `content` and `add_special` (default false). Each ignores the other's fields, so one
+        // body gets the ids with BOS from all three.
         body["prompt"] = request.prompt;
+        body["add_special_tokens"] = true;
+        body["content"] = request.prompt;
+        body["add_special"] = true;
+      }
       break;
   }
   int max_tokens = -1;
   int n = 1;
   if (request.endpoint != Endpoint::kTokenize) {
-    body["temperature"] = request.temperature.value_or(config.temperature);
+    // Omitted when configured as "default": OpenAI reasoning models reject any other value.
+    if (auto t = request.temperature ? request.temperature : config.temperature)
+      body["temperature"] = *t;
     if (request.max_tokens)
       max_tokens = *request.max_tokens;
+    else if (config.max_completion_tokens)
+      max_tokens = *config.max_completion_tokens;
     else if (config.max_tokens)
       max_tokens = *config.max_tokens;
-    if (max_tokens >= 0) body["max_tokens"] = max_tokens;
+    if (max_tokens >= 0) {
+      const bool completion_tokens = !request.max_tokens && config.max_completion_tokens &&
+                                     request.endpoint == Endpoint::kChat;
+      body[completion_tokens ? "max_completion_tokens" : "max_tokens"] = max_tokens;
+    }
     n = request.n.value_or(config.n);
     // Sent only when needed: some servers (llama.cpp) reject any n field they do not support.
     if (n != 1) body["n"] = n;
@@ -149,8 +187,16 @@ WireRequest build_request(const EndpointConfig& config, const Request& request) 
     }
     if (request.prompt_logprobs) body["prompt_logprobs"] = *request.prompt_logprobs;
   }
-  if (!config.extra_body.empty()) body.update(parse_object(config.extra_body, "extra_body"));
-  if (!request.extra.empty()) body.update(parse_object(request.extra, "request extra"));
+  // Extra fields never replace a field probity set. A request's own extras come first (they are
+  // more specific); the endpoint's extra_body goes to generation requests only.
+  for (const auto& [text, what] :
+       {std::pair{&request.extra, "request extra"}, std::pair{&config.extra_body, "extra_body"}}) {
+    if (text->empty() || (text == &config.extra_body && request.endpoint == Endpoint::kTokenize))
+      continue;
+    const json extra = parse_object(*text, what);
+    for (const auto& [field, value] : extra.items())
+      if (!body.contains(field)) body[field] = value;
+  }
   wire.body = dump(body);
   // Everything that determines the answer: where it goes, what is sent (canonical JSON: sorted
   // keys, no spaces), which sample. The API key travels in a header and is never part of this.
@@ -285,6 +331,39 @@ std::string error_message(const std::string& body) {
   return prefix(body);
 }
 
+std::string config_hint(const std::string& body, const EndpointConfig& config) {
+  const ojson j = ojson::parse(body, nullptr, false);
+  std::string param, message = error_message(body);
+  if (!j.is_discarded() && j.is_object())
+    if (auto e = j.find("error"); e != j.end() && e->is_object())
+      param = string_or_empty(e->value("param", ojson()));
+  auto mentions = [&](std::string_view word) {
+    return param == word || message.find(fmt::format("'{}'", word)) != std::string::npos;
+  };
+  const std::string table = fmt::format("[llm.{}]", config.name);
+  if (mentions("max_tokens"))
+    return fmt::format("set max_completion_tokens instead of max_tokens in {} of the configuration",
+                       table);
+  if (mentions("temperature"))
+    return fmt::format("set temperature = \"default\" in {} of the configuration", table);
+  if (!param.empty()) {
+    if (!config.extra_body.empty()) {
+      const json extra = json::parse(config.extra_body, nullptr, false);
+      if (extra.is_object() && extra.contains(param))
+        return fmt::format("remove '{}' from [llm.{}.extra_body] of the configuration", param,
+                           config.name);
+    }
+    return fmt::format("the server rejects the parameter '{}' (see {} of the configuration)", param,
+                       table);
+  }
+  return "";
+}
+
+bool is_deterministic_refusal(int status, const std::string& message) {
+  if (status == 501) return true;
+  return status == 500 && message.find("Only no echo is supported") != std::string::npos;
+}
+
 namespace {
 
 bool parse_success_impl(const Request& request, const std::string& body, Response& out) {
@@ -311,6 +390,9 @@ bool parse_success_impl(const Request& request, const std::string& body, Respons
         static_cast<std::int64_t>(number(u->value("prompt_tokens", ojson())).value_or(0));
     out.usage.completion_tokens =
         static_cast<std::int64_t>(number(u->value("completion_tokens", ojson())).value_or(0));
+    if (auto d = u->find("prompt_tokens_details"); d != u->end() && d->is_object())
+      out.usage.cached_prompt_tokens =
+          static_cast<std::int64_t>(number(d->value("cached_tokens", ojson())).value_or(0));
   }
   if (request.endpoint == Endpoint::kTokenize) {
     auto t = j.find("tokens");

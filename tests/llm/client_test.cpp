@@ -394,15 +394,21 @@ TEST(LlmClient, TokenEstimatesAreCorrectedByUsage) {
 TEST(LlmClient, ExtraBodyFieldsAreSent) {
   MockServer server;
   auto config = mock_endpoint(server);
-  config.extra_body = R"({"top_p": 0.5, "temperature": 0.3})";
+  config.extra_body = R"({"top_p": 0.5, "temperature": 0.3, "stop": ["x"]})";
   Client client(config);
   Request r = chat_request("x");
   r.extra = R"({"stop": ["\n"]})";
   ASSERT_TRUE(client.call(r).ok);
   const json body = json::parse(server.calls().back().body);
   EXPECT_EQ(body["top_p"], 0.5);
-  EXPECT_EQ(body["temperature"], 0.3);  // extra_body wins over the default
-  EXPECT_EQ(body["stop"], json::array({"\n"}));
+  EXPECT_EQ(body["temperature"], 0.0);           // probity's own field is never replaced
+  EXPECT_EQ(body["stop"], json::array({"\n"}));  // the request's extra beats extra_body
+  // extra_body belongs to generation requests: a tokenize body stays as the server reads it.
+  Request tok;
+  tok.endpoint = Endpoint::kTokenize;
+  tok.prompt = "x";
+  ASSERT_TRUE(client.call(tok).ok);
+  EXPECT_FALSE(json::parse(server.calls().back().body).contains("top_p"));
   r.extra = "[1, 2]";
   EXPECT_THROW(client.run({r}), std::invalid_argument);
   config.extra_body = "not json";

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "probity/llm.hpp"
@@ -14,9 +15,6 @@ using llm::ConfigError;
 using llm::parse_config;
 
 const char* kConfig = R"(# probity.toml
-[metrics]
-anything = "other sections belong to other parts of probity"
-
 [llm]
 cache = "llm-cache.sqlite"
 cache_mode = "read-only"
@@ -58,7 +56,7 @@ TEST(LlmConfig, RolesInheritTheDefault) {
   EXPECT_EQ(judge.api_key_env, "VLLM_KEY");
   EXPECT_EQ(judge.concurrency, 32u);
   EXPECT_DOUBLE_EQ(judge.timeout_s, 60);
-  EXPECT_DOUBLE_EQ(judge.temperature, 0.5);
+  EXPECT_DOUBLE_EQ(judge.temperature.value(), 0.5);
   EXPECT_EQ(judge.max_tokens, 16);
   EXPECT_DOUBLE_EQ(judge.rpm, 500);
   EXPECT_DOUBLE_EQ(judge.tpm, 200000.5);
@@ -170,6 +168,107 @@ TEST(LlmConfig, CommandLineOverridesTheDefaultRole) {
   llm::apply_cli_overrides(empty, only);
   EXPECT_EQ(empty.endpoint("judge").base_url, "http://x/v1");
   EXPECT_EQ(empty.open_cache(), nullptr);
+}
+
+// Anything outside [llm] is a mistake: docs/cluster.md once put `cache` at the top level, where
+// it was never read, so shards shared no cache.
+TEST(LlmConfig, KeysOutsideTheLlmTableAreErrorsNamingTheLine) {
+  try {
+    parse_config("# shards share one cache\ncache = \"/run/c.sqlite\"\n\n[llm.default]\n",
+                 "p.toml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line(), 2u);
+    EXPECT_EQ(e.key(), "cache");
+    EXPECT_NE(std::string(e.what()).find("belongs in the [llm] table"), std::string::npos)
+        << e.what();
+  }
+  try {
+    parse_config("[llm]\n\n[metrics]\nx = 1\n", "p.toml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line(), 3u);
+    EXPECT_NE(std::string(e.what()).find("unknown table"), std::string::npos);
+  }
+}
+
+TEST(LlmConfig, ReasoningModelsHeadersAndCachedPrices) {
+  const auto config = parse_config(R"([llm.judge]
+model = "gpt-5-mini"
+temperature = "default"
+max_completion_tokens = 2000
+price_in = 0.25
+price_cached_in = 0.025
+price_out = 2.0
+rate_limit_budget = 1200
+
+[llm.judge.headers]
+OpenAI-Project = "proj_123"
+api-key = "azure-secret-value"
+)",
+                                   "p.toml");
+  const auto judge = config.endpoint("judge");
+  EXPECT_FALSE(judge.temperature.has_value());  // not sent at all
+  EXPECT_EQ(judge.max_completion_tokens, 2000);
+  EXPECT_FALSE(judge.max_tokens.has_value());
+  EXPECT_EQ(judge.price_cached_in, 0.025);
+  EXPECT_DOUBLE_EQ(judge.rate_limit_budget_s, 1200);
+  ASSERT_EQ(judge.headers.size(), 2u);
+  EXPECT_EQ(config.endpoint("oracle").temperature, 0.0);  // others keep the default
+
+  auto line_of = [](const std::string& text, std::string& what) -> std::size_t {
+    try {
+      parse_config(text, "p.toml");
+    } catch (const ConfigError& e) {
+      what = e.what();
+      return e.line();
+    }
+    return 0;
+  };
+  std::string what;
+  EXPECT_EQ(line_of("[llm.judge]\nmax_tokens = 5\nmax_completion_tokens = 5\n", what), 3u);
+  // A CR/LF in a header value would inject a header; the value is never repeated.
+  EXPECT_EQ(line_of("[llm.judge.headers]\nX-Key = \"secret-value\\r\\nX-Evil: 1\"\n", what), 2u);
+  EXPECT_NE(what.find("control character"), std::string::npos) << what;
+  EXPECT_EQ(what.find("secret-value"), std::string::npos) << what;
+  EXPECT_EQ(line_of("[llm.judge.headers]\nAuthorization = \"Bearer x\"\n", what), 2u);
+  EXPECT_NE(what.find("api_key_env"), std::string::npos) << what;
+  // extra_body cannot replace what probity sends (an echo turned off under a log-prob metric).
+  EXPECT_EQ(line_of("[llm.lm.extra_body]\necho = false\n", what), 2u);
+  EXPECT_NE(what.find("set by probity"), std::string::npos) << what;
+  EXPECT_EQ(line_of("[llm.lm.extra_body]\nmax_tokens = 3\n", what), 2u);
+  EXPECT_NE(what.find("set max_tokens in the role's table"), std::string::npos) << what;
+}
+
+// flags > configuration > environment (the OpenAI client conventions).
+TEST(LlmConfig, OpenAiEnvironmentFillsWhatFlagsAndConfigLeaveOpen) {
+  std::map<std::string, std::string> env = {{"OPENAI_BASE_URL", "http://env-host/v1"},
+                                            {"OPENAI_API_KEY", "sk-from-env-1234"},
+                                            {"OPENAI_MODEL", "env-model"}};
+  auto getenv = [&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  llm::LlmConfig none;
+  llm::apply_environment(none, getenv);
+  auto d = none.endpoint("judge");
+  EXPECT_EQ(d.base_url, "http://env-host/v1");
+  EXPECT_EQ(d.model, "env-model");
+  EXPECT_EQ(d.api_key_env, "OPENAI_API_KEY");  // by name: the value stays in the environment
+  EXPECT_TRUE(llm::environment_names_endpoint(getenv));
+
+  auto config = parse_config("[llm.default]\nmodel = \"file-model\"\n", "p.toml");
+  llm::CliOverrides o;
+  o.base_url = "http://flag-host/v1";
+  llm::apply_cli_overrides(config, o);
+  llm::apply_environment(config, getenv);
+  d = config.endpoint("default");
+  EXPECT_EQ(d.base_url, "http://flag-host/v1");  // the flag
+  EXPECT_EQ(d.model, "file-model");              // the file
+  EXPECT_EQ(d.api_key_env, "OPENAI_API_KEY");    // the environment
+
+  env.clear();
+  EXPECT_FALSE(llm::environment_names_endpoint(getenv));
 }
 
 TEST(LlmConfig, LoadsAFileAndOpensTheCache) {

@@ -104,7 +104,12 @@ TEST(LlmProtocol, RequestBodies) {
   const json tok = json::parse(build_request(c, r).body);
   EXPECT_EQ(tokenize_url(c.base_url), "http://h:8000/tokenize");
   EXPECT_EQ(build_request(c, r).url, "http://h:8000/tokenize");
-  EXPECT_EQ(tok, (json{{"model", "m"}, {"prompt", "abc"}}));
+  // One body for vLLM/SGLang (prompt, add_special_tokens) and llama.cpp (content, add_special).
+  EXPECT_EQ(tok, (json{{"model", "m"},
+                       {"prompt", "abc"},
+                       {"add_special_tokens", true},
+                       {"content", "abc"},
+                       {"add_special", true}}));
   // Invalid UTF-8 is sent as U+FFFD rather than failing the batch.
   Request bad;
   bad.messages = {{"user", std::string("caf\xe9")}};
