@@ -1,0 +1,138 @@
+#pragma once
+// Contract fakes of real OpenAI-compatible servers (vLLM, SGLang, llama.cpp server, Ollama's /v1
+// layer, hosted OpenAI chat / reasoning / legacy completions). Each flavour answers as that
+// server's source code does (routes, accepted and rejected fields, error bodies and statuses,
+// response shapes, BOS handling, how token strings and text offsets are produced); the evidence,
+// with file and function names, is tests/llm/fakes/SOURCES.md. Unlike tests/llm/mock_server.*,
+// nothing here is shaped to agree with probity.
+//
+// Prompts are tokenised with the committed real-tokenizer fixtures
+// (tests/llm/fixtures/tokens/<tokenizer>.json); a text missing from the fixture gets an error that
+// names it (and is appended to $PROBITY_FIXTURE_RECORD when that is set). Log-probabilities come
+// from fake_logprob(), a table tests recompute.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace httplib {
+class Server;
+}
+
+namespace probity::test {
+
+enum class Flavour {
+  kVllm,
+  kSglang,
+  kLlamaCpp,
+  kOllama,
+  kOpenAiChat,               // hosted chat model (gpt-4o-mini)
+  kOpenAiReasoning,          // hosted reasoning model (gpt-5, o-series)
+  kOpenAiLegacyCompletions,  // hosted /v1/completions (davinci-002, gpt-3.5-turbo-instruct)
+};
+
+const char* flavour_name(Flavour flavour);
+
+struct FakeOptions {
+  Flavour flavour = Flavour::kVllm;
+  std::string tokenizer = "llama3";  // fixture: llama3, llama2, cl100k, o200k
+  // The served model. Requests naming another model get that server's unknown-model error where
+  // the server checks (vLLM, Ollama, OpenAI); SGLang and llama.cpp do not check. OpenAI legacy
+  // completions allow echo together with logprobs only for davinci-002 and babbage-002.
+  std::string model = "fake-model";
+  std::string api_key;  // when set, wrong/missing auth gets that server's 401 (not Ollama)
+  std::size_t context_tokens = 0;  // Ollama: num_ctx for its silent prompt truncation (0 = none)
+  int rate_limit_every = 0;  // OpenAI flavours: every k-th generation request gets OpenAI's 429
+  std::function<std::string(const nlohmann::json& request)> reply;  // generated text ("ok")
+  std::size_t threads = 16;
+};
+
+struct FakeCall {
+  std::string path;
+  std::string body;
+  std::map<std::string, std::string> headers;
+  int status = 0;
+};
+
+class FakeServer {
+ public:
+  explicit FakeServer(FakeOptions options);
+  ~FakeServer();
+  FakeServer(const FakeServer&) = delete;
+  FakeServer& operator=(const FakeServer&) = delete;
+
+  int port() const { return port_; }
+  std::string root_url() const;  // http://127.0.0.1:<port>
+  std::string base_url() const;  // root_url() + "/v1"
+  const FakeOptions& options() const { return options_; }
+
+  std::vector<FakeCall> calls() const;
+  std::size_t count(std::string_view path = "") const;  // requests received ("" = any path)
+
+  // vLLM's and SGLang's max_model_len in this fake (reported by /tokenize, enforced by vLLM).
+  static constexpr int kMaxModelLen = 4096;
+  // Reasoning tokens an OpenAI reasoning model spends before its visible answer.
+  static constexpr int kReasoningTokens = 64;
+
+  struct Reply {
+    int status = 200;
+    std::string body;
+    std::string content_type = "application/json";
+    std::map<std::string, std::string> headers;
+  };
+
+ private:
+  Reply handle(const std::string& method, const std::string& path, const std::string& body,
+               const std::map<std::string, std::string>& headers);
+
+  FakeOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+  mutable std::mutex mutex_;
+  std::vector<FakeCall> calls_;
+  int generation_requests_ = 0;
+};
+
+// The log-probability every fake gives token `token` after `context` (all ids before it, BOS
+// included): h = FNV-1a 64 over the 8 little-endian bytes of each context id, then of the token;
+// value = -0.25 - (h % 1000) / 100.0. fake_rank is 1 + (h / 1000) % 3.
+double fake_logprob(std::span<const std::int64_t> context, std::int64_t token);
+int fake_rank(std::span<const std::int64_t> context, std::int64_t token);
+
+// The fixture tokenizer: ids (WITHOUT BOS), HF pieces, hex bytes within the text, byte offsets.
+struct FixtureTokens {
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> pieces;
+  std::vector<std::string> bytes;
+  std::vector<std::size_t> offsets;
+  bool dummy_prefix = false;
+};
+// Throws std::runtime_error naming the text when it is not in the fixture (and records it).
+const FixtureTokens& fixture_tokens(const std::string& tokenizer, const std::string& text);
+std::optional<std::int64_t> fixture_bos(const std::string& tokenizer);
+std::optional<std::int64_t> fixture_eos(const std::string& tokenizer);
+
+// How a tokenizer decodes ids (HF semantics, as the Python servers call it):
+// decode([id]) of one token, and decode(ids) of a sequence. Byte-level BPE decodes the bytes
+// lossily (U+FFFD per maximal invalid subpart); SentencePiece maps "▁" to a space, byte-fallback
+// runs that are not valid UTF-8 to one U+FFFD per byte token, and strips one leading space.
+std::string fixture_decode_one(const std::string& tokenizer, std::int64_t id);
+std::string fixture_decode(const std::string& tokenizer, std::span<const std::int64_t> ids,
+                           bool skip_special_tokens = false);
+std::string fixture_piece(const std::string& tokenizer, std::int64_t id);
+std::string fixture_token_bytes(const std::string& tokenizer, std::int64_t id);  // raw bytes
+
+// Python's len() of a UTF-8 string (code points).
+std::size_t code_points(std::string_view utf8);
+
+}  // namespace probity::test

@@ -1,0 +1,751 @@
+// Tests of the contract fakes themselves: raw JSON over httplib (not probity's client), one test
+// per behaviour documented in tests/llm/fakes/SOURCES.md.
+#include "llm/fakes/fake_server.hpp"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace probity::test {
+namespace {
+
+using json = nlohmann::json;
+
+struct Resp {
+  int status = 0;
+  std::string raw;
+  json body;
+  httplib::Headers headers;
+};
+
+Resp send(const FakeServer& s, const std::string& method, const std::string& path,
+          const json& body = json::object(), httplib::Headers headers = {},
+          const std::string& content_type = "application/json") {
+  httplib::Client cli("127.0.0.1", s.port());
+  httplib::Result res = method == "GET"
+                            ? cli.Get(path.c_str(), headers)
+                            : cli.Post(path.c_str(), headers, body.dump(), content_type.c_str());
+  Resp r;
+  if (!res) return r;
+  r.status = res->status;
+  r.raw = res->body;
+  r.headers = res->headers;
+  r.body = json::parse(res->body, nullptr, false);
+  return r;
+}
+
+Resp post(const FakeServer& s, const std::string& path, const json& body,
+          httplib::Headers headers = {}) {
+  return send(s, "POST", path, body, std::move(headers));
+}
+
+FakeOptions opts(Flavour f, std::string tokenizer = "llama3", std::string model = "fake-model") {
+  FakeOptions o;
+  o.flavour = f;
+  o.tokenizer = std::move(tokenizer);
+  o.model = std::move(model);
+  return o;
+}
+
+const std::string kArticle = "Article: Rates rose on Wednesday.\n\n";
+const std::string kMood = "Mood: \xF0\x9F\xA6\x99 llama time";
+const std::string kReply = "Restatement: rates rose.";
+
+std::vector<std::int64_t> ids_with_bos(const std::string& tok, const std::string& text) {
+  std::vector<std::int64_t> ids;
+  if (auto bos = fixture_bos(tok)) ids.push_back(*bos);
+  const auto& t = fixture_tokens(tok, text);
+  ids.insert(ids.end(), t.ids.begin(), t.ids.end());
+  return ids;
+}
+
+double lp_at(const std::vector<std::int64_t>& ids, std::size_t i) {
+  return fake_logprob(std::span<const std::int64_t>(ids.data(), i), ids[i]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table and the fixtures
+
+TEST(FakeLogprob, IsDeterministicInContextAndToken) {
+  const std::vector<std::int64_t> ctx{128000, 44};
+  EXPECT_EQ(fake_logprob(ctx, 1411), fake_logprob(ctx, 1411));
+  EXPECT_NE(fake_logprob(ctx, 1411), fake_logprob(std::vector<std::int64_t>{44}, 1411));
+  for (std::int64_t t = 0; t < 200; ++t) {
+    const double v = fake_logprob(ctx, t);
+    EXPECT_LE(v, -0.25);
+    EXPECT_GE(v, -10.24);
+    EXPECT_GE(fake_rank(ctx, t), 1);
+    EXPECT_LE(fake_rank(ctx, t), 3);
+  }
+}
+
+TEST(FakeFixture, DecodesAsHfDoesForByteLevelAndSentencepiece) {
+  const auto& t = fixture_tokens("llama2", kArticle);
+  EXPECT_EQ(t.pieces[0],
+            "\xE2\x96\x81"
+            "Article");
+  EXPECT_EQ(fixture_decode_one("llama2", t.ids[0]), "Article");  // Strip decoder
+  EXPECT_EQ(fixture_decode_one("llama2", t.ids[2]), "R");
+  const auto& mood = fixture_tokens("llama2", kMood);
+  EXPECT_EQ(fixture_decode_one("llama2", mood.ids[4]), "\xEF\xBF\xBD");  // <0xF0> alone
+  auto ids = ids_with_bos("llama2", kArticle);
+  EXPECT_EQ(fixture_decode("llama2", ids), "<s> " + kArticle);
+  EXPECT_EQ(fixture_decode("llama2", ids, true), kArticle);
+  EXPECT_EQ(fixture_decode("llama3", ids_with_bos("llama3", kMood)), "<|begin_of_text|>" + kMood);
+  const auto& m3 = fixture_tokens("llama3", kMood);
+  EXPECT_EQ(fixture_decode_one("llama3", m3.ids[3]), " \xEF\xBF\xBD");
+  EXPECT_EQ(fixture_decode_one("llama3", *fixture_bos("llama3")), "<|begin_of_text|>");
+  EXPECT_FALSE(fixture_bos("cl100k").has_value());
+}
+
+TEST(FakeFixture, UnknownTextIsAnErrorNamingItAndIsRecorded) {
+  const auto record = std::filesystem::temp_directory_path() /
+                      ("probity-fixture-record-" + std::to_string(getpid()) + ".txt");
+  std::filesystem::remove(record);
+  ::setenv("PROBITY_FIXTURE_RECORD", record.c_str(), 1);
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/tokenize", {{"prompt", "no such text in any fixture"}});
+  ::unsetenv("PROBITY_FIXTURE_RECORD");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_NE(r.raw.find("no such text in any fixture"), std::string::npos) << r.raw;
+  std::ifstream in(record);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "\"no such text in any fixture\"");
+  std::filesystem::remove(record);
+  EXPECT_THROW(fixture_tokens("llama3", "no such text in any fixture"), std::runtime_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// vLLM
+
+TEST(Vllm, EchoLogprobsFirstPromptPositionIsNull) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/v1/completions",
+                      {{"model", "fake-model"},
+                       {"prompt", kArticle},
+                       {"echo", true},
+                       {"logprobs", 1},
+                       {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& lp = r.body["choices"][0]["logprobs"];
+  const auto ids = ids_with_bos("llama3", kArticle);
+  EXPECT_EQ(lp["tokens"][0], "<|begin_of_text|>");  // BOS decoded, included
+  EXPECT_TRUE(lp["token_logprobs"][0].is_null());
+  EXPECT_TRUE(lp["top_logprobs"][0].is_null());
+  for (std::size_t i = 1; i < ids.size(); ++i)
+    EXPECT_EQ(lp["token_logprobs"][i].get<double>(), lp_at(ids, i)) << i;
+  EXPECT_EQ(lp["tokens"].size(), ids.size() + 1);  // prompt + one generated token
+  EXPECT_EQ(r.body["choices"][0]["text"].get<std::string>().rfind(kArticle, 0), 0u);
+  EXPECT_EQ(r.body["usage"]["prompt_tokens"], ids.size());  // BOS counted
+}
+
+TEST(Vllm, TextOffsetIsCumulativeDecodedTokenLength) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/v1/completions",
+                      {{"prompt", kMood}, {"echo", true}, {"logprobs", 0}, {"max_tokens", 0}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& lp = r.body["choices"][0]["logprobs"];
+  // <|begin_of_text|> M ood : [" \xf0\x9f"] [\xa6] [\x99] " llama" " time"
+  EXPECT_EQ(lp["tokens"],
+            json({"<|begin_of_text|>", "M", "ood", ":", "", "", "", " llama", " time"}));
+  EXPECT_EQ(lp["text_offset"], json({0, 17, 18, 21, 22, 22, 22, 22, 28}));
+}
+
+TEST(Vllm, PartialUtf8PromptTokensDecodeToEmptyString) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r =
+      post(s, "/v1/completions", {{"prompt", kMood}, {"prompt_logprobs", 0}, {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto ids = ids_with_bos("llama3", kMood);
+  const auto& pl = r.body["choices"][0]["prompt_logprobs"];
+  EXPECT_EQ(pl[4][std::to_string(ids[4])]["decoded_token"], "");  // " \xf0\x9f"
+  EXPECT_EQ(pl[5][std::to_string(ids[5])]["decoded_token"], "");
+  EXPECT_EQ(pl[7][std::to_string(ids[7])]["decoded_token"], " llama");
+}
+
+TEST(Vllm, SentencepieceDecodedTokensLoseTheirLeadingSpace) {
+  FakeServer s(opts(Flavour::kVllm, "llama2"));
+  const auto r = post(s, "/v1/completions",
+                      {{"prompt", kArticle}, {"echo", true}, {"logprobs", 0}, {"max_tokens", 0}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& tokens = r.body["choices"][0]["logprobs"]["tokens"];
+  EXPECT_EQ(tokens[0], "<s>");
+  EXPECT_EQ(tokens[1], "Article");
+  EXPECT_EQ(tokens[3], "R");  // "▁R" decoded alone: the Strip decoder eats the space
+  EXPECT_EQ(tokens[11], "\n");
+}
+
+TEST(Vllm, PromptLogprobsListNullFirstThenDictsKeyedByTokenId) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r =
+      post(s, "/v1/completions", {{"prompt", kArticle}, {"prompt_logprobs", 0}, {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto ids = ids_with_bos("llama3", kArticle);
+  const auto& pl = r.body["choices"][0]["prompt_logprobs"];
+  ASSERT_EQ(pl.size(), ids.size());
+  EXPECT_TRUE(pl[0].is_null());
+  for (std::size_t i = 1; i < ids.size(); ++i) {
+    ASSERT_EQ(pl[i].size(), 1u) << i;  // k = 0: only the prompt token
+    const auto& e = pl[i][std::to_string(ids[i])];
+    EXPECT_EQ(e["logprob"].get<double>(), lp_at(ids, i));
+    EXPECT_EQ(e["rank"].get<int>(),
+              fake_rank(std::span<const std::int64_t>(ids.data(), i), ids[i]));
+    EXPECT_TRUE(e.contains("decoded_token"));
+  }
+  EXPECT_TRUE(r.body["choices"][0]["logprobs"].is_null());  // no `logprobs` asked
+}
+
+TEST(Vllm, PromptLogprobsKAddsTheTopKAfterThePromptToken) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r =
+      post(s, "/v1/completions", {{"prompt", kArticle}, {"prompt_logprobs", 2}, {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto ids = ids_with_bos("llama3", kArticle);
+  // Key order matters here (the prompt token comes first): parse preserving it.
+  const auto body = nlohmann::ordered_json::parse(r.raw);
+  const auto& pl = body["choices"][0]["prompt_logprobs"];
+  for (std::size_t i = 1; i < ids.size(); ++i) {
+    const auto rank = fake_rank(std::span<const std::int64_t>(ids.data(), i), ids[i]);
+    EXPECT_EQ(pl[i].size(), rank <= 2 ? 2u : 3u) << i;
+    EXPECT_EQ(pl[i].begin().key(), std::to_string(ids[i]));
+  }
+}
+
+TEST(Vllm, EchoWithLogprobsAlsoFillsPromptLogprobs) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/v1/completions",
+                      {{"prompt", kArticle}, {"echo", true}, {"logprobs", 0}, {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_TRUE(r.body["choices"][0]["prompt_logprobs"].is_array());
+}
+
+TEST(Vllm, EchoMaxTokensZeroReturnsThePromptAndCountsOneGeneratedToken) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/v1/completions",
+                      {{"prompt", kArticle}, {"echo", true}, {"logprobs", 0}, {"max_tokens", 0}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto ids = ids_with_bos("llama3", kArticle);
+  EXPECT_EQ(r.body["choices"][0]["text"], kArticle);
+  EXPECT_EQ(r.body["choices"][0]["logprobs"]["tokens"].size(), ids.size());
+  EXPECT_EQ(r.body["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(r.body["usage"]["completion_tokens"], 1);  // the engine ran with max_tokens=1
+}
+
+TEST(Vllm, MaxTokensZeroWithoutEchoIs400) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/v1/completions", {{"prompt", kArticle}, {"max_tokens", 0}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"]["message"], "max_tokens must be at least 1, got 0.");
+  EXPECT_EQ(r.body["error"]["type"], "BadRequestError");
+  EXPECT_EQ(r.body["error"]["code"], 400);
+}
+
+TEST(Vllm, TokenIdPromptGetsNoBosAndEchoesItsDecode) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto& t = fixture_tokens("llama3", kArticle);
+  const auto r = post(s, "/v1/completions",
+                      {{"prompt", t.ids}, {"echo", true}, {"logprobs", 0}, {"max_tokens", 0}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["usage"]["prompt_tokens"], t.ids.size());
+  EXPECT_EQ(r.body["choices"][0]["text"], kArticle);
+  EXPECT_EQ(r.body["choices"][0]["logprobs"]["tokens"][0], "Article");
+  EXPECT_TRUE(r.body["choices"][0]["logprobs"]["token_logprobs"][0].is_null());
+}
+
+TEST(Vllm, ReturnTokenIdsAddsIdsAndDropsPromptTextFromEcho) {
+  FakeOptions o = opts(Flavour::kVllm);
+  o.reply = [](const json&) { return kReply; };
+  FakeServer s(o);
+  const auto r = post(s, "/v1/completions",
+                      {{"prompt", kArticle}, {"echo", true}, {"return_token_ids", true}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& c = r.body["choices"][0];
+  EXPECT_EQ(c["prompt_token_ids"], json(ids_with_bos("llama3", kArticle)));
+  EXPECT_EQ(c["token_ids"], json(fixture_tokens("llama3", kReply).ids));
+  EXPECT_EQ(c["text"], kReply);
+}
+
+TEST(Vllm, TokenizeIsAtTheRootWithCountMaxModelLenTokensAndTokenStrs) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/tokenize",
+                      {{"model", "fake-model"}, {"prompt", kArticle}, {"return_token_strs", true}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto ids = ids_with_bos("llama3", kArticle);
+  EXPECT_EQ(r.body["tokens"], json(ids));
+  EXPECT_EQ(r.body["count"], ids.size());
+  EXPECT_EQ(r.body["max_model_len"], FakeServer::kMaxModelLen);
+  EXPECT_EQ(r.body["token_strs"][0], "<|begin_of_text|>");
+  EXPECT_EQ(r.body["token_strs"][3],
+            "\xC4\xA0"
+            "Rates");  // "ĠRates"
+  const auto no_special =
+      post(s, "/tokenize", {{"prompt", kArticle}, {"add_special_tokens", false}});
+  EXPECT_EQ(no_special.body["tokens"], json(fixture_tokens("llama3", kArticle).ids));
+  EXPECT_TRUE(no_special.body["token_strs"].is_null());
+  const auto v1 = post(s, "/v1/tokenize", {{"prompt", kArticle}});
+  EXPECT_EQ(v1.status, 404);
+  EXPECT_EQ(v1.body, json({{"detail", "Not Found"}}));
+}
+
+TEST(Vllm, UnknownRequestFieldsAreIgnored) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/v1/completions",
+                      {{"prompt", kArticle},
+                       {"max_tokens", 1},
+                       {"guided_json", {{"type", "object"}}},
+                       {"no_such_field", 1}});
+  EXPECT_EQ(r.status, 200) << r.raw;
+}
+
+TEST(Vllm, UnknownModelIs404NotFoundError) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r = post(s, "/v1/completions", {{"model", "other"}, {"prompt", kArticle}});
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.body, json({{"error",
+                           {{"message", "The model `other` does not exist."},
+                            {"type", "NotFoundError"},
+                            {"param", "model"},
+                            {"code", 404}}}}));
+}
+
+TEST(Vllm, ValidationErrorsAre400WithParam) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto neg = post(s, "/v1/completions", {{"prompt", kArticle}, {"logprobs", -2}});
+  EXPECT_EQ(neg.status, 400);
+  EXPECT_EQ(neg.body["error"]["type"], "Bad Request");
+  EXPECT_EQ(neg.body["error"]["param"], "logprobs");
+  EXPECT_NE(neg.body["error"]["message"].get<std::string>().find(
+                "`logprobs` must be a positive value or -1."),
+            std::string::npos);
+  const auto empty = post(s, "/v1/completions", {{"prompt", ""}});
+  EXPECT_EQ(empty.status, 400);
+  EXPECT_EQ(empty.body["error"]["param"], "prompt");
+  const auto form = send(s, "POST", "/v1/completions", {{"prompt", kArticle}}, {}, "text/plain");
+  EXPECT_EQ(form.status, 400);
+}
+
+TEST(Vllm, ApiKeyGuardsV1ButNotTokenize) {
+  FakeOptions o = opts(Flavour::kVllm);
+  o.api_key = "secret";
+  FakeServer s(o);
+  const auto no = post(s, "/v1/completions", {{"prompt", kArticle}});
+  EXPECT_EQ(no.status, 401);
+  EXPECT_EQ(no.body, json({{"error", "Unauthorized"}}));
+  EXPECT_EQ(post(s, "/v1/completions", {{"prompt", kArticle}, {"max_tokens", 1}},
+                 {{"Authorization", "bearer secret"}})
+                .status,
+            200);
+  EXPECT_EQ(post(s, "/tokenize", {{"prompt", kArticle}}).status, 200);
+}
+
+TEST(Vllm, ChatResponseShape) {
+  FakeServer s(opts(Flavour::kVllm));
+  const auto r =
+      post(s, "/v1/chat/completions",
+           {{"model", "fake-model"}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["object"], "chat.completion");
+  EXPECT_EQ(r.body["id"].get<std::string>().rfind("chatcmpl-", 0), 0u);
+  const auto& m = r.body["choices"][0]["message"];
+  EXPECT_EQ(m["role"], "assistant");
+  EXPECT_EQ(m["content"], "ok");
+  EXPECT_TRUE(m.contains("reasoning"));
+  EXPECT_FALSE(m.contains("tool_calls"));  // dropped when empty
+  EXPECT_TRUE(r.body["prompt_logprobs"].is_null());
+  EXPECT_GT(r.body["usage"]["prompt_tokens"].get<int>(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SGLang
+
+TEST(Sglang, EchoLogprobsFirstPromptPositionIsNullAndTextOffsetsAreMinusOne) {
+  FakeServer s(opts(Flavour::kSglang));
+  const auto r = post(s, "/v1/completions",
+                      {{"model", "anything"},
+                       {"prompt", kArticle},
+                       {"echo", true},
+                       {"logprobs", 1},
+                       {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& lp = r.body["choices"][0]["logprobs"];
+  const auto ids = ids_with_bos("llama3", kArticle);
+  EXPECT_EQ(lp["tokens"][0], "<|begin_of_text|>");
+  EXPECT_TRUE(lp["token_logprobs"][0].is_null());
+  EXPECT_TRUE(lp["top_logprobs"][0].is_null());
+  EXPECT_EQ(lp["token_logprobs"][1].get<double>(), lp_at(ids, 1));
+  for (const auto& off : lp["text_offset"]) EXPECT_EQ(off, -1);
+  EXPECT_EQ(lp["top_logprobs"][1].size(), 1u);  // top-k only, k = 1
+  EXPECT_EQ(r.body["model"], "anything");       // the model name is echoed, not checked
+}
+
+TEST(Sglang, LogprobsZeroWithEchoGivesNoPromptLogprobs) {
+  FakeOptions o = opts(Flavour::kSglang);
+  o.reply = [](const json&) { return kReply; };
+  FakeServer s(o);
+  const auto r =
+      post(s, "/v1/completions", {{"prompt", kArticle}, {"echo", true}, {"logprobs", 0}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& c = r.body["choices"][0];
+  EXPECT_EQ(c["text"], kArticle + kReply);  // still echoed
+  EXPECT_EQ(c["logprobs"]["tokens"].size(), fixture_tokens("llama3", kReply).ids.size());
+}
+
+TEST(Sglang, PartialUtf8TokensKeepTheReplacementCharacter) {
+  FakeServer s(opts(Flavour::kSglang));
+  const auto r = post(s, "/v1/completions",
+                      {{"prompt", kMood}, {"echo", true}, {"logprobs", 1}, {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& tokens = r.body["choices"][0]["logprobs"]["tokens"];
+  EXPECT_EQ(tokens[4], " \xEF\xBF\xBD");
+  EXPECT_EQ(tokens[5], "\xEF\xBF\xBD");
+}
+
+TEST(Sglang, PromptLogprobsFieldIsIgnored) {
+  FakeServer s(opts(Flavour::kSglang));
+  const auto r =
+      post(s, "/v1/completions", {{"prompt", kArticle}, {"prompt_logprobs", 1}, {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_FALSE(r.body["choices"][0].contains("prompt_logprobs"));
+  EXPECT_TRUE(r.body["choices"][0]["logprobs"].is_null());
+}
+
+TEST(Sglang, TokenizeAnswersOnBothPaths) {
+  FakeServer s(opts(Flavour::kSglang));
+  for (const char* path : {"/tokenize", "/v1/tokenize"}) {
+    const auto r = post(s, path, {{"prompt", kArticle}});
+    ASSERT_EQ(r.status, 200) << path;
+    EXPECT_EQ(r.body["tokens"], json(ids_with_bos("llama3", kArticle)));
+    EXPECT_EQ(r.body["count"], ids_with_bos("llama3", kArticle).size());
+    EXPECT_TRUE(r.body.contains("max_model_len"));
+  }
+}
+
+TEST(Sglang, TokenIdPromptEchoDecodesWithoutSpecialTokens) {
+  FakeServer s(opts(Flavour::kSglang));
+  const auto r =
+      post(s, "/v1/completions",
+           {{"prompt", ids_with_bos("llama3", kArticle)}, {"echo", true}, {"max_tokens", 1}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["choices"][0]["text"].get<std::string>().rfind(kArticle, 0), 0u);
+}
+
+TEST(Sglang, ErrorsAreObjectErrorBodies) {
+  FakeServer s(opts(Flavour::kSglang));
+  const auto r = post(s, "/v1/completions", {{"prompt", "   "}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["object"], "error");
+  EXPECT_EQ(r.body["message"], "Prompt cannot be empty or whitespace only");
+  EXPECT_EQ(r.body["code"], 400);
+  EXPECT_EQ(post(s, "/v1/completions", {{"prompt", kArticle}, {"max_tokens", 0}}).status, 400);
+  EXPECT_EQ(post(s, "/nope", {}).body, json({{"detail", "Not Found"}}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// llama.cpp server
+
+TEST(LlamaCpp, EchoIsA500OnlyNoEchoIsSupported) {
+  FakeServer s(opts(Flavour::kLlamaCpp));
+  const auto r =
+      post(s, "/v1/completions", {{"prompt", kArticle}, {"echo", true}, {"logprobs", 1}});
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(
+      r.raw,
+      R"({"error":{"code":500,"message":"Only no echo is supported","type":"server_error"}})");
+}
+
+TEST(LlamaCpp, NOtherThanOneAndBestOfAre500) {
+  FakeServer s(opts(Flavour::kLlamaCpp));
+  EXPECT_EQ(post(s, "/v1/completions", {{"prompt", kArticle}, {"n", 2}}).body["error"]["message"],
+            "Only one completion choice is allowed");
+  EXPECT_EQ(
+      post(s, "/v1/completions", {{"prompt", kArticle}, {"best_of", 2}}).body["error"]["message"],
+      "Unsupported param: best_of");
+  EXPECT_EQ(post(s, "/v1/completions", json::object()).body["error"]["message"],
+            "\"prompt\" is required");
+}
+
+TEST(LlamaCpp, TokenizeReadsContentNotPrompt) {
+  FakeServer s(opts(Flavour::kLlamaCpp));
+  const auto ignored = post(s, "/tokenize", {{"prompt", kArticle}});
+  EXPECT_EQ(ignored.status, 200);
+  EXPECT_EQ(ignored.body, json({{"tokens", json::array()}}));
+  const auto r = post(s, "/tokenize", {{"content", kArticle}});
+  EXPECT_EQ(r.body["tokens"], json(fixture_tokens("llama3", kArticle).ids));  // add_special false
+  const auto bos = post(s, "/tokenize", {{"content", kArticle}, {"add_special", true}});
+  EXPECT_EQ(bos.body["tokens"], json(ids_with_bos("llama3", kArticle)));
+}
+
+TEST(LlamaCpp, TokenizeWithPiecesGivesBytesForPartialUtf8) {
+  FakeServer s(opts(Flavour::kLlamaCpp));
+  const auto r = post(s, "/tokenize", {{"content", kMood}, {"with_pieces", true}});
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body["tokens"][0]["piece"], "M");
+  EXPECT_EQ(r.body["tokens"][3]["piece"], json({32, 240, 159}));  // " \xf0\x9f"
+  EXPECT_EQ(r.body["tokens"][6]["piece"], " llama");
+}
+
+TEST(LlamaCpp, CompletionLogprobsCoverGeneratedTokensOnly) {
+  FakeOptions o = opts(Flavour::kLlamaCpp);
+  o.reply = [](const json&) { return kReply; };
+  FakeServer s(o);
+  const auto r = post(s, "/v1/completions", {{"prompt", kArticle}, {"logprobs", 2}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& content = r.body["choices"][0]["logprobs"]["content"];
+  const auto& gen = fixture_tokens("llama3", kReply).ids;
+  ASSERT_EQ(content.size(), gen.size());
+  auto ctx = ids_with_bos("llama3", kArticle);
+  EXPECT_EQ(content[0]["id"], gen[0]);
+  EXPECT_EQ(content[0]["logprob"].get<double>(), fake_logprob(ctx, gen[0]));
+  EXPECT_EQ(content[0]["top_logprobs"].size(), 2u);
+  EXPECT_EQ(r.body["usage"]["prompt_tokens"], ctx.size());
+  EXPECT_EQ(r.body["object"], "text_completion");
+}
+
+TEST(LlamaCpp, ApiKeyAcceptsBearerOrXApiKey) {
+  FakeOptions o = opts(Flavour::kLlamaCpp);
+  o.api_key = "k";
+  FakeServer s(o);
+  const json req = {{"prompt", kArticle}, {"max_tokens", 1}};
+  const auto no = post(s, "/v1/completions", req);
+  EXPECT_EQ(no.status, 401);
+  EXPECT_EQ(no.raw,
+            R"({"error":{"message":"Invalid API Key","type":"authentication_error","code":401}})");
+  EXPECT_EQ(post(s, "/v1/completions", req, {{"Authorization", "Bearer k"}}).status, 200);
+  EXPECT_EQ(post(s, "/v1/completions", req, {{"X-Api-Key", "k"}}).status, 200);
+  EXPECT_EQ(send(s, "GET", "/health").status, 200);
+}
+
+TEST(LlamaCpp, UnknownRouteIsFileNotFound) {
+  FakeServer s(opts(Flavour::kLlamaCpp));
+  const auto r = post(s, "/v1/nope", {});
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.body["error"]["message"], "File Not Found");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ollama
+
+TEST(Ollama, TokenIdPromptIs400) {
+  FakeServer s(opts(Flavour::kOllama));
+  const auto r = post(s, "/v1/completions", {{"model", "fake-model"}, {"prompt", {1, 2, 3}}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body, json({{"error",
+                           {{"message",
+                             "json: cannot unmarshal array into Go struct field "
+                             "CompletionRequest.prompt of type string"},
+                            {"type", "invalid_request_error"},
+                            {"param", nullptr},
+                            {"code", nullptr}}}}));
+}
+
+TEST(Ollama, EchoIsIgnoredAndCompletionsCarryNoLogprobs) {
+  FakeServer s(opts(Flavour::kOllama));
+  const auto r =
+      post(s, "/v1/completions",
+           {{"model", "fake-model"}, {"prompt", kArticle}, {"echo", true}, {"logprobs", 3}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["choices"][0]["text"], "ok");
+  EXPECT_FALSE(r.body["choices"][0].contains("logprobs"));
+  EXPECT_EQ(r.body["system_fingerprint"], "fp_ollama");
+  EXPECT_EQ(r.body["usage"]["prompt_tokens"], ids_with_bos("llama3", kArticle).size());
+}
+
+TEST(Ollama, TokenizeIs404AndAuthorizationIsIgnored) {
+  FakeOptions o = opts(Flavour::kOllama);
+  o.api_key = "ignored";
+  FakeServer s(o);
+  const auto t = post(s, "/tokenize", {{"prompt", kArticle}});
+  EXPECT_EQ(t.status, 404);
+  EXPECT_EQ(t.raw, "404 page not found");
+  EXPECT_EQ(post(s, "/v1/completions", {{"model", "fake-model"}, {"prompt", kArticle}}).status,
+            200);
+}
+
+TEST(Ollama, TruncatesLongPromptsSilentlyKeepingHeadAndTail) {
+  FakeOptions o = opts(Flavour::kOllama);
+  o.context_tokens = 8;
+  FakeServer s(o);
+  const std::string text = "Text: The central bank raised interest rates.\nRestatement: ";
+  const auto ids = ids_with_bos("llama3", text);
+  ASSERT_GT(ids.size(), 7u);
+  const auto r = post(s, "/v1/completions", {{"model", "fake-model"}, {"prompt", text}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  // num_keep 4 + BOS = 5; limit = 8 - max((8 - 5) / 2, 1) = 7.
+  EXPECT_EQ(r.body["usage"]["prompt_tokens"], 7);
+}
+
+TEST(Ollama, ChatShapeAndUnknownModel) {
+  FakeServer s(opts(Flavour::kOllama));
+  const auto r =
+      post(s, "/v1/chat/completions",
+           {{"model", "fake-model"}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["object"], "chat.completion");
+  EXPECT_EQ(r.body["choices"][0]["message"], json({{"role", "assistant"}, {"content", "ok"}}));
+  EXPECT_EQ(r.body["choices"][0]["finish_reason"], "stop");
+  const auto missing =
+      post(s, "/v1/chat/completions",
+           {{"model", "llama9"}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}});
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.body["error"]["type"], "not_found_error");
+  EXPECT_EQ(missing.body["error"]["message"], "model 'llama9' not found");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hosted OpenAI
+
+json chat_request(const std::string& model) {
+  return {{"model", model}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+}
+
+TEST(OpenAiChat, UsageHasCachedAndReasoningTokenDetails) {
+  FakeServer s(opts(Flavour::kOpenAiChat, "o200k", "gpt-4o-mini"));
+  const auto r = post(s, "/v1/chat/completions", chat_request("gpt-4o-mini"));
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["usage"]["prompt_tokens_details"]["cached_tokens"], 0);
+  EXPECT_EQ(r.body["usage"]["completion_tokens_details"]["reasoning_tokens"], 0);
+  EXPECT_EQ(r.body["choices"][0]["message"]["refusal"], nullptr);
+  EXPECT_EQ(r.body["object"], "chat.completion");
+}
+
+TEST(OpenAiChat, UnknownParameterIs400Unrecognized) {
+  FakeServer s(opts(Flavour::kOpenAiChat, "o200k", "gpt-4o-mini"));
+  json req = chat_request("gpt-4o-mini");
+  req["prompt_logprobs"] = 1;
+  const auto r = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body, json({{"error",
+                           {{"message", "Unrecognized request argument supplied: prompt_logprobs"},
+                            {"type", "invalid_request_error"},
+                            {"param", nullptr},
+                            {"code", nullptr}}}}));
+  req.erase("prompt_logprobs");
+  req["reasoning_effort"] = "low";
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).status, 400);
+}
+
+TEST(OpenAiChat, RateLimitEveryKthRequestIs429WithHeaders) {
+  FakeOptions o = opts(Flavour::kOpenAiChat, "o200k", "gpt-4o-mini");
+  o.rate_limit_every = 2;
+  FakeServer s(o);
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_request("gpt-4o-mini")).status, 200);
+  const auto r = post(s, "/v1/chat/completions", chat_request("gpt-4o-mini"));
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(r.body["error"]["code"], "rate_limit_exceeded");
+  EXPECT_EQ(r.body["error"]["type"], "tokens");
+  EXPECT_EQ(r.headers.find("retry-after-ms")->second, "210");
+  EXPECT_TRUE(r.headers.count("x-ratelimit-remaining-tokens"));
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_request("gpt-4o-mini")).status, 200);
+}
+
+TEST(OpenAiChat, WrongKeyIs401InvalidApiKey) {
+  FakeOptions o = opts(Flavour::kOpenAiChat, "o200k", "gpt-4o-mini");
+  o.api_key = "sk-proj-correct-key-1234";
+  FakeServer s(o);
+  const auto r = post(s, "/v1/chat/completions", chat_request("gpt-4o-mini"),
+                      {{"Authorization", "Bearer sk-proj-wrongwrongwrong9876"}});
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body["error"]["code"], "invalid_api_key");
+  EXPECT_NE(r.body["error"]["message"].get<std::string>().find("sk-proj-"), std::string::npos);
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_request("gpt-4o-mini"),
+                 {{"Authorization", "Bearer sk-proj-correct-key-1234"}})
+                .status,
+            200);
+}
+
+TEST(OpenAiChat, CompletionsEndpointRejectsAChatModel) {
+  FakeServer s(opts(Flavour::kOpenAiChat, "o200k", "gpt-4o-mini"));
+  EXPECT_EQ(post(s, "/v1/completions", {{"model", "gpt-4o-mini"}, {"prompt", "x"}}).status, 404);
+}
+
+TEST(OpenAiReasoning, MaxTokensIs400UnsupportedParameter) {
+  FakeServer s(opts(Flavour::kOpenAiReasoning, "o200k", "gpt-5"));
+  json req = chat_request("gpt-5");
+  req["max_tokens"] = 10;
+  const auto r = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body, json({{"error",
+                           {{"message",
+                             "Unsupported parameter: 'max_tokens' is not supported with this "
+                             "model. Use 'max_completion_tokens' instead."},
+                            {"type", "invalid_request_error"},
+                            {"param", "max_tokens"},
+                            {"code", "unsupported_parameter"}}}}));
+}
+
+TEST(OpenAiReasoning, TemperatureOtherThanOneIs400UnsupportedValue) {
+  FakeServer s(opts(Flavour::kOpenAiReasoning, "o200k", "gpt-5"));
+  json req = chat_request("gpt-5");
+  req["temperature"] = 0;
+  const auto r = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"]["message"],
+            "Unsupported value: 'temperature' does not support 0 with this model. Only the default "
+            "(1) value is supported.");
+  EXPECT_EQ(r.body["error"]["param"], "temperature");
+  EXPECT_EQ(r.body["error"]["code"], "unsupported_value");
+  req["temperature"] = 1;
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).status, 200);
+}
+
+TEST(OpenAiReasoning, AcceptsMaxCompletionTokensAndCountsReasoningTokens) {
+  FakeServer s(opts(Flavour::kOpenAiReasoning, "o200k", "gpt-5"));
+  json req = chat_request("gpt-5");
+  req["max_completion_tokens"] = 1000;
+  req["reasoning_effort"] = "low";
+  const auto r = post(s, "/v1/chat/completions", req);
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["usage"]["completion_tokens_details"]["reasoning_tokens"],
+            FakeServer::kReasoningTokens);
+  EXPECT_EQ(r.body["choices"][0]["message"]["content"], "ok");
+  req["max_completion_tokens"] = 10;  // the reasoning uses the whole budget
+  const auto starved = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(starved.body["choices"][0]["message"]["content"], "");
+  EXPECT_EQ(starved.body["choices"][0]["finish_reason"], "length");
+}
+
+TEST(OpenAiLegacy, EchoWithLogprobsIs400OnInstructModels) {
+  FakeServer s(opts(Flavour::kOpenAiLegacyCompletions, "cl100k", "gpt-3.5-turbo-instruct"));
+  const auto r = post(
+      s, "/v1/completions",
+      {{"model", "gpt-3.5-turbo-instruct"}, {"prompt", kArticle}, {"echo", true}, {"logprobs", 1}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"]["message"],
+            "Setting 'echo' and 'logprobs' at the same time is not supported for this model.");
+}
+
+TEST(OpenAiLegacy, Davinci002EchoLogprobsUseCharacterOffsetsAndBytesTokens) {
+  FakeServer s(opts(Flavour::kOpenAiLegacyCompletions, "cl100k", "davinci-002"));
+  const auto r = post(s, "/v1/completions",
+                      {{"model", "davinci-002"},
+                       {"prompt", kMood},
+                       {"echo", true},
+                       {"logprobs", 1},
+                       {"max_tokens", 0}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const auto& lp = r.body["choices"][0]["logprobs"];
+  EXPECT_EQ(lp["tokens"], json({"M", "ood", ":", "bytes: \\xf0\\x9f", "bytes:\\xa6", "bytes:\\x99",
+                                " llama", " time"}));
+  EXPECT_EQ(lp["text_offset"], json({0, 1, 4, 5, 6, 6, 7, 13}));
+  EXPECT_TRUE(lp["token_logprobs"][0].is_null());  // no BOS: the first prompt token is unscored
+  const auto& ids = fixture_tokens("cl100k", kMood).ids;
+  EXPECT_EQ(lp["token_logprobs"][1].get<double>(),
+            fake_logprob(std::vector<std::int64_t>{ids[0]}, ids[1]));
+  EXPECT_EQ(r.body["usage"]["prompt_tokens"], ids.size());
+}
+
+TEST(OpenAiLegacy, PromptLogprobsIsUnrecognized) {
+  FakeServer s(opts(Flavour::kOpenAiLegacyCompletions, "cl100k", "davinci-002"));
+  const auto r = post(s, "/v1/completions",
+                      {{"model", "davinci-002"}, {"prompt", kArticle}, {"prompt_logprobs", 1}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"]["message"], "Unrecognized request argument supplied: prompt_logprobs");
+}
+
+}  // namespace
+}  // namespace probity::test
