@@ -90,6 +90,9 @@ struct Request {
   // Repeated-sampling index: samples 0..N-1 of the same request are distinct requests with
   // distinct cache entries, even at temperature 0.
   std::uint32_t sample = 0;
+  // A capability check (does the server have /tokenize?): a failed answer is information, so it
+  // is not counted among the endpoint's failures.
+  bool probe = false;
 };
 
 struct Usage {

@@ -608,8 +608,9 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
   EndpointUsage delta;
   delta.items = total;
   delta.cache_hits = hits;
-  for (const auto& r : out)
-    if (!r.ok) ++delta.failures[std::string(error_kind_name(r.error_kind))];
+  for (std::size_t i = 0; i < total; ++i)
+    if (!out[i].ok && !requests[i].probe)
+      ++delta.failures[std::string(error_kind_name(out[i].error_kind))];
   delta.wall_s = seconds(Clock::now() - t0);
   impl_->count(delta);
   if (error) std::rethrow_exception(error);

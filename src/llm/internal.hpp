@@ -38,8 +38,9 @@ std::string error_message(const std::string& body);
 // none.
 std::string config_hint(const std::string& body, const EndpointConfig& config);
 
-// True for errors that no retry can change although the status says server error: llama.cpp
-// server answers echo with HTTP 500 "Only no echo is supported".
+// True for refusals of a kind of request, which no retry or other item can change: llama.cpp
+// server answers echo with HTTP 500 "Only no echo is supported"; OpenAI's instruct models reject
+// echo with logprobs (400).
 bool is_deterministic_refusal(int status, const std::string& message);
 
 // Seconds to wait from a Retry-After value: delta-seconds or an HTTP date relative to `now`.

@@ -361,7 +361,10 @@ std::string config_hint(const std::string& body, const EndpointConfig& config) {
 
 bool is_deterministic_refusal(int status, const std::string& message) {
   if (status == 501) return true;
-  return status == 500 && message.find("Only no echo is supported") != std::string::npos;
+  // llama.cpp server; OpenAI's instruct models (since 2023).
+  return (status == 500 && message.find("Only no echo is supported") != std::string::npos) ||
+         (status == 400 && message.find("'echo' and 'logprobs'") != std::string::npos &&
+          message.find("not supported") != std::string::npos);
 }
 
 namespace {
@@ -472,27 +475,36 @@ bool parse_success_impl(const Request& request, const std::string& body, Respons
       const bool echoed =
           request.echo && (request.prompt.empty() ? all.size() >= request.prompt_tokens.size()
                                                   : out.texts.front().starts_with(request.prompt));
+      // With echo the list covers prompt + generated tokens; find where the prompt ends. A list
+      // shorter than the prompt holds generated tokens only (SGLang given logprobs 0).
+      std::optional<std::size_t> prompt_len;
       if (echoed) {
-        // With echo the list covers prompt + generated tokens; find where the prompt ends.
-        std::size_t prompt_len = all.size();
         if (!request.prompt_tokens.empty()) {
           prompt_len = request.prompt_tokens.size();
-        } else if (out.usage.present && out.usage.prompt_tokens >= 0 &&
-                   static_cast<std::size_t>(out.usage.prompt_tokens) <= all.size()) {
-          prompt_len = static_cast<std::size_t>(out.usage.prompt_tokens);
+        } else if (out.usage.present) {
+          if (out.usage.prompt_tokens >= 0 &&
+              static_cast<std::size_t>(out.usage.prompt_tokens) <= all.size())
+            prompt_len = static_cast<std::size_t>(out.usage.prompt_tokens);
         } else if (auto off = lp->find("text_offset"); off != lp->end() && off->is_array()) {
-          prompt_len = 0;
+          // Character offsets (Python str indices), as OpenAI reports them.
+          std::size_t chars = 0;
+          for (unsigned char c : request.prompt) chars += (c & 0xC0) != 0x80;
+          std::size_t n = 0;
           for (const auto& o : *off)
-            if (o.is_number() && o.get<double>() < static_cast<double>(request.prompt.size()))
-              ++prompt_len;
+            if (o.is_number() && o.get<double>() >= 0 &&
+                o.get<double>() < static_cast<double>(chars))
+              ++n;
+          if (n > 0) prompt_len = n;
         }
-        prompt_len = std::min(prompt_len, all.size());
+      }
+      if (prompt_len) {
+        const auto cut =
+            all.begin() + static_cast<std::ptrdiff_t>(std::min(*prompt_len, all.size()));
         if (!vllm) {
-          out.prompt_logprobs.assign(all.begin(),
-                                     all.begin() + static_cast<std::ptrdiff_t>(prompt_len));
+          out.prompt_logprobs.assign(all.begin(), cut);
           out.has_prompt_logprobs = true;
         }
-        out.logprobs.assign(all.begin() + static_cast<std::ptrdiff_t>(prompt_len), all.end());
+        out.logprobs.assign(cut, all.end());
       } else {
         out.logprobs = std::move(all);
       }

@@ -1809,6 +1809,8 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
     }
   };
   try {
+    if (!o.tokenize_route && (path == "/tokenize" || path == "/detokenize"))
+      return kFastApiNotFound;
     switch (o.flavour) {
       case Flavour::kVllm: {
         // AuthenticationMiddleware guards /v1 (and /v2, /inference, /cohere) only.

@@ -52,6 +52,9 @@ struct FakeOptions {
   std::string api_key;  // when set, wrong/missing auth gets that server's 401 (not Ollama)
   std::size_t context_tokens = 0;  // Ollama: num_ctx for its silent prompt truncation (0 = none)
   int rate_limit_every = 0;  // OpenAI flavours: every k-th generation request gets OpenAI's 429
+  // false: only /v1 is reachable, as behind a gateway that forwards the OpenAI routes alone
+  // (the root /tokenize answers 404).
+  bool tokenize_route = true;
   std::function<std::string(const nlohmann::json& request)> reply;  // generated text ("ok")
   std::size_t threads = 16;
 };
