@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace probity::llm {
 
@@ -33,31 +35,58 @@ std::string strip_fences(std::string_view text) {
       line_end + 1, (close == std::string_view::npos ? text.size() : close) - line_end - 1));
 }
 
-// The first balanced {...} of `s` (quotes of either kind respected), or "" when none.
-std::string first_object(const std::string& s) {
-  auto start = s.find('{');
-  if (start == std::string::npos) return {};
-  int depth = 0;
-  char quote = 0;
-  for (std::size_t i = start; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == quote) {
-        quote = 0;
+// Every top-level balanced {...} of `s` (quotes of either kind respected), in order.
+std::vector<std::string> top_level_objects(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (true) {
+    const auto start = s.find('{', from);
+    if (start == std::string::npos) return out;
+    int depth = 0;
+    char quote = 0;
+    std::size_t i = start;
+    for (; i < s.size(); ++i) {
+      char c = s[i];
+      if (quote) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == quote) {
+          quote = 0;
+        }
+        continue;
       }
-      continue;
+      if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '{') {
+        ++depth;
+      } else if (c == '}' && --depth == 0) {
+        break;
+      }
     }
-    if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '{') {
-      ++depth;
-    } else if (c == '}' && --depth == 0) {
-      return s.substr(start, i - start + 1);
+    if (i >= s.size()) return out;  // unbalanced: what follows is not an object
+    out.push_back(s.substr(start, i - start + 1));
+    from = i + 1;
+  }
+}
+
+// The answer without reasoning: a model served without a reasoning parser writes its thinking,
+// which can hold draft JSON, into the content as <think>...</think>.
+std::string strip_reasoning(std::string_view text) {
+  std::string out(text);
+  for (const auto& [open, close] :
+       {std::pair<std::string_view, std::string_view>{"<think>", "</think>"},
+        {"<thinking>", "</thinking>"},
+        {"<reasoning>", "</reasoning>"}}) {
+    // A chat template that opens the block itself leaves only its end in the answer.
+    if (auto c = out.find(close); c != std::string::npos && out.rfind(open, c) == std::string::npos)
+      out.erase(0, c + close.size());
+    for (auto o = out.find(open); o != std::string::npos; o = out.find(open, o)) {
+      const auto c = out.find(close, o);
+      // Unclosed: the model stopped while thinking; nothing after it is an answer.
+      out.erase(o, c == std::string::npos ? std::string::npos : c + close.size() - o);
     }
   }
-  return {};
+  return out;
 }
 
 // Python-style literals: single-quoted strings and True/False/None outside strings.
@@ -120,13 +149,15 @@ std::optional<bool> yes_no_word(std::string_view raw) {
 // ---- Structured answers ------------------------------------------------------------------------
 
 std::optional<nlohmann::json> parse_json_answer(std::string_view text, std::string& error) {
-  const std::string body = trim(strip_fences(text));
+  const std::string body = trim(strip_fences(strip_reasoning(text)));
   if (body.empty()) {
-    error = "empty answer";
+    error = text.find("<think") != std::string_view::npos
+                ? "empty answer after the reasoning block (it may have used up max_tokens)"
+                : "empty answer";
     return std::nullopt;
   }
-  const std::string object = first_object(body);
-  if (object.empty()) {
+  const std::vector<std::string> objects = top_level_objects(body);
+  if (objects.empty()) {
     if (auto b = yes_no_word(body)) return nlohmann::json{{"answer", *b}};
     // A leading "Yes." or "No, because ..." is an answer too; anything longer is not.
     std::string first = body.substr(0, body.find_first_of(" \n\t,"));
@@ -134,12 +165,28 @@ std::optional<nlohmann::json> parse_json_answer(std::string_view text, std::stri
     error = "the answer holds no JSON object";
     return std::nullopt;
   }
-  for (const std::string& attempt : {object, pythonic_to_json(object)}) {
-    auto j = nlohmann::json::parse(attempt, nullptr, false);
-    if (!j.is_discarded() && j.is_object()) return j;
+  auto parse = [](const std::string& object) -> std::optional<nlohmann::json> {
+    for (const std::string& attempt : {object, pythonic_to_json(object)}) {
+      auto j = nlohmann::json::parse(attempt, nullptr, false);
+      if (!j.is_discarded() && j.is_object()) return j;
+    }
+    return std::nullopt;
+  };
+  auto first = parse(objects.front());
+  if (!first) {
+    error = fmt::format("not valid JSON: {}", objects.front().substr(0, 200));
+    return std::nullopt;
   }
-  error = fmt::format("not valid JSON: {}", object.substr(0, 200));
-  return std::nullopt;
+  // Two different answers in one reply (a draft and a correction, say): neither is the answer.
+  for (std::size_t k = 1; k < objects.size(); ++k) {
+    auto other = parse(objects[k]);
+    if (other && *other != *first) {
+      error = fmt::format("the answer holds {} different JSON objects; give exactly one",
+                          objects.size());
+      return std::nullopt;
+    }
+  }
+  return first;
 }
 
 std::optional<bool> get_bool_field(const nlohmann::json& j, const std::string& field,

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -237,6 +238,159 @@ TEST(LlmServers, SglangWithLogprobsZeroWouldScoreNothing) {
   EXPECT_FALSE(session->client("lm").call(r).has_prompt_logprobs);
   r.logprobs = 1;
   EXPECT_TRUE(session->client("lm").call(r).has_prompt_logprobs);
+}
+
+// ---- Requests each server accepts
+// ----------------------------------------------------------------
+
+llm::EndpointConfig endpoint_at(const FakeServer& server, const std::string& model) {
+  llm::EndpointConfig c;
+  c.name = "judge";
+  c.base_url = server.base_url();
+  c.model = model;
+  c.backoff_base_s = 0.01;
+  c.backoff_max_s = 0.05;
+  return c;
+}
+
+llm::Request chat(const std::string& content) {
+  llm::Request r;
+  r.endpoint = llm::Endpoint::kChat;
+  r.messages = {{"user", content}};
+  return r;
+}
+
+TEST(LlmServers, ReasoningModelRejectionsSayWhichConfigKeyToChange) {
+  FakeOptions o;
+  o.flavour = Flavour::kOpenAiReasoning;
+  o.model = "gpt-5-mini";
+  FakeServer server(o);
+  auto config = endpoint_at(server, o.model);
+  {
+    llm::Client client(config);  // probity's default temperature 0
+    const auto r = client.call(chat("Rate it."));
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.error_kind, llm::ErrorKind::kInvalidRequest);
+    EXPECT_EQ(r.attempts, 1);  // a 400 is not retried
+    EXPECT_NE(r.error.find("Only the default (1) value is supported"), std::string::npos)
+        << r.error;
+    EXPECT_NE(r.error.find("temperature = \"default\" in [llm.judge]"), std::string::npos)
+        << r.error;
+  }
+  config.temperature.reset();  // temperature = "default"
+  config.max_tokens = 500;
+  {
+    llm::Client client(config);
+    const auto r = client.call(chat("Rate it."));
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("set max_completion_tokens instead of max_tokens in [llm.judge]"),
+              std::string::npos)
+        << r.error;
+  }
+  config.max_tokens.reset();
+  config.max_completion_tokens = 500;
+  llm::Client client(config);
+  const auto r = client.call(chat("Rate it."));
+  ASSERT_TRUE(r.ok) << r.error;
+  const json body = json::parse(server.calls().back().body);
+  EXPECT_FALSE(body.contains("temperature"));
+  EXPECT_FALSE(body.contains("max_tokens"));
+  EXPECT_EQ(body["max_completion_tokens"], 500);
+}
+
+TEST(LlmServers, ExtraHeadersAreSentAndTheirValuesRedacted) {
+  FakeOptions o;
+  o.flavour = Flavour::kOpenAiChat;
+  o.model = "gpt-4o-mini";
+  const std::string secret = "azure-key-0123456789";
+  o.reply = [&](const json&) { return "the header was " + secret; };
+  FakeServer server(o);
+  auto config = endpoint_at(server, o.model);
+  config.headers = {{"api-key", secret}, {"OpenAI-Project", "proj_abc"}};
+  std::vector<std::string> logs;
+  llm::ClientOptions options;
+  options.log = [&](std::string_view line) { logs.emplace_back(line); };
+  llm::Client client(config, options);
+  const auto r = client.call(chat("Hello"));
+  ASSERT_TRUE(r.ok) << r.error;
+  const auto calls = server.calls();
+  const auto& headers = calls.back().headers;
+  ASSERT_TRUE(headers.count("api-key"));
+  EXPECT_EQ(headers.at("api-key"), secret);
+  EXPECT_EQ(headers.at("OpenAI-Project"), "proj_abc");
+  EXPECT_EQ(r.text(), "the header was [redacted]");
+  EXPECT_EQ(r.body.find(secret), std::string::npos);
+  EXPECT_EQ(client.signature().find(secret), std::string::npos);
+  config.headers = {{"X-Evil", "a\r\nInjected: 1"}};
+  EXPECT_THROW(llm::Client bad(config), UsageError);
+}
+
+// A server that rate-limits one request in three: every item completes in one run, the 429s
+// are waited out (Retry-After) instead of costing items, and concurrency backs off.
+TEST(LlmServers, RateLimitedOneInThreeEveryItemCompletes) {
+  FakeOptions o;
+  o.flavour = Flavour::kOpenAiChat;
+  o.model = "gpt-4o-mini";
+  o.rate_limit_every = 3;
+  FakeServer server(o);
+  auto config = endpoint_at(server, o.model);
+  config.concurrency = 8;
+  config.max_attempts = 2;  // 429s do not spend attempts: they have a time budget
+  std::vector<std::string> logs;
+  std::mutex log_mutex;
+  llm::ClientOptions options;
+  options.log = [&](std::string_view line) {
+    std::lock_guard lock(log_mutex);
+    logs.emplace_back(line);
+  };
+  llm::Client client(config, options);
+  std::vector<llm::Request> requests;
+  for (int i = 0; i < 24; ++i) requests.push_back(chat("item " + std::to_string(i)));
+  const auto answers = client.run(requests);
+  for (const auto& a : answers) EXPECT_TRUE(a.ok) << a.error;
+  const auto usage = client.accounting().total();
+  EXPECT_TRUE(usage.failures.empty());
+  EXPECT_GE(usage.retries, 8u);
+  EXPECT_EQ(usage.requests, 24 + usage.retries);
+  bool backed_off = false;
+  for (const auto& l : logs)
+    backed_off |= l.find("rate limited; concurrency 8 -> 4") != std::string::npos;
+  EXPECT_TRUE(backed_off);
+  // A budget of zero gives up on the first 429.
+  config.rate_limit_budget_s = 0;
+  llm::Client impatient(config);
+  std::size_t failed = 0;
+  for (const auto& a : impatient.run(requests)) failed += a.ok ? 0 : 1;
+  EXPECT_GT(failed, 0u);
+}
+
+TEST(LlmServers, CachedPromptTokensArePricedAtTheirRate) {
+  llm::Accounting acc;
+  llm::EndpointConfig c;
+  c.name = "judge";
+  c.model = "m";
+  c.price_in = 1.0;  // USD per 1M tokens
+  c.price_cached_in = 0.1;
+  c.price_out = 2.0;
+  acc.register_endpoint(c);
+  llm::EndpointUsage d;
+  d.tokens_in = 1'000'000;
+  d.tokens_cached_in = 600'000;
+  d.tokens_out = 500'000;
+  acc.add("judge", "m", d);
+  EXPECT_DOUBLE_EQ(acc.total().cost_usd, 0.4 * 1.0 + 0.6 * 0.1 + 0.5 * 2.0);
+  EXPECT_EQ(acc.total().tokens_cached_in, 600'000u);
+  EXPECT_NE(acc.to_json().find("\"tokens_cached_in\": 600000"), std::string::npos);
+  // The parser reads OpenAI's usage.prompt_tokens_details.cached_tokens.
+  FakeOptions o;
+  o.flavour = Flavour::kOpenAiChat;
+  o.model = "gpt-4o-mini";
+  FakeServer server(o);
+  llm::Client client(endpoint_at(server, o.model));
+  const auto r = client.call(chat("Hello"));
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.usage.cached_prompt_tokens, 0);
+  EXPECT_NE(r.body.find("cached_tokens"), std::string::npos);
 }
 
 // ---- Every autoregressive cell end to end ------------------------------------------------------

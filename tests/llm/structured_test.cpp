@@ -1,0 +1,78 @@
+#include "llm/structured.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "llm/llm_test_util.hpp"
+#include "llm/mock_server.hpp"
+
+namespace probity::test {
+namespace {
+
+using nlohmann::json;
+
+std::optional<json> parse(std::string_view text, std::string& error) {
+  return llm::parse_json_answer(text, error);
+}
+
+// A reasoning model served without a reasoning parser puts its thinking into the content, where
+// it can hold a draft answer.
+TEST(StructuredAnswer, ReasoningBlocksAreNotTheAnswer) {
+  std::string err;
+  auto j =
+      parse("<think>Maybe {\"level\": 1}? No, the text says more.</think>\n{\"level\": 3}", err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_EQ((*j)["level"], 3);
+  // The chat template opened the block; only its end is in the answer.
+  j = parse(
+      "The candidate mentions both facts {\"supported\": false}... </think>{\"supported\": true}",
+      err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_EQ((*j)["supported"], true);
+  j = parse("<thinking>{\"level\": -3}</thinking> ```json\n{\"level\": 2}\n```", err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_EQ((*j)["level"], 2);
+  // Stopped while thinking (max_tokens used up): no answer, and the draft is not taken.
+  EXPECT_FALSE(parse("<think>First {\"level\": 1} then", err));
+  EXPECT_NE(err.find("reasoning block"), std::string::npos) << err;
+}
+
+TEST(StructuredAnswer, TwoDifferentObjectsAreUnparsedNotTheFirst) {
+  std::string err;
+  EXPECT_FALSE(parse("{\"level\": 1}\nCorrection: {\"level\": 2}", err));
+  EXPECT_NE(err.find("2 different JSON objects"), std::string::npos) << err;
+  // The same object twice is one answer; braces in prose after it are not an object.
+  auto j = parse("{\"level\": 2}\n{\"level\": 2}", err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_EQ((*j)["level"], 2);
+  j = parse("{\"level\": 2} (see {the text} for why)", err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_EQ((*j)["level"], 2);
+}
+
+TEST(StructuredAnswer, AnAnswerWithTwoObjectsIsReasked) {
+  MockServer server;
+  std::atomic<int> calls{0};
+  server.set_handler([&](const json&) -> std::string {
+    return calls++ == 0 ? "{\"level\": 1} or rather {\"level\": 3}" : "{\"level\": 3}";
+  });
+  llm::Client client(mock_endpoint(server));
+  auto parser = [](std::size_t, const json& j, std::string& error) -> std::optional<json> {
+    return llm::get_int_field(j, "level", -3, 3, error);
+  };
+  auto answers = llm::ask_structured(client, {"Rate it."}, parser, 2);
+  ASSERT_TRUE(answers[0].ok) << answers[0].error;
+  EXPECT_EQ(answers[0].value, 3);
+  EXPECT_EQ(answers[0].asks, 2);
+  const auto usage = client.accounting().total();
+  EXPECT_EQ(usage.reasks, 1u);
+  EXPECT_EQ(usage.unparsed, 0u);
+  // The re-ask told the model why.
+  const json second = json::parse(server.calls().back().body);
+  EXPECT_NE(second["messages"].back()["content"].get<std::string>().find("different JSON objects"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace probity::test
