@@ -87,4 +87,26 @@ class Predictor {
 // Rule-based statement decomposition Ψ(y): atomic claims, at least one for non-empty text.
 std::vector<std::string> decompose_statements(std::string_view text);
 
+// One text's statements, or why they could not be had (a model's answer that failed or stayed
+// unparseable): the items that need them are then undefined, never scored on a substitute.
+struct Decomposition {
+  std::vector<std::string> statements;
+  std::string error;  // empty when it worked
+};
+
+// Ψ as a component of the statement representation: the rules above, or a model prompted per
+// text (the papers decompose with an LLM).
+class Decomposer {
+ public:
+  virtual ~Decomposer() = default;
+  // What ran, for the metric's signature: "rules-v1", or the model, prompt and its hash.
+  virtual std::string signature() const = 0;
+  virtual bool fallible() const { return false; }
+  // The decompositions of `texts`, in order; model-backed decomposers ask for all at once.
+  virtual std::vector<Decomposition> decompose(std::span<const std::string> texts) const = 0;
+};
+
+// decompose_statements as a Decomposer.
+std::shared_ptr<const Decomposer> rule_decomposer();
+
 }  // namespace probity::mi

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <unordered_set>
 
 #include "util/hash.hpp"
 
@@ -11,8 +12,7 @@ namespace probity::mi {
 
 MiMetric::MiMetric(MiConfig config, std::shared_ptr<Predictor> predictor)
     : config_(std::move(config)), predictor_(std::move(predictor)) {
-  if (!config_.decompose)
-    config_.decompose = [](std::string_view y) { return decompose_statements(y); };
+  if (!config_.decomposer) config_.decomposer = rule_decomposer();
 }
 
 bool MiMetric::binary_critic() const {
@@ -36,7 +36,8 @@ std::string MiMetric::signature() const {
     s += fmt::format("|neg:{}|seed:{}|critic:{}", config_.negatives, config_.seed,
                      binary_critic() ? "binary" : "ordinal");
   }
-  if (config_.representation == Representation::kStatement) s += "|stmt:rules-v1|agg:mean";
+  if (config_.representation == Representation::kStatement)
+    s += "|stmt:" + config_.decomposer->signature() + "|agg:mean";
   s += "|" + predictor_->signature();
   s += "|version:probity-" + version();
   return s;
@@ -67,9 +68,20 @@ void fit_shared(Predictor& predictor, std::span<const Task> tasks, bool statemen
 void MiMetric::fit(std::span<const Task> tasks) {
   const bool stmt = config_.representation == Representation::kStatement;
   if (stmt) {
+    // Every reference at once: a model-backed decomposer asks for all of them in one batch.
+    std::vector<std::string> texts;
+    std::unordered_set<std::string_view> seen;
     for (const auto& t : tasks)
       for (const auto& r : t.references)
-        if (!statements_.count(r.text)) statements_.emplace(r.text, config_.decompose(r.text));
+        if (!statements_.count(r.text) && !failed_.count(r.text) && seen.insert(r.text).second)
+          texts.push_back(r.text);
+    auto results = config_.decomposer->decompose(texts);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (results[i].error.empty())
+        statements_.emplace(texts[i], std::move(results[i].statements));
+      else
+        failed_.emplace(texts[i], std::move(results[i].error));
+    }
   }
   fit_shared(*predictor_, tasks, stmt);
 }
@@ -82,9 +94,18 @@ Metric::NegativeSpec MiMetric::negatives() const {
 const std::vector<std::string>& MiMetric::targets(std::string_view reference,
                                                   std::vector<std::string>& scratch) const {
   if (config_.representation == Representation::kStatement) {
-    auto it = statements_.find(std::string(reference));
+    const std::string key(reference);
+    auto it = statements_.find(key);
     if (it != statements_.end()) return it->second;
-    scratch = config_.decompose(reference);
+    auto failed = failed_.find(key);
+    if (failed != failed_.end())
+      throw PredictionError("the statement decomposition of a reference failed: " + failed->second);
+    // A reference fit() did not see (a dataset scored without fitting).
+    auto result = config_.decomposer->decompose(std::span<const std::string>(&key, 1));
+    if (!result[0].error.empty())
+      throw PredictionError("the statement decomposition of a reference failed: " +
+                            result[0].error);
+    scratch = std::move(result[0].statements);
     return scratch;
   }
   scratch.assign(1, std::string(reference));
@@ -122,7 +143,11 @@ void MiMetric::add_groups(const MetricInput& input, std::vector<TargetGroup>& gr
                           std::deque<std::vector<std::string>>& scratch) const {
   auto add = [&](std::string_view y) {
     TargetGroup g{input.candidate, {}};
-    for (const auto& t : targets(y, scratch.emplace_back())) g.targets.emplace_back(t);
+    try {
+      for (const auto& t : targets(y, scratch.emplace_back())) g.targets.emplace_back(t);
+    } catch (const PredictionError&) {
+      return;  // nothing to ask: the item is undefined when it is scored
+    }
     groups.push_back(std::move(g));
   };
   const std::size_t n_pos = positives(input);
@@ -150,7 +175,7 @@ void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) con
   } catch (const PredictionError&) {
     // Counted by the predictor with its reason; the item has no value rather than a default.
     stats[0] = std::nan("");
-    stats[1] = 1;
+    if (stats.size() > 1) stats[1] = 1;
   }
 }
 
@@ -177,8 +202,8 @@ void MiMetric::score_item(const MetricInput& input, std::span<double> stats) con
 
 std::string MiMetric::undefined_reason(std::span<const double> stats) const {
   if (stats.size() > 1 && stats[1] > 0)
-    return "the predictor failed on this item (an LLM answer that failed or stayed unparseable "
-           "after re-asking; counted in the predictor's failures)";
+    return "the predictor or the statement decomposition failed on this item (an LLM answer "
+           "that failed or stayed unparseable after re-asking; counted in the LLM usage)";
   if (config_.estimator == Estimator::kVariational)
     return "no negative reference: the task's group has no other task";
   return "no reference";

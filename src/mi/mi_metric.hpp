@@ -26,8 +26,8 @@ struct MiConfig {
   // ordinal likelihood judgment through the optimal critic T*(r̂). Default: binary for TV.
   enum class CriticStyle { kAuto, kBinary, kOrdinal } critic_style = CriticStyle::kAuto;
   std::string name;  // command-line name, e.g. "mi:tv/fvar/statement/oracle" or "stmt-tv"
-  // Statement decomposition Ψ(y); empty: the rule-based decompose_statements.
-  std::function<std::vector<std::string>(std::string_view)> decompose;
+  // Statement decomposition Ψ(y); null: the rule-based decompose_statements.
+  std::shared_ptr<const Decomposer> decomposer;
 };
 
 class MiMetric final : public Metric {
@@ -36,8 +36,8 @@ class MiMetric final : public Metric {
 
   std::string name() const override { return config_.name; }
   std::string signature() const override;
-  // A fallible predictor adds a second statistic: 1 when the item's prediction failed.
-  std::size_t num_stats() const override { return predictor_->fallible() ? 2 : 1; }
+  // A fallible predictor or decomposer adds a second statistic: 1 when the item failed.
+  std::size_t num_stats() const override { return fallible() ? 2 : 1; }
   bool needs_fit() const override { return true; }
   void fit(std::span<const Task> tasks) override;
   NegativeSpec negatives() const override;
@@ -49,6 +49,7 @@ class MiMetric final : public Metric {
   std::string undefined_reason(std::span<const double> stats) const override;
   // A model-backed (fallible) predictor gets 256 items' questions at once.
   std::size_t batch_size() const override { return predictor_->fallible() ? 256 : 0; }
+  bool fallible() const { return predictor_->fallible() || config_.decomposer->fallible(); }
   void prefetch(std::span<const MetricInput> inputs) const override;
 
   const MiConfig& config() const { return config_; }
@@ -72,8 +73,10 @@ class MiMetric final : public Metric {
 
   MiConfig config_;
   std::shared_ptr<Predictor> predictor_;
-  // Statement decompositions of the dataset's references, computed once in fit().
+  // Statement decompositions of the dataset's references, computed once in fit(), and the
+  // references whose decomposition failed (with why).
   std::unordered_map<std::string, std::vector<std::string>> statements_;
+  std::unordered_map<std::string, std::string> failed_;
 };
 
 // Fits `predictor` on `tasks` unless it was already fitted on the same data for the same kind

@@ -1,9 +1,11 @@
 // `mi:<F>/<E>/<R>/<Π>` and the named presets of SPEC §4.4.
 #include <fmt/format.h>
 
+#include "llm/session.hpp"
 #include "metrics/builtin.hpp"
 #include "mi/mi_metric.hpp"
 #include "predict/factory.hpp"
+#include "predict/llm_decomposer.hpp"
 #include "probity/error.hpp"
 
 namespace probity::metrics {
@@ -63,6 +65,23 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, std::string_view cell,
   }
   cfg.name = name;
   auto predictor = predict::make_predictor(cfg.mechanism, cfg.representation, spec);
+  if (cfg.representation == Representation::kStatement) {
+    // The papers decompose with an LLM; that is the default whenever the oracle is one.
+    const bool llm_oracle = cfg.mechanism == Mechanism::kOracle && predictor->fallible();
+    const std::string how = spec.get("decompose", llm_oracle ? "llm" : "rules");
+    if (how == "llm") {
+      predict::LlmDecomposerOptions o;
+      o.role = spec.get("decompose_llm", llm_oracle ? spec.get("llm", "oracle") : "decomposer");
+      o.prompt = spec.get("decompose_prompt", o.prompt);
+      o.reasks = spec.get_int("reasks", 2);
+      if (o.reasks < 0 || o.reasks > 10)
+        throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
+      o.prompts_dir = spec.get("prompts", "");
+      cfg.decomposer = std::make_shared<predict::LlmDecomposer>(o, llm::Session::current());
+    } else if (how != "rules") {
+      throw UsageError(fmt::format("metric '{}': decompose must be rules or llm", spec.text()));
+    }
+  }
   return std::make_unique<MiMetric>(cfg, std::move(predictor));
 }
 
@@ -75,7 +94,11 @@ void register_mi(MetricRegistry& registry) {
       "normalize=false, corpus=<file>, predictor=ngram|llm, llm=<role> (prompt log-probabilities; "
       "role lm by default), prompt_logprobs=false (vLLM); oracle: calib_seed=0, "
       "predictor=rules|llm, llm=<role> (LLM oracle; role oracle by default), batch=true "
-      "(statements of a reference in one prompt), reasks=2, prompts=<dir>";
+      "(statements of a reference in one prompt), reasks=2, prompts=<dir>; statement cells: "
+      "decompose=rules|llm (llm by default with an LLM oracle, as in the papers), "
+      "decompose_llm=<role> (the oracle's role by default), decompose_prompt=<template> "
+      "(decompose_statements.v1; decompose_summary.v1, decompose_review.v1, "
+      "decompose_answer.v1)";
   registry.add({"mi",
                 "MI metric cell mi:<F>/<E>/<R>/<P>: F tv|kl|rkl|chi2|hellinger, E direct|fvar, "
                 "R token|report|statement, P ar|oracle",

@@ -5,6 +5,7 @@
 // splitting happens on whitespace tokens with clause punctuation peeled off.
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -459,6 +460,26 @@ std::vector<std::string> decompose_statements(std::string_view text) {
   // Short texts ("He resigned.") and texts of non-claims only: the whole text.
   if (statements.empty()) statements.push_back(whole);
   return statements;
+}
+
+namespace {
+
+class RuleDecomposer final : public Decomposer {
+ public:
+  std::string signature() const override { return "rules-v1"; }
+  std::vector<Decomposition> decompose(std::span<const std::string> texts) const override {
+    std::vector<Decomposition> out;
+    out.reserve(texts.size());
+    for (const auto& t : texts) out.push_back({decompose_statements(t), {}});
+    return out;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const Decomposer> rule_decomposer() {
+  static const auto rules = std::make_shared<const RuleDecomposer>();  // stateless
+  return rules;
 }
 
 }  // namespace probity::mi

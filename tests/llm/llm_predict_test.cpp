@@ -70,10 +70,25 @@ std::vector<std::string> claims(const std::string& prompt) {
   return out;
 }
 
-// Answers every oracle prompt by the rule, in the shape the prompt asks for.
+// A decomposition by the rule: one statement per sentence.
+json sentence_statements(const std::string& text) {
+  json out = json::array();
+  std::size_t from = 0;
+  while (from < text.size()) {
+    auto end = text.find(". ", from);
+    end = end == std::string::npos ? text.size() : end + 1;
+    out.push_back(text.substr(from, end - from));
+    from = end + (end < text.size() ? 1 : 0);
+  }
+  return out;
+}
+
+// Answers every oracle and decomposition prompt by the rule, in the shape the prompt asks for.
 std::string rule_answer(const json& request) {
   const std::string prompt = request["messages"][0]["content"].get<std::string>();
   const std::string text = delimited(prompt, 0);
+  if (prompt.find("{\"statements\":") != std::string::npos)
+    return json{{"statements", sentence_statements(text)}}.dump();
   if (prompt.find("CLAIMS:") != std::string::npos) {
     json list = json::array();
     const bool levels = prompt.find("\"levels\"") != std::string::npos;

@@ -252,11 +252,22 @@ TEST(MiStatementTv, ExpectationIsMatchedMinusMismatchedCriticAndBoundedByItv) {
   cfg.representation = probity::mi::Representation::kStatement;
   cfg.mechanism = probity::mi::Mechanism::kOracle;
   cfg.name = "stmt-tv";
-  cfg.decompose = [](std::string_view y) {
-    std::vector<std::string> out;
-    for (std::size_t k = 0; k < y.size(); ++k) out.push_back(std::to_string(k) + "=" + y[k]);
-    return out;
+  // Ψ(y): one statement per bit, "k=<bit>".
+  struct Bits final : probity::mi::Decomposer {
+    std::string signature() const override { return "bits"; }
+    std::vector<probity::mi::Decomposition> decompose(
+        std::span<const std::string> texts) const override {
+      std::vector<probity::mi::Decomposition> out;
+      for (const auto& y : texts) {
+        probity::mi::Decomposition d;
+        for (std::size_t k = 0; k < y.size(); ++k)
+          d.statements.push_back(std::to_string(k) + "=" + y[k]);
+        out.push_back(std::move(d));
+      }
+      return out;
+    }
   };
+  cfg.decomposer = std::make_shared<Bits>();
   std::vector<probity::MetricSelection> sel(1);
   sel[0].spec = "stmt-tv";
   sel[0].metric = std::make_unique<probity::mi::MiMetric>(cfg, std::make_shared<BitsPredictor>());
