@@ -20,7 +20,11 @@ struct AuditOptions {
   std::vector<std::string> metrics;        // metric specs
   std::vector<std::string> degradations;   // letter codes or names; {"all"} for all
   std::vector<std::string> manipulations;  // letter codes or names; {"all"} for all
-  std::size_t sample = 0;                  // candidates per dataset (0: all), seeded
+  // A named protocol instead of the two lists: "paper" (the task type inferred from each
+  // dataset) or "paper:<summarization|peer-review|qa>": its strategies and realisations per
+  // dataset, and one ground-truth reference per task (see perturb/suites.hpp).
+  std::string suite;
+  std::size_t sample = 0;  // candidates per dataset (0: all), seeded
   std::uint64_t seed = 0;
   std::size_t bootstrap = 1000;  // resamples for correlation and effect-size CIs
   double alpha = 0.05;

@@ -11,9 +11,9 @@
 #include <numeric>
 
 #include "audit/cache.hpp"
-#include "llm/prompts.hpp"
 #include "llm/session.hpp"
-#include "llm/structured.hpp"
+#include "perturb/llm_strategies.hpp"
+#include "perturb/suites.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
@@ -324,13 +324,19 @@ AuditReport run_audit(const AuditOptions& options) {
     metrics.push_back(std::move(sel));
     prefetch.push_back(e.prefetch);
   }
+  if (!options.suite.empty() && (!options.degradations.empty() || !options.manipulations.empty()))
+    throw UsageError(
+        "audit: --suite chooses the strategies; give it without --degrade/--manipulate");
+  auto make_strategies = [](const std::vector<std::string>& degradations,
+                            const std::vector<std::string>& manipulations) {
+    auto out = perturb::create_strategies(StrategyKind::kDegradation, degradations);
+    for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, manipulations))
+      out.push_back(std::move(s));
+    return out;
+  };
   std::vector<std::unique_ptr<Perturbation>> strategies;
-  for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation}) {
-    const auto& names =
-        kind == StrategyKind::kDegradation ? options.degradations : options.manipulations;
-    for (const auto* info : PerturbationRegistry::global().resolve(kind, names))
-      strategies.push_back(info->factory());
-  }
+  if (options.suite.empty())
+    strategies = make_strategies(options.degradations, options.manipulations);
 
   std::filesystem::create_directories(options.out_dir);
   if (options.shard_count == 0 || options.shard_index >= options.shard_count)
@@ -353,13 +359,30 @@ AuditReport run_audit(const AuditOptions& options) {
   report.bootstrap = options.bootstrap;
   report.alpha = options.alpha;
   report.confidence = options.confidence;
-  for (const auto& s : strategies)
-    report.strategies.push_back(
-        {s->kind(), s->code(), s->name(), s->description(), s->signature()});
+  auto list_strategies = [&](const std::vector<std::unique_ptr<Perturbation>>& list) {
+    for (const auto& s : list) {
+      const bool known = std::any_of(
+          report.strategies.begin(), report.strategies.end(),
+          [&](const StrategyInfo& i) { return i.kind == s->kind() && i.code == s->code(); });
+      if (!known)
+        report.strategies.push_back(
+            {s->kind(), s->code(), s->name(), s->description(), s->signature()});
+    }
+  };
+  list_strategies(strategies);
 
   for (const auto& path : options.data) {
     Dataset ds = load_dataset(path, {options.skip_invalid});
     const std::string name = dataset_name(path);
+    if (!options.suite.empty()) {
+      // The suite's strategies for this kind of dataset, against one ground-truth reference.
+      const auto plan = perturb::resolve_suite(options.suite, ds);
+      strategies = make_strategies(plan.degradations, plan.manipulations);
+      list_strategies(strategies);
+      if (plan.single_reference)
+        for (auto& task : ds.tasks)
+          if (const Reference* gt = perturb::ground_truth_reference(task)) task.references = {*gt};
+    }
     auto all = all_items(ds);
     auto chosen = choose_sample(all.size(), options.sample, options.seed, name);
     std::vector<ItemRef> items;

@@ -19,6 +19,7 @@ int run_audit(const AuditArgs& args) {
   opts.metrics = args.metrics;
   opts.degradations = args.degradations;
   opts.manipulations = args.manipulations;
+  opts.suite = args.suite;
   opts.sample = args.sample;
   opts.seed = args.seed;
   opts.bootstrap = args.bootstrap;

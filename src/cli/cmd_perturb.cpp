@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "perturb/llm_strategies.hpp"
 #include "probity/error.hpp"
 #include "probity/perturb.hpp"
 #include "util/parallel.hpp"
@@ -15,12 +16,9 @@ namespace probity::cli {
 
 int run_perturb(const PerturbArgs& args) {
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
-  const auto& registry = PerturbationRegistry::global();
-  std::vector<std::unique_ptr<Perturbation>> all;
-  for (const auto* info : registry.resolve(StrategyKind::kDegradation, args.degradations))
-    all.push_back(info->factory());
-  for (const auto* info : registry.resolve(StrategyKind::kManipulation, args.manipulations))
-    all.push_back(info->factory());
+  auto all = perturb::create_strategies(StrategyKind::kDegradation, args.degradations);
+  for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, args.manipulations))
+    all.push_back(std::move(s));
   std::ofstream out(args.out, std::ios::binary);
   if (!out) throw UsageError(fmt::format("cannot write '{}'", args.out));
   // Every strategy's results first: a model-backed strategy gets all items as one batch.

@@ -61,6 +61,7 @@ struct AuditArgs {
   std::vector<std::string> metrics;
   std::vector<std::string> degradations{"all"};
   std::vector<std::string> manipulations{"all"};
+  std::string suite;  // --suite paper[:type]: the strategies and realisations of a protocol
   std::size_t sample = 0;
   std::uint64_t seed = 0;
   std::size_t bootstrap = 1000;

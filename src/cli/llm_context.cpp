@@ -34,7 +34,6 @@ void use_llm_perturber(std::vector<std::string>& degradations,
                        std::vector<std::string>& manipulations) {
   if (!llm::Session::current_or_null())
     throw UsageError("--perturber llm needs --config or --llm-base-url");
-  perturb::register_llm_strategies(PerturbationRegistry::global());
   degradations = perturb::llm_strategy_names(StrategyKind::kDegradation, degradations);
   manipulations = perturb::llm_strategy_names(StrategyKind::kManipulation, manipulations);
 }

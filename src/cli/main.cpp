@@ -112,15 +112,23 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   ac->add_option("--metric", audit.metrics, "Metric(s) to audit; repeatable")->required();
   ac->add_option("--degrade", audit.degradations,
-                 "Degradations: 'all', 'none' or letter codes R,S,D,P,U,O")
+                 "Degradations: 'all', 'none' or letter codes R,S,D,P,U,O; llm:<code> for the "
+                 "LLM realisation (llm:<code>@v1: the v1 prompt)")
       ->delimiter(',')
       ->capture_default_str();
   ac->add_option("--manipulate", audit.manipulations,
-                 "Manipulations: 'all', 'none' or letter codes R,M,P,N,H,S")
+                 "Manipulations: 'all', 'none' or letter codes R,M,P,N,H,S; llm:<code> for the "
+                 "LLM realisation (llm:<code>@v1: the v1 prompt)")
       ->delimiter(',')
       ->capture_default_str();
-  ac->add_option("--sample", audit.sample, "Candidates per dataset, sampled with the seed (0: all)")
-      ->capture_default_str();
+  ac->add_option("--suite", audit.suite,
+                 "A protocol instead of --degrade/--manipulate: paper (the seed paper's "
+                 "strategies for the dataset's task type, rules for R,S,M and an LLM for the "
+                 "rest, one ground-truth reference, --sample 200) or "
+                 "paper:summarization|peer-review|qa");
+  auto* audit_sample = ac->add_option("--sample", audit.sample,
+                                      "Candidates per dataset, sampled with the seed (0: all)")
+                           ->capture_default_str();
   ac->add_option("--seed", audit.seed, "Seed of every random step")->capture_default_str();
   ac->add_option("--bootstrap", audit.bootstrap, "Bootstrap resamples for CIs")
       ->capture_default_str();
@@ -375,6 +383,16 @@ int main(int argc, char** argv) {
     if (ac->parsed()) {
       for (auto* list : {&audit.degradations, &audit.manipulations})
         if (list->size() == 1 && list->front() == "none") list->clear();
+      if (!audit.suite.empty()) {
+        if (ac->get_option("--degrade")->count() || ac->get_option("--manipulate")->count())
+          throw UsageError(
+              "--suite chooses the strategies: give it without --degrade/--manipulate");
+        if (audit_llm.perturber == "llm")
+          throw UsageError("--suite chooses the realisations: give it without --perturber llm");
+        audit.degradations.clear();
+        audit.manipulations.clear();
+        if (!audit_sample->count()) audit.sample = 200;  // the paper's ~200 items per test
+      }
       auto session = cli::install_llm_session(audit_llm);
       if (audit_llm.perturber == "llm")
         cli::use_llm_perturber(audit.degradations, audit.manipulations);

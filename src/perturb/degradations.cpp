@@ -962,6 +962,39 @@ class OpinionFlip final : public RuleStrategy {
 
 }  // namespace
 
+std::string gapped_text(std::string_view text, std::string_view marker, std::size_t& gaps) {
+  Doc doc = parse_doc(text);
+  gaps = 0;
+  for (auto& [section, refs] : sentences_by_section(doc)) {
+    for (std::size_t i = 1; i < refs.size(); i += 2) {
+      sentence_at(doc, refs[i]) = std::string(marker);
+      ++gaps;
+    }
+  }
+  return render_doc(doc);
+}
+
+std::string weak_context(const Task& task, std::size_t max_words, std::string& what,
+                         std::string& kind) {
+  const WeakContext mode = weak_context_mode(task);
+  what = std::string(weak_context_name(mode));
+  kind = mode == WeakContext::kAbstract   ? "review"
+         : mode == WeakContext::kLastTurn ? "response"
+                                          : "summary";
+  std::string out;
+  std::size_t words = 0, sentences = 0;
+  for (const auto& sentence : weak_context_sentences(task, mode)) {
+    // News: the headline and lead paragraph, no further (seed 000 Table 1).
+    if (mode == WeakContext::kLead && sentences++ == 3) break;
+    const std::size_t n = count_words(sentence);
+    if (words > 0 && words + n > max_words) break;
+    if (!out.empty()) out += ' ';
+    out += words + n > max_words ? truncate_natural(sentence, max_words - words) : sentence;
+    words += n;
+  }
+  return out;
+}
+
 std::vector<PerturbationInfo> degradation_infos() {
   return infos_of<RandomReplacement, SentenceDeletion, DeletionCompletion, SurfaceReport,
                   UltraConcise, OpinionFlip>();

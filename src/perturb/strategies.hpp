@@ -58,6 +58,18 @@ std::vector<PerturbationInfo> infos_of() {
   return {info_of<Ts>()...};
 }
 
+// What the LLM realisations of the papers' protocol (prompts v2) start from:
+// D: the text with every other sentence of each section (the ones S deletes) replaced by
+// `marker`; `gaps` is how many (0: no section has a second sentence).
+std::string gapped_text(std::string_view text, std::string_view marker, std::size_t& gaps);
+// P: the task's weak context, as the rule-based surface report uses it (the lead of a news
+// source, at most three sentences; the last turn of a dialogue or question; a paper's
+// abstract), at most `max_words` words; `what` names it ("lead of the source", ...) and `kind` the
+// text written for such a task ("summary", "response", "review"). Empty when the source has no
+// usable text.
+std::string weak_context(const Task& task, std::size_t max_words, std::string& what,
+                         std::string& kind);
+
 // Shared by strategies: the chunk index of the first word of a sentence, or chunks.size().
 std::size_t first_word_index(const std::vector<Chunk>& chunks);
 // Number of leading chunks to keep so that at most `max_words` words remain, preferring to stop

@@ -583,16 +583,19 @@ TEST(LlmPerturb, StrategiesAreRegisteredWithPromptsAndFailInsteadOfNoOp) {
   probity::PerturbationRegistry registry;
   probity::perturb::register_llm_strategies(registry);
   probity::perturb::register_llm_strategies(registry);  // idempotent
-  EXPECT_EQ(registry.list(probity::StrategyKind::kDegradation).size(), 6u);
-  for (auto kind : {probity::StrategyKind::kDegradation, probity::StrategyKind::kManipulation}) {
-    auto names = probity::perturb::llm_strategy_names(kind, {"all"});
-    EXPECT_EQ(names.size(), 6u);
-  }
+  // v2 for every strategy but random replacement and sentence deletion (rules in the papers),
+  // v1 for all twelve.
+  EXPECT_EQ(registry.list(probity::StrategyKind::kDegradation).size(), 4u + 6u);
+  EXPECT_EQ(registry.list(probity::StrategyKind::kManipulation).size(), 6u + 6u);
+  EXPECT_EQ(probity::perturb::llm_strategy_names(probity::StrategyKind::kDegradation, {"all"}),
+            (std::vector<std::string>{"R", "S", "llm-D", "llm-P", "llm-U", "llm-O"}));
+  EXPECT_EQ(probity::perturb::llm_strategy_names(probity::StrategyKind::kManipulation, {"all"}),
+            (std::vector<std::string>{"llm-R", "llm-M", "llm-P", "llm-N", "llm-H", "llm-S"}));
   MockServer server;
   server.set_handler([](const json&) { return std::string("Sorry, I cannot do that."); });
   SessionGuard guard(mock_session(server));
   const auto ds = three_tasks();
-  auto s = registry.create(probity::StrategyKind::kDegradation, "llm-S");
+  auto s = registry.create(probity::StrategyKind::kDegradation, "llm-S@v1");
   EXPECT_NE(s->signature().find("perturb_degradation_S.v1="), std::string::npos);
   probity::PerturbContext ctx{&ds, 0, 0, 7};
   auto r = s->apply(ctx);
@@ -606,6 +609,7 @@ TEST(LlmPerturb, StrategiesAreRegisteredWithPromptsAndFailInsteadOfNoOp) {
   EXPECT_LT(r.text.size(), ds.tasks[0].candidates[0].text.size());
   // Surface report needs the task's source; the three tasks have none.
   auto p = registry.create(probity::StrategyKind::kDegradation, "llm-P");
+  EXPECT_NE(p->signature().find("perturb_degradation_P.v2="), std::string::npos);
   EXPECT_EQ(p->apply(ctx).status, probity::PerturbResult::Status::kNotApplicable);
 }
 
@@ -624,7 +628,7 @@ TEST(LlmPerturb, ApplyManySendsTheItemsAsOneBatchWithTheSameResultsAsApply) {
         {"c", "A", "A flood hit village " + std::to_string(t) + ". People left by boat.", {}});
     ds.tasks.push_back(std::move(task));
   }
-  auto s = registry.create(probity::StrategyKind::kDegradation, "llm-S");
+  auto s = registry.create(probity::StrategyKind::kDegradation, "llm-S@v1");
   ASSERT_TRUE(s->batched());
   std::vector<probity::PerturbContext> contexts;
   for (std::size_t t = 0; t < ds.tasks.size(); ++t) contexts.push_back({&ds, t, 0, 3});
@@ -697,7 +701,10 @@ TEST(LlmPerturb, CommandLineScoresAndAuditsWithLlmOracleJudgeAndPerturbations) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(out + "/llm_usage.json"));
   const auto report = probity::test::read_text(out + "/report.json");
-  EXPECT_NE(report.find("llm-sentence-deletion"), std::string::npos);
+  EXPECT_NE(report.find("llm-surface-report"), std::string::npos);
+  // Sentence deletion stays rule-based under --perturber llm (the papers' protocol).
+  EXPECT_EQ(report.find("llm-sentence-deletion"), std::string::npos);
+  EXPECT_NE(report.find("\"sentence-deletion\""), std::string::npos);
   // The session's accounting is part of the report.
   const auto j = nlohmann::json::parse(report);
   ASSERT_TRUE(j["llm_usage"].is_object()) << report.substr(report.size() - 400);

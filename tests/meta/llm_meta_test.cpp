@@ -113,20 +113,20 @@ TEST_F(LlmMeta, SelectComputesAnLlmVariantItself) {
 
 TEST_F(LlmMeta, PerturbWritesLlmPerturbations) {
   auto r =
-      run_probity("perturb --data " + data_ + " --degrade R --manipulate none --perturber llm" +
+      run_probity("perturb --data " + data_ + " --degrade O --manipulate none --perturber llm" +
                   llm_ + " --out " + dir_ + "/perturbed.jsonl");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GT(server_.count(), 0u);
   EXPECT_NE(r.err.find("LLM usage"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("failed 0;"), std::string::npos) << r.out;
-  EXPECT_NE(probity::test::read_text(dir_ + "/perturbed.jsonl").find("~degradation-llm-R"),
+  EXPECT_NE(probity::test::read_text(dir_ + "/perturbed.jsonl").find("~degradation-llm-O"),
             std::string::npos);
 }
 
 TEST_F(LlmMeta, PerturbCountsFailedLlmPerturbationsSeparately) {
   server_.set_handler([](const json&) { return std::string("Sorry, I cannot help."); });
   auto r =
-      run_probity("perturb --data " + data_ + " --degrade R --manipulate none --perturber llm" +
+      run_probity("perturb --data " + data_ + " --degrade O --manipulate none --perturber llm" +
                   llm_ + " --out " + dir_ + "/perturbed.jsonl");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 perturbed candidate(s) added"), std::string::npos) << r.out;
