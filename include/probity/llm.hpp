@@ -34,7 +34,8 @@ struct EndpointConfig {
   std::string model;             // omitted from request bodies when empty
   std::string api_key_env;       // NAME of the environment variable holding the key; "" = none
   // Further request headers (Azure's api-key, OpenAI-Project, ...): values are secrets to the
-  // client (never logged, cached, hashed or signed; redacted from answers like the key).
+  // client (never logged, cached, hashed or signed; redacted from answers like the key). A value
+  // "${NAME}" is read from the environment variable NAME when the client is created.
   std::vector<std::pair<std::string, std::string>> headers;
   std::size_t concurrency = 16;  // requests in flight, 1..512 (halved on rate-limit episodes)
   double rpm = 0;                // requests per rate period; 0 = unlimited

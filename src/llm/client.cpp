@@ -464,9 +464,24 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
     impl_->secret = value;
     impl_->secrets.push_back(value);
   }
-  for (const auto& [header, value] : config_.headers) {
+  for (const auto& [header, written] : config_.headers) {
+    // "${NAME}" takes the value from the environment, so a key need not be in the file.
+    std::string value = written;
+    if (written.size() > 3 && written.starts_with("${") && written.ends_with("}")) {
+      const std::string var = written.substr(2, written.size() - 3);
+      const char* v = std::getenv(var.c_str());
+      if (!v || !*v)
+        throw UsageError(
+            fmt::format("llm endpoint '{}': environment variable {} (header {}) is "
+                        "not set",
+                        name, var, header));
+      value = v;
+      if (auto problem = header_problem(header, value))
+        throw UsageError(fmt::format("llm endpoint '{}': {} (from {})", name, *problem, var));
+    }
     impl_->secrets.push_back(value);
     std::string line = header + ": " + value;
+    std::fill(value.begin(), value.end(), '\0');
     impl_->headers = curl_slist_append(impl_->headers, line.c_str());
     std::fill(line.begin(), line.end(), '\0');
   }

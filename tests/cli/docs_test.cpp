@@ -2,7 +2,10 @@
 // metric registry (regenerate with scripts/gen-cli-reference.sh).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "cli_runner.hpp"
+#include "probity/llm.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -20,6 +23,27 @@ TEST(CliDocs, ReferenceMatchesTheBuiltTool) {
     EXPECT_NE(doc.find("```text\n" + r.out + "```"), std::string::npos)
         << "docs/cli.md is stale for `probity " << cmd << "`: run scripts/gen-cli-reference.sh";
   }
+}
+
+// Every probity.toml shown in the documentation is one probity reads without an error (a
+// cluster example once put `cache` where it was never read).
+TEST(CliDocs, EveryConfigurationExampleParses) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files = {fs::path(PROBITY_SOURCE_DIR) / "README.md"};
+  for (const auto& e : fs::directory_iterator(fs::path(PROBITY_SOURCE_DIR) / "docs"))
+    if (e.path().extension() == ".md") files.push_back(e.path());
+  std::size_t examples = 0;
+  for (const auto& file : files) {
+    const std::string doc = probity::test::read_text(file.string());
+    for (auto at = doc.find("```toml\n"); at != std::string::npos; at = doc.find("```toml\n", at)) {
+      at += 8;
+      const std::string toml = doc.substr(at, doc.find("```", at) - at);
+      EXPECT_NO_THROW(probity::llm::parse_config(toml, file.filename().string())) << file << ":\n"
+                                                                                  << toml;
+      ++examples;
+    }
+  }
+  EXPECT_GE(examples, 5u);
 }
 
 }  // namespace

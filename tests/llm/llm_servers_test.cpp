@@ -323,6 +323,23 @@ TEST(LlmServers, ExtraHeadersAreSentAndTheirValuesRedacted) {
   EXPECT_EQ(client.signature().find(secret), std::string::npos);
   config.headers = {{"X-Evil", "a\r\nInjected: 1"}};
   EXPECT_THROW(llm::Client bad(config), UsageError);
+  // "${NAME}": the value comes from the environment and is redacted all the same.
+  ::setenv("PROBITY_TEST_HEADER_KEY", secret.c_str(), 1);
+  config.headers = {{"api-key", "${PROBITY_TEST_HEADER_KEY}"}};
+  llm::Client from_env(config);
+  const auto r2 = from_env.call(chat("Hello again"));
+  ASSERT_TRUE(r2.ok) << r2.error;
+  const auto calls2 = server.calls();
+  EXPECT_EQ(calls2.back().headers.at("api-key"), secret);
+  EXPECT_EQ(r2.text(), "the header was [redacted]");
+  ::unsetenv("PROBITY_TEST_HEADER_KEY");
+  config.headers = {{"api-key", "${PROBITY_TEST_HEADER_KEY}"}};
+  try {
+    llm::Client missing(config);
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("PROBITY_TEST_HEADER_KEY"), std::string::npos);
+  }
 }
 
 // A server that rate-limits one request in three: every item completes in one run, the 429s
