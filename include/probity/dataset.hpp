@@ -93,6 +93,24 @@ class TaskReader {
   Impl* impl_;
 };
 
+// What a file of scores is about: a SHA-256 over every task's id and its candidates' ids and
+// texts, in file order. Scores written for one dataset are refused for another.
+class ItemsDigest {
+ public:
+  ItemsDigest();
+  ~ItemsDigest();
+  ItemsDigest(const ItemsDigest&) = delete;
+  ItemsDigest& operator=(const ItemsDigest&) = delete;
+  void add(const Task& task);
+  std::size_t items() const { return items_; }
+  std::string hex();  // 64 hex digits; ends the digest
+
+ private:
+  void* ctx_;  // EVP_MD_CTX
+  std::size_t items_ = 0;
+};
+std::string items_digest(const Dataset& dataset);
+
 // Loads a whole dataset; `.csv` files go through the CSV importer, anything else is JSONL.
 Dataset load_dataset(const std::string& path, ReadOptions options = {});
 

@@ -37,6 +37,7 @@ from ._probity import (
     Candidate,
     Dataset,
     InputError,
+    OutputError,
     Preference,
     Reference,
     SkipRecord,
@@ -47,7 +48,7 @@ from ._probity import (
 __version__ = _probity.__version__
 
 __all__ = [
-    "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError",
+    "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
     "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bootstrap_correlation",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",

@@ -35,14 +35,15 @@ std::recursive_mutex& engine_mutex() {
 
 namespace {
 
-// Creates an exception class `_probity.<name>` deriving from ValueError, with class attributes
-// that the translator overrides per instance.
+// Creates an exception class `_probity.<name>` deriving from `base` (ValueError), with class
+// attributes that the translator overrides per instance.
 py::object make_exception(py::module_& m, const char* name, const char* doc,
-                          const std::vector<const char*>& attributes) {
+                          const std::vector<const char*>& attributes,
+                          PyObject* base = PyExc_ValueError) {
   py::dict dict;
   for (const char* a : attributes) dict[a] = py::none();
   std::string qualified = std::string("probity.") + name;
-  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, PyExc_ValueError, dict.ptr());
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, dict.ptr());
   if (!type) throw py::error_already_set();
   py::object cls = py::reinterpret_steal<py::object>(type);
   m.attr(name) = cls;
@@ -73,6 +74,12 @@ PYBIND11_MODULE(_probity, m) {
                      "strategy, a bad option value.",
                      {})
           .release();
+  static py::handle output_error =
+      make_exception(m, "OutputError",
+                     "An output file could not be written completely (a full disk, a read-only "
+                     "directory); `path` names it. What the file held before is unchanged.",
+                     {"path"}, PyExc_OSError)
+          .release();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -85,6 +92,10 @@ PYBIND11_MODULE(_probity, m) {
       PyErr_SetObject(input_error.ptr(), exc.ptr());
     } catch (const probity::UsageError& e) {
       PyErr_SetString(usage_error.ptr(), e.what());
+    } catch (const probity::OutputError& e) {
+      py::object exc = py::reinterpret_borrow<py::object>(output_error)(e.what());
+      exc.attr("path") = e.path();
+      PyErr_SetObject(output_error.ptr(), exc.ptr());
     }
   });
 

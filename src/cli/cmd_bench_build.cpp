@@ -12,6 +12,7 @@
 #include "llm/structured.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
+#include "util/output_file.hpp"
 
 namespace probity::cli {
 
@@ -69,11 +70,9 @@ int run_bench_build(const BenchBuildArgs& args) {
                                  "(reference {} is edited, the others stay references)",
                                  args.base_reference));
 
-  std::ofstream out(args.out, std::ios::binary);
-  if (!out) throw UsageError(fmt::format("cannot write '{}'", args.out));
-  meta::write_dataset(out, b.dataset, b.meta);
-  out.close();
-  if (!out) throw std::runtime_error(fmt::format("writing '{}' failed", args.out));
+  util::OutputFile out(args.out);
+  meta::write_dataset(out.stream(), b.dataset, b.meta);
+  out.commit();
 
   const auto& s = b.stats;
   fmt::print("{} benchmark '{}' ({}): {} sources, {} items", args.kind, args.dimension, args.out,

@@ -23,8 +23,8 @@ void report_gaps(const ScoreColumn& c) {
 }  // namespace
 
 int run_correlate(const CorrelateArgs& args) {
-  ScoredData l =
-      load_scored(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
+  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
+                             args.skip_invalid, args.allow_missing);
   const auto human = human_matrix(l.ds, l.items, l.dims);
   CorrelationOptions opts{args.bootstrap, args.confidence, args.seed, args.threads};
   json out = json::array();
@@ -66,8 +66,8 @@ int run_correlate(const CorrelateArgs& args) {
 }
 
 int run_compare(const CompareArgs& args) {
-  ScoredData l =
-      load_scored(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
+  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
+                             args.skip_invalid, args.allow_missing);
   if (l.columns.size() != 2)
     throw UsageError("compare needs two metrics present in the scores file");
   const auto human = human_matrix(l.ds, l.items, l.dims);

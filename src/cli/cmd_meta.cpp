@@ -21,8 +21,8 @@ std::string interval(const stats::ConfidenceInterval& ci) {
 }  // namespace
 
 int run_meta_global(const MetaArgs& args) {
-  ScoredData l =
-      load_scored(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
+  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
+                             args.skip_invalid, args.allow_missing);
   meta::GlobalOptions go;
   go.direct = args.direct;
   go.bootstrap = args.bootstrap;
@@ -110,8 +110,8 @@ int run_meta_global(const MetaArgs& args) {
 }
 
 int run_meta_local(const MetaArgs& args) {
-  ScoredData l =
-      load_scored(args.data, args.scores, args.metrics, args.dimensions, args.skip_invalid);
+  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
+                             args.skip_invalid, args.allow_missing);
   std::size_t skipped_ties = 0;
   const auto sequences = meta::sequences_from_dataset(l.ds, l.items, l.dims, &skipped_ties);
   if (sequences.empty())

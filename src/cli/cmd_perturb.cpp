@@ -2,7 +2,6 @@
 // metric that runs outside probity (score the file, then audit with `scores:FILE,data=...`).
 #include <fmt/format.h>
 
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +9,7 @@
 #include "perturb/llm_strategies.hpp"
 #include "probity/error.hpp"
 #include "probity/perturb.hpp"
+#include "util/output_file.hpp"
 #include "util/parallel.hpp"
 
 namespace probity::cli {
@@ -19,8 +19,13 @@ int run_perturb(const PerturbArgs& args) {
   auto all = perturb::create_strategies(StrategyKind::kDegradation, args.degradations);
   for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, args.manipulations))
     all.push_back(std::move(s));
-  std::ofstream out(args.out, std::ios::binary);
-  if (!out) throw UsageError(fmt::format("cannot write '{}'", args.out));
+  if (util::same_file(args.out, args.data))
+    throw UsageError(
+        fmt::format("--out '{}' is also the input (--data): write the perturbed "
+                    "dataset to another file",
+                    args.out));
+  util::OutputFile output(args.out);
+  std::ostream& out = output.stream();
   // Every strategy's results first: a model-backed strategy gets all items as one batch.
   std::vector<std::vector<std::vector<PerturbResult>>> by_strategy(all.size());
   for (std::size_t k = 0; k < all.size(); ++k) {
@@ -86,6 +91,7 @@ int run_perturb(const PerturbArgs& args) {
     }
     out << j.dump() << '\n';
   }
+  output.commit();
   fmt::print(
       "wrote {}: {} task(s), {} perturbed candidate(s) added; not applicable {}, unchanged {}, "
       "failed {}; seed {}\n",

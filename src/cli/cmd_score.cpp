@@ -1,16 +1,19 @@
 // `probity score`: per-candidate scores as JSONL plus a corpus-level summary on stderr.
 #include <fmt/format.h>
 
-#include <fstream>
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
+#include "util/output_file.hpp"
 
 namespace probity::cli {
 namespace {
@@ -27,22 +30,31 @@ struct CorpusAccumulator {
 }  // namespace
 
 int run_score(const ScoreArgs& args) {
+  for (const auto& path : args.data)
+    for (const auto& [flag, target] : {std::pair{"--out", &args.out}, {"--explain", &args.explain}})
+      if (!target->empty() && util::same_file(*target, path))
+        throw UsageError(
+            fmt::format("{} '{}' is also an input (--data): writing it would destroy "
+                        "the data; write to another file",
+                        flag, *target));
   std::vector<MetricSelection> metrics;
   for (const auto& m : args.metrics) metrics.push_back(select_metric(m));
 
-  std::ofstream file;
-  if (!args.out.empty()) {
-    file.open(args.out, std::ios::binary);
-    if (!file) throw UsageError(fmt::format("cannot write '{}'", args.out));
-  }
-  std::ostream& out = args.out.empty() ? std::cout : file;
+  // Records go to a temporary file that replaces --out only once everything is written.
+  std::optional<util::OutputFile> file;
+  file.emplace(args.out.empty() ? "-" : args.out);  // "-": standard output, writes checked
+  std::ostream& out = file->stream();
 
   // --explain: per-item explanations of metrics that offer them (Metric::explain).
-  std::ofstream explain_file;
-  if (!args.explain.empty()) {
-    explain_file.open(args.explain, std::ios::binary);
-    if (!explain_file) throw UsageError(fmt::format("cannot write '{}'", args.explain));
-  }
+  std::optional<util::OutputFile> explain_output;
+  if (!args.explain.empty()) explain_output.emplace(args.explain);
+  std::ostream* explain_file = explain_output ? &explain_output->stream() : nullptr;
+  ScoresTrailer trailer;
+  trailer.shard_index = args.shard_index;
+  trailer.shard_count = args.shard_count;
+  for (const auto& m : metrics)
+    for (std::size_t p : m.parts)
+      trailer.metrics.emplace_back(m.record_name(p), m.metric->signature());
   std::vector<bool> explains(metrics.size(), true);
   std::size_t explained = 0;
 
@@ -69,7 +81,8 @@ int run_score(const ScoreArgs& args) {
     opts.threads = args.threads;
     opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
     auto stats = compute_stats(chunk, items, metrics, opts);
-    write_score_records(out, chunk, items, metrics, stats);
+    trailer.records += write_score_records(out, chunk, items, metrics, stats);
+    file->check();  // a full disk stops the run now, not at the end
     if (!args.explain.empty()) {
       const NegativeSampler sampler(chunk);
       MetricInput input;
@@ -94,7 +107,7 @@ int run_score(const ScoreArgs& args) {
                                         {"candidate_id", task.candidates[items[i].candidate].id},
                                         {"metric", metrics[m].primary_name()},
                                         {"explain", nlohmann::ordered_json::parse(text)}};
-          explain_file << rec.dump() << '\n';
+          *explain_file << rec.dump() << '\n';
           ++explained;
         }
       }
@@ -115,35 +128,47 @@ int run_score(const ScoreArgs& args) {
 
   for (const auto& path : args.data) {
     ReadOptions ro{args.skip_invalid};
+    ItemsDigest digest;
     if (needs_whole || path.ends_with(".csv")) {
       Dataset ds = load_dataset(path, ro);
       skip_records.insert(skip_records.end(), ds.skipped.begin(), ds.skipped.end());
+      for (const auto& t : ds.tasks) digest.add(t);
       score_chunk(ds);
-      continue;
-    }
-    TaskReader reader(path, ro);
-    Dataset chunk;
-    chunk.path = path;
-    Task task;
-    while (reader.next(task)) {
-      chunk.tasks.push_back(std::move(task));
-      if (chunk.tasks.size() == kChunkTasks) {
-        score_chunk(chunk);
-        chunk.tasks.clear();
+    } else {
+      TaskReader reader(path, ro);
+      Dataset chunk;
+      chunk.path = path;
+      Task task;
+      while (reader.next(task)) {
+        digest.add(task);
+        chunk.tasks.push_back(std::move(task));
+        if (chunk.tasks.size() == kChunkTasks) {
+          score_chunk(chunk);
+          chunk.tasks.clear();
+        }
       }
+      if (!chunk.tasks.empty()) score_chunk(chunk);
+      skip_records.insert(skip_records.end(), reader.skipped().begin(), reader.skipped().end());
     }
-    if (!chunk.tasks.empty()) score_chunk(chunk);
-    skip_records.insert(skip_records.end(), reader.skipped().begin(), reader.skipped().end());
+    trailer.data.push_back({path, digest.hex(), digest.items()});
   }
   progress.finish();
-  out.flush();
-  if (!args.explain.empty()) {
-    explain_file.flush();
+  skipped = skip_records.size();
+  print_skipped(skip_records);
+  std::size_t scored = 0;
+  for (const auto& c : corpus) scored = std::max(scored, c.n);
+  if (scored == 0)
+    throw InputError(args.data.front(), 0, "",
+                     skipped > 0 ? fmt::format("no valid items: all {} were skipped", skipped)
+                                 : std::string("no valid items: the input holds no candidates"));
+  write_scores_trailer(out, trailer);
+  file->commit();
+  if (explain_output) {
+    explain_output->commit();
     if (explained == 0)
       fmt::print(stderr, "note: none of the metrics supports --explain; '{}' is empty\n",
                  args.explain);
   }
-  skipped = skip_records.size();
 
   // Corpus-level summary: where the records go to a file, the table goes to stdout.
   std::FILE* summary = args.out.empty() ? stderr : stdout;
@@ -159,12 +184,6 @@ int run_score(const ScoreArgs& args) {
     for (std::size_t p : metrics[m].parts)
       fmt::print(summary, "{:<24} corpus {:>10.4f}  n={}  {}\n", metrics[m].record_name(p),
                  parts[p], corpus[m].n, metric.signature());
-  }
-  if (skipped > 0) {
-    fmt::print(stderr, "skipped {} invalid item(s):\n", skipped);
-    for (const auto& s : skip_records)
-      fmt::print(stderr, "  {}:{}: {}{}\n", s.file, s.line,
-                 s.field.empty() ? "" : fmt::format("field '{}': ", s.field), s.message);
   }
   return kExitOk;
 }

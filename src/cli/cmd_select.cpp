@@ -23,13 +23,15 @@ int run_select(const SelectArgs& args) {
     throw UsageError("--split must be strictly between 0 and 1");
   const auto type = stats::parse_correlation_type(args.correlation);
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  print_skipped(ds.skipped);
   const auto items = all_items(ds);
+  if (items.empty()) throw InputError(args.data, 0, "", "no valid items");
 
   // One column of item scores per variant, in the order given.
   std::vector<std::vector<double>> scores;
   std::vector<std::string> names, signatures;
   if (!args.scores.empty()) {
-    auto columns = read_scores(args.scores, ds, items, args.metrics);
+    auto columns = read_scores(args.scores, ds, items, args.metrics, {args.allow_missing});
     for (const auto& m : args.metrics) {
       auto it = std::find_if(columns.begin(), columns.end(),
                              [&](const ScoreColumn& c) { return c.metric == m; });

@@ -21,6 +21,7 @@ struct MergeArgs {
   std::string data;                 // the dataset the shards scored
   std::vector<std::string> shards;  // score files written with --shard I/N
   std::string out;
+  bool allow_missing = false;  // write the merge although items of the dataset have no records
 };
 // Combines shard score files into exactly the file an unsharded `score` writes.
 int run_merge(const MergeArgs& args);
@@ -38,6 +39,7 @@ struct CorrelateArgs {
   std::uint64_t seed = 0;
   bool json = false;
   bool skip_invalid = false;
+  bool allow_missing = false;  // use a scores file that leaves items without a score
   unsigned threads = 0;
 };
 int run_correlate(const CorrelateArgs& args);
@@ -52,6 +54,7 @@ struct CompareArgs {
   std::uint64_t seed = 0;
   bool json = false;
   bool skip_invalid = false;
+  bool allow_missing = false;  // use a scores file that leaves items without a score
   unsigned threads = 0;
 };
 int run_compare(const CompareArgs& args);
@@ -103,6 +106,7 @@ struct SelectArgs {
   double confidence = 0.95;
   bool json = false;
   bool skip_invalid = false;
+  bool allow_missing = false;  // use a scores file that leaves items without a score
   unsigned threads = 0;
 };
 int run_select(const SelectArgs& args);
@@ -121,6 +125,7 @@ struct MetaArgs {
   std::size_t chance = 200;  // global: random orderings for the chance CEM
   bool json = false;
   bool skip_invalid = false;
+  bool allow_missing = false;  // use a scores file that leaves items without a score
   unsigned threads = 0;
 };
 int run_meta_global(const MetaArgs& args);

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
 
 #include "llm/prompts.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "perturb/llm_strategies.hpp"
 #include "probity/error.hpp"
+#include "util/output_file.hpp"
 
 namespace probity::cli {
 
@@ -45,9 +45,7 @@ void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::s
     fmt::print(stderr, "LLM usage:\n{}\n", session->accounting().summary());
   }
   if (json_path.empty()) return;
-  std::ofstream out(json_path, std::ios::binary);
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", json_path));
-  out << session->accounting().to_json() << "\n";
+  util::write_file_atomically(json_path, session->accounting().to_json() + "\n");
 }
 
 }  // namespace probity::cli

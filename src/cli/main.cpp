@@ -4,12 +4,15 @@
 
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <string_view>
+#include <system_error>
 
 #include "cli/commands.hpp"
 #include "cli/llm_context.hpp"
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
+#include "util/output_file.hpp"
 
 namespace {
 
@@ -79,6 +82,8 @@ int main(int argc, char** argv) {
   cc->add_option("--seed", corr.seed, "Seed of the bootstrap")->capture_default_str();
   cc->add_flag("--json", corr.json, "Print JSON instead of a table");
   cc->add_flag("--skip-invalid", corr.skip_invalid, "Skip invalid items and report them");
+  cc->add_flag("--allow-missing", corr.allow_missing,
+               "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(cc, corr.threads);
 
   cli::CompareArgs cmp;
@@ -102,6 +107,8 @@ int main(int argc, char** argv) {
   mc->add_option("--seed", cmp.seed, "Seed of the permutations")->capture_default_str();
   mc->add_flag("--json", cmp.json, "Print JSON instead of a table");
   mc->add_flag("--skip-invalid", cmp.skip_invalid, "Skip invalid items and report them");
+  mc->add_flag("--allow-missing", cmp.allow_missing,
+               "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(mc, cmp.threads);
 
   cli::AuditArgs audit;
@@ -177,6 +184,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   gc->add_option("--out", merge.out, "Merged scores JSONL")->required();
   gc->add_option("shards", merge.shards, "Shard score files")->required()->check(CLI::ExistingFile);
+  gc->add_flag("--allow-missing", merge.allow_missing,
+               "Write the merge although items of the dataset have no records (reported)");
   cli::LlmFlags audit_llm;
   add_llm_flags(ac, audit_llm);
   ac->add_option("--perturber", audit_llm.perturber,
@@ -216,6 +225,8 @@ int main(int argc, char** argv) {
   add_llm_flags(selc, select_llm);
   selc->add_flag("--json", sel.json, "Print JSON instead of a table");
   selc->add_flag("--skip-invalid", sel.skip_invalid, "Skip invalid items and report them");
+  selc->add_flag("--allow-missing", sel.allow_missing,
+                 "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(selc, sel.threads);
 
   auto* meta = app.add_subcommand("meta",
@@ -237,6 +248,8 @@ int main(int argc, char** argv) {
     c->add_option("--seed", a.seed, "Seed of the bootstrap")->capture_default_str();
     c->add_flag("--json", a.json, "Print JSON instead of a table");
     c->add_flag("--skip-invalid", a.skip_invalid, "Skip invalid items and report them");
+    c->add_flag("--allow-missing", a.allow_missing,
+                "Use a scores file that leaves items without a score (their number is reported)");
     add_threads(c, a.threads);
   };
   cli::MetaArgs mglobal;
@@ -336,11 +349,18 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
+    int code = app.exit(e);  // help and version texts too
+    try {
+      util::check_stdout();
+    } catch (const OutputError& out) {
+      fmt::print(stderr, "probity: {}\n", out.what());
+      return kExitOutput;
+    }
     return code == 0 ? kExitOk : kExitUsage;
   }
 
-  try {
+  // Every command's tables go to stdout: a full disk or a closed pipe there is an error too.
+  const auto dispatch = [&]() -> int {
     if (!score_shard.empty()) cli::parse_shard(score_shard, score.shard_index, score.shard_count);
     if (!audit_shard.empty()) cli::parse_shard(audit_shard, audit.shard_index, audit.shard_count);
     if (gc->parsed()) return cli::run_merge(merge);
@@ -400,15 +420,31 @@ int main(int argc, char** argv) {
       cli::report_llm_usage(session, audit.out + "/llm_usage.json");
       return code;
     }
+    return static_cast<int>(kExitUsage);
+  };
+  try {
+    const int code = dispatch();
+    util::check_stdout();
+    return code;
   } catch (const InputError& e) {
     fmt::print(stderr, "probity: invalid input: {}\n", e.what());
     return kExitInvalidInput;
+  } catch (const OutputError& e) {
+    fmt::print(stderr, "probity: {}\n", e.what());
+    return kExitOutput;
   } catch (const UsageError& e) {
     fmt::print(stderr, "probity: {}\n", e.what());
     return kExitUsage;
+  } catch (const std::system_error& e) {
+    // fmt::print to a full or closed standard output.
+    if (std::string_view(e.what()).starts_with("cannot write to file")) {
+      fmt::print(stderr, "probity: cannot write to standard output: {}\n", e.code().message());
+      return kExitOutput;
+    }
+    fmt::print(stderr, "probity: error: {}\n", e.what());
+    return kExitFailure;
   } catch (const std::exception& e) {
     fmt::print(stderr, "probity: error: {}\n", e.what());
     return kExitFailure;
   }
-  return kExitUsage;
 }

@@ -8,13 +8,36 @@
 
 namespace probity::cli {
 
+void print_skipped(const std::vector<SkipRecord>& records) {
+  if (records.empty()) return;
+  fmt::print(stderr, "skipped {} invalid item(s):\n", records.size());
+  constexpr std::size_t kShown = 50;
+  for (std::size_t i = 0; i < records.size() && i < kShown; ++i) {
+    const auto& s = records[i];
+    fmt::print(stderr, "  {}:{}: {}{}\n", s.file, s.line,
+               s.field.empty() ? "" : fmt::format("field '{}': ", s.field), s.message);
+  }
+  if (records.size() > kShown) fmt::print(stderr, "  ... and {} more\n", records.size() - kShown);
+}
+
 ScoredData load_scored(const std::string& data, const std::string& scores,
                        const std::vector<std::string>& metrics,
-                       const std::vector<std::string>& dimensions, bool skip_invalid) {
+                       const std::vector<std::string>& dimensions, bool skip_invalid,
+                       bool allow_missing) {
   ScoredData l;
   l.ds = load_dataset(data, {skip_invalid});
+  print_skipped(l.ds.skipped);
   l.items = all_items(l.ds);
-  l.columns = read_scores(scores, l.ds, l.items, metrics);
+  if (l.items.empty())
+    throw InputError(data, 0, "",
+                     l.ds.skipped.empty()
+                         ? std::string("no valid items: the dataset holds no candidates")
+                         : fmt::format("no valid items: all {} were skipped", l.ds.skipped.size()));
+  l.columns = read_scores(scores, l.ds, l.items, metrics, {allow_missing});
+  for (const auto& c : l.columns)
+    if (c.missing > 0)
+      fmt::print(stderr, "note: {} of {} items have no score of '{}' in '{}' (--allow-missing)\n",
+                 c.missing, l.items.size(), c.metric, scores);
   for (const auto& m : metrics) {
     const bool present = std::any_of(l.columns.begin(), l.columns.end(), [&](const auto& c) {
       return c.metric == m && c.missing < c.values.size();

@@ -34,9 +34,15 @@ struct ScoredData {
 
 // Loads both and checks the selection: every named metric must have scores, every named
 // dimension must exist (UsageError otherwise); empty selections mean "all".
+// A scores file that leaves items without a score is refused unless `allow_missing`.
 ScoredData load_scored(const std::string& data, const std::string& scores,
                        const std::vector<std::string>& metrics,
-                       const std::vector<std::string>& dimensions, bool skip_invalid);
+                       const std::vector<std::string>& dimensions, bool skip_invalid,
+                       bool allow_missing = false);
+
+// What --skip-invalid left out, on stderr: "skipped N invalid item(s):" and each file:line:
+// field: message (the first 50, then how many more). Nothing when nothing was skipped.
+void print_skipped(const std::vector<SkipRecord>& records);
 
 // A plain aligned table on stdout: the first `left_columns` columns left-aligned, a rule under
 // the header row.

@@ -2,6 +2,7 @@
 #include "probity/dataset.hpp"
 
 #include <fmt/format.h>
+#include <openssl/evp.h>
 
 #include <cmath>
 #include <fstream>
@@ -284,6 +285,49 @@ Dataset load_dataset(const std::string& path, ReadOptions options) {
   ds.skipped = reader.skipped();
   if (ds.tasks.empty()) throw InputError(path, 0, "", "no valid tasks in file");
   return ds;
+}
+
+ItemsDigest::ItemsDigest() : ctx_(EVP_MD_CTX_new()) {
+  if (!ctx_ || EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 is not available");
+}
+
+ItemsDigest::~ItemsDigest() {
+  EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_));
+}
+
+void ItemsDigest::add(const Task& task) {
+  auto* ctx = static_cast<EVP_MD_CTX*>(ctx_);
+  // Separators that cannot occur in valid UTF-8 text keep ("ab", "c") apart from ("a", "bc").
+  auto put = [&](std::string_view s, char end) {
+    EVP_DigestUpdate(ctx, s.data(), s.size());
+    EVP_DigestUpdate(ctx, &end, 1);
+  };
+  put(task.task_id, '\xff');
+  for (const auto& c : task.candidates) {
+    put(c.id, '\xfe');
+    put(c.text, '\xfd');
+    ++items_;
+  }
+}
+
+std::string ItemsDigest::hex() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), digest, &length);
+  static const char* digits = "0123456789abcdef";
+  std::string out(2 * length, '0');
+  for (unsigned int i = 0; i < length; ++i) {
+    out[2 * i] = digits[digest[i] >> 4];
+    out[2 * i + 1] = digits[digest[i] & 15];
+  }
+  return out;
+}
+
+std::string items_digest(const Dataset& dataset) {
+  ItemsDigest d;
+  for (const auto& t : dataset.tasks) d.add(t);
+  return d.hex();
 }
 
 }  // namespace probity

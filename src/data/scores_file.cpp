@@ -1,11 +1,15 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <unordered_map>
 
 #include "data/validate.hpp"
+#include "probity/error.hpp"
 #include "probity/scores.hpp"
 #include "probity/text.hpp"
 
@@ -13,9 +17,55 @@ namespace probity {
 
 using json = nlohmann::json;
 
+namespace {
+
+constexpr const char* kTrailerKey = "probity_scores";
+
+ScoresTrailer parse_trailer(const json& j, const std::string& path, std::size_t line) {
+  ScoresTrailer t;
+  try {
+    const json& body = j.at(kTrailerKey);
+    for (const auto& d : body.at("data"))
+      t.data.push_back({d.at("path").get<std::string>(), d.at("digest").get<std::string>(),
+                        d.at("items").get<std::size_t>()});
+    for (const auto& m : body.at("metrics"))
+      t.metrics.emplace_back(m.at("name").get<std::string>(), m.at("signature").get<std::string>());
+    t.shard_index = body.at("shard").at(0).get<std::size_t>();
+    t.shard_count = body.at("shard").at(1).get<std::size_t>();
+    t.records = body.at("records").get<std::size_t>();
+  } catch (const json::exception& e) {
+    throw InputError(path, line, kTrailerKey,
+                     "malformed end record: " + data::short_json_message(e.what()));
+  }
+  return t;
+}
+
+}  // namespace
+
+std::optional<ScoresTrailer> scores_trailer_of(const json& line, const std::string& path,
+                                               std::size_t line_no) {
+  if (!line.is_object() || !line.contains(kTrailerKey)) return std::nullopt;
+  return parse_trailer(line, path, line_no);
+}
+
+void write_scores_trailer(std::ostream& out, const ScoresTrailer& t) {
+  nlohmann::ordered_json body;
+  body["version"] = version();
+  body["records"] = t.records;
+  body["shard"] = {t.shard_index, t.shard_count};
+  body["data"] = nlohmann::ordered_json::array();
+  for (const auto& d : t.data)
+    body["data"].push_back({{"path", d.path}, {"digest", d.digest}, {"items", d.items}});
+  body["metrics"] = nlohmann::ordered_json::array();
+  for (const auto& [name, sig] : t.metrics)
+    body["metrics"].push_back({{"name", name}, {"signature", sig}});
+  out << nlohmann::ordered_json{{kTrailerKey, body}}.dump() << '\n';
+}
+
 std::vector<ScoreColumn> read_scores(const std::string& path, const Dataset& ds,
                                      std::span<const ItemRef> items,
-                                     const std::vector<std::string>& metrics) {
+                                     const std::vector<std::string>& metrics,
+                                     ScoresReadOptions options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file");
   std::unordered_map<std::string, std::size_t> item_index;  // "task\x1f" "cand" -> item
@@ -30,12 +80,13 @@ std::vector<ScoreColumn> read_scores(const std::string& path, const Dataset& ds,
   std::unordered_map<std::string, std::size_t> column_index;
   std::vector<std::vector<bool>> seen;
   for (const auto& m : metrics) {
-    column_index.emplace(m, columns.size());
+    if (!column_index.emplace(m, columns.size()).second) continue;  // named twice
     columns.push_back({m, "", std::vector<double>(items.size(), std::nan("")), 0, 0});
     seen.emplace_back(items.size(), false);
   }
   std::string line;
-  std::size_t line_no = 0;
+  std::size_t line_no = 0, records = 0, trailer_line = 0;
+  std::optional<ScoresTrailer> trailer;
   while (std::getline(in, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -48,6 +99,17 @@ std::vector<ScoreColumn> read_scores(const std::string& path, const Dataset& ds,
       throw InputError(path, line_no, "", "malformed JSON: " + data::short_json_message(e.what()));
     }
     if (!j.is_object()) throw InputError(path, line_no, "", "expected a JSON object per line");
+    if (trailer)
+      throw InputError(path, line_no, "",
+                       fmt::format("a line after the end record of line {}: files were "
+                                   "concatenated (merge shards with `probity merge`)",
+                                   trailer_line));
+    if (j.contains(kTrailerKey)) {
+      trailer = parse_trailer(j, path, line_no);
+      trailer_line = line_no;
+      continue;
+    }
+    ++records;
     auto str = [&](const char* key) {
       auto it = j.find(key);
       if (it == j.end()) throw InputError(path, line_no, key, "missing required field");
@@ -89,12 +151,60 @@ std::vector<ScoreColumn> read_scores(const std::string& path, const Dataset& ds,
   }
   for (std::size_t m = 0; m < columns.size(); ++m)
     for (bool b : seen[m]) columns[m].missing += b ? 0 : 1;
+
+  if (trailer) {
+    if (trailer->records != records)
+      throw InputError(path, trailer_line, kTrailerKey,
+                       fmt::format("the file holds {} records but its end record says {}: it was "
+                                   "edited or cut",
+                                   records, trailer->records));
+    if (trailer->shard_count > 1 && !options.allow_missing)
+      throw InputError(path, trailer_line, kTrailerKey,
+                       fmt::format("the scores of shard {}/{} only: combine the shards with "
+                                   "`probity merge`, or pass --allow-missing",
+                                   trailer->shard_index, trailer->shard_count));
+    const std::string digest = items_digest(ds);
+    const bool same = std::any_of(trailer->data.begin(), trailer->data.end(),
+                                  [&](const auto& d) { return d.digest == digest; });
+    if (!same)
+      throw InputError(
+          path, trailer_line, "data",
+          fmt::format("these are the scores of {}, not of '{}' (its tasks, "
+                      "candidates or texts differ)",
+                      trailer->data.empty() ? std::string("no dataset")
+                                            : fmt::format("'{}'", trailer->data.front().path),
+                      ds.path));
+  }
+  for (const auto& c : columns)
+    if (!items.empty() && c.missing == items.size()) {
+      std::vector<std::string> present;
+      for (const auto& o : columns)
+        if (o.missing < items.size()) present.push_back(o.metric);
+      throw UsageError(fmt::format(
+          "metric '{}' has no scores in '{}'{}", c.metric, path,
+          present.empty() ? "" : fmt::format(" (it holds {})", fmt::join(present, ", "))));
+    }
+  if (!options.allow_missing) {
+    for (const auto& c : columns) {
+      if (c.missing == 0) continue;
+      throw InputError(
+          path, 0, "",
+          fmt::format("the file scores {} of the dataset's {} items with '{}' ({} missing){}: "
+                      "rerun what wrote it, or pass --allow-missing to use the scores there are",
+                      items.size() - c.missing, items.size(), c.metric, c.missing,
+                      trailer ? ""
+                              : "; it has no end record, so the run that wrote it may not "
+                                "have finished"));
+    }
+  }
   return columns;
 }
 
-void write_score_records(std::ostream& out, const Dataset& ds, std::span<const ItemRef> items,
-                         std::span<const MetricSelection> metrics,
-                         std::span<const MetricStats> stats) {
+std::size_t write_score_records(std::ostream& out, const Dataset& ds,
+                                std::span<const ItemRef> items,
+                                std::span<const MetricSelection> metrics,
+                                std::span<const MetricStats> stats) {
+  std::size_t written = 0;
   std::vector<std::vector<std::string>> names(metrics.size());
   std::vector<std::string> signatures(metrics.size());
   for (std::size_t m = 0; m < metrics.size(); ++m) {
@@ -127,9 +237,11 @@ void write_score_records(std::ostream& out, const Dataset& ds, std::span<const I
         }
         fmt::format_to(std::back_inserter(buf), "\"signature\": {}}}\n", signatures[m]);
         out << buf;
+        ++written;
       }
     }
   }
+  return written;
 }
 
 }  // namespace probity

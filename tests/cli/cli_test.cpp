@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
 #include "test_paths.hpp"
@@ -73,7 +74,15 @@ TEST(CliScore, WritesOneRecordPerCandidateAndPartWithSignature) {
     ++rouge_f;
   EXPECT_EQ(bleu, 320u);
   EXPECT_EQ(rouge_f, 320u);
-  EXPECT_EQ(lines, 320u * 4);  // bleu + rougeL.p/.r/.f
+  EXPECT_EQ(lines, 320u * 4 + 1);  // bleu + rougeL.p/.r/.f, then the end record
+  // The end record says what the file covers, so readers can refuse a cut or foreign file.
+  const auto last = nlohmann::json::parse(text.substr(text.rfind('\n', text.size() - 2) + 1));
+  ASSERT_TRUE(last.contains("probity_scores")) << last.dump();
+  EXPECT_EQ(last["probity_scores"]["records"], 1280);
+  EXPECT_EQ(last["probity_scores"]["shard"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(last["probity_scores"]["data"][0]["items"], 320);
+  EXPECT_EQ(last["probity_scores"]["data"][0]["digest"].get<std::string>().size(), 64u);
+  EXPECT_EQ(last["probity_scores"]["metrics"].size(), 4u);
   EXPECT_NE(
       text.find(
           "\"signature\": \"bleu|nrefs:all|case:mixed|eff:yes|tok:13a|smooth:exp|version:probity-"),
@@ -140,8 +149,11 @@ TEST(CliCompare, MetricAgainstItselfHasPOne) {
       run_probity("score --data " + sample() + " --metric bleu --metric rouge1.f --out " + scores)
           .exit_code,
       0);
-  // A copy of bleu under another name: identical scores.
+  // A copy of bleu under another name: identical scores, in a file without an end record as
+  // another tool would write it (complete, so it is read).
   std::string text = probity::test::read_text(scores), copy;
+  text.resize(text.rfind('\n', text.size() - 2) + 1);  // drop the end record
+  std::ofstream(scores, std::ios::trunc) << text;
   for (std::size_t pos = 0, end; (end = text.find('\n', pos)) != std::string::npos; pos = end + 1) {
     std::string line = text.substr(pos, end - pos);
     if (line.find("\"metric\": \"bleu\"") == std::string::npos) continue;

@@ -2,6 +2,7 @@
 // audit finished from the shards' caches recomputes nothing and reports the same numbers.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
@@ -39,6 +40,17 @@ TEST(Shard, ScoreShardsMergeIntoTheUnshardedFile) {
   auto partial =
       run_probity("merge --data " + sample() + " --out " + dir + "/p.jsonl " + dir + "/s0.jsonl");
   EXPECT_EQ(partial.exit_code, 3);
+  EXPECT_NE(partial.err.find("have no records"), std::string::npos) << partial.err;
+  EXPECT_NE(partial.err.find("shard(s) 1, 2 of 3 are missing"), std::string::npos) << partial.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/p.jsonl"));  // nothing half-merged is written
+  // A shard's file alone is not a complete score file.
+  auto shard_only = run_probity("correlate --data " + sample() + " --scores " + dir + "/s0.jsonl");
+  EXPECT_EQ(shard_only.exit_code, 3);
+  EXPECT_NE(shard_only.err.find("shard 0/3 only"), std::string::npos) << shard_only.err;
+  // With --allow-missing the merge is written and says what is missing.
+  partial = run_probity("merge --allow-missing --data " + sample() + " --out " + dir + "/p.jsonl " +
+                        dir + "/s0.jsonl");
+  EXPECT_EQ(partial.exit_code, 0) << partial.err;
   EXPECT_NE(partial.out.find("have no records"), std::string::npos) << partial.out;
   EXPECT_EQ(run_probity("score --data " + sample() + " --metric bleu --shard 3/3").exit_code, 2);
 }
