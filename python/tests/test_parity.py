@@ -37,7 +37,10 @@ class ScoreParity(unittest.TestCase):
         index = {item: i for i, item in enumerate(items)}
         cli = {}
         signatures = {}
-        for r in self.records:
+        # The file ends with a record of what it covers, not a score.
+        self.assertIn("probity_scores", self.records[-1])
+        self.assertEqual(self.records[-1]["probity_scores"]["records"], len(self.records) - 1)
+        for r in self.records[:-1]:
             values = cli.setdefault(r["metric"], np.full(len(items), -1.0))
             score = r["score"]
             values[index[(r["task_id"], r["candidate_id"])]] = math.nan if score is None else score

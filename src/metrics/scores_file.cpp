@@ -23,13 +23,14 @@ std::string text_key(std::string_view reference, std::string_view candidate) {
 class ScoresFileMetric final : public Metric {
  public:
   ScoresFileMetric(std::string name, const std::string& file, const std::string& data,
-                   const std::string& metric)
+                   const std::string& metric, bool allow_missing)
       : name_(std::move(name)) {
     Dataset ds = load_dataset(data);
     auto items = all_items(ds);
     auto columns =
         read_scores(file, ds, items,
-                    metric.empty() ? std::vector<std::string>{} : std::vector<std::string>{metric});
+                    metric.empty() ? std::vector<std::string>{} : std::vector<std::string>{metric},
+                    {allow_missing});
     if (columns.empty())
       throw UsageError(fmt::format("metric '{}': no scores{} in '{}'", name_,
                                    metric.empty() ? "" : " of '" + metric + "'", file));
@@ -78,14 +79,16 @@ void register_scores_file(MetricRegistry& registry) {
        "your own metric from a scores file: scores:FILE,data=DATASET (DATASET = what "
        "`probity perturb` wrote; FILE = your metric's records for it)",
        "data=<dataset the scores are for> (required); metric=<name> when FILE holds "
-       "several",
+       "several; allow_missing=false (true: texts without a score are undefined items instead "
+       "of an error)",
        [](const MetricSpec& s) -> std::unique_ptr<Metric> {
          if (s.arg().empty())
            throw UsageError("metric 'scores' needs a file: scores:FILE,data=DATASET");
          std::string data = s.get("data", "");
          if (data.empty())
            throw UsageError(fmt::format("metric '{}': data=DATASET is required", s.text()));
-         return std::make_unique<ScoresFileMetric>(s.text(), s.arg(), data, s.get("metric", ""));
+         return std::make_unique<ScoresFileMetric>(s.text(), s.arg(), data, s.get("metric", ""),
+                                                   s.get_bool("allow_missing", false));
        }});
 }
 
