@@ -46,7 +46,12 @@ struct EndpointConfig {
   double timeout_s = 600;
   int max_attempts = 4;              // attempts for 5xx, timeouts and broken connections
   double rate_limit_budget_s = 600;  // 429s are retried until this long after the first send
-  double backoff_base_s = 0.5;       // retry k waits U(0, min(max, base * 2^(k-1))) ("full jitter")
+  // After this many failed attempts in a row for connection, TLS, auth or timeout reasons (no
+  // success between them) the endpoint is given up: every request fails as circuit_open and
+  // Client::run throws EndpointDown. 0: never.
+  int circuit_breaker = 8;
+  std::size_t max_response_bytes = 8u << 20;  // a larger answer is a too_large failure
+  double backoff_base_s = 0.5;  // retry k waits U(0, min(max, base * 2^(k-1))) ("full jitter")
   double backoff_max_s = 30;
   std::uint64_t jitter_seed = 0;  // retry delays are reproducible
   // Default generation parameters; a Request may override each.
@@ -112,12 +117,16 @@ struct TokenLogprob {
 
 enum class ErrorKind {
   kNone,
-  kInvalidRequest,  // non-retryable 4xx (bad request, auth, unknown model) or an error object
+  kInvalidRequest,  // non-retryable 4xx (bad request, unknown model) or an error object
+  kAuth,            // 401/403: the key is wrong, missing or lacks access; never retried
   kUnsupported,     // the server refuses this kind of request (llama.cpp's echo); never retried
   kRateLimited,     // 429 on every attempt
   kServer,          // 5xx on the last attempt
   kTimeout,         // the per-attempt timeout on the last attempt
   kConnection,      // connection refused, reset or closed mid-response
+  kTls,             // TLS handshake or certificate verification failed; never retried
+  kTooLarge,        // the answer exceeded max_response_bytes; never retried
+  kCircuitOpen,     // not sent: the endpoint failed circuit_breaker times in a row
   kMalformed,       // a success status with a body that is not the expected JSON
   kCacheMiss,       // read-only cache without the entry (no request was sent)
 };
@@ -198,6 +207,9 @@ struct EndpointUsage {
   std::uint64_t cache_hits = 0;
   std::uint64_t retries = 0;
   std::map<std::string, std::uint64_t> failures;  // failed items by error kind name
+  // The first few distinct messages of each kind (HTTP status and the server's error text, or
+  // libcurl's message), so that a failure can be diagnosed from the summary or the report.
+  std::map<std::string, std::vector<std::string>> failure_examples;
   // Structured (JSON) questions: asked, re-asks of an unusable answer, and answers still
   // unusable after the last re-ask (recorded as failed by the component that asked).
   std::uint64_t questions = 0, reasks = 0, unparsed = 0;
@@ -228,11 +240,27 @@ class Accounting {
 
 // ---- Client ----------------------------------------------------------------------------------
 
+// An endpoint given up by its circuit breaker: the message names it, the number of failed
+// attempts in a row and the last error. The CLI exits with kExitLlmFailures.
+class EndpointDown : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 using Progress = std::function<void(std::size_t done, std::size_t total)>;
+
+// Interrupted while waiting for answers (Ctrl-C in Python): the batch's requests in flight were
+// cancelled; the answers that had arrived are cached.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
 
 struct ClientOptions {
   Cache* cache = nullptr;            // nullptr: no caching
   Accounting* accounting = nullptr;  // nullptr: the client keeps its own
+  // Polled about every 100 ms while run() waits: true cancels the batch and throws Interrupted.
+  std::function<bool()> interrupted;
   // Retry and failure messages (never the key); called from the client's I/O thread.
   std::function<void(std::string_view)> log;
 };
@@ -295,7 +323,8 @@ struct EndpointSettings {
   std::optional<std::vector<std::pair<std::string, std::string>>> headers;
   std::optional<std::size_t> concurrency;
   std::optional<double> rpm, tpm, timeout_s, rate_limit_budget_s;
-  std::optional<int> max_attempts;
+  std::optional<int> max_attempts, circuit_breaker;
+  std::optional<std::size_t> max_response_bytes;
   // temperature = "default" is stored as an engaged optional holding nullopt.
   std::optional<std::optional<double>> temperature;
   std::optional<int> max_tokens, max_completion_tokens;

@@ -3,6 +3,7 @@
 // predictor=llm, expert,llm=..., style=llm) and for audit; the usage accounting as JSON.
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "common.hpp"
 #include "llm/prompts.hpp"
@@ -30,7 +31,15 @@ void bind_llm(py::module_& m) {
         o.cache_mode = std::move(cache_mode);
         llm::apply_cli_overrides(config, o);
         llm::apply_environment(config);
-        llm::Session::install(std::make_shared<llm::Session>(std::move(config)));
+        auto session = std::make_shared<llm::Session>(std::move(config));
+        // Ctrl-C while a batch waits for answers: the main thread (where Python delivers
+        // signals) asks Python; the request cancels the batch and raises KeyboardInterrupt.
+        session->set_interrupt_check([main = std::this_thread::get_id()] {
+          if (std::this_thread::get_id() != main) return false;
+          py::gil_scoped_acquire gil;
+          return PyErr_CheckSignals() != 0;  // leaves KeyboardInterrupt set
+        });
+        llm::Session::install(std::move(session));
       },
       py::arg("config") = "", py::arg("base_url") = py::none(), py::arg("model") = py::none(),
       py::arg("api_key_env") = py::none(), py::arg("concurrency") = py::none(),

@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "probity/error.hpp"
+#include "probity/llm.hpp"
 #include "probity/metric.hpp"
 
 namespace probity::python {
@@ -92,6 +93,9 @@ PYBIND11_MODULE(_probity, m) {
       PyErr_SetObject(input_error.ptr(), exc.ptr());
     } catch (const probity::UsageError& e) {
       PyErr_SetString(usage_error.ptr(), e.what());
+    } catch (const probity::llm::Interrupted&) {
+      // The interrupt check already raised KeyboardInterrupt; keep it.
+      if (!PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
     } catch (const probity::OutputError& e) {
       py::object exc = py::reinterpret_borrow<py::object>(output_error)(e.what());
       exc.attr("path") = e.path();

@@ -89,3 +89,61 @@ class LlmSessionTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class _SlowJudge(_Judge):
+    """Answers after a delay, so that a batch waits on the server."""
+    delay = 0.3
+
+    def do_POST(self):  # noqa: N802
+        import time
+        time.sleep(type(self).delay)
+        try:
+            super().do_POST()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client cancelled this request (the test's Ctrl-C)
+
+
+class LlmInterruptTest(unittest.TestCase):
+    """Ctrl-C while probity waits for LLM answers raises KeyboardInterrupt at once; the answers
+    that had arrived stay in the cache (the CLI stops on Ctrl-C as any program does)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowJudge)
+        cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
+        cls.thread.start()
+        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}/v1"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        probity.disconnect_llm()
+
+    def test_ctrl_c_during_an_llm_batch(self):
+        import _thread
+        import time
+        candidates = [f"candidate number {i}" for i in range(400)]
+        references = ["ref"] * len(candidates)
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = os.path.join(tmp, "cache.sqlite")
+            # Two in flight at 0.3 s each: the batch would take a minute.
+            probity.configure_llm(base_url=self.url, model="m", cache=cache, concurrency=2)
+            timer = threading.Timer(1.0, _thread.interrupt_main)
+            start = time.monotonic()
+            timer.start()
+            with self.assertRaises(KeyboardInterrupt):
+                probity.score("llm-judge", candidates, references)
+            elapsed = time.monotonic() - start
+            self.assertLess(elapsed, 2.0)  # the interrupt at 1.0 s, then within a second
+            usage = probity.llm_usage()["total"]
+            self.assertGreater(usage["items"], 0)
+            # What arrived before the interrupt is cached: a rerun asks only for the rest.
+            before = _SlowJudge.requests
+            _SlowJudge.delay = 0
+            probity.configure_llm(base_url=self.url, model="m", cache=cache, concurrency=16)
+            scores = probity.score("llm-judge", candidates, references)
+            self.assertEqual(len(scores), len(candidates))
+            self.assertGreater(probity.llm_usage()["total"]["cache_hits"], 0)
+            self.assertLess(_SlowJudge.requests - before, len(candidates))
+            _SlowJudge.delay = 0.3

@@ -38,6 +38,43 @@ void use_llm_perturber(std::vector<std::string>& degradations,
   manipulations = perturb::llm_strategy_names(StrategyKind::kManipulation, manipulations);
 }
 
+int with_llm_failures(int code, const std::shared_ptr<llm::Session>& session,
+                      const LlmFlags& flags) {
+  if (!session) return code;
+  bool over = false;
+  for (const auto& u : session->accounting().endpoints()) {
+    std::uint64_t failed = 0;
+    for (const auto& [kind, n] : u.failures) failed += n;
+    const double share_failed =
+        u.items == 0 ? 0.0 : static_cast<double>(failed) / static_cast<double>(u.items);
+    const double share_unparsed =
+        u.questions == 0 ? 0.0 : static_cast<double>(u.unparsed) / static_cast<double>(u.questions);
+    if (share_failed > flags.max_failed) {
+      over = true;
+      std::string kinds;
+      for (const auto& [kind, n] : u.failures)
+        kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", kind, n);
+      fmt::print(stderr, "probity: {} of {} LLM requests to '{}' ({}) failed: {}\n", failed,
+                 u.items, u.endpoint, u.model, kinds);
+      for (const auto& [kind, messages] : u.failure_examples)
+        for (const auto& m : messages) fmt::print(stderr, "  {}: {}\n", kind, m);
+    }
+    if (share_unparsed > flags.max_unparsed) {
+      over = true;
+      fmt::print(stderr,
+                 "probity: {} of {} structured answers from '{}' ({}) stayed unusable after "
+                 "re-asking\n",
+                 u.unparsed, u.questions, u.endpoint, u.model);
+    }
+  }
+  if (!over) return code;
+  fmt::print(stderr,
+             "probity: the affected items are undefined (not defaulted); exit code {} "
+             "(--max-failed {}, --max-unparsed {} allow more)\n",
+             static_cast<int>(kExitLlmFailures), flags.max_failed, flags.max_unparsed);
+  return code == kExitOk ? kExitLlmFailures : code;
+}
+
 void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::string& json_path) {
   if (!session) return;
   if (json_path.empty()) {  // the audit's text report already ends with this table

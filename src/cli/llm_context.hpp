@@ -17,6 +17,8 @@ struct LlmFlags {
   std::string config;  // --config probity.toml
   llm::CliOverrides overrides;
   std::string perturber = "rules";  // audit: --perturber rules|llm
+  double max_failed = 0;            // --max-failed: share of failed requests tolerated
+  double max_unparsed = 0.05;       // --max-unparsed: share of unusable structured answers
   bool any() const;
 };
 
@@ -26,6 +28,11 @@ std::shared_ptr<llm::Session> install_llm_session(const LlmFlags& flags);
 // strategy of the kind); an empty list stays empty.
 void use_llm_perturber(std::vector<std::string>& degradations,
                        std::vector<std::string>& manipulations);
+// The command's exit code once the LLM accounting is in: kExitLlmFailures (with a message on
+// stderr naming the endpoint, the failure kinds and the first server messages) when an
+// endpoint's failed requests or unparsed answers exceed the flags' shares, else `code`.
+int with_llm_failures(int code, const std::shared_ptr<llm::Session>& session,
+                      const LlmFlags& flags);
 // Prints the accounting table to stderr; with `json_path` (the audit, whose printed report
 // already ends with the table) writes its JSON there instead.
 void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::string& json_path);

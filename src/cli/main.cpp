@@ -35,6 +35,16 @@ void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
   cmd->add_option("--llm-concurrency", f.overrides.concurrency, "LLM requests in flight");
   cmd->add_option("--cache", f.overrides.cache, "LLM response cache (SQLite file)");
   cmd->add_option("--cache-mode", f.overrides.cache_mode, "read-write, read-only, refresh or off");
+  cmd->add_option("--max-failed", f.max_failed,
+                  "Share of an endpoint's LLM requests that may fail (transport, auth, HTTP "
+                  "errors) before the run exits with code 5")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--max-unparsed", f.max_unparsed,
+                  "Share of an endpoint's structured answers that may stay unusable after "
+                  "re-asking before the run exits with code 5")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -372,13 +382,13 @@ int main(int argc, char** argv) {
         cli::use_llm_perturber(pert.degradations, pert.manipulations);
       const int code = cli::run_perturb(pert);
       cli::report_llm_usage(session, "");
-      return code;
+      return cli::with_llm_failures(code, session, perturb_llm);
     }
     if (sc->parsed()) {
       auto session = cli::install_llm_session(score_llm);
       const int code = cli::run_score(score);
       cli::report_llm_usage(session, "");
-      return code;
+      return cli::with_llm_failures(code, session, score_llm);
     }
     if (cc->parsed()) return cli::run_correlate(corr);
     if (mc->parsed()) {
@@ -390,7 +400,7 @@ int main(int argc, char** argv) {
       auto session = cli::install_llm_session(select_llm);
       const int code = cli::run_select(sel);
       cli::report_llm_usage(session, "");
-      return code;
+      return cli::with_llm_failures(code, session, select_llm);
     }
     if (mg->parsed()) return cli::run_meta_global(mglobal);
     if (ml->parsed()) return cli::run_meta_local(mlocal);
@@ -398,7 +408,7 @@ int main(int argc, char** argv) {
       auto session = cli::install_llm_session(bench_llm);
       const int code = cli::run_bench_build(bench);
       cli::report_llm_usage(session, "");
-      return code;
+      return cli::with_llm_failures(code, session, bench_llm);
     }
     if (ac->parsed()) {
       for (auto* list : {&audit.degradations, &audit.manipulations})
@@ -418,7 +428,7 @@ int main(int argc, char** argv) {
         cli::use_llm_perturber(audit.degradations, audit.manipulations);
       const int code = cli::run_audit(audit);
       cli::report_llm_usage(session, audit.out + "/llm_usage.json");
-      return code;
+      return cli::with_llm_failures(code, session, audit_llm);
     }
     return static_cast<int>(kExitUsage);
   };
@@ -432,6 +442,12 @@ int main(int argc, char** argv) {
   } catch (const OutputError& e) {
     fmt::print(stderr, "probity: {}\n", e.what());
     return kExitOutput;
+  } catch (const llm::EndpointDown& e) {
+    fmt::print(stderr,
+               "probity: {}\nThe answers received so far are in the LLM cache (--cache): the same "
+               "command resumes once the endpoint works.\n",
+               e.what());
+    return kExitLlmFailures;
   } catch (const UsageError& e) {
     fmt::print(stderr, "probity: {}\n", e.what());
     return kExitUsage;

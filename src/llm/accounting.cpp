@@ -16,6 +16,12 @@ void merge(EndpointUsage& into, const EndpointUsage& delta) {
   into.cache_hits += delta.cache_hits;
   into.retries += delta.retries;
   for (const auto& [kind, n] : delta.failures) into.failures[kind] += n;
+  for (const auto& [kind, messages] : delta.failure_examples) {
+    auto& kept = into.failure_examples[kind];
+    for (const auto& m : messages)
+      if (kept.size() < 3 && std::find(kept.begin(), kept.end(), m) == kept.end())
+        kept.push_back(m);
+  }
   into.questions += delta.questions;
   into.reasks += delta.reasks;
   into.unparsed += delta.unparsed;
@@ -48,6 +54,10 @@ nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
   j["failed"] = failed(u);
   j["failures"] = nlohmann::json::object();
   for (const auto& [kind, n] : u.failures) j["failures"][kind] = n;
+  if (!u.failure_examples.empty()) {
+    j["failure_examples"] = nlohmann::json::object();
+    for (const auto& [kind, messages] : u.failure_examples) j["failure_examples"][kind] = messages;
+  }
   j["questions"] = u.questions;
   j["reasks"] = u.reasks;
   j["unparsed"] = u.unparsed;
@@ -124,6 +134,8 @@ std::string Accounting::summary() const {
     for (const auto& [kind, n] : u.failures)
       kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", kind, n);
     out += fmt::format("failures {}/{}: {}\n", u.endpoint, u.model, kinds);
+    for (const auto& [kind, messages] : u.failure_examples)
+      for (const auto& m : messages) out += fmt::format("  {}: {}\n", kind, m);
   }
   return out;
 }

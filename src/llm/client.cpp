@@ -15,8 +15,10 @@
 #include <ctime>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -57,6 +59,9 @@ struct Batch {
   std::size_t remaining = 0;
 };
 
+// Why a job ended without an answer of the server.
+constexpr const char* kCancelled = "cancelled: the run was interrupted";
+
 struct Job {
   Batch* batch = nullptr;
   std::size_t index = 0;
@@ -65,16 +70,49 @@ struct Job {
   int attempts = 0;
   int failures = 0;  // failed attempts other than 429s (those have a time budget instead)
   Clock::time_point first_sent{};
+  std::size_t max_bytes = 0;  // the answer's size cap
   // State of the current attempt.
   std::string rx;
+  bool too_large = false;
   std::optional<double> retry_after_s;
   std::array<char, CURL_ERROR_SIZE> errbuf{};
   Response response;
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
-  static_cast<Job*>(user)->rx.append(data, size * count);
+  auto* job = static_cast<Job*>(user);
+  // A runaway answer must not take the memory (or the cache) with it: stop reading.
+  if (job->rx.size() + size * count > job->max_bytes) {
+    job->too_large = true;
+    return 0;  // libcurl ends the transfer with CURLE_WRITE_ERROR
+  }
+  job->rx.append(data, size * count);
   return size * count;
+}
+
+bool is_tls_error(CURLcode code) {
+  switch (code) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CRL_BADFILE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Failures that say the endpoint itself is unreachable or refuses us, whatever the request.
+bool counts_for_breaker(ErrorKind kind) {
+  return kind == ErrorKind::kConnection || kind == ErrorKind::kTls || kind == ErrorKind::kAuth ||
+         kind == ErrorKind::kTimeout;
 }
 
 bool iequals_prefix(std::string_view line, std::string_view name) {
@@ -108,8 +146,9 @@ struct Client::Impl {
   curl_slist* headers = nullptr;
   CURLM* multi = nullptr;
 
-  std::mutex mutex;  // guards incoming and stop
+  std::mutex mutex;  // guards incoming, cancelled and stop
   std::vector<std::unique_ptr<Job>> incoming;
+  std::vector<const Batch*> cancelled;  // batches whose jobs are to be dropped now
   bool stop = false;
   std::thread thread;
 
@@ -126,6 +165,10 @@ struct Client::Impl {
   std::size_t limit = 0;
   std::size_t successes = 0;
   Clock::time_point last_decrease{};
+  // Circuit breaker: failed attempts in a row for endpoint-level reasons, and once open, why.
+  int consecutive_failures = 0;
+  std::atomic<bool> breaker_open{false};
+  std::string breaker_reason;  // written by the I/O thread before breaker_open is set
 
   Impl(EndpointConfig c, ClientOptions o, Accounting* a)
       : config(std::move(c)), options(std::move(o)), accounting(a) {}
@@ -162,6 +205,30 @@ struct Client::Impl {
     return s;
   }
 
+  // A server may echo a key JSON-escaped ("\u0073k-..."): redact the decoded strings too. The
+  // body is rewritten only when a decoded string held a secret.
+  std::string redact_body(std::string body) const {
+    body = redact(std::move(body));
+    if (secrets.empty() || body.find("\\u") == std::string::npos) return body;
+    nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded()) return body;
+    bool changed = false;
+    std::function<void(nlohmann::json&)> walk = [&](nlohmann::json& v) {
+      if (v.is_string()) {
+        std::string s = v.get<std::string>();
+        std::string r = redact(s);
+        if (r != s) {
+          v = std::move(r);
+          changed = true;
+        }
+      } else if (v.is_structured()) {
+        for (auto& child : v) walk(child);
+      }
+    };
+    walk(j);
+    return changed ? j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : body;
+  }
+
   void log(const std::string& message) const {
     if (!options.log) return;
     try {
@@ -181,7 +248,62 @@ struct Client::Impl {
     curl_multi_wakeup(multi);
   }
 
+  // Ends every job of the cancelled batches now: transfers in flight are aborted (a server such
+  // as vLLM then stops generating), queued and waiting ones are not sent.
+  void drop(const std::vector<const Batch*>& batches, Clock::time_point now) {
+    auto is_cancelled = [&](const Job& job) {
+      return std::find(batches.begin(), batches.end(), job.batch) != batches.end();
+    };
+    auto end_job = [&](std::unique_ptr<Job> job) {
+      if (job->attempts == 0) job->first_sent = now;
+      job->response = Response{};
+      job->response.error_kind = ErrorKind::kConnection;
+      job->response.error = kCancelled;
+      complete(std::move(job), now);
+    };
+    for (auto it = active.begin(); it != active.end();) {
+      if (!is_cancelled(*it->second)) {
+        ++it;
+        continue;
+      }
+      curl_multi_remove_handle(multi, it->first);
+      idle_handles.push_back(it->first);
+      auto job = std::move(it->second);
+      it = active.erase(it);
+      end_job(std::move(job));
+    }
+    for (auto it = waiting.begin(); it != waiting.end();) {
+      if (!is_cancelled(*it->second)) {
+        ++it;
+        continue;
+      }
+      auto job = std::move(it->second);
+      it = waiting.erase(it);
+      end_job(std::move(job));
+    }
+    std::deque<std::unique_ptr<Job>> keep;
+    for (auto& job : ready)
+      if (is_cancelled(*job))
+        end_job(std::move(job));
+      else
+        keep.push_back(std::move(job));
+    ready.swap(keep);
+  }
+
+  // Fails a job without sending it: the breaker is open.
+  void refuse(std::unique_ptr<Job> job, Clock::time_point now) {
+    if (job->attempts == 0) job->first_sent = now;
+    job->response = Response{};
+    job->response.error_kind = ErrorKind::kCircuitOpen;
+    job->response.error = breaker_reason;
+    complete(std::move(job), now);
+  }
+
   void start(std::unique_ptr<Job> job, Clock::time_point now) {
+    if (breaker_open) {
+      refuse(std::move(job), now);
+      return;
+    }
     CURL* easy = nullptr;
     if (idle_handles.empty()) {
       easy = curl_easy_init();
@@ -199,6 +321,8 @@ struct Client::Impl {
       curl_easy_reset(easy);
     }
     job->rx.clear();
+    job->too_large = false;
+    job->max_bytes = config.max_response_bytes;
     job->retry_after_s.reset();
     job->errbuf[0] = '\0';
     const auto timeout_ms = static_cast<long>(std::ceil(config.timeout_s * 1000));
@@ -278,13 +402,21 @@ struct Client::Impl {
     Response& r = job->response;
     r = Response{};
     r.status = static_cast<int>(status);
-    job->rx = redact(std::move(job->rx));  // before anything is parsed, kept or logged
+    job->rx = redact_body(std::move(job->rx));  // before anything is parsed, kept or logged
     bool retryable = false;
-    if (code != CURLE_OK) {
+    if (job->too_large) {
+      r.error_kind = ErrorKind::kTooLarge;
+      r.error = fmt::format(
+          "the answer exceeded max_response_bytes ({} bytes); raise it in the "
+          "configuration if such answers are expected",
+          config.max_response_bytes);
+    } else if (code != CURLE_OK) {
       r.error = job->errbuf[0] ? fmt::format("{}: {}", curl_easy_strerror(code), job->errbuf.data())
                                : std::string(curl_easy_strerror(code));
       if (code == CURLE_URL_MALFORMAT || code == CURLE_UNSUPPORTED_PROTOCOL) {
         r.error_kind = ErrorKind::kInvalidRequest;  // no retry can fix the base URL
+      } else if (is_tls_error(code)) {
+        r.error_kind = ErrorKind::kTls;  // a certificate does not fix itself on a retry
       } else {
         r.error_kind =
             code == CURLE_OPERATION_TIMEDOUT ? ErrorKind::kTimeout : ErrorKind::kConnection;
@@ -323,6 +455,8 @@ struct Client::Impl {
         retryable = true;
       } else if (detail::is_deterministic_refusal(static_cast<int>(status), message)) {
         r.error_kind = ErrorKind::kUnsupported;
+      } else if (status == 401 || status == 403) {
+        r.error_kind = ErrorKind::kAuth;
       } else if (status >= 500) {
         r.error_kind = ErrorKind::kServer;
         retryable = true;
@@ -333,6 +467,17 @@ struct Client::Impl {
           if (!hint.empty()) r.error += " — " + hint;
         }
       }
+    }
+    if (r.ok) {
+      consecutive_failures = 0;
+    } else if (counts_for_breaker(r.error_kind) && config.circuit_breaker > 0 &&
+               ++consecutive_failures >= config.circuit_breaker && !breaker_open) {
+      breaker_reason = fmt::format(
+          "llm endpoint '{}' ({}) given up after {} failed attempts in a row; the last: {} ({})",
+          config.name, detail::normalize_base(config.base_url), consecutive_failures, r.error,
+          error_kind_name(r.error_kind));
+      breaker_open = true;
+      log(breaker_reason);
     }
     if (r.ok) {
       if (++successes >= limit && limit < config.concurrency) {
@@ -359,6 +504,7 @@ struct Client::Impl {
                       ? seconds(now - job->first_sent) + delay <= config.rate_limit_budget_s
                       : job->failures < config.max_attempts;
     }
+    if (!r.ok && retryable && breaker_open) retryable = false;
     if (!r.ok && retryable) {
       // The whole endpoint is limited, not only this request: pause every start.
       if (job->retry_after_s && status == 429)
@@ -378,13 +524,26 @@ struct Client::Impl {
 
   void loop() {
     for (;;) {
+      std::vector<const Batch*> cancel;
       {
         std::lock_guard lock(mutex);
         if (stop) return;
         for (auto& j : incoming) ready.push_back(std::move(j));
         incoming.clear();
+        cancel.swap(cancelled);
       }
       auto now = Clock::now();
+      if (!cancel.empty()) drop(cancel, now);
+      if (breaker_open) {
+        // Given up: everything queued fails now instead of waiting for limits or backoff.
+        for (auto& [due, job] : waiting) ready.push_back(std::move(job));
+        waiting.clear();
+        while (!ready.empty()) {
+          auto job = std::move(ready.front());
+          ready.pop_front();
+          refuse(std::move(job), now);
+        }
+      }
       // Due retries go first: their items have waited longest.
       std::vector<std::unique_ptr<Job>> due;
       while (!waiting.empty() && waiting.begin()->first <= now) {
@@ -422,6 +581,23 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
   const std::string& name = config_.name;
   if (config_.base_url.empty())
     throw UsageError(fmt::format("llm endpoint '{}': no base_url is set", name));
+  if (!config_.base_url.starts_with("http://") && !config_.base_url.starts_with("https://"))
+    throw UsageError(
+        fmt::format("llm endpoint '{}': base_url '{}' must start with http:// or "
+                    "https://",
+                    name, config_.base_url));
+  if (config_.model.empty())
+    throw UsageError(fmt::format(
+        "llm endpoint '{}': no model is set (--llm-model, or model in [llm.{}] or [llm.default]); "
+        "servers that ignore it still need a name for the signature",
+        name, name));
+  if (!(config_.timeout_s <= 86400))
+    throw UsageError(fmt::format("llm endpoint '{}': timeout must be at most 86400 s", name));
+  if (config_.temperature && !(*config_.temperature >= 0 && *config_.temperature <= 2))
+    throw UsageError(fmt::format("llm endpoint '{}': temperature must be in 0..2", name));
+  if (config_.max_response_bytes < 1024)
+    throw UsageError(
+        fmt::format("llm endpoint '{}': max_response_bytes must be at least 1024", name));
   if (config_.concurrency < 1 || config_.concurrency > 512)
     throw UsageError(fmt::format("llm endpoint '{}': concurrency must be 1..512, got {}", name,
                                  config_.concurrency));
@@ -455,12 +631,30 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
   global_init();
   impl_ = std::make_unique<Impl>(config_, std::move(options), accounting_);
   if (!config_.api_key_env.empty()) {
-    const char* value = std::getenv(config_.api_key_env.c_str());
+    // A value where the NAME belongs (--llm-api-key-env "$KEY") must not end up in a message.
+    const auto& var = config_.api_key_env;
+    const bool is_name = (std::isalpha(static_cast<unsigned char>(var[0])) || var[0] == '_') &&
+                         std::all_of(var.begin(), var.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                         });
+    if (!is_name)
+      throw UsageError(fmt::format(
+          "llm endpoint '{}': api_key_env must be the NAME of an environment variable (letters, "
+          "digits and _), not the key itself; the value given ({} characters) is not shown",
+          name, var.size()));
+    const char* value = std::getenv(var.c_str());
     if (!value || !*value)
       throw UsageError(
           fmt::format("llm endpoint '{}': environment variable {} (api_key_env) is "
                       "not set",
-                      name, config_.api_key_env));
+                      name, var));
+    for (const char* c = value; *c; ++c)
+      if (static_cast<unsigned char>(*c) < 0x20 || *c == 0x7f)
+        throw UsageError(
+            fmt::format("llm endpoint '{}': the value of {} holds a control "
+                        "character (CR, LF, ...); it would corrupt the request "
+                        "headers",
+                        name, var));
     impl_->secret = value;
     impl_->secrets.push_back(value);
   }
@@ -507,6 +701,7 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
 Client::~Client() = default;
 
 std::vector<Response> Client::run(const std::vector<Request>& requests, const Progress& progress) {
+  if (impl_->breaker_open) throw EndpointDown(impl_->breaker_reason);
   const auto t0 = Clock::now();
   const std::size_t total = requests.size();
   std::vector<Response> out(total);
@@ -577,6 +772,7 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
   // Exceptions from the progress callback or the cache must not unwind while the I/O thread
   // still writes into this batch: they are kept and rethrown once every job is back.
   std::exception_ptr error;
+  bool interrupted = false;
   auto report = [&] {
     if (!progress || error) return;
     try {
@@ -594,7 +790,20 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
     for (bool last = false; !last;) {
       {
         std::unique_lock lock(batch.mutex);
-        batch.cv.wait(lock, [&] { return !batch.finished.empty(); });
+        while (!batch.cv.wait_for(lock, std::chrono::milliseconds(100),
+                                  [&] { return !batch.finished.empty(); })) {
+          if (interrupted || !impl_->options.interrupted) continue;
+          lock.unlock();
+          interrupted = impl_->options.interrupted();
+          if (interrupted) {
+            {
+              std::lock_guard g(impl_->mutex);
+              impl_->cancelled.push_back(&batch);
+            }
+            curl_multi_wakeup(impl_->multi);
+          }
+          lock.lock();
+        }
         finished.swap(batch.finished);
         last = batch.remaining == 0;
       }
@@ -623,12 +832,21 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
   EndpointUsage delta;
   delta.items = total;
   delta.cache_hits = hits;
-  for (std::size_t i = 0; i < total; ++i)
-    if (!out[i].ok && !requests[i].probe)
-      ++delta.failures[std::string(error_kind_name(out[i].error_kind))];
+  for (std::size_t i = 0; i < total; ++i) {
+    if (out[i].ok || requests[i].probe || (interrupted && out[i].error == kCancelled)) continue;
+    const std::string kind(error_kind_name(out[i].error_kind));
+    ++delta.failures[kind];
+    auto& examples = delta.failure_examples[kind];
+    if (examples.size() < 3 &&
+        std::find(examples.begin(), examples.end(), out[i].error) == examples.end())
+      examples.push_back(out[i].error);
+  }
   delta.wall_s = seconds(Clock::now() - t0);
   impl_->count(delta);
   if (error) std::rethrow_exception(error);
+  if (interrupted) throw Interrupted();
+  // The answers that came back are cached and counted; the run stops here.
+  if (impl_->breaker_open) throw EndpointDown(impl_->breaker_reason);
   return out;
 }
 

@@ -42,6 +42,8 @@ void EndpointSettings::apply_to(EndpointConfig& c) const {
   if (timeout_s) c.timeout_s = *timeout_s;
   if (rate_limit_budget_s) c.rate_limit_budget_s = *rate_limit_budget_s;
   if (max_attempts) c.max_attempts = *max_attempts;
+  if (circuit_breaker) c.circuit_breaker = *circuit_breaker;
+  if (max_response_bytes) c.max_response_bytes = *max_response_bytes;
   if (temperature) c.temperature = *temperature;
   if (max_tokens) c.max_tokens = *max_tokens;
   if (max_completion_tokens) c.max_completion_tokens = *max_completion_tokens;
@@ -245,11 +247,18 @@ struct Reader {
         s.tpm = number(table, key, v, 0);
       else if (key == "timeout") {
         s.timeout_s = number(table, key, v, 0);
-        if (*s.timeout_s <= 0) fail(table, key, "must be positive (seconds)");
+        if (*s.timeout_s <= 0 || *s.timeout_s > 86400)
+          fail(table, key, "must be more than 0 and at most 86400 (seconds)");
       } else if (key == "rate_limit_budget") {
         s.rate_limit_budget_s = number(table, key, v, 0);
+        if (*s.rate_limit_budget_s > 7 * 86400)
+          fail(table, key, "must be at most 604800 (seconds)");
       } else if (key == "max_attempts")
         s.max_attempts = static_cast<int>(integer(table, key, v, 1, 100));
+      else if (key == "circuit_breaker")
+        s.circuit_breaker = static_cast<int>(integer(table, key, v, 0, 1000000));
+      else if (key == "max_response_bytes")
+        s.max_response_bytes = static_cast<std::size_t>(integer(table, key, v, 1024, 1LL << 32));
       else if (key == "temperature") {
         if (auto str = v->as<std::string>()) {
           if (str->get() != "default")
@@ -257,6 +266,7 @@ struct Reader {
           s.temperature = std::optional<double>{};
         } else {
           s.temperature = number(table, key, v, 0);
+          if (**s.temperature > 2) fail(table, key, "must be in 0..2 (or \"default\")");
         }
       } else if (key == "max_tokens")
         s.max_tokens = static_cast<int>(integer(table, key, v, 0, 1 << 30));
@@ -279,9 +289,9 @@ struct Reader {
       else
         fail(table, key,
              "unknown key (expected base_url, model, api_key_env, headers, concurrency, rpm, "
-             "tpm, timeout, rate_limit_budget, max_attempts, temperature, max_tokens, "
-             "max_completion_tokens, seed, price_in, price_out, price_cached_in or "
-             "extra_body)");
+             "tpm, timeout, rate_limit_budget, max_attempts, circuit_breaker, "
+             "max_response_bytes, temperature, max_tokens, max_completion_tokens, seed, "
+             "price_in, price_out, price_cached_in or extra_body)");
     }
     if (s.max_tokens && s.max_completion_tokens)
       fail(table, "max_completion_tokens",

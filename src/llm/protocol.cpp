@@ -40,8 +40,16 @@ std::string_view error_kind_name(ErrorKind kind) {
       return "none";
     case ErrorKind::kInvalidRequest:
       return "invalid_request";
+    case ErrorKind::kAuth:
+      return "auth";
     case ErrorKind::kUnsupported:
       return "unsupported";
+    case ErrorKind::kTls:
+      return "tls";
+    case ErrorKind::kTooLarge:
+      return "too_large";
+    case ErrorKind::kCircuitOpen:
+      return "circuit_open";
     case ErrorKind::kRateLimited:
       return "rate_limited";
     case ErrorKind::kServer:

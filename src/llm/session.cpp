@@ -52,6 +52,7 @@ Client& Session::client(std::string_view role) {
   ClientOptions opts;
   opts.cache = cache_.get();
   opts.accounting = &accounting_;
+  opts.interrupted = interrupt_check_;
   auto client = std::make_unique<Client>(std::move(cfg), opts);
   auto& ref = *client;
   clients_.emplace(std::string(role), std::move(client));

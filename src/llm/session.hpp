@@ -2,6 +2,7 @@
 // The LLM session of one run: configuration, response cache, accounting and one client per role
 // (created on first use). Everything that talks to a model reaches its endpoints through it.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,9 @@ class Session {
   static void install(std::shared_ptr<Session> session);  // nullptr uninstalls
 
   Client& client(std::string_view role);
+  // Polled by every client of the session while it waits for answers (see
+  // ClientOptions::interrupted); set before the first client is made.
+  void set_interrupt_check(std::function<bool()> check) { interrupt_check_ = std::move(check); }
   Accounting& accounting() { return accounting_; }
   Cache* cache() { return cache_.get(); }
   const LlmConfig& config() const { return config_; }
@@ -39,6 +43,7 @@ class Session {
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Client>, std::less<>> clients_;
   std::uint64_t id_;
+  std::function<bool()> interrupt_check_;
 };
 
 }  // namespace probity::llm

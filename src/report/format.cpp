@@ -677,7 +677,7 @@ Table llm_usage_table(const AuditReport& report) {
   auto count = [](const nlohmann::json& u, const char* key) {
     return std::to_string(u.value(key, std::uint64_t{0}));
   };
-  std::vector<std::string> failures;
+  std::vector<std::string> failures, examples;
   for (const auto& u : j["endpoints"]) {
     if (!u.is_object()) continue;
     const std::string endpoint = u.value("endpoint", std::string());
@@ -695,12 +695,18 @@ Table llm_usage_table(const AuditReport& report) {
     if (auto f = u.find("failures"); f != u.end() && f->is_object())
       for (const auto& [kind, n] : f->items())
         failures.push_back(fmt::format("{} {}: {}", endpoint, kind, n.dump()));
+    if (auto e = u.find("failure_examples"); e != u.end() && e->is_object())
+      for (const auto& [kind, messages] : e->items())
+        for (const auto& m : messages)
+          if (m.is_string())
+            examples.push_back(fmt::format("{} {}: {}", endpoint, kind, m.get<std::string>()));
   }
   t.note =
       "failed = requests that failed after retries (by kind below); unparsed = structured "
       "answers still unusable after re-asking. Both are recorded as failed items (undefined "
       "scores, failed perturbations), never replaced by defaults.";
   if (!failures.empty()) t.note += " Failures: " + join(failures, "; ") + ".";
+  if (!examples.empty()) t.note += " First messages: " + join(examples, "; ") + ".";
   return t;
 }
 

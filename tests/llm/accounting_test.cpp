@@ -38,7 +38,7 @@ TEST(LlmAccounting, UsageTokensAndCost) {
   EXPECT_EQ(u.items, 11u);
   EXPECT_EQ(u.requests, 12u);  // 10 + 1 retry + 1 failed
   EXPECT_EQ(u.retries, 1u);
-  EXPECT_EQ(u.failures.at("invalid_request"), 1u);
+  EXPECT_EQ(u.failures.at("auth"), 1u);
   EXPECT_EQ(u.tokens_in, 40u);
   EXPECT_EQ(u.tokens_out, 30u);
   EXPECT_DOUBLE_EQ(u.cost_usd, (40 * 2.0 + 30 * 10.0) / 1e6);
@@ -49,13 +49,15 @@ TEST(LlmAccounting, UsageTokensAndCost) {
   EXPECT_EQ(j["endpoints"][0]["endpoint"], "judge");
   EXPECT_EQ(j["endpoints"][0]["tokens_in"], 40);
   EXPECT_EQ(j["endpoints"][0]["failed"], 1);
-  EXPECT_EQ(j["endpoints"][0]["failures"]["invalid_request"], 1);
+  EXPECT_EQ(j["endpoints"][0]["failures"]["auth"], 1);
   EXPECT_DOUBLE_EQ(j["total"]["cost_usd"].get<double>(), u.cost_usd);
 
   const std::string table = accounting.summary();
   EXPECT_NE(table.find("judge"), std::string::npos);
   EXPECT_NE(table.find("mock-model"), std::string::npos);
-  EXPECT_NE(table.find("failures judge/mock-model: invalid_request 1"), std::string::npos) << table;
+  EXPECT_NE(table.find("failures judge/mock-model: auth 1\n  auth: HTTP 401: mock fault: HTTP 401"),
+            std::string::npos)
+      << table;
 }
 
 TEST(LlmAccounting, SharedAcrossEndpointsWithATotal) {

@@ -277,6 +277,7 @@ TEST(LlmClient, ConnectionRefusedIsAConnectionError) {
   }
   llm::EndpointConfig config;
   config.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+  config.model = "m";
   config.max_attempts = 2;
   config.backoff_base_s = 0.01;
   Client client(config);
@@ -287,14 +288,26 @@ TEST(LlmClient, ConnectionRefusedIsAConnectionError) {
   EXPECT_NE(r.error.find("onnect"), std::string::npos) << r.error;
 }
 
-TEST(LlmClient, UnusableUrlFailsWithoutRetries) {
+TEST(LlmClient, UnusableUrlsAreUsageErrors) {
   llm::EndpointConfig config;
-  config.base_url = "nosuchscheme://127.0.0.1/v1";
-  Client client(config);
-  const Response r = client.call(chat_request("hi"));
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error_kind, ErrorKind::kInvalidRequest);
-  EXPECT_EQ(r.attempts, 1);
+  config.model = "m";
+  for (const char* url : {"nosuchscheme://127.0.0.1/v1", "ftp://127.0.0.1/v1", "127.0.0.1:8000"}) {
+    config.base_url = url;
+    try {
+      Client client(config);
+      ADD_FAILURE() << url;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("must start with http:// or https://"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  config.base_url = "http://127.0.0.1:1/v1";
+  config.model.clear();  // would be sent as nothing: no signature could say which model ran
+  EXPECT_THROW(Client c(config), UsageError);
+  config.model = "m";
+  config.timeout_s = 1e308;  // "no timeout" in disguise
+  EXPECT_THROW(Client c(config), UsageError);
 }
 
 TEST(LlmClient, ConcurrencyLimitHonoured) {
@@ -417,6 +430,7 @@ TEST(LlmClient, ExtraBodyFieldsAreSent) {
 
 TEST(LlmClient, InvalidSettingsAreUsageErrors) {
   llm::EndpointConfig config;
+  config.model = "m";
   EXPECT_THROW(Client c(config), UsageError);  // no base_url
   config.base_url = "http://127.0.0.1:1/v1";
   config.concurrency = 513;

@@ -502,8 +502,10 @@ TEST(LlmBench, CommandLineBuildsWithLlmInjectorAndJudgeAndReusesTheCache) {
     std::ofstream out(dir + "/data.jsonl");
     meta::write_dataset(out, bench_data({"BROKEN"}));
   }
+  // One source ("BROKEN") cannot be edited: its step fails on purpose, below the threshold.
   const std::string llm = " --llm-base-url " + server.base_url() +
-                          " --llm-model mock-model --cache " + dir + "/cache.sqlite";
+                          " --llm-model mock-model --max-unparsed 0.2 --cache " + dir +
+                          "/cache.sqlite";
   const std::string local = "bench-build --data " + dir +
                             "/data.jsonl --dimension consistency --steps 3 --sources 0 --seed 2 "
                             "--injector llm";

@@ -128,7 +128,11 @@ TEST_F(LlmMeta, PerturbCountsFailedLlmPerturbationsSeparately) {
   auto r =
       run_probity("perturb --data " + data_ + " --degrade O --manipulate none --perturber llm" +
                   llm_ + " --out " + dir_ + "/perturbed.jsonl");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Every answer unusable: the file is written (it holds the originals) and the exit code says
+  // that the LLM failed.
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.err.find("320 of 320 structured answers from 'perturber'"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.out.find("0 perturbed candidate(s) added"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("failed 0;"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("unparseable"), std::string::npos) << r.out;
