@@ -3,6 +3,7 @@
 // resample, merged shards) is computed from those statistics, as sacreBLEU does.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -96,12 +97,21 @@ class MetricSpec {
   static MetricSpec parse(std::string_view text);
   const std::string& text() const { return text_; }
   const std::string& base() const { return base_; }
-  const std::string& arg() const { return arg_; }
-  // Option accessors mark the option used; check_all_used() throws UsageError for the rest.
+  // The argument after ':' (marked used: a metric that never reads it rejects one).
+  const std::string& arg() const {
+    arg_used_ = true;
+    return arg_;
+  }
+  // Option accessors mark the option used; check_all_used() throws UsageError for the rest and
+  // for an argument nobody read. Numbers are range-checked: a value outside [min, max] (or NaN,
+  // or not a number) is a UsageError naming the option and the range.
   std::string get(const std::string& key, const std::string& fallback) const;
   bool get_bool(const std::string& key, bool fallback) const;
-  int get_int(const std::string& key, int fallback) const;
-  double get_double(const std::string& key, double fallback) const;
+  int get_int(const std::string& key, int fallback, int min = std::numeric_limits<int>::min(),
+              int max = std::numeric_limits<int>::max()) const;
+  double get_double(const std::string& key, double fallback,
+                    double min = -std::numeric_limits<double>::max(),
+                    double max = std::numeric_limits<double>::max()) const;
   void check_all_used() const;
   const std::vector<std::pair<std::string, std::string>>& options() const { return options_; }
 
@@ -109,6 +119,7 @@ class MetricSpec {
   std::string text_, base_, arg_;
   std::vector<std::pair<std::string, std::string>> options_;
   mutable std::vector<bool> used_;
+  mutable bool arg_used_ = false;
 };
 
 using MetricFactory = std::function<std::unique_ptr<Metric>(const MetricSpec&)>;

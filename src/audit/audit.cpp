@@ -374,6 +374,11 @@ AuditReport run_audit(const AuditOptions& options) {
   for (const auto& path : options.data) {
     Dataset ds = load_dataset(path, {options.skip_invalid});
     const std::string name = dataset_name(path);
+    if (ds.num_candidates() == 0)
+      throw InputError(path, 0, "",
+                       ds.skipped.empty()
+                           ? std::string("no valid items: the dataset holds no candidates")
+                           : fmt::format("no valid items: all {} were skipped", ds.skipped.size()));
     if (!options.suite.empty()) {
       // The suite's strategies for this kind of dataset, against one ground-truth reference.
       const auto plan = perturb::resolve_suite(options.suite, ds);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
@@ -43,6 +44,7 @@ int run_audit(const AuditArgs& args) {
   };
   AuditReport report = run_audit(opts);
   if (bar) bar->finish();
+  for (const auto& d : report.datasets) print_skipped(d.skipped);
   if (args.shard_count > 1) {
     // A shard's statistics cover a fraction of the items: only its cached work is the product.
     std::size_t audited = 0;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "perturb/llm_strategies.hpp"
 #include "probity/error.hpp"
 #include "probity/perturb.hpp"
@@ -16,6 +17,8 @@ namespace probity::cli {
 
 int run_perturb(const PerturbArgs& args) {
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  print_skipped(ds.skipped);
+  if (ds.num_candidates() == 0) throw InputError(args.data, 0, "", "no valid items");
   auto all = perturb::create_strategies(StrategyKind::kDegradation, args.degradations);
   for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, args.manipulations))
     all.push_back(std::move(s));

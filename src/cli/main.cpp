@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
 #include <exception>
+#include <set>
 #include <string_view>
 #include <system_error>
 
@@ -45,6 +48,47 @@ void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
                   "re-asking before the run exits with code 5")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+}
+
+// Counts, seeds and shares are checked when parsed: CLI11 would wrap "-1" into a 64-bit seed and
+// take "2" as a significance level that fails only after the whole run.
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        std::uint64_t v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+          return "must be a whole number from 0 to 18446744073709551615";
+        return {};
+      },
+      "UINT");
+}
+
+CLI::Validator open_unit_interval() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        double v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !(v > 0 && v < 1))
+          return "must be a number strictly between 0 and 1";
+        return {};
+      },
+      "(0,1)");
+}
+
+void add_range_checks(CLI::App& app) {
+  static const std::set<std::string> counts = {
+      "--seed",   "--sample",      "--bootstrap",      "--permutations", "--threads",
+      "--steps",  "--sources",     "--anchors",        "--per-source",   "--base-reference",
+      "--chance", "--min-applied", "--llm-concurrency"};
+  static const std::set<std::string> shares = {"--alpha", "--confidence", "--split"};
+  for (CLI::Option* o : app.get_options()) {
+    const std::string name = o->get_name(false, true);
+    if (counts.count(name)) o->check(whole_number());
+    if (shares.count(name)) o->check(open_unit_interval());
+    if (name == "--max-spread") o->check(CLI::NonNegativeNumber);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_range_checks(*sub);
 }
 
 }  // namespace
@@ -356,6 +400,7 @@ int main(int argc, char** argv) {
   auto* lc = app.add_subcommand("metrics", "List the available metrics and their options");
   lc->add_flag("--json", metrics_json, "Print JSON");
 
+  add_range_checks(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

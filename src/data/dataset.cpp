@@ -19,9 +19,10 @@ using json = nlohmann::json;
 
 InputError::InputError(std::string file, std::size_t line, std::string field,
                        const std::string& message)
-    : std::runtime_error(field.empty()
-                             ? fmt::format("{}:{}: {}", file, line, message)
-                             : fmt::format("{}:{}: field '{}': {}", file, line, field, message)),
+    // Line 0: about the whole file (no valid items, a file that does not cover its dataset).
+    : std::runtime_error(fmt::format("{}{}: {}{}", file, line ? fmt::format(":{}", line) : "",
+                                     field.empty() ? "" : fmt::format("field '{}': ", field),
+                                     message)),
       file_(std::move(file)),
       line_(line),
       field_(std::move(field)),
@@ -147,14 +148,13 @@ struct TaskReader::Impl {
       problem("", fmt::format("invalid UTF-8 at byte {}", data::first_invalid_utf8(line) + 1));
       return false;
     }
-    json j;
-    try {
-      j = json::parse(line);
-    } catch (const json::parse_error& e) {
-      problem("", fmt::format("malformed JSON (byte {}): {}", e.byte,
-                              data::short_json_message(e.what())));
+    std::string field, message;
+    auto parsed = data::parse_json_line(line, field, message);
+    if (!parsed) {
+      problem(field, message);
       return false;
     }
+    json j = std::move(*parsed);
     task = Task{};
     task.line = line_no;
     try {

@@ -92,12 +92,10 @@ std::vector<ScoreColumn> read_scores(const std::string& path, const Dataset& ds,
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (data::is_blank(line)) continue;
     if (!text::is_valid_utf8(line)) throw InputError(path, line_no, "", "invalid UTF-8");
-    json j;
-    try {
-      j = json::parse(line);
-    } catch (const json::parse_error& e) {
-      throw InputError(path, line_no, "", "malformed JSON: " + data::short_json_message(e.what()));
-    }
+    std::string field, message;
+    auto parsed = data::parse_json_line(line, field, message);
+    if (!parsed) throw InputError(path, line_no, field, message);
+    json j = std::move(*parsed);
     if (!j.is_object()) throw InputError(path, line_no, "", "expected a JSON object per line");
     if (trailer)
       throw InputError(path, line_no, "",

@@ -167,7 +167,11 @@ class Bleu final : public Metric {
     smooth_name_ = spec.get("smooth", "exp");
     smooth_ = parse_smooth(smooth_name_);
     const double default_value = smooth_ == Smooth::kFloor ? 0.1 : 1.0;
-    smooth_value_ = spec.get_double("smooth_value", default_value);
+    // sacreBLEU's floor and add-k smoothing need a positive value (a negative one makes every
+    // n-gram precision negative and every score undefined).
+    smooth_value_ = spec.get_double("smooth_value", default_value, 0.0, 1e6);
+    if (!(smooth_value_ > 0))
+      throw UsageError(fmt::format("{}: smooth_value={} must be positive", name_, smooth_value_));
     const int order = spec.get_int("max_ngram_order", 4);
     if (order < 1 || order > 64)
       throw UsageError(fmt::format("{}: max_ngram_order={} is not in 1..64", name_, order));

@@ -263,7 +263,7 @@ class Chrf final : public Metric {
   Chrf(const MetricSpec& spec, int default_word_order) : name_(spec.text()), base_(spec.base()) {
     char_order_ = spec.get_int("char_order", 6);
     word_order_ = spec.get_int("word_order", default_word_order);
-    beta_ = spec.get_int("beta", 2);
+    beta_ = spec.get_int("beta", 2, 0, 100);
     lowercase_ = spec.get_bool("lowercase", false);
     whitespace_ = spec.get_bool("whitespace", false);
     const std::string refs = spec.get("refs", "all");

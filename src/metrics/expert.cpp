@@ -735,7 +735,7 @@ void register_expert(MetricRegistry& registry) {
            if (o.role.empty())
              throw UsageError(
                  fmt::format("metric '{}': llm needs a role, e.g. llm=judge", spec.text()));
-           o.reasks = spec.get_int("reasks", 2);
+           o.reasks = spec.get_int("reasks", 2, 0, 10);
            if (o.reasks < 0 || o.reasks > 10)
              throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
            o.prompts_dir = spec.get("prompts", "");
@@ -769,7 +769,7 @@ void register_expert(MetricRegistry& registry) {
          auto support = std::dynamic_pointer_cast<predict::SupportJudge>(predictor);
          if (!support) throw std::logic_error("expert: the oracle predictor is not a SupportJudge");
          expert::LexicalJudgeOptions o;
-         o.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed", 0));
+         o.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed", 0, 0));
          // One judge and analysis cache per configuration, shared by the aggregation variants.
          static std::mutex mutex;
          static std::map<std::uint64_t, std::pair<std::shared_ptr<expert::AspectJudge>,

@@ -69,7 +69,11 @@ MetricSpec MetricSpec::parse(std::string_view text) {
     auto eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0)
       throw UsageError(fmt::format("metric '{}': option '{}' is not key=value", text, item));
-    spec.options_.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+    std::string key(item.substr(0, eq));
+    for (const auto& [k, v] : spec.options_)
+      if (k == key)
+        throw UsageError(fmt::format("metric '{}': option '{}' is given twice", text, key));
+    spec.options_.emplace_back(std::move(key), std::string(item.substr(eq + 1)));
   }
   spec.used_.assign(spec.options_.size(), false);
   return spec;
@@ -92,27 +96,37 @@ bool MetricSpec::get_bool(const std::string& key, bool fallback) const {
   throw UsageError(fmt::format("metric '{}': option {}={} is not a boolean", text_, key, v));
 }
 
-int MetricSpec::get_int(const std::string& key, int fallback) const {
+int MetricSpec::get_int(const std::string& key, int fallback, int min, int max) const {
   std::string v = get(key, std::to_string(fallback));
   int out = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   if (ec != std::errc() || p != v.data() + v.size())
-    throw UsageError(fmt::format("metric '{}': option {}={} is not an integer", text_, key, v));
+    throw UsageError(fmt::format("metric '{}': option {}={} is not an integer{}", text_, key, v,
+                                 ec == std::errc::result_out_of_range ? " (out of range)" : ""));
+  if (out < min || out > max)
+    throw UsageError(
+        fmt::format("metric '{}': option {}={} must be in {}..{}", text_, key, v, min, max));
   return out;
 }
 
-double MetricSpec::get_double(const std::string& key, double fallback) const {
+double MetricSpec::get_double(const std::string& key, double fallback, double min,
+                              double max) const {
   std::string v = get(key, fmt::format("{}", fallback));
-  try {
-    std::size_t pos = 0;
-    double out = std::stod(v, &pos);
-    if (pos == v.size()) return out;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(fmt::format("metric '{}': option {}={} is not a number", text_, key, v));
+  double out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || !std::isfinite(out))
+    throw UsageError(
+        fmt::format("metric '{}': option {}={} is not a finite number", text_, key, v));
+  if (out < min || out > max)
+    throw UsageError(
+        fmt::format("metric '{}': option {}={} must be in {}..{}", text_, key, v, min, max));
+  return out;
 }
 
 void MetricSpec::check_all_used() const {
+  if (!arg_.empty() && !arg_used_)
+    throw UsageError(
+        fmt::format("metric '{}': '{}' takes no argument (':{}')", text_, base_, arg_));
   for (std::size_t i = 0; i < options_.size(); ++i) {
     if (!used_[i])
       throw UsageError(fmt::format("metric '{}': unknown option '{}' (see `probity metrics`)",

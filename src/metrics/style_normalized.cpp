@@ -232,7 +232,7 @@ std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner,
   if (style != "llm")
     throw UsageError(fmt::format("metric '{}': style must be none or llm", spec.text()));
   const std::string role = spec.get("style_llm", "perturber");
-  const int reasks = spec.get_int("style_reasks", 2);
+  const int reasks = spec.get_int("style_reasks", 2, 0, 10);
   const std::string prompts = spec.get("prompts", "");
   if (reasks < 0 || reasks > 10)
     throw UsageError(fmt::format("metric '{}': style_reasks must be 0..10", spec.text()));

@@ -46,10 +46,10 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, std::string_view cell,
         "metric '{}': with autoregression the whole report is scored token by token: use "
         "'token' (mi:{}/{}/token/ar)",
         spec.text(), parts[0], parts[1]));
-  cfg.negatives = static_cast<std::size_t>(spec.get_int("k", 4));
+  cfg.negatives = static_cast<std::size_t>(spec.get_int("k", 4, 1, 1000));
   if (cfg.estimator == Estimator::kVariational && cfg.negatives == 0)
     throw UsageError(fmt::format("metric '{}': k must be at least 1", spec.text()));
-  cfg.seed = static_cast<std::uint64_t>(spec.get_int("seed", 0));
+  cfg.seed = static_cast<std::uint64_t>(spec.get_int("seed", 0, 0));
   std::string refs = spec.get("refs", "first");
   if (refs != "first" && refs != "all")
     throw UsageError(fmt::format("metric '{}': refs must be first or all", spec.text()));
@@ -73,9 +73,7 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, std::string_view cell,
       predict::LlmDecomposerOptions o;
       o.role = spec.get("decompose_llm", llm_oracle ? spec.get("llm", "oracle") : "decomposer");
       o.prompt = spec.get("decompose_prompt", o.prompt);
-      o.reasks = spec.get_int("reasks", 2);
-      if (o.reasks < 0 || o.reasks > 10)
-        throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
+      o.reasks = spec.get_int("reasks", 2, 0, 10);
       o.prompts_dir = spec.get("prompts", "");
       cfg.decomposer = std::make_shared<predict::LlmDecomposer>(o, llm::Session::current());
     } else if (how != "rules") {

@@ -49,7 +49,7 @@ std::shared_ptr<mi::Predictor> make_predictor(mi::Mechanism mechanism,
       o.stem = spec.get_bool("stem", true);
       o.normalize = spec.get_bool("normalize", false);
       o.corpus = spec.get("corpus", "");
-      o.folds = spec.get_int("folds", 5);
+      o.folds = spec.get_int("folds", 5, 2, 16);
       key = fmt::format("ar|{}|{}|{}|{}|{}|{}", o.order, o.cache_weight, o.stem, o.normalize,
                         o.corpus, o.folds);
       make = [o] { return std::make_shared<NgramPredictor>(o); };
@@ -65,9 +65,7 @@ std::shared_ptr<mi::Predictor> make_predictor(mi::Mechanism mechanism,
         LlmOracleOptions o;
         o.role = role.empty() ? "oracle" : role;
         o.batch = spec.get_bool("batch", true);
-        o.reasks = spec.get_int("reasks", 2);
-        if (o.reasks < 0 || o.reasks > 10)
-          throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
+        o.reasks = spec.get_int("reasks", 2, 0, 10);
         o.prompts_dir = spec.get("prompts", "");
         o.statement_targets = representation == mi::Representation::kStatement;
         auto session = llm::Session::current();
@@ -77,7 +75,7 @@ std::shared_ptr<mi::Predictor> make_predictor(mi::Mechanism mechanism,
         break;
       }
       SupportJudgeOptions o;
-      o.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed", 0));
+      o.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed", 0, 0));
       key = fmt::format("oracle|{}", o.seed);
       make = [o] { return std::make_shared<SupportJudge>(o); };
       break;
