@@ -30,6 +30,8 @@ std::string porter_stem(std::string_view word);
 std::string normalize_unicode(std::string_view s, bool compat = true);
 // True when `s` is well-formed UTF-8.
 bool is_valid_utf8(std::string_view s);
+// True when `s` holds only ASCII whitespace: an empty text (a legitimate, bad output).
+bool is_blank(std::string_view s);
 // Lower-casing with full Unicode case folding rules of ICU.
 std::string to_lower(std::string_view s);
 

@@ -98,10 +98,6 @@ py::list score_dataset(const Dataset& ds, const std::vector<std::string>& specs,
   return out;
 }
 
-bool blank(const std::string& s) {
-  return s.find_first_not_of(" \t\r\n") == std::string::npos;
-}
-
 // Scores texts given in memory. Candidates with the same source and references become one
 // task (as in a dataset file), so that metrics fitted on the data (MI) and negative sampling see
 // the same structure as they would in a file.
@@ -127,11 +123,8 @@ py::dict score_texts(const std::string& spec, const std::vector<std::string>& ca
     if (references[i].empty())
       throw UsageError(fmt::format("references[{}]: at least one reference is required", i));
     std::string key = sources ? (*sources)[i] : std::string();
-    for (std::size_t r = 0; r < references[i].size(); ++r) {
-      if (blank(references[i][r]))
-        throw UsageError(fmt::format("references[{}][{}]: empty text", i, r));
-      key += '\x1e' + references[i][r];
-    }
+    // Empty references are scored as the reference tools score them (as the CLI does).
+    for (std::size_t r = 0; r < references[i].size(); ++r) key += '\x1e' + references[i][r];
     auto [it, added] = task_of.emplace(std::move(key), ds.tasks.size());
     if (added) {
       Task t;

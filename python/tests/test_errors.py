@@ -52,13 +52,13 @@ class InputErrors(unittest.TestCase):
     def test_skip_invalid(self):
         bad = write(f"{self.tmp.name}/mixed.jsonl",
                     '{"task_id": "t1", "references": ["a b"], "candidates": '
-                    '[{"id": "c1", "text": "a b c"}, {"id": "c2", "text": ""}]}\n')
+                    '[{"id": "c1", "text": "a b c"}, {"id": "c2", "text": 5}]}\n')
         ds = probity.load_dataset(bad, skip_invalid=True)
         self.assertEqual(ds.num_candidates(), 1)
         self.assertEqual(len(ds.skipped), 1)
         s = ds.skipped[0]
         self.assertEqual((s.file, s.line, s.field, s.message),
-                         (bad, 1, "candidates[1].text", "empty text"))
+                         (bad, 1, "candidates[1].text", "expected a string, got number"))
 
     def test_missing_file(self):
         with self.assertRaises(probity.InputError) as cm:

@@ -70,7 +70,9 @@ int run_score(const ScoreArgs& args) {
   std::size_t skipped = 0;
   std::vector<SkipRecord> skip_records;
   Progress progress("scoring");
+  EmptyTextNotes empty_notes;
   auto score_chunk = [&](const Dataset& chunk) {
+    empty_notes.add(chunk);
     // With --shard, only this shard's tasks are scored; fitting still sees the whole chunk, so
     // every shard computes exactly the numbers of an unsharded run.
     std::vector<ItemRef> items;
@@ -155,6 +157,7 @@ int run_score(const ScoreArgs& args) {
   progress.finish();
   skipped = skip_records.size();
   print_skipped(skip_records);
+  empty_notes.print();
   std::size_t scored = 0;
   for (const auto& c : corpus) scored = std::max(scored, c.n);
   if (scored == 0)

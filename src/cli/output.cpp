@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "probity/error.hpp"
+#include "probity/text.hpp"
 
 namespace probity::cli {
 
@@ -18,6 +19,34 @@ void print_skipped(const std::vector<SkipRecord>& records) {
                s.field.empty() ? "" : fmt::format("field '{}': ", s.field), s.message);
   }
   if (records.size() > kShown) fmt::print(stderr, "  ... and {} more\n", records.size() - kShown);
+}
+
+void EmptyTextNotes::add(const Dataset& ds) {
+  for (const auto& t : ds.tasks) {
+    for (const auto& r : t.references)
+      if (text::is_blank(r.text)) {
+        tasks_.push_back(t.task_id);
+        break;
+      }
+    for (const auto& c : t.candidates) empty_candidates_ += text::is_blank(c.text) ? 1 : 0;
+  }
+}
+
+void EmptyTextNotes::print() const {
+  if (!tasks_.empty()) {
+    constexpr std::size_t kShown = 10;
+    std::vector<std::string> shown(
+        tasks_.begin(),
+        tasks_.begin() + static_cast<std::ptrdiff_t>(std::min(kShown, tasks_.size())));
+    fmt::print(stderr,
+               "warning: {} task(s) have an empty reference: {}{} (overlap metrics score them "
+               "as sacreBLEU and rouge-score do; MI metrics and ExPerT are undefined there)\n",
+               tasks_.size(), fmt::join(shown, ", "),
+               tasks_.size() > kShown ? fmt::format(" and {} more", tasks_.size() - kShown) : "");
+  }
+  if (empty_candidates_ > 0)
+    fmt::print(stderr, "note: {} empty candidate(s) are scored as the outputs they are\n",
+               empty_candidates_);
 }
 
 ScoredData load_scored(const std::string& data, const std::string& scores,

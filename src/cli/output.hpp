@@ -44,6 +44,19 @@ ScoredData load_scored(const std::string& data, const std::string& scores,
 // field: message (the first 50, then how many more). Nothing when nothing was skipped.
 void print_skipped(const std::vector<SkipRecord>& records);
 
+// Notes on stderr about empty texts, which are scored (not dropped): the tasks with an empty
+// reference (MI metrics and ExPerT are undefined on them; overlap metrics give 0) and how many
+// candidates are empty. Collects across calls (chunks) until flushed.
+class EmptyTextNotes {
+ public:
+  void add(const Dataset& ds);
+  void print() const;
+
+ private:
+  std::vector<std::string> tasks_;
+  std::size_t empty_candidates_ = 0;
+};
+
 // A plain aligned table on stdout: the first `left_columns` columns left-aligned, a rule under
 // the header row.
 void print_table(const std::vector<std::vector<std::string>>& table, std::size_t left_columns);

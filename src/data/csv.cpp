@@ -167,11 +167,7 @@ Dataset load_csv_dataset(const std::string& path, ReadOptions options) {
         problem("candidate_id", "empty id");
         continue;
       }
-      cand.text = cell(col_text);
-      if (data::is_blank(cand.text)) {
-        problem("candidate", "empty text");
-        continue;
-      }
+      cand.text = cell(col_text);  // may be empty: an empty output is scored, not dropped
       if (col_system >= 0) cand.system = cell(col_system);
       for (const auto& [c, dim] : human_cols) {
         const std::string& v = cell(c);
@@ -186,9 +182,13 @@ Dataset load_csv_dataset(const std::string& path, ReadOptions options) {
         cand.human[dim].push_back(d);
       }
       if (bad) continue;
+      // Blank cells of reference_2..k are absent references (rows have different numbers of
+      // them); the first reference column always holds one, possibly empty.
       std::vector<Reference> refs;
-      for (const auto& [c, id] : ref_cols)
-        if (!data::is_blank(cell(c))) refs.push_back({id, cell(c)});
+      for (std::size_t k = 0; k < ref_cols.size(); ++k) {
+        const auto& [c, id] = ref_cols[k];
+        if (k == 0 || !data::is_blank(cell(c))) refs.push_back({id, cell(c)});
+      }
 
       auto it = task_index.find(task_id);
       if (it == task_index.end()) {

@@ -7,9 +7,7 @@
 namespace probity::data {
 
 bool is_blank(std::string_view s) {
-  for (char c : s)
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
-  return true;
+  return text::is_blank(s);
 }
 
 std::size_t first_invalid_utf8(std::string_view s) {

@@ -587,7 +587,10 @@ std::vector<std::string_view> ExpertMetric::references(const MetricInput& input)
 void ExpertMetric::item_stats(const MetricInput& input, std::span<double> stats) const {
   std::fill(stats.begin(), stats.end(), 0.0);
   const auto refs = references(input);
-  if (refs.empty()) {
+  // No reference, or an empty one (no aspects: recall is 0/0): undefined. An empty candidate
+  // is defined: it covers nothing, F = 0.
+  if (refs.empty() ||
+      std::any_of(refs.begin(), refs.end(), [](std::string_view r) { return text::is_blank(r); })) {
     stats[0] = stats[1] = stats[2] = std::nan("");
     return;
   }
@@ -612,7 +615,7 @@ std::string ExpertMetric::undefined_reason(std::span<const double> stats) const 
         "an ExPerT model step (aspect extraction, matching, or a content or style judgment) "
         "failed or stayed unparseable after re-asking ({} failed step{}; see --explain)",
         stats[4], stats[4] == 1 ? "" : "s");
-  return "no reference";
+  return "no reference, or the reference is empty (it has no aspects to recall)";
 }
 
 void ExpertMetric::sentence_score(std::span<const double> stats, std::span<double> parts) const {

@@ -13,6 +13,7 @@
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
 #include "probity/error.hpp"
+#include "probity/text.hpp"
 
 namespace probity::metrics {
 namespace {
@@ -52,7 +53,7 @@ class LlmJudge final : public Metric {
     std::vector<std::string> prompts;
     std::vector<std::uint32_t> samples;
     for (const auto& input : inputs) {
-      if (input.references.empty()) continue;
+      if (input.references.empty() || text::is_blank(input.candidate)) continue;
       const std::string prompt = render(input);
       for (int s = 0; s < o_.samples; ++s) {
         prompts.push_back(prompt);
@@ -70,6 +71,11 @@ class LlmJudge final : public Metric {
     stats[0] = std::nan("");
     stats[1] = 0;
     if (input.references.empty()) return;
+    // An empty answer gets the lowest rating without a request (as overlap metrics give it 0).
+    if (text::is_blank(input.candidate)) {
+      stats[0] = o_.lo;
+      return;
+    }
     const std::string prompt = render(input);
     std::vector<llm::Answer> answers(static_cast<std::size_t>(o_.samples));
     std::vector<std::string> missing;

@@ -22,6 +22,7 @@
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
 #include "probity/error.hpp"
+#include "probity/text.hpp"
 
 namespace probity::metrics {
 namespace {
@@ -141,8 +142,14 @@ class StyleNormalized final : public Metric {
     {
       std::lock_guard lock(mutex_);
       std::set<std::string_view> seen;
-      for (auto t : texts)
+      for (auto t : texts) {
+        // An empty text has no style to normalise: it stays empty, without a request.
+        if (text::is_blank(t)) {
+          memo_.emplace(std::string(t), std::string(t));
+          continue;
+        }
         if (!memo_.contains(t) && seen.insert(t).second) todo.emplace_back(t);
+      }
     }
     if (todo.empty()) return;
     std::vector<std::string> prompts;

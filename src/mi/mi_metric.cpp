@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "probity/text.hpp"
 #include "util/hash.hpp"
 
 namespace probity::mi {
@@ -170,6 +171,7 @@ void MiMetric::prefetch(std::span<const MetricInput> inputs) const {
 
 void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) const {
   if (stats.size() > 1) stats[1] = 0;
+  if (stats.size() > 2) stats[2] = 0;
   try {
     score_item(input, stats);
   } catch (const PredictionError&) {
@@ -179,10 +181,18 @@ void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) con
   }
 }
 
-void MiMetric::score_item(const MetricInput& input, std::span<double> stats) const {
+void MiMetric::score_item(const MetricInput& raw, std::span<double> stats) const {
+  // An empty reference shares information with nothing: the item is undefined. As a negative
+  // it is left out (a contrast with nothing says nothing).
+  MetricInput input = raw;
+  std::erase_if(input.negatives, [](std::string_view y) { return text::is_blank(y); });
   const std::size_t n_pos = positives(input);
-  if (n_pos == 0 || (config_.estimator == Estimator::kVariational && input.negatives.empty())) {
+  bool empty_reference = false;
+  for (std::size_t p = 0; p < n_pos; ++p) empty_reference |= text::is_blank(input.references[p]);
+  if (n_pos == 0 || empty_reference ||
+      (config_.estimator == Estimator::kVariational && input.negatives.empty())) {
     stats[0] = std::nan("");
+    if (stats.size() > 2) stats[2] = empty_reference ? 1 : 0;
     return;
   }
   prefetch(input);
@@ -201,6 +211,8 @@ void MiMetric::score_item(const MetricInput& input, std::span<double> stats) con
 }
 
 std::string MiMetric::undefined_reason(std::span<const double> stats) const {
+  if (stats.size() > 2 && stats[2] > 0)
+    return "the reference is empty: there is no information to share with it";
   if (stats.size() > 1 && stats[1] > 0)
     return "the predictor or the statement decomposition failed on this item (an LLM answer "
            "that failed or stayed unparseable after re-asking; counted in the LLM usage)";

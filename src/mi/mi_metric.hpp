@@ -36,8 +36,9 @@ class MiMetric final : public Metric {
 
   std::string name() const override { return config_.name; }
   std::string signature() const override;
-  // A fallible predictor or decomposer adds a second statistic: 1 when the item failed.
-  std::size_t num_stats() const override { return fallible() ? 2 : 1; }
+  // The score, 1 when the predictor or decomposer failed on the item, 1 when its reference is
+  // empty (both undefined, for different reasons).
+  std::size_t num_stats() const override { return 3; }
   bool needs_fit() const override { return true; }
   void fit(std::span<const Task> tasks) override;
   NegativeSpec negatives() const override;

@@ -10,6 +10,7 @@
 #include "llm/structured.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/error.hpp"
+#include "probity/text.hpp"
 
 namespace probity::perturb {
 namespace {
@@ -128,6 +129,12 @@ class LlmStrategy final : public Perturbation {
         out[i] = status(PerturbResult::Status::kFailed,
                         "invalid perturbation context (no dataset, or task/candidate out of "
                         "range)");
+        continue;
+      }
+      // Nothing to rewrite in an empty candidate (the surface report needs only the source).
+      if (text::is_blank(context.candidate_ref().text) &&
+          !(kind_ == StrategyKind::kDegradation && code_ == "P" && version_ != "v1")) {
+        out[i] = status(PerturbResult::Status::kNotApplicable, "empty candidate");
         continue;
       }
       Prepared p =

@@ -6,6 +6,8 @@
 #include <numbers>
 #include <set>
 
+#include "probity/text.hpp"
+
 namespace probity::predict {
 namespace {
 
@@ -64,6 +66,7 @@ void LlmOracle::prefetch(std::span<const mi::TargetGroup> groups, bool critic) c
     std::lock_guard lock(mutex_);
     std::set<std::string> seen;  // pairs already queued in this call
     for (const auto& g : groups) {
+      if (text::is_blank(g.x)) continue;  // answered without asking (see lookup)
       std::vector<std::string> missing;
       for (auto y : g.targets) {
         std::string k = key(critic, g.x, y);
@@ -166,6 +169,9 @@ void LlmOracle::prefetch(std::span<const mi::TargetGroup> groups, bool critic) c
 
 const LlmOracle::Result& LlmOracle::lookup(bool critic, std::string_view x,
                                            std::string_view y) const {
+  // An empty candidate supports nothing: "no", the lowest support level, without a request.
+  static const Result kNo{true, -1, {}}, kLowest{true, -3, {}};
+  if (text::is_blank(x)) return critic ? kNo : kLowest;
   const std::string k = key(critic, x, y);
   {
     std::lock_guard lock(mutex_);

@@ -66,4 +66,10 @@ std::string to_lower(std::string_view s) {
   return out;
 }
 
+bool is_blank(std::string_view s) {
+  for (char c : s)
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+  return true;
+}
+
 }  // namespace probity::text

@@ -34,17 +34,19 @@ TEST(Cli, InvalidInputExitsThreeNamingFileLineField) {
   std::ofstream(path)
       << R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": "ok"}]})"
       << "\n"
-      << R"({"task_id": "u", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": ""}]})"
+      << R"({"task_id": "u", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": ["ok"]}]})"
       << "\n";
   auto r = run_probity("score --data " + path + " --metric bleu");
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.err.find(path + ":2: field 'candidates[0].text': empty text"), std::string::npos)
+  EXPECT_NE(r.err.find(path + ":2: field 'candidates[0].text': expected a string"),
+            std::string::npos)
       << r.err;
 
   r = run_probity("score --data " + path + " --metric bleu --skip-invalid");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("skipped 1 invalid item(s)"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(":2: field 'candidates[0].text': empty text"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":2: field 'candidates[0].text': expected a string"), std::string::npos)
+      << r.err;
 }
 
 TEST(Cli, MetricsListsRegistry) {

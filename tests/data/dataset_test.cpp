@@ -123,12 +123,22 @@ TEST(DatasetErrors, InvalidUtf8) {
   expect_error(line, 1, "", "invalid UTF-8 at byte 46");
 }
 
-TEST(DatasetErrors, EmptyText) {
-  expect_error(R"({"task_id": "t", "references": [{"text": "  "}], "candidates": []})", 1,
-               "references[0].text", "empty text");
+// An empty candidate is a legitimate (bad) output and an empty reference is scored as the
+// reference tools score it: both are data, not errors. A text of the wrong type is an error.
+TEST(DatasetErrors, EmptyTextsAreDataWrongTypesAreErrors) {
+  auto ds = load_dataset(write_file(
+      "empty.jsonl",
+      R"({"task_id": "t", "references": [{"text": "  "}], "candidates": [{"id": "c", "text": ""}, {"id": "d", "text": " \n "}]})"
+      "\n"));
+  ASSERT_EQ(ds.tasks.size(), 1u);
+  EXPECT_EQ(ds.tasks[0].references[0].text, "  ");
+  EXPECT_EQ(ds.tasks[0].candidates[0].text, "");
+  EXPECT_EQ(ds.tasks[0].candidates[1].text, " \n ");
   expect_error(
-      R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": ""}]})",
-      1, "candidates[0].text", "empty text");
+      R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": 3}]})",
+      1, "candidates[0].text", "expected a string");
+  expect_error(R"({"task_id": "t", "references": [{"id": "r"}], "candidates": []})", 1,
+               "references[0].text", "missing");
 }
 
 TEST(DatasetErrors, DuplicateIds) {
@@ -156,7 +166,7 @@ TEST(DatasetErrors, BadPair) {
 TEST(DatasetErrors, SkipInvalidKeepsGoodItemsAndCounts) {
   std::string content =
       std::string(kGood) + "\nnot json\n" +
-      R"({"task_id": "t3", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": ""}, {"id": "d", "text": "fine"}]})" +
+      R"({"task_id": "t3", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": 7}, {"id": "d", "text": "fine"}]})" +
       "\n";
   auto ds = load_dataset(write_file("skip.jsonl", content), {true});
   ASSERT_EQ(ds.tasks.size(), 2u);
@@ -199,7 +209,7 @@ TEST(DatasetCsv, ErrorsNameLineAndColumn) {
   };
   check("t,c,text,ref,high\n", 2, "score", "non-numeric rating 'high'");
   check("t,c,text,ref,1\nt,c,text2,ref,2\n", 3, "candidate_id", "duplicate candidate id");
-  check("t,c, ,ref,1\n", 2, "candidate", "empty text");
+  check("t,,text,ref,1\n", 2, "candidate_id", "empty id");
   check("t,c,text,ref\n", 2, "", "expected 5 cells, found 4");
   check("t,c,\"open,ref,1\n", 2, "", "unterminated quoted cell");
   try {

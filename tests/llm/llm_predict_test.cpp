@@ -216,7 +216,7 @@ TEST(LlmPredict, UnparseableAnswersAreReaskedThenRecordedAsFailed) {
   m.push_back(probity::select_metric("mi:tv/fvar/report/oracle,predictor=llm,reasks=1,k=1"));
   auto stats = probity::compute_stats(ds, items, m);
   const auto& metric = *m[0].metric;
-  ASSERT_EQ(metric.num_stats(), 2u);
+  ASSERT_EQ(metric.num_stats(), 3u);  // score, failed, empty reference
   std::vector<double> parts(1);
   for (std::size_t i = 0; i < items.size(); ++i) {
     metric.sentence_score(stats[0].row(i), parts);

@@ -169,9 +169,9 @@ TEST(SelectCli, ReportsTestHalfAndExitCodes) {
                         " --metric overfit --metric nothere")
                 .exit_code,
             2);
-  // Invalid input: a data line with an empty candidate text.
+  // Invalid input: a data line with a candidate text that is not a string.
   std::ofstream(dir + "/bad.jsonl")
-      << R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": ""}]})"
+      << R"({"task_id": "t", "references": [{"text": "x"}], "candidates": [{"id": "c", "text": 1}]})"
       << "\n";
   EXPECT_EQ(
       run_probity("select --data " + dir + "/bad.jsonl --metric bleu --metric chrf").exit_code, 3);

@@ -30,9 +30,10 @@ TEST(MiCells, EveryCellScoresTheSampleWithFiniteValues) {
   auto stats = probity::compute_stats(ds, items, metrics);
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     std::size_t finite = 0;
-    double first = stats[m].stats[0];
+    const double first = stats[m].row(0)[0];
     bool varies = false;
-    for (double v : stats[m].stats) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const double v = stats[m].row(i)[0];  // the score; the other statistics are flags
       finite += std::isfinite(v) ? 1 : 0;
       varies |= v != first;
     }
