@@ -27,6 +27,9 @@ struct AuditOptions {
   std::size_t sample = 0;  // candidates per dataset (0: all), seeded
   std::uint64_t seed = 0;
   std::size_t bootstrap = 1000;  // resamples for correlation and effect-size CIs
+  // A strategy is tested only with at least this many applied items (all of the dataset's when
+  // it has fewer): a handful of items cannot carry a verdict.
+  std::size_t min_applied = 30;
   double alpha = 0.05;
   double confidence = 0.95;
   std::string out_dir;  // report files and the resume database (cache.sqlite)
@@ -74,7 +77,8 @@ struct StrategyTest {
   // Item accounting: considered = applied + not_applicable + unchanged + failed + undefined.
   std::size_t considered = 0, applied = 0, not_applicable = 0, unchanged = 0, failed = 0,
               undefined = 0;
-  bool testable = false;  // at least 2 applied items with defined scores
+  bool testable = false;   // enough applied items with defined, varying scores
+  std::string untestable;  // why not: "8 applied items, fewer than 30", "constant scores"
   double mean_original = 0, mean_perturbed = 0, mean_delta = 0, sd_delta = 0;
   double t = 0, df = 0;
   double p = 0;         // one-sided: H1 mean Δ < 0 (degradation) or > 0 (manipulation)
@@ -108,7 +112,7 @@ struct DatasetSummary {
 struct AuditReport {
   std::string version;
   std::uint64_t seed = 0;
-  std::size_t sample = 0, bootstrap = 0;
+  std::size_t sample = 0, bootstrap = 0, min_applied = 30;
   double alpha = 0.05, confidence = 0.95;
   std::vector<DatasetSummary> datasets;
   std::vector<std::string> metrics;     // primary record names, in order
@@ -138,7 +142,7 @@ StrategyTest test_strategy(StrategyKind kind, std::span<const double> original,
                            std::span<const double> perturbed,
                            std::span<const PerturbResult::Status> status, double alpha,
                            std::size_t bootstrap, double confidence, std::uint64_t seed,
-                           unsigned threads = 0);
+                           unsigned threads = 0, std::size_t min_applied = 2);
 
 // Holm's adjustment within each family of tests (same dataset, metric and kind): sets p_holm and
 // passed_holm.

@@ -52,14 +52,20 @@ struct PairedTResult {
   double p_two_sided = 0.0;
   double p_less = 0.0;     // alternative: mean delta < 0
   double p_greater = 0.0;  // alternative: mean delta > 0
-  // d = (mean_pert - mean_orig) / sqrt((var_pert + var_orig) / 2), sample variances; 0 when both
-  // means and variances are equal, NaN when only the variances are zero.
+  // d = smd(perturbed, original); NaN when the pooled sd is zero up to rounding.
   double smd = 0.0;
-  // normal_ppf(0.975) * (sd_delta / sqrt(n)) / sqrt((var_pert + var_orig) / 2); 0 when the
-  // pooled sd is zero.
+  // normal_ppf(0.975) * (sd_delta / sqrt(n)) / sqrt((var_pert + var_orig) / 2); NaN with d.
   double smd_ci_half_width = 0.0;
 };
 PairedTResult paired_t(std::span<const double> perturbed, std::span<const double> original);
+
+// The standardised mean difference of SPEC §5 (Cohen's d form):
+//   d = (mean_pert - mean_orig) / sqrt((var_pert + var_orig) / 2), sample variances (ddof 1),
+// over the items `idx` (all when empty). NaN when the pooled sd is zero up to rounding (at most
+// 1e-12 of the larger mean, or of 1): constant scores have no scale to measure a change in, and
+// the floating-point noise of a "zero" variance would make d astronomically large.
+double smd(std::span<const double> perturbed, std::span<const double> original,
+           std::span<const std::size_t> idx = {});
 
 // Student's t CDF (df may be +inf: standard normal); NaN for df <= 0.
 double student_t_cdf(double t, double df);

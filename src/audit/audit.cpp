@@ -180,36 +180,13 @@ double mean_of(std::span<const double> v) {
   return v.empty() ? kNaN : s / static_cast<double>(v.size());
 }
 
-// Standardised mean difference of a subset of paired scores (SPEC §5).
-double smd(std::span<const double> pert, std::span<const double> orig,
-           std::span<const std::size_t> idx) {
-  const double n = static_cast<double>(idx.size());
-  double mp = 0, mo = 0;
-  for (std::size_t i : idx) {
-    mp += pert[i];
-    mo += orig[i];
-  }
-  mp /= n;
-  mo /= n;
-  double vp = 0, vo = 0;
-  for (std::size_t i : idx) {
-    vp += (pert[i] - mp) * (pert[i] - mp);
-    vo += (orig[i] - mo) * (orig[i] - mo);
-  }
-  vp /= n - 1;
-  vo /= n - 1;
-  double pooled = std::sqrt((vp + vo) / 2);
-  if (pooled == 0) return mp == mo ? 0.0 : kNaN;
-  return (mp - mo) / pooled;
-}
-
 }  // namespace
 
 StrategyTest test_strategy(StrategyKind kind, std::span<const double> orig_all,
                            std::span<const double> pert_all,
                            std::span<const PerturbResult::Status> status, double alpha,
                            std::size_t bootstrap, double confidence, std::uint64_t seed,
-                           unsigned threads) {
+                           unsigned threads, std::size_t min_applied) {
   StrategyTest t;
   t.kind = kind;
   t.considered = status.size();
@@ -236,15 +213,25 @@ StrategyTest test_strategy(StrategyKind kind, std::span<const double> orig_all,
     orig.push_back(orig_all[i]);
     pert.push_back(pert_all[i]);
   }
-  t.testable = t.applied >= 2;
+  // All of a small dataset's items, never fewer than two.
+  const std::size_t needed = std::max<std::size_t>(2, std::min(min_applied, t.considered));
+  t.testable = t.applied >= needed;
+  if (!t.testable)
+    t.untestable = fmt::format("{} applied item{}, fewer than {}", t.applied,
+                               t.applied == 1 ? "" : "s", needed);
   t.mean_original = mean_of(orig);
   t.mean_perturbed = mean_of(pert);
+  auto r = t.testable ? stats::paired_t(pert, orig) : stats::PairedTResult{};
+  if (t.testable && !std::isfinite(r.smd)) {
+    // Scores that do not vary (up to rounding): no scale to measure a change in, no verdict.
+    t.testable = false;
+    t.untestable = "constant scores (the pooled sd is zero)";
+  }
   if (!t.testable) {
     t.mean_delta = t.sd_delta = t.t = t.df = t.p = t.p_holm = kNaN;
     t.d = t.d_lo = t.d_hi = t.d_boot_lo = t.d_boot_hi = kNaN;
     return t;
   }
-  auto r = stats::paired_t(pert, orig);
   const bool degradation = kind == StrategyKind::kDegradation;
   t.mean_delta = r.mean_delta;
   t.sd_delta = r.sd_delta;
@@ -268,7 +255,8 @@ StrategyTest test_strategy(StrategyKind kind, std::span<const double> orig_all,
     bo.seed = seed;
     bo.threads = threads;
     auto b = stats::bootstrap(
-        pert.size(), [&](std::span<const std::size_t> idx) { return smd(pert, orig, idx); }, bo);
+        pert.size(), [&](std::span<const std::size_t> idx) { return stats::smd(pert, orig, idx); },
+        bo);
     t.d_boot_lo = b.ci.low;
     t.d_boot_hi = b.ci.high;
   }
@@ -357,6 +345,7 @@ AuditReport run_audit(const AuditOptions& options) {
   report.seed = options.seed;
   report.sample = options.sample;
   report.bootstrap = options.bootstrap;
+  report.min_applied = options.min_applied;
   report.alpha = options.alpha;
   report.confidence = options.confidence;
   auto list_strategies = [&](const std::vector<std::unique_ptr<Perturbation>>& list) {
@@ -450,9 +439,9 @@ AuditReport run_audit(const AuditOptions& options) {
           perturbed[applied_pos[j]] = applied_scores[j];
         std::uint64_t boot_seed =
             options.seed ^ util::fnv1a64(name + strategy->name() + metrics[m].primary_name());
-        StrategyTest t =
-            test_strategy(strategy->kind(), original[m], perturbed, statuses, options.alpha,
-                          options.bootstrap, options.confidence, boot_seed, options.threads);
+        StrategyTest t = test_strategy(strategy->kind(), original[m], perturbed, statuses,
+                                       options.alpha, options.bootstrap, options.confidence,
+                                       boot_seed, options.threads, options.min_applied);
         t.dataset = name;
         t.metric = metrics[m].primary_name();
         t.code = strategy->code();

@@ -22,6 +22,7 @@ int run_audit(const AuditArgs& args) {
   opts.manipulations = args.manipulations;
   opts.suite = args.suite;
   opts.sample = args.sample;
+  opts.min_applied = args.min_applied;
   opts.seed = args.seed;
   opts.bootstrap = args.bootstrap;
   opts.alpha = args.alpha;

@@ -66,6 +66,7 @@ struct AuditArgs {
   std::vector<std::string> manipulations{"all"};
   std::string suite;  // --suite paper[:type]: the strategies and realisations of a protocol
   std::size_t sample = 0;
+  std::size_t min_applied = 30;  // --min-applied: fewer applied items make a test n/a
   std::uint64_t seed = 0;
   std::size_t bootstrap = 1000;
   double alpha = 0.05;

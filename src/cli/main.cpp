@@ -191,6 +191,10 @@ int main(int argc, char** argv) {
                                       "Candidates per dataset, sampled with the seed (0: all)")
                            ->capture_default_str();
   ac->add_option("--seed", audit.seed, "Seed of every random step")->capture_default_str();
+  ac->add_option("--min-applied", audit.min_applied,
+                 "Applied items a strategy needs to be tested (all items of a smaller dataset); "
+                 "fewer: n/a")
+      ->capture_default_str();
   ac->add_option("--bootstrap", audit.bootstrap, "Bootstrap resamples for CIs")
       ->capture_default_str();
   ac->add_option("--alpha", audit.alpha, "Significance level of the one-sided tests")

@@ -327,13 +327,21 @@ const DatasetSummary* find_dataset(const AuditReport& report, const std::string&
 
 }  // namespace
 
+std::string na_text(const StrategyTest& t) {
+  // "n/a (n=8)": too few applied items; "n/a (constant)": scores that do not vary.
+  if (t.untestable.starts_with("constant")) return "n/a (constant)";
+  return fmt::format("n/a (n={})", t.applied);
+}
+
 std::string test_details(const TestIndex& index, const StrategyTest& t, const Symbols& sym) {
   const AuditReport& r = index.report();
   std::string conf = fmt_percent(r.confidence);
   std::string out = t.code + " " + index.strategy_name(t.kind, t.code) + ": ";
   Verdict raw = raw_verdict(&t), holm = holm_verdict(&t);
   if (raw == Verdict::kNotTestable) {
-    out += fmt::format("not testable ({} applied of {} considered)", t.applied, t.considered);
+    out += fmt::format("not testable: {} ({} applied of {} considered)",
+                       t.untestable.empty() ? "too few applied items" : t.untestable, t.applied,
+                       t.considered);
     return out;
   }
   out += raw == Verdict::kPass ? "pass" : "FAIL";
@@ -531,7 +539,8 @@ std::string grid_legend(StrategyKind kind, const TestIndex& index, const Symbols
   return fmt::format(
       "{} = passed every {} test on the dataset; letters = failed strategies ({}). A {} test "
       "{} when the one-sided paired p < {} = {:g}. n/a:X = strategy X was not testable (too few "
-      "applied items), never counted as a pass. {} = Holm's adjustment changes the verdict "
+      "applied items, or constant scores), never counted as a pass. {} = Holm's adjustment changes "
+      "the verdict "
       "({}). fails / Holm = failures without / with Holm's adjustment.",
       sym.pass(), kind_name(kind), strategy_list(index, kind), kind_name(kind),
       deg ? "passes" : "fails", sym.alpha(), alpha, sym.holm(),
@@ -576,7 +585,7 @@ Table effect_table(const TestIndex& index, const std::string& dataset, StrategyK
       Verdict v = raw_verdict(st);
       c.tone = tone_of(v);
       c.marked = holm_changes(st);
-      c.text = v == Verdict::kNotTestable ? "n/a" : fmt_d_pm(st->d, st->d_lo, st->d_hi, sym);
+      c.text = v == Verdict::kNotTestable ? na_text(*st) : fmt_d_pm(st->d, st->d_lo, st->d_hi, sym);
       if (c.marked) c.text += sym.holm();
       c.title = test_details(index, *st, sym);
       line.push_back(std::move(c));
@@ -625,7 +634,10 @@ Table accounting_table(const TestIndex& index, StrategyKind kind, const Symbols&
       Cell tc;
       tc.text = fmt::format("{}/{}", testable, tests.size());
       tc.tone = testable == tests.size() ? Tone::kNone : Tone::kNa;
-      tc.title = "metrics with at least 2 applied items with defined scores";
+      tc.title = fmt::format(
+          "metrics with at least {} applied items (all items of a smaller dataset) whose scores "
+          "vary",
+          index.report().min_applied);
       t.rows.push_back({{ds},
                         code,
                         range(&StrategyTest::considered),
@@ -639,8 +651,9 @@ Table accounting_table(const TestIndex& index, StrategyKind kind, const Symbols&
   t.note = fmt::format(
       "considered = applied + not applicable + unchanged (the perturbation left the text as it "
       "was) + failed (perturbation error) + undefined (metric score undefined); a range a{}b "
-      "differs between metrics. testable = metrics with at least 2 applied items.",
-      sym.range());
+      "differs between metrics. testable = metrics with at least {} applied items (all items of "
+      "a smaller dataset, --min-applied) whose scores vary.",
+      sym.range(), index.report().min_applied);
   return t;
 }
 
@@ -862,7 +875,8 @@ std::vector<std::string> how_to_read(const TestIndex& index, const Symbols& sym)
         strategy_list(index, StrategyKind::kManipulation), sym.alpha()));
   out.push_back(fmt::format(
       "In the grids, {} means every test on that dataset passed and letters name the failed "
-      "strategies. n/a marks a strategy with too few applied items to test; it never counts as "
+      "strategies. n/a marks a strategy with too few applied items (or constant scores) to test; "
+      "it never counts as "
       "a pass. {} marks a verdict that Holm's adjustment (within dataset {} metric {} kind) "
       "changes. d is the standardised mean of {} with its {} CI.",
       sym.pass(), sym.holm(), sym.unicode ? "\u00d7" : "x", sym.unicode ? "\u00d7" : "x",

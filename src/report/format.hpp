@@ -125,6 +125,8 @@ bool grid_has_tests(const Grid& grid);
 std::string grid_cell_text(const GridCell& cell, const Symbols& sym);
 
 // A test in a few lines: verdicts, d with both CIs, t, p, item counts (tooltips).
+// The short text of a test that could not be run, for table cells: "n/a (n=8)".
+std::string na_text(const StrategyTest& t);
 std::string test_details(const TestIndex& index, const StrategyTest& t, const Symbols& sym);
 
 // ---- tables ------------------------------------------------------------------------------

@@ -89,6 +89,7 @@ ojson test_json(const StrategyTest& t) {
   j["failed"] = t.failed;
   j["undefined"] = t.undefined;
   j["testable"] = t.testable;
+  if (!t.untestable.empty()) j["untestable"] = t.untestable;
   j["mean_original"] = num(t.mean_original);
   j["mean_perturbed"] = num(t.mean_perturbed);
   j["mean_delta"] = num(t.mean_delta);
@@ -265,6 +266,7 @@ void read_test(const Reader& r, StrategyTest& t) {
   r.unsigned_int("failed", t.failed);
   r.unsigned_int("undefined", t.undefined);
   r.boolean("testable", t.testable);
+  r.str("untestable", t.untestable);
   r.number("mean_original", t.mean_original);
   r.number("mean_perturbed", t.mean_perturbed);
   r.number("mean_delta", t.mean_delta);
@@ -301,6 +303,7 @@ std::string to_json(const AuditReport& report) {
   j["seed"] = report.seed;
   j["sample"] = report.sample;
   j["bootstrap"] = report.bootstrap;
+  j["min_applied"] = report.min_applied;
   j["alpha"] = num(report.alpha);
   j["confidence"] = num(report.confidence);
   j["datasets"] = ojson::array();
@@ -341,6 +344,7 @@ AuditReport from_json(const std::string& text) {
   r.unsigned_int("seed", report.seed);
   r.unsigned_int("sample", report.sample);
   r.unsigned_int("bootstrap", report.bootstrap);
+  r.unsigned_int("min_applied", report.min_applied);
   r.number("alpha", report.alpha);
   r.number("confidence", report.confidence);
   r.objects("datasets", report.datasets, read_dataset);

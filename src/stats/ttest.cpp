@@ -1,5 +1,6 @@
 // Paired t-test (SciPy ttest_rel), the standardized mean difference with its normal CI, and the
 // distribution functions behind every p-value (Boost.Math; Boost stays out of the public header).
+#include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
@@ -58,6 +59,13 @@ double student_t_cdf(double t, double df) {
   return boost::math::cdf(boost::math::students_t_distribution<double, Policy>(df), t);
 }
 
+// sqrt((var_pert + var_orig) / 2) with sample variances.
+double pooled_sd(std::span<const double> perturbed, std::span<const double> original) {
+  return std::sqrt((sample_variance(perturbed, detail::numpy_mean(perturbed)) +
+                    sample_variance(original, detail::numpy_mean(original))) /
+                   2.0);
+}
+
 PairedTResult paired_t(std::span<const double> perturbed, std::span<const double> original) {
   if (perturbed.size() != original.size()) {
     throw std::invalid_argument("paired_t: perturbed and original differ in length (" +
@@ -86,22 +94,32 @@ PairedTResult paired_t(std::span<const double> perturbed, std::span<const double
   r.p_greater = student_t_cdf(-r.t, r.df);
   r.p_two_sided = student_t_cdf(-std::abs(r.t), r.df) * 2.0;
 
+  r.smd = smd(perturbed, original);
+  r.smd_ci_half_width = std::isfinite(r.smd) ? normal_ppf(0.975) * (r.sd_delta / std::sqrt(n)) /
+                                                   pooled_sd(perturbed, original)
+                                             : kNaN;
+  return r;
+}
+
+double smd(std::span<const double> perturbed, std::span<const double> original,
+           std::span<const std::size_t> idx) {
+  if (!idx.empty()) {
+    std::vector<double> p, o;
+    p.reserve(idx.size());
+    o.reserve(idx.size());
+    for (std::size_t i : idx) {
+      p.push_back(perturbed[i]);
+      o.push_back(original[i]);
+    }
+    return smd(p, o);
+  }
+  if (perturbed.size() < 2 || perturbed.size() != original.size()) return kNaN;
   const double mean_p = detail::numpy_mean(perturbed);
   const double mean_o = detail::numpy_mean(original);
-  const double pooled =
-      std::sqrt((sample_variance(perturbed, mean_p) + sample_variance(original, mean_o)) / 2.0);
-  const double diff = mean_p - mean_o;
-  if (pooled > 0.0) {
-    r.smd = diff / pooled;
-    r.smd_ci_half_width = normal_ppf(0.975) * (r.sd_delta / std::sqrt(n)) / pooled;
-  } else if (pooled == 0.0) {
-    // Both samples constant: no difference is no effect; a difference has no finite size.
-    r.smd = diff == 0.0 ? 0.0 : kNaN;
-    r.smd_ci_half_width = 0.0;
-  } else {
-    r.smd = r.smd_ci_half_width = kNaN;  // NaN input
-  }
-  return r;
+  const double pooled = pooled_sd(perturbed, original);
+  const double scale = std::max({1.0, std::abs(mean_p), std::abs(mean_o)});
+  if (!(pooled > 1e-12 * scale)) return kNaN;  // zero up to rounding, or NaN input
+  return (mean_p - mean_o) / pooled;
 }
 
 }  // namespace probity::stats

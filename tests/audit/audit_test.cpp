@@ -235,3 +235,37 @@ TEST(AuditRun, UnknownStrategyIsAUsageError) {
 }
 
 }  // namespace
+
+// Issue 12, reproduction 11: constant scores used to give d = -8e15 (noise in a zero pooled sd),
+// and two applied items made a strategy testable.
+TEST(AuditTest, DegenerateTestsAreNotTestableAndSayWhy) {
+  using probity::PerturbResult;
+  using probity::StrategyKind;
+  const std::size_t n = 100;
+  std::vector<double> orig(n), pert(n);
+  std::vector<PerturbResult::Status> status(n, PerturbResult::Status::kNotApplicable);
+  for (std::size_t i = 0; i < n; ++i) {
+    orig[i] = static_cast<double>(i % 7);
+    pert[i] = orig[i] - 1.0 - 0.01 * static_cast<double>(i % 3);
+  }
+  for (std::size_t i = 0; i < 8; ++i) status[i] = PerturbResult::Status::kApplied;
+  auto t = probity::test_strategy(StrategyKind::kDegradation, orig, pert, status, 0.05, 0, 0.95, 1,
+                                  1, 30);
+  EXPECT_FALSE(t.testable);
+  EXPECT_EQ(t.untestable, "8 applied items, fewer than 30");
+  EXPECT_TRUE(std::isnan(t.d) && std::isnan(t.p));
+  // A dataset smaller than the minimum needs all of its items.
+  std::vector<PerturbResult::Status> all8(8, PerturbResult::Status::kApplied);
+  t = probity::test_strategy(StrategyKind::kDegradation, std::span(orig).first(8),
+                             std::span(pert).first(8), all8, 0.05, 0, 0.95, 1, 1, 30);
+  EXPECT_TRUE(t.testable) << t.untestable;
+  // Constant scores (BLEU of 21.0711 everywhere, up to rounding): no d, no verdict.
+  std::vector<double> flat(n, 21.0711), flat2(n, 21.0711);
+  flat2[3] += 1e-14;
+  std::vector<PerturbResult::Status> applied(n, PerturbResult::Status::kApplied);
+  t = probity::test_strategy(StrategyKind::kManipulation, flat, flat2, applied, 0.05, 50, 0.95, 1,
+                             1, 30);
+  EXPECT_FALSE(t.testable);
+  EXPECT_EQ(t.untestable, "constant scores (the pooled sd is zero)");
+  EXPECT_TRUE(std::isnan(t.d) && std::isnan(t.d_lo) && std::isnan(t.d_boot_hi));
+}

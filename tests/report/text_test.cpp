@@ -102,7 +102,7 @@ TEST(ReportText, EffectTablesShowDWithCiHalfWidth) {
   auto odd = row(text, "Effect sizes d \u00b1 95% CI \u2014 summeval, degradations",
                  probity::test::kOddMetric);
   ASSERT_EQ(odd.size(), 7u);
-  EXPECT_EQ(odd[6], "n/a");  // O is not testable
+  EXPECT_EQ(odd[6], "n/a (n=1)");  // O is not testable: one applied item
   auto flip =
       row(text, "Effect sizes d \u00b1 95% CI \u2014 topical_chat, degradations", "rouge-L");
   ASSERT_EQ(flip.size(), 7u);

@@ -25,13 +25,18 @@ TEST(StatsPairedT, ReportsDeltaSummaries) {
 }
 
 TEST(StatsPairedT, DegenerateInputs) {
-  // Constant and equal: no effect, test undefined.
+  // Constant and equal: the test and d are undefined (no scale to measure a change in).
   const std::vector<double> c = {2.0, 2.0, 2.0};
   auto r = st::paired_t(c, c);
   EXPECT_TRUE(std::isnan(r.t));
   EXPECT_TRUE(std::isnan(r.p_two_sided));
-  EXPECT_EQ(r.smd, 0.0);
-  EXPECT_EQ(r.smd_ci_half_width, 0.0);
+  EXPECT_TRUE(std::isnan(r.smd));
+  EXPECT_TRUE(std::isnan(r.smd_ci_half_width));
+  // Constant up to floating-point noise (a "zero" pooled sd of 1e-17 used to give d = -8e15).
+  const std::vector<double> noisy = {0.1 + 0.2, 0.3, 0.30000000000000004};
+  EXPECT_TRUE(std::isnan(st::smd(noisy, std::vector<double>{0.3, 0.3, 0.3})));
+  EXPECT_TRUE(std::isnan(st::smd(std::vector<double>{21.07, 21.07, 21.07},
+                                 std::vector<double>{21.07, 21.07 + 1e-14, 21.07})));
   // A constant shift: t infinite (p = 0), SMD undefined.
   const std::vector<double> shifted = {3.0, 3.0, 3.0};
   r = st::paired_t(shifted, c);
