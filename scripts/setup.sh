@@ -12,6 +12,8 @@ PACKAGES=(
   wordnet-base wordnet-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
+  # sanitizer and fuzzing build (scripts/sanitize.sh): clang, its runtimes, llvm-symbolizer
+  clang-19 libclang-rt-19-dev llvm-19
   # Python module and its tests
   python3 python3-dev pybind11-dev python3-numpy
 )

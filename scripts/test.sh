@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test (the README's second quick-start command): the GoogleTest
 # suite through ctest, then the Python module's tests with Debian's interpreter (it has NumPy).
-# The last line sums both: "tests: N passed, M failed".
+# Then the sanitizer and fuzz run (scripts/sanitize.sh). "tests: N passed, M failed" sums the
+# first two; the sanitizer run ends "sanitize: clean" or "sanitize: FAILED".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh || exit 1
@@ -25,4 +26,13 @@ else
 fi
 rm -rf "$logs"
 echo "tests: $((total - failed)) passed, $failed failed"
-[ "$ctest_rc" -eq 0 ] && [ "$py_rc" -eq 0 ]
+# The unit tests again under AddressSanitizer + UBSan, and each libFuzzer target for
+# PROBITY_FUZZ_SECONDS (30) on its seed corpus (scripts/sanitize.sh; its own build-san/).
+san_rc=0
+if [ "${PROBITY_SKIP_SANITIZE:-0}" = 1 ]; then
+  echo "test.sh: PROBITY_SKIP_SANITIZE=1, sanitizer and fuzz run skipped"
+else
+  ./scripts/sanitize.sh
+  san_rc=$?
+fi
+[ "$ctest_rc" -eq 0 ] && [ "$py_rc" -eq 0 ] && [ "$san_rc" -eq 0 ]

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <map>
 #include <stdexcept>
+#include <istream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,8 @@ struct ReadOptions {
 class TaskReader {
  public:
   TaskReader(const std::string& path, ReadOptions options = {});
+  // Reads from `in` (standard input, a string); `name` stands for the file in messages.
+  TaskReader(std::unique_ptr<std::istream> in, const std::string& name, ReadOptions options = {});
   ~TaskReader();
   TaskReader(const TaskReader&) = delete;
   TaskReader& operator=(const TaskReader&) = delete;
@@ -113,6 +117,10 @@ std::string items_digest(const Dataset& dataset);
 
 // Loads a whole dataset; `.csv` files go through the CSV importer, anything else is JSONL.
 Dataset load_dataset(const std::string& path, ReadOptions options = {});
+
+// The same readers over text in memory; `name` stands for the file in messages.
+Dataset parse_dataset(std::string_view jsonl, const std::string& name, ReadOptions options = {});
+Dataset parse_csv_dataset(std::string_view csv, const std::string& name, ReadOptions options = {});
 
 // CSV import: one row per candidate with columns task_id, candidate_id, candidate (text),
 // reference or reference_1..reference_k, optional group, system, source, and every other

@@ -58,6 +58,11 @@ std::vector<ScoreColumn> read_scores(const std::string& path, const Dataset& ds,
                                      std::span<const ItemRef> items,
                                      const std::vector<std::string>& metrics = {},
                                      ScoresReadOptions options = {});
+// The same over a stream; `name` stands for the file in messages.
+std::vector<ScoreColumn> read_scores(std::istream& in, const std::string& name, const Dataset& ds,
+                                     std::span<const ItemRef> items,
+                                     const std::vector<std::string>& metrics = {},
+                                     ScoresReadOptions options = {});
 
 // Writes one record per selected part of each metric for each item; returns how many.
 std::size_t write_score_records(std::ostream& out, const Dataset& ds,

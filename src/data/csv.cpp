@@ -20,13 +20,8 @@ struct Row {
   std::vector<std::string> cells;
 };
 
-// Reads all rows; quoted cells may span lines.
-std::vector<Row> read_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string s = buf.str();
+// Splits CSV text into rows; quoted cells may span lines.
+std::vector<Row> read_csv(std::string s, const std::string& path) {
   if (s.rfind("\xEF\xBB\xBF", 0) == 0) s.erase(0, 3);
   std::vector<Row> rows;
   Row row{1, {}};
@@ -90,7 +85,15 @@ bool parse_number(const std::string& s, double& out) {
 }  // namespace
 
 Dataset load_csv_dataset(const std::string& path, ReadOptions options) {
-  std::vector<Row> rows = read_csv(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_csv_dataset(buf.str(), path, options);
+}
+
+Dataset parse_csv_dataset(std::string_view text, const std::string& path, ReadOptions options) {
+  std::vector<Row> rows = read_csv(std::string(text), path);
   if (rows.empty()) throw InputError(path, 1, "", "empty CSV file (a header row is required)");
   const Row& header = rows[0];
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <unordered_set>
 
 #include "data/validate.hpp"
@@ -131,7 +132,7 @@ Candidate parse_candidate(const json& c, const std::string& path) {
 struct TaskReader::Impl {
   std::string path;
   ReadOptions options;
-  std::ifstream in;
+  std::unique_ptr<std::istream> in;
   std::size_t line_no = 0;
   std::vector<SkipRecord> skipped;
   std::unordered_set<std::string> task_ids;
@@ -246,11 +247,19 @@ struct TaskReader::Impl {
 TaskReader::TaskReader(const std::string& path, ReadOptions options) : impl_(new Impl) {
   impl_->path = path;
   impl_->options = options;
-  impl_->in.open(path, std::ios::binary);
-  if (!impl_->in) {
+  impl_->in = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*impl_->in) {
     delete impl_;
     throw InputError(path, 0, "", "cannot open file");
   }
+}
+
+TaskReader::TaskReader(std::unique_ptr<std::istream> in, const std::string& name,
+                       ReadOptions options)
+    : impl_(new Impl) {
+  impl_->path = name;
+  impl_->options = options;
+  impl_->in = std::move(in);
 }
 
 TaskReader::~TaskReader() {
@@ -259,7 +268,7 @@ TaskReader::~TaskReader() {
 
 bool TaskReader::next(Task& task) {
   std::string line;
-  while (std::getline(impl_->in, line)) {
+  while (std::getline(*impl_->in, line)) {
     ++impl_->line_no;
     if (impl_->line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // BOM
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -273,17 +282,28 @@ const std::vector<SkipRecord>& TaskReader::skipped() const {
   return impl_->skipped;
 }
 
-Dataset load_dataset(const std::string& path, ReadOptions options) {
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0)
-    return load_csv_dataset(path, options);
+namespace {
+Dataset read_all(TaskReader& reader, const std::string& path) {
   Dataset ds;
   ds.path = path;
-  TaskReader reader(path, options);
   Task task;
   while (reader.next(task)) ds.tasks.push_back(std::move(task));
   ds.skipped = reader.skipped();
   if (ds.tasks.empty()) throw InputError(path, 0, "", "no valid tasks in file");
   return ds;
+}
+}  // namespace
+
+Dataset load_dataset(const std::string& path, ReadOptions options) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0)
+    return load_csv_dataset(path, options);
+  TaskReader reader(path, options);
+  return read_all(reader, path);
+}
+
+Dataset parse_dataset(std::string_view jsonl, const std::string& name, ReadOptions options) {
+  TaskReader reader(std::make_unique<std::istringstream>(std::string(jsonl)), name, options);
+  return read_all(reader, name);
 }
 
 ItemsDigest::ItemsDigest() : ctx_(EVP_MD_CTX_new()) {

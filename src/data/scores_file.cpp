@@ -68,6 +68,13 @@ std::vector<ScoreColumn> read_scores(const std::string& path, const Dataset& ds,
                                      ScoresReadOptions options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open file");
+  return read_scores(in, path, ds, items, metrics, options);
+}
+
+std::vector<ScoreColumn> read_scores(std::istream& in, const std::string& path, const Dataset& ds,
+                                     std::span<const ItemRef> items,
+                                     const std::vector<std::string>& metrics,
+                                     ScoresReadOptions options) {
   std::unordered_map<std::string, std::size_t> item_index;  // "task\x1f" "cand" -> item
   for (std::size_t i = 0; i < items.size(); ++i) {
     const Task& t = ds.tasks[items[i].task];

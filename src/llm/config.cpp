@@ -335,8 +335,9 @@ LlmConfig parse_config(std::string_view toml, const std::string& path) {
                     ? fmt::format("'{}' belongs in the [llm] table", key)
                     : std::string("unknown key (probity.toml has only the [llm] table)"));
   }
+  // cpptoml's get() throws std::out_of_range for a missing key: ask first.
+  if (!root->contains("llm")) return config;
   auto llm = root->get("llm");
-  if (!llm) return config;
   if (!llm->is_table()) reader.fail("", "llm", "expected a table [llm]");
   const auto& names = role_names();
   for (const auto& [key, v] : *llm->as_table()) {

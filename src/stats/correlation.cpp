@@ -289,8 +289,8 @@ double weighted_pearson(std::span<const double> x, std::span<const double> y,
     total += wi;
     sx += wi * x[i];
     sy += wi * y[i];
-    x_varies |= (w[i] != 0) & (x[i] != x[first]);
-    y_varies |= (w[i] != 0) & (y[i] != y[first]);
+    x_varies |= (w[i] != 0 && x[i] != x[first]);
+    y_varies |= (w[i] != 0 && y[i] != y[first]);
   }
   // Exact test: the rounding of a constant variable's mean must not make a tiny variance.
   if (!x_varies || !y_varies) return kNaN;

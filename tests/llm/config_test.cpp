@@ -78,6 +78,15 @@ TEST(LlmConfig, RolesInheritTheDefault) {
   EXPECT_THROW(config.endpoint("critic"), UsageError);
 }
 
+// Found by fuzz_config: a file without an [llm] table made cpptoml throw std::out_of_range.
+TEST(LlmConfig, EmptyFileOrNoLlmTableIsAnEmptyConfiguration) {
+  for (const char* text : {"", "# only a comment\n", "\n\n"}) {
+    auto config = parse_config(text, "empty.toml");
+    EXPECT_TRUE(config.endpoint("judge").base_url.empty()) << text;
+    EXPECT_TRUE(config.cache_path.empty()) << text;
+  }
+}
+
 TEST(LlmConfig, UnknownKeysNameFileLineAndKey) {
   const std::string text =
       "[llm.default]\nmodel = \"m\"\n\n[llm.judge]\nbase_url = \"x\"\nmodle = \"typo\"\n";

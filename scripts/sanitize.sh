@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds probity with clang's AddressSanitizer + UndefinedBehaviorSanitizer in ./build-san, runs
+# the GoogleTest suite under them, then runs every libFuzzer target (tests/fuzz) for a bounded
+# time on a scratch copy of its seed corpus. Any sanitizer report, crash or failed test fails.
+#   scripts/sanitize.sh            # 30 s per fuzz target
+#   PROBITY_FUZZ_SECONDS=300 scripts/sanitize.sh
+# New inputs the fuzzers find stay in the scratch directory; a crashing input is copied to
+# build-san/fuzz-crashes/ and its path printed (add it to tests/fuzz/corpus/<target>/ once fixed).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds=${PROBITY_FUZZ_SECONDS:-30}
+cxx=${PROBITY_SANITIZE_CXX:-clang++-19}
+command -v "$cxx" >/dev/null || { echo "sanitize.sh: $cxx not found (scripts/setup.sh installs it)"; exit 1; }
+
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# -O1 with line tables only: readable reports at a fraction of the compile time of -O2 -g.
+cmake -S . -B build-san -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=None \
+  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DPROBITY_SANITIZE=address,undefined \
+  -DPROBITY_FUZZ=ON -DPROBITY_BUILD_PYTHON=OFF -DPROBITY_BUILD_BENCH=OFF \
+  "${launcher[@]}" >/dev/null || exit 1
+cmake --build build-san -j "$(nproc)" || exit 1
+
+# Leaks are reported too; halt_on_error makes UBSan findings fatal as well as ASan's.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Reports with function names and lines (llvm-19 ships the symbolizer).
+if [ -x /usr/bin/llvm-symbolizer-19 ]; then export ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-19; fi
+status=0
+ctest --test-dir build-san --output-on-failure -j "$(nproc)" || status=1
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p build-san/fuzz-crashes
+run_fuzzer() {
+  local name=$1 corpus="$scratch/$1"
+  cp -r "tests/fuzz/corpus/$name" "$corpus"
+  if ./build-san/tests/fuzz/fuzz_"$name" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 \
+      -max_len=65536 -timeout=10 -print_final_stats=1 \
+      -artifact_prefix="build-san/fuzz-crashes/$name-" >"$scratch/$name.log" 2>&1; then
+    echo "fuzz $name: clean, $(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$scratch/$name.log" |
+      grep -oE '[0-9]+$') runs in ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs"
+  else
+    echo "fuzz $name: FAILED"
+    tail -60 "$scratch/$name.log"
+    return 1
+  fi
+}
+targets=(jsonl csv scores metric_spec config llm_response)
+# Two at a time: as many as there are cores on the CI machines.
+jobs=$(nproc)
+pids=()
+for t in "${targets[@]}"; do
+  run_fuzzer "$t" &
+  pids+=($!)
+  if [ ${#pids[@]} -ge "$jobs" ]; then
+    wait "${pids[0]}" || status=1
+    pids=("${pids[@]:1}")
+  fi
+done
+for p in "${pids[@]}"; do wait "$p" || status=1; done
+[ "$status" -eq 0 ] && echo "sanitize: clean" || echo "sanitize: FAILED"
+exit "$status"
