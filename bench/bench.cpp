@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "probity/dataset.hpp"
+#include "probity/engine.hpp"
 #include "probity/metric.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"

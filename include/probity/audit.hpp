@@ -15,6 +15,8 @@
 
 namespace probity {
 
+class Engine;
+
 struct AuditOptions {
   std::vector<std::string> data;           // dataset files
   std::vector<std::string> metrics;        // metric specs
@@ -128,6 +130,9 @@ struct AuditReport {
   std::string llm_usage;
 };
 
+// Metrics and strategies come from `engine` (its LLM session, predictors and registries); the
+// overload without one runs offline with an engine of its own.
+AuditReport run_audit(const AuditOptions& options, Engine& engine);
 AuditReport run_audit(const AuditOptions& options);
 
 // Deterministic task-to-shard assignment by a stable hash of the task id, independent of file

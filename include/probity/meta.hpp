@@ -284,8 +284,8 @@ std::unique_ptr<Injector> make_rule_injector();
 // text, with prompt `prompt`, answer {"text", "error"}. An answer is rejected and re-asked (up
 // to `max_reasks` times, with the reason) when it does not parse, leaves the text unchanged,
 // changes more than `max_edit_share` of the words, or changes words an earlier step produced;
-// a step still failing ends its sequence (BuiltSequence::stop_reason). `session` nullptr: the
-// installed session (a UsageError naming the flags when none is).
+// a step still failing ends its sequence (BuiltSequence::stop_reason). A null `session` is a
+// UsageError naming the flags.
 struct LlmInjectorOptions {
   std::string role = "perturber";
   int max_reasks = 2;
@@ -375,7 +375,7 @@ class AnchorJudge {
 // Offline anchoring judge: a registered metric scores every text against its task's
 // references; a is better than b when its score is higher.
 std::unique_ptr<AnchorJudge> make_metric_anchor_judge(const std::string& metric_spec,
-                                                      unsigned threads = 0);
+                                                      Engine& engine, unsigned threads = 0);
 
 // LLM anchoring judge (docs/meta-eval.md): the model (role `role`) is asked which of two texts
 // is better in the dimension (prompt `prompt`, answer {"better": "A"|"B"|"tie"}), in BOTH

@@ -122,7 +122,11 @@ class MetricSpec {
   mutable bool arg_used_ = false;
 };
 
-using MetricFactory = std::function<std::unique_ptr<Metric>(const MetricSpec&)>;
+class Engine;
+
+// Makes a metric from its parsed name; the engine gives the LLM session and the shared
+// predictors (probity/engine.hpp).
+using MetricFactory = std::function<std::unique_ptr<Metric>(const MetricSpec&, Engine&)>;
 
 struct MetricInfo {
   std::string name;         // registry key (base name)
@@ -133,20 +137,16 @@ struct MetricInfo {
 
 class MetricRegistry {
  public:
-  // The registry with every built-in metric.
-  static MetricRegistry& global();
+  // A registry with every built-in metric (each Engine holds one).
+  static MetricRegistry builtin();
   void add(MetricInfo info);
   // Throws UsageError for an unknown name or option.
-  std::unique_ptr<Metric> create(std::string_view spec) const;
+  std::unique_ptr<Metric> create(std::string_view spec, Engine& engine) const;
   const std::vector<MetricInfo>& list() const { return infos_; }
 
  private:
   std::vector<MetricInfo> infos_;
 };
-
-inline std::unique_ptr<Metric> make_metric(std::string_view spec) {
-  return MetricRegistry::global().create(spec);
-}
 
 // The version string written into every signature.
 std::string version();

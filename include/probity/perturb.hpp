@@ -76,13 +76,16 @@ struct PerturbationInfo {
 
 class PerturbationRegistry {
  public:
-  static PerturbationRegistry& global();
+  // A registry with the rule-based strategies (each Engine holds one, with the LLM ones added
+  // when it has an LLM session).
+  static PerturbationRegistry builtin();
   void add(PerturbationInfo info);
   // By letter code or name within a kind; throws UsageError when unknown.
   std::unique_ptr<Perturbation> create(StrategyKind kind, std::string_view code_or_name) const;
   // Every strategy of a kind, in registration (paper) order.
   std::vector<const PerturbationInfo*> list(StrategyKind kind) const;
-  // Strategies named on a command line: letter codes or names, or "all"; throws UsageError
+  // Strategies named on a command line: letter codes or names, or "all" (every rule-based
+  // strategy of the kind); throws UsageError
   // listing the codes for an unknown one.
   std::vector<const PerturbationInfo*> resolve(StrategyKind kind,
                                                const std::vector<std::string>& names) const;

@@ -28,7 +28,8 @@ struct MetricSelection {
   std::string primary_name() const { return record_name(primary); }
 };
 
-MetricSelection select_metric(const std::string& spec);
+// Parses a metric name with its part selection and makes the metric with `engine`.
+MetricSelection select_metric(const std::string& spec, Engine& engine);
 
 struct ItemRef {
   std::size_t task = 0;       // index into Dataset::tasks

@@ -52,7 +52,7 @@ __all__ = [
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
     "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bootstrap_correlation",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
-    "disconnect_llm", "format_report", "holm", "llm_usage",
+    "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "load_dataset", "metrics", "paired_t", "pearson",
     "permutation_correlation_diff", "perturb", "score", "score_dataset", "score_parts",
     "signature", "spearman", "strategies", "write_report",
@@ -72,7 +72,7 @@ def metrics():
         Metrics are named as on the command line: ``base[.part][:arg][,key=value...]``, e.g.
         ``"bleu"``, ``"rougeL.f,stem=true"``, ``"mi:tv/fvar/statement/oracle,k=8"``.
     """
-    return _probity.metrics()
+    return _default.metrics()
 
 
 def signature(metric):
@@ -81,7 +81,7 @@ def signature(metric):
     Metrics fitted on a dataset (MI metrics) may add dataset-dependent fields once fitted; the
     signatures of :func:`score_dataset` results (``Scores.signatures``) are the exact ones.
     """
-    return _probity.signature(metric)
+    return _default.signature(metric)
 
 
 def strategies(kind=None):
@@ -91,13 +91,10 @@ def strategies(kind=None):
         kind: ``"degradation"``, ``"manipulation"`` or None for both.
 
     Returns:
-        list of dict: ``{"kind", "code", "name", "description"}``, in paper order.
+        list of dict: ``{"kind", "code", "name", "description"}``, in paper order; with an
+        LLM configured (:func:`configure_llm`) the LLM realisations too (``llm-D``, ...).
     """
-    out = _probity.strategies()
-    if kind is None:
-        return out
-    kind = _strategy_kind(kind)
-    return [s for s in out if s["kind"] == kind]
+    return _default.strategies(kind)
 
 
 def _strategy_kind(kind):
@@ -255,10 +252,14 @@ def score_dataset(dataset, metrics, threads=0, progress=None):
         score record of ``probity score`` (``"rougeL"`` gives ``rougeL.p``, ``rougeL.r`` and
         ``rougeL.f``); NaN where the CLI writes ``"score": null``.
     """
+    return _default.score_dataset(dataset, metrics, threads, progress)
+
+
+def _score_dataset(native, dataset, metrics, threads, progress):
     ds = _dataset(dataset)
     metrics = _metric_list(metrics)
     names = [m for m in metrics if isinstance(m, str)]
-    built = iter(_probity.score_dataset(ds, names, threads, progress) if names else [])
+    built = iter(native.score_dataset(ds, names, threads, progress) if names else [])
     out = Scores()
     texts = refs = None
     for m in metrics:
@@ -283,7 +284,7 @@ def _references(references, n):
     return out
 
 
-def _score_texts(metric, candidates, references, sources, negatives, threads):
+def _score_texts(native, metric, candidates, references, sources, negatives, threads):
     if isinstance(candidates, str):
         raise TypeError("candidates must be a list of strings")
     candidates = list(candidates)
@@ -294,7 +295,7 @@ def _score_texts(metric, candidates, references, sources, negatives, threads):
         return {"names": [pm.record_name], "values": [values], "primary": 0,
                 "corpus": [float(np.mean(values)) if len(values) else float("nan")],
                 "signature": pm.full_signature()}
-    return _probity.score_texts(
+    return native.score_texts(
         metric, candidates, references,
         None if sources is None else list(sources),
         None if negatives is None else [list(n) for n in negatives], threads)
@@ -321,8 +322,8 @@ def score(metric, candidates, references, *, sources=None, negatives=None, threa
         numpy.ndarray: the primary part of the metric per candidate (``rougeL`` -> F), NaN where
         undefined.
     """
-    r = _score_texts(metric, candidates, references, sources, negatives, threads)
-    return r["values"][r["primary"]]
+    return _default.score(metric, candidates, references, sources=sources, negatives=negatives,
+                          threads=threads)
 
 
 def score_parts(metric, candidates, references, *, sources=None, negatives=None, threads=0):
@@ -331,8 +332,8 @@ def score_parts(metric, candidates, references, *, sources=None, negatives=None,
     ``score_parts("rougeL", ...)`` returns ``{"rougeL.p": ..., "rougeL.r": ..., "rougeL.f": ...}``;
     single-valued metrics give one entry named after the metric (``{"bleu": ...}``).
     """
-    r = _score_texts(metric, candidates, references, sources, negatives, threads)
-    return dict(zip(r["names"], r["values"]))
+    return _default.score_parts(metric, candidates, references, sources=sources,
+                                negatives=negatives, threads=threads)
 
 
 def corpus_score(metric, candidates, references, *, sources=None, negatives=None, threads=0):
@@ -341,8 +342,8 @@ def corpus_score(metric, candidates, references, *, sources=None, negatives=None
     BLEU and chrF are computed from the summed statistics (sacreBLEU's corpus_bleu); ROUGE, MI
     metrics and Python callables are the mean of the sentence scores.
     """
-    r = _score_texts(metric, candidates, references, sources, negatives, threads)
-    return r["corpus"][r["primary"]]
+    return _default.corpus_score(metric, candidates, references, sources=sources,
+                                 negatives=negatives, threads=threads)
 
 
 PerturbResult = collections.namedtuple("PerturbResult", "status text note")
@@ -356,15 +357,15 @@ def perturb(dataset, kind, code, seed=0, threads=0):
     Args:
         dataset: a :class:`Dataset` or a file name.
         kind: ``"degradation"`` or ``"manipulation"``.
-        code: letter code (``"R"``, ``"S"``, ...) or name of the strategy; see :func:`strategies`.
+        code: letter code (``"R"``, ``"S"``, ...) or name of the strategy, or an LLM realisation
+            (``"llm:D"``, ``"llm:D@v1"``; needs :func:`configure_llm`); see :func:`strategies`.
         seed: run seed; per-item seeds derive from it as in ``probity audit --seed``.
         threads: worker threads (0: all cores).
 
     Returns:
         list of PerturbResult: ``(status, text, note)`` aligned with ``dataset.items()``.
     """
-    ds = _dataset(dataset)
-    return [PerturbResult(*r) for r in _probity.perturb(ds, kind, code, seed, threads)]
+    return _default.perturb(dataset, kind, code, seed, threads)
 
 
 # ---- statistics ------------------------------------------------------------------------------
@@ -619,7 +620,7 @@ def _paths(data):
 
 def audit(data, metrics, degrade="all", manipulate="all", sample=0, seed=0, bootstrap=1000,
           out=None, threads=0, *, alpha=0.05, confidence=0.95, skip_invalid=False,
-          progress=None):
+          progress=None, suite=None, min_applied=30):
     """Audits metrics, as ``probity audit``: human correlation, degradation and manipulation
     tests with effect sizes and Holm's correction.
 
@@ -635,24 +636,38 @@ def audit(data, metrics, degrade="all", manipulate="all", sample=0, seed=0, boot
             (cache.sqlite). None: a temporary directory, no report files.
         threads: worker threads (0: all cores).
         progress: optional ``progress(stage, done, total)`` called between chunks of work.
+        suite: a named protocol instead of ``degrade``/``manipulate``, as ``--suite``:
+            ``"paper"`` or ``"paper:summarization"``, ``"paper:peer-review"``, ``"paper:qa"``.
+        min_applied: a strategy is tested only with at least this many applied items
+            (``--min-applied``).
 
     Returns:
         dict: the content of report.json (``None`` where it has null). Render it with
         :func:`format_report`.
     """
+    return _default.audit(data, metrics, degrade, manipulate, sample, seed, bootstrap, out,
+                          threads, alpha=alpha, confidence=confidence,
+                          skip_invalid=skip_invalid, progress=progress, suite=suite,
+                          min_applied=min_applied)
+
+
+def _audit(native, data, metrics, degrade, manipulate, sample, seed, bootstrap, out, threads,
+           alpha, confidence, skip_invalid, progress, suite, min_applied):
     metrics = _metric_list(metrics)
     names = [m for m in metrics if isinstance(m, str)]
-    run_id = uuid.uuid4().hex[:16]
-    extra = [(m.record_name, m.full_signature(run_id), m)
-             for m in metrics if isinstance(m, PythonMetric)]
-    args = (_paths(data), names, extra, _codes(degrade), _codes(manipulate), sample, seed,
-            bootstrap, alpha, confidence)
+    python_metrics = [m for m in metrics if isinstance(m, PythonMetric)]
+    if suite and (degrade not in ("all", None) or manipulate not in ("all", None)):
+        raise UsageError("suite chooses the strategies: give it without degrade/manipulate")
+    kwargs = dict(python_metrics=python_metrics,
+                  degradations=[] if suite else _codes(degrade),
+                  manipulations=[] if suite else _codes(manipulate), suite=suite or "",
+                  sample=sample, seed=seed, bootstrap=bootstrap, min_applied=min_applied,
+                  alpha=alpha, confidence=confidence, threads=threads,
+                  skip_invalid=skip_invalid, run_id=uuid.uuid4().hex[:16], progress=progress)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="probity-audit-") as tmp:
-            text = _probity.audit(*args, tmp, threads, skip_invalid, progress, False)
-    else:
-        text = _probity.audit(*args, os.fspath(out), threads, skip_invalid, progress, True)
-    return json.loads(text)
+            return native.audit(_paths(data), names, out=tmp, write=False, **kwargs)
+    return native.audit(_paths(data), names, out=os.fspath(out), write=True, **kwargs)
 
 
 def _report_json(report):
@@ -699,19 +714,115 @@ def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, c
         probity.score("llm-judge,scale=1-5", candidates, references)
         probity.llm_usage()["total"]["requests"]
     """
-    _probity.configure_llm(config=str(config) if config else "", base_url=base_url, model=model,
-                           api_key_env=api_key_env, concurrency=concurrency,
-                           cache=str(cache) if cache else None, cache_mode=cache_mode)
+    _default.configure_llm(config, base_url=base_url, model=model, api_key_env=api_key_env,
+                           concurrency=concurrency, cache=cache, cache_mode=cache_mode)
 
 
 def disconnect_llm():
     """Removes the LLM session; metrics that need a model then raise :class:`UsageError`."""
-    _probity.disconnect_llm()
+    _default.disconnect_llm()
 
 
 def llm_usage():
     """The session's accounting (requests, cache hits, retries, failures, questions, re-asks,
     unparsed answers, tokens and cost per endpoint) as a dict, or None without a session."""
-    text = _probity.llm_usage()
-    return None if text is None else json.loads(text)
+    return _default.llm_usage()
+
+
+# ---- engines -------------------------------------------------------------------------------------
+
+
+class Engine:
+    """An independent probity engine: its own LLM session, fitted predictors and registries.
+
+    The module-level functions use one default engine; an ``Engine`` gives the same functions
+    as methods, with state of its own. Calls on one engine are serialised (its predictors are
+    shared by its metrics and refitted per dataset); two engines run in parallel from two
+    threads::
+
+        judge = probity.Engine(base_url="http://127.0.0.1:8000/v1", model="qwen")
+        judge.score("llm-judge", candidates, references)
+        probity.score("bleu", candidates, references)          # the default engine, offline
+
+    Keyword arguments, when given, are those of :func:`configure_llm`.
+    """
+
+    def __init__(self, config=None, **llm):
+        self._native = _probity.Engine()
+        if config is not None or llm:
+            self.configure_llm(config, **llm)
+
+    def metrics(self):
+        """See :func:`probity.metrics`."""
+        return self._native.metrics()
+
+    def signature(self, metric):
+        """See :func:`probity.signature`."""
+        return self._native.signature(metric)
+
+    def strategies(self, kind=None):
+        """See :func:`probity.strategies`."""
+        out = self._native.strategies()
+        if kind is None:
+            return out
+        kind = _strategy_kind(kind)
+        return [s for s in out if s["kind"] == kind]
+
+    def score_dataset(self, dataset, metrics, threads=0, progress=None):
+        """See :func:`probity.score_dataset`."""
+        return _score_dataset(self._native, dataset, metrics, threads, progress)
+
+    def score(self, metric, candidates, references, *, sources=None, negatives=None, threads=0):
+        """See :func:`probity.score`."""
+        r = _score_texts(self._native, metric, candidates, references, sources, negatives,
+                         threads)
+        return r["values"][r["primary"]]
+
+    def score_parts(self, metric, candidates, references, *, sources=None, negatives=None,
+                    threads=0):
+        """See :func:`probity.score_parts`."""
+        r = _score_texts(self._native, metric, candidates, references, sources, negatives,
+                         threads)
+        return dict(zip(r["names"], r["values"]))
+
+    def corpus_score(self, metric, candidates, references, *, sources=None, negatives=None,
+                     threads=0):
+        """See :func:`probity.corpus_score`."""
+        r = _score_texts(self._native, metric, candidates, references, sources, negatives,
+                         threads)
+        return r["corpus"][r["primary"]]
+
+    def perturb(self, dataset, kind, code, seed=0, threads=0):
+        """See :func:`probity.perturb`."""
+        ds = _dataset(dataset)
+        return [PerturbResult(*r) for r in self._native.perturb(ds, kind, code, seed, threads)]
+
+    def audit(self, data, metrics, degrade="all", manipulate="all", sample=0, seed=0,
+              bootstrap=1000, out=None, threads=0, *, alpha=0.05, confidence=0.95,
+              skip_invalid=False, progress=None, suite=None, min_applied=30):
+        """See :func:`probity.audit`."""
+        return _audit(self._native, data, metrics, degrade, manipulate, sample, seed, bootstrap,
+                      out, threads, alpha, confidence, skip_invalid, progress, suite,
+                      min_applied)
+
+    def configure_llm(self, config=None, *, base_url=None, model=None, api_key_env=None,
+                      concurrency=None, cache=None, cache_mode=None):
+        """See :func:`probity.configure_llm`; this engine's metrics and strategies use it."""
+        self._native.configure_llm(
+            config=str(config) if config else "", base_url=base_url, model=model,
+            api_key_env=api_key_env, concurrency=concurrency,
+            cache=str(cache) if cache else None, cache_mode=cache_mode)
+
+    def disconnect_llm(self):
+        """See :func:`probity.disconnect_llm`."""
+        self._native.disconnect_llm()
+
+    def llm_usage(self):
+        """See :func:`probity.llm_usage`."""
+        text = self._native.llm_usage()
+        return None if text is None else json.loads(text)
+
+
+# The engine of the module-level functions.
+_default = Engine()
 

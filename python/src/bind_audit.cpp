@@ -5,50 +5,89 @@
 #include "probity/error.hpp"
 #include "probity/report.hpp"
 #include "python_metric.hpp"
+#include "report/json_value.hpp"
 
 namespace probity::python {
 
 namespace {
 
-// Runs the audit and returns report.json's text; writes the report files into `out` when
-// `write` is set. `extra` holds (record name, signature, callable) of Python metrics.
-std::string audit(const std::vector<std::string>& data, const std::vector<std::string>& metrics,
-                  const std::vector<py::tuple>& extra, const std::vector<std::string>& degradations,
-                  const std::vector<std::string>& manipulations, std::size_t sample,
-                  std::uint64_t seed, std::size_t bootstrap, double alpha, double confidence,
-                  const std::string& out, unsigned threads, bool skip_invalid,
-                  const py::object& progress, bool write) {
+// report.json's structure as Python objects (dict, list, str, int, float, bool, None).
+py::object to_python(const nlohmann::ordered_json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      py::dict d;
+      for (const auto& [k, v] : j.items()) d[py::str(k)] = to_python(v);
+      return d;
+    }
+    case nlohmann::json::value_t::array: {
+      py::list l;
+      for (const auto& v : j) l.append(to_python(v));
+      return l;
+    }
+    case nlohmann::json::value_t::string:
+      // Invalid UTF-8 in a text field (a corrupt candidate) is replaced, as in report.json.
+      return py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+          j.get_ref<const std::string&>().data(),
+          static_cast<Py_ssize_t>(j.get_ref<const std::string&>().size()), "replace"));
+    case nlohmann::json::value_t::boolean:
+      return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+      return py::int_(j.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return py::int_(j.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return py::float_(j.get<double>());
+    default:
+      return py::none();
+  }
+}
+
+// Runs the audit with the engine's metrics, strategies and LLM session; returns report.json's
+// content as a dict, and writes the report files into `out` when `write` is set.
+// `python_metrics` are probity.PythonMetric objects: callable, with `record_name` and
+// `full_signature(run_id)`.
+py::object audit(PyEngine& e, const std::vector<std::string>& data,
+                 const std::vector<std::string>& metrics, const py::list& python_metrics,
+                 const std::vector<std::string>& degradations,
+                 const std::vector<std::string>& manipulations, const std::string& suite,
+                 std::size_t sample, std::uint64_t seed, std::size_t bootstrap,
+                 std::size_t min_applied, double alpha, double confidence, const std::string& out,
+                 unsigned threads, bool skip_invalid, const std::string& run_id,
+                 const py::object& progress, bool write) {
   AuditOptions opts;
   opts.data = data;
   opts.metrics = metrics;
   opts.degradations = degradations;
   opts.manipulations = manipulations;
+  opts.suite = suite;
   opts.sample = sample;
   opts.seed = seed;
   opts.bootstrap = bootstrap;
+  opts.min_applied = min_applied;
   opts.alpha = alpha;
   opts.confidence = confidence;
   opts.out_dir = out;
   opts.threads = threads;
   opts.skip_invalid = skip_invalid;
-  for (const auto& e : extra)
+  for (const auto& m : python_metrics)
     opts.extra_metrics.push_back(
-        python_extra_metric(e[2], e[0].cast<std::string>(), e[1].cast<std::string>()));
+        python_extra_metric(m, m.attr("record_name").cast<std::string>(),
+                            m.attr("full_signature")(run_id).cast<std::string>()));
   // Called between chunks of work on this thread: Ctrl-C and the caller's progress function.
   opts.progress = [&progress](std::string_view stage, std::size_t done, std::size_t total) {
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     if (!progress.is_none()) progress(std::string(stage), done, total);
   };
-  std::string json;
+  nlohmann::ordered_json json;
   {
     py::gil_scoped_release release;
-    std::lock_guard lock(engine_mutex());
-    AuditReport report = run_audit(opts);
+    std::lock_guard lock(e.mutex);
+    AuditReport report = run_audit(opts, e.engine);
     if (write) report::write_all(report, out);
-    json = report::to_json(report);
+    json = report::to_json_value(report);
   }
-  return json;
+  return to_python(json);
 }
 
 std::string render(const std::string& json, const std::string& format, bool unicode) {
@@ -62,11 +101,18 @@ std::string render(const std::string& json, const std::string& format, bool unic
 
 }  // namespace
 
-void bind_audit(py::module_& m) {
-  m.def("audit", &audit, py::arg("data"), py::arg("metrics"), py::arg("extra"),
-        py::arg("degradations"), py::arg("manipulations"), py::arg("sample"), py::arg("seed"),
-        py::arg("bootstrap"), py::arg("alpha"), py::arg("confidence"), py::arg("out"),
-        py::arg("threads"), py::arg("skip_invalid"), py::arg("progress"), py::arg("write"));
+void bind_audit(py::module_& m, EngineClass& engine) {
+  // Keyword arguments only, with the command line's defaults (probity audit --help).
+  const AuditOptions d;
+  engine.def("audit", &audit, py::arg("data"), py::arg("metrics"), py::kw_only(),
+             py::arg("python_metrics") = py::list(),
+             py::arg("degradations") = std::vector<std::string>{"all"},
+             py::arg("manipulations") = std::vector<std::string>{"all"}, py::arg("suite") = "",
+             py::arg("sample") = d.sample, py::arg("seed") = d.seed,
+             py::arg("bootstrap") = d.bootstrap, py::arg("min_applied") = d.min_applied,
+             py::arg("alpha") = d.alpha, py::arg("confidence") = d.confidence, py::arg("out") = "",
+             py::arg("threads") = d.threads, py::arg("skip_invalid") = d.skip_invalid,
+             py::arg("run_id") = "", py::arg("progress") = py::none(), py::arg("write") = true);
   m.def("render_report", &render, py::arg("json"), py::arg("format"), py::arg("unicode") = true);
   m.def(
       "write_report",

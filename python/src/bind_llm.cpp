@@ -1,6 +1,7 @@
-// The LLM session from Python: the same configuration as the command line's --config /
-// --llm-* / --cache flags, installed for every later metric that uses a model (llm-judge,
-// predictor=llm, expert,llm=..., style=llm) and for audit; the usage accounting as JSON.
+// An engine's LLM session from Python: the same configuration as the command line's --config /
+// --llm-* / --cache flags, used by every later metric of the engine that uses a model
+// (llm-judge, predictor=llm, expert,llm=..., style=llm), its LLM strategies (llm-D, ...) and
+// audit; the usage accounting as JSON.
 #include <optional>
 #include <string>
 #include <thread>
@@ -13,10 +14,10 @@
 
 namespace probity::python {
 
-void bind_llm(py::module_& m) {
-  m.def(
+void bind_llm(EngineClass& engine) {
+  engine.def(
       "configure_llm",
-      [](const std::string& config_path, std::optional<std::string> base_url,
+      [](PyEngine& e, const std::string& config_path, std::optional<std::string> base_url,
          std::optional<std::string> model, std::optional<std::string> api_key_env,
          std::optional<std::size_t> concurrency, std::optional<std::string> cache,
          std::optional<std::string> cache_mode) {
@@ -39,14 +40,20 @@ void bind_llm(py::module_& m) {
           py::gil_scoped_acquire gil;
           return PyErr_CheckSignals() != 0;  // leaves KeyboardInterrupt set
         });
-        llm::Session::install(std::move(session));
+        py::gil_scoped_release release;
+        std::lock_guard lock(e.mutex);
+        e.engine.set_llm(std::move(session));
       },
       py::arg("config") = "", py::arg("base_url") = py::none(), py::arg("model") = py::none(),
       py::arg("api_key_env") = py::none(), py::arg("concurrency") = py::none(),
       py::arg("cache") = py::none(), py::arg("cache_mode") = py::none());
-  m.def("disconnect_llm", [] { llm::Session::install(nullptr); });
-  m.def("llm_usage", []() -> std::optional<std::string> {
-    auto session = llm::Session::current_or_null();
+  engine.def("disconnect_llm", [](PyEngine& e) {
+    py::gil_scoped_release release;
+    std::lock_guard lock(e.mutex);
+    e.engine.set_llm(nullptr);
+  });
+  engine.def("llm_usage", [](PyEngine& e) -> std::optional<std::string> {
+    const auto& session = e.engine.llm_or_null();
     if (!session) return std::nullopt;
     return session->accounting().to_json();
   });

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "common.hpp"
+#include "perturb/llm_strategies.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 #include "probity/perturb.hpp"
@@ -75,15 +76,15 @@ std::vector<double> part_values(const MetricSelection& sel, const MetricStats& s
 }
 
 // Per metric, (record name, signature, values) of every selected part.
-py::list score_dataset(const Dataset& ds, const std::vector<std::string>& specs, unsigned threads,
-                       const py::object& progress) {
+py::list score_dataset(PyEngine& e, const Dataset& ds, const std::vector<std::string>& specs,
+                       unsigned threads, const py::object& progress) {
   std::vector<MetricSelection> metrics;
-  for (const auto& s : specs) metrics.push_back(select_metric(s));
   const auto items = all_items(ds);
   std::vector<MetricStats> stats;
   {
     py::gil_scoped_release release;
-    std::lock_guard lock(engine_mutex());
+    std::lock_guard lock(e.mutex);
+    for (const auto& s : specs) metrics.push_back(select_metric(s, e.engine));
     stats = score_items(ds, items, metrics, threads, progress);
   }
   py::list out;
@@ -101,7 +102,8 @@ py::list score_dataset(const Dataset& ds, const std::vector<std::string>& specs,
 // Scores texts given in memory. Candidates with the same source and references become one
 // task (as in a dataset file), so that metrics fitted on the data (MI) and negative sampling see
 // the same structure as they would in a file.
-py::dict score_texts(const std::string& spec, const std::vector<std::string>& candidates,
+py::dict score_texts(PyEngine& e, const std::string& spec,
+                     const std::vector<std::string>& candidates,
                      const std::vector<std::vector<std::string>>& references,
                      const std::optional<std::vector<std::string>>& sources,
                      const std::optional<std::vector<std::vector<std::string>>>& negatives,
@@ -113,7 +115,12 @@ py::dict score_texts(const std::string& spec, const std::vector<std::string>& ca
     throw UsageError(fmt::format("sources: {} entries for {} candidates", sources->size(), n));
   if (negatives && negatives->size() != n)
     throw UsageError(fmt::format("negatives: {} entries for {} candidates", negatives->size(), n));
-  MetricSelection sel = select_metric(spec);
+  MetricSelection sel;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(e.mutex);
+    sel = select_metric(spec, e.engine);
+  }
 
   Dataset ds;
   ds.path = "<memory>";
@@ -147,7 +154,7 @@ py::dict score_texts(const std::string& spec, const std::vector<std::string>& ca
   const py::object no_progress = py::none();
   {
     py::gil_scoped_release release;
-    std::lock_guard lock(engine_mutex());
+    std::lock_guard lock(e.mutex);
     stats = score_items(ds, items, std::span<MetricSelection>(&sel, 1), threads, no_progress,
                         negatives ? *negatives : std::vector<std::vector<std::string>>{});
   }
@@ -178,20 +185,30 @@ StrategyKind parse_kind(const std::string& kind) {
 }
 
 // (status, text, note) of one strategy applied to every item of the dataset.
-py::list perturb(const Dataset& ds, const std::string& kind, const std::string& code,
+py::list perturb(PyEngine& e, const Dataset& ds, const std::string& kind, const std::string& code,
                  std::uint64_t seed, unsigned threads) {
-  auto strategy = PerturbationRegistry::global().create(parse_kind(kind), code);
+  const StrategyKind k = parse_kind(kind);
   const auto items = all_items(ds);
   std::vector<PerturbResult> results(items.size());
   {
     py::gil_scoped_release release;
-    std::lock_guard lock(engine_mutex());
+    std::lock_guard lock(e.mutex);
+    auto strategy = perturb::create_strategy(k, code, e.engine.strategies());
     for (std::size_t begin = 0; begin < items.size(); begin += kChunk) {
       const std::size_t end = std::min(items.size(), begin + kChunk);
-      util::parallel_for(end - begin, threads, [&](std::size_t j) {
-        const ItemRef& it = items[begin + j];
-        results[begin + j] = strategy->apply(PerturbContext{&ds, it.task, it.candidate, seed});
-      });
+      if (strategy->batched()) {
+        // Model-backed: the chunk's requests go out as one batch (as in `probity perturb`).
+        std::vector<PerturbContext> contexts;
+        for (std::size_t i = begin; i < end; ++i)
+          contexts.push_back(PerturbContext{&ds, items[i].task, items[i].candidate, seed});
+        auto chunk = strategy->apply_many(contexts);
+        for (std::size_t i = begin; i < end; ++i) results[i] = std::move(chunk[i - begin]);
+      } else {
+        util::parallel_for(end - begin, threads, [&](std::size_t j) {
+          const ItemRef& it = items[begin + j];
+          results[begin + j] = strategy->apply(PerturbContext{&ds, it.task, it.candidate, seed});
+        });
+      }
       check_signals();
     }
   }
@@ -203,10 +220,10 @@ py::list perturb(const Dataset& ds, const std::string& kind, const std::string& 
 
 }  // namespace
 
-void bind_scoring(py::module_& m) {
-  m.def("metrics", [] {
+void bind_scoring(py::module_& /*m*/, EngineClass& engine) {
+  engine.def("metrics", [](PyEngine& e) {
     py::list out;
-    for (const auto& info : MetricRegistry::global().list()) {
+    for (const auto& info : e.engine.metrics().list()) {
       py::dict d;
       d["name"] = info.name;
       d["description"] = info.description;
@@ -215,20 +232,25 @@ void bind_scoring(py::module_& m) {
     }
     return out;
   });
-  m.def(
-      "signature", [](const std::string& spec) { return select_metric(spec).metric->signature(); },
+  engine.def(
+      "signature",
+      [](PyEngine& e, const std::string& spec) {
+        py::gil_scoped_release release;
+        std::lock_guard lock(e.mutex);
+        return select_metric(spec, e.engine).metric->signature();
+      },
       py::arg("metric"));
-  m.def("score_dataset", &score_dataset, py::arg("dataset"), py::arg("metrics"),
-        py::arg("threads") = 0, py::arg("progress") = py::none());
-  m.def("score_texts", &score_texts, py::arg("metric"), py::arg("candidates"),
-        py::arg("references"), py::arg("sources") = py::none(), py::arg("negatives") = py::none(),
-        py::arg("threads") = 0);
-  m.def("perturb", &perturb, py::arg("dataset"), py::arg("kind"), py::arg("code"),
-        py::arg("seed") = 0, py::arg("threads") = 0);
-  m.def("strategies", [] {
+  engine.def("score_dataset", &score_dataset, py::arg("dataset"), py::arg("metrics"),
+             py::arg("threads") = 0, py::arg("progress") = py::none());
+  engine.def("score_texts", &score_texts, py::arg("metric"), py::arg("candidates"),
+             py::arg("references"), py::arg("sources") = py::none(),
+             py::arg("negatives") = py::none(), py::arg("threads") = 0);
+  engine.def("perturb", &perturb, py::arg("dataset"), py::arg("kind"), py::arg("code"),
+             py::arg("seed") = 0, py::arg("threads") = 0);
+  engine.def("strategies", [](PyEngine& e) {
     py::list out;
     for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation}) {
-      for (const auto* info : PerturbationRegistry::global().list(kind)) {
+      for (const auto* info : e.engine.strategies().list(kind)) {
         py::dict d;
         d["kind"] = std::string(kind_name(kind));
         d["code"] = info->code;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "probity/dataset.hpp"
+#include "probity/engine.hpp"
 
 // Task lists are exposed by reference (bind_vector), not copied into Python lists on access.
 PYBIND11_MAKE_OPAQUE(std::vector<probity::Task>)
@@ -34,18 +35,23 @@ py::array_t<double> to_array(std::span<const double> v);
 // Called with the GIL released, between chunks of work; takes the GIL briefly.
 void check_signals();
 
-// Serialises calls that fit or score metrics: the MI predictors are shared by every metric of
-// the process and refitted per dataset. Take it only after releasing the GIL. Recursive so that
-// a Python metric may itself call probity.
-std::recursive_mutex& engine_mutex();
+// A probity.Engine: the C++ engine (LLM session, predictors, registries) and the lock that
+// serialises calls that fit or score with it (its predictors are shared by its metrics and
+// refitted per dataset). Take the lock only after releasing the GIL. Recursive so that a Python
+// metric may itself call probity with the same engine. Two engines run in parallel.
+struct PyEngine {
+  Engine engine;
+  std::recursive_mutex mutex;
+};
+using EngineClass = py::class_<PyEngine>;
 
 // Items are processed in chunks of this many between signal checks.
 constexpr std::size_t kChunk = 256;
 
 void bind_data(py::module_& m);
-void bind_scoring(py::module_& m);
+void bind_scoring(py::module_& m, EngineClass& engine);
 void bind_stats(py::module_& m);
-void bind_audit(py::module_& m);
-void bind_llm(py::module_& m);
+void bind_audit(py::module_& m, EngineClass& engine);
+void bind_llm(EngineClass& engine);
 
 }  // namespace probity::python

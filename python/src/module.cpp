@@ -29,11 +29,6 @@ void check_signals() {
   if (PyErr_CheckSignals() != 0) throw py::error_already_set();
 }
 
-std::recursive_mutex& engine_mutex() {
-  static std::recursive_mutex mutex;
-  return mutex;
-}
-
 namespace {
 
 // Creates an exception class `_probity.<name>` deriving from `base` (ValueError), with class
@@ -103,9 +98,13 @@ PYBIND11_MODULE(_probity, m) {
     }
   });
 
+  EngineClass engine(m, "Engine",
+                     "The C++ engine: LLM session, fitted predictors and registries; "
+                     "probity.Engine wraps it.");
+  engine.def(py::init<>());
   bind_data(m);
-  bind_scoring(m);
+  bind_scoring(m, engine);
   bind_stats(m);
-  bind_audit(m);
-  bind_llm(m);
+  bind_audit(m, engine);
+  bind_llm(engine);
 }

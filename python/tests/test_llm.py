@@ -147,3 +147,79 @@ class LlmInterruptTest(unittest.TestCase):
             self.assertGreater(probity.llm_usage()["total"]["cache_hits"], 0)
             self.assertLess(_SlowJudge.requests - before, len(candidates))
             _SlowJudge.delay = 0.3
+
+
+class _Rewriter(http.server.BaseHTTPRequestHandler):
+    """Answers every chat request with a rewritten text, as a perturber model would."""
+    requests = 0
+
+    def do_POST(self):  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests += 1
+        text = f"It may perhaps be that the rewritten answer number {type(self).requests} holds."
+        out = {"id": "x", "object": "chat.completion", "model": body["model"],
+               "choices": [{"index": 0, "finish_reason": "stop",
+                            "message": {"role": "assistant",
+                                        "content": json.dumps({"text": text})}}],
+               "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}}
+        data = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+class EngineTest(unittest.TestCase):
+    """probity.Engine: state of its own, and LLM perturbations from Python."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Rewriter)
+        cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
+        cls.thread.start()
+        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}/v1"
+        cls.data = os.path.join(os.path.dirname(__file__), "..", "..", "data", "summeval",
+                                "summeval_sample20.jsonl")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+
+    def test_llm_strategies_run_from_python_on_the_engine_that_has_the_session(self):
+        engine = probity.Engine(base_url=self.url, model="m")
+        codes = [s["code"] for s in engine.strategies("manipulation")]
+        self.assertIn("llm-H", codes)
+        self.assertNotIn("llm-H", [s["code"] for s in probity.strategies("manipulation")])
+        ds = probity.load_dataset(self.data)
+        before = _Rewriter.requests
+        results = engine.perturb(ds, "manipulation", "llm:H")
+        self.assertEqual(len(results), ds.num_candidates())
+        self.assertEqual(_Rewriter.requests - before, ds.num_candidates())
+        self.assertEqual({r.status for r in results}, {"applied"}, results[:2])
+        self.assertTrue(all("rewritten answer number" in r.text for r in results))
+        # The default engine has no session: a named usage error, no request.
+        with self.assertRaisesRegex(probity.UsageError, "LLM endpoint"):
+            probity.perturb(ds, "manipulation", "llm:H")
+        self.assertEqual(engine.llm_usage()["total"]["items"], ds.num_candidates())
+        self.assertIsNone(probity.Engine().llm_usage())
+
+    def test_engines_share_nothing(self):
+        a, b = probity.Engine(), probity.Engine()
+        cands, refs = ["the cat sat on the mat", "a dog"], [["the cat sat"], ["a dog barked"]]
+        np.testing.assert_array_equal(a.score("gem", cands, refs), b.score("gem", cands, refs))
+        np.testing.assert_array_equal(a.score("gem", cands, refs), probity.score("gem", cands, refs))
+        a.configure_llm(base_url=self.url, model="m")
+        self.assertIsNotNone(a.llm_usage())
+        self.assertIsNone(b.llm_usage())
+
+    def test_audit_returns_native_objects_with_keyword_arguments(self):
+        report = probity.Engine().audit(self.data, ["bleu"], degrade="S", manipulate="none",
+                                        bootstrap=20, min_applied=5)
+        self.assertIsInstance(report, dict)
+        self.assertEqual(report["min_applied"], 5)
+        self.assertEqual(report["metrics"], ["bleu"])
+        self.assertEqual([t["code"] for t in report["tests"]], ["S"])

@@ -14,6 +14,7 @@
 #include "llm/session.hpp"
 #include "perturb/llm_strategies.hpp"
 #include "perturb/suites.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
@@ -294,6 +295,11 @@ bool in_shard(std::string_view task_id, std::size_t index, std::size_t count) {
 }
 
 AuditReport run_audit(const AuditOptions& options) {
+  Engine engine;
+  return run_audit(options, engine);
+}
+
+AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   auto start = std::chrono::steady_clock::now();
   if (options.data.empty()) throw UsageError("audit: at least one --data file is required");
   if (options.metrics.empty() && options.extra_metrics.empty())
@@ -301,7 +307,7 @@ AuditReport run_audit(const AuditOptions& options) {
   if (options.out_dir.empty()) throw UsageError("audit: --out DIR is required");
 
   std::vector<MetricSelection> metrics;
-  for (const auto& m : options.metrics) metrics.push_back(select_metric(m));
+  for (const auto& m : options.metrics) metrics.push_back(select_metric(m, engine));
   std::vector<Prefetch> prefetch(metrics.size());
   for (const auto& e : options.extra_metrics) {  // metrics given as objects
     MetricSelection sel;
@@ -315,10 +321,11 @@ AuditReport run_audit(const AuditOptions& options) {
   if (!options.suite.empty() && (!options.degradations.empty() || !options.manipulations.empty()))
     throw UsageError(
         "audit: --suite chooses the strategies; give it without --degrade/--manipulate");
-  auto make_strategies = [](const std::vector<std::string>& degradations,
-                            const std::vector<std::string>& manipulations) {
-    auto out = perturb::create_strategies(StrategyKind::kDegradation, degradations);
-    for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, manipulations))
+  auto make_strategies = [&engine](const std::vector<std::string>& degradations,
+                                   const std::vector<std::string>& manipulations) {
+    const auto& registry = engine.strategies();
+    auto out = perturb::create_strategies(StrategyKind::kDegradation, degradations, registry);
+    for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, manipulations, registry))
       out.push_back(std::move(s));
     return out;
   };
@@ -455,7 +462,7 @@ AuditReport run_audit(const AuditOptions& options) {
     report.metrics.push_back(m.primary_name());
     report.signatures.push_back(m.metric->signature());
   }
-  if (auto session = llm::Session::current_or_null())
+  if (const auto& session = engine.llm_or_null())
     report.llm_usage = session->accounting().to_json();
   report.cache_hits = cache.hits();
   report.cache_misses = cache.misses();

@@ -9,12 +9,13 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/report.hpp"
 
 namespace probity::cli {
 
-int run_audit(const AuditArgs& args) {
+int run_audit(const AuditArgs& args, Engine& engine) {
   AuditOptions opts;
   opts.data = args.data;
   opts.metrics = args.metrics;
@@ -43,7 +44,7 @@ int run_audit(const AuditArgs& args) {
     }
     bar->update(done, total);
   };
-  AuditReport report = run_audit(opts);
+  AuditReport report = run_audit(opts, engine);
   if (bar) bar->finish();
   for (const auto& d : report.datasets) print_skipped(d.skipped);
   if (args.shard_count > 1) {

@@ -10,13 +10,14 @@
 #include "llm/prompts.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
 #include "util/output_file.hpp"
 
 namespace probity::cli {
 
-int run_bench_build(const BenchBuildArgs& args) {
+int run_bench_build(const BenchBuildArgs& args, Engine& engine) {
   meta::BenchOptions o;
   try {
     o.dimension = meta::parse_quality_dimension(args.dimension);
@@ -33,7 +34,7 @@ int run_bench_build(const BenchBuildArgs& args) {
 
   // The LLM realisations use the session main() installed from the LLM flags.
   const bool llm_judge = args.kind == "global" && args.anchor_judge == "llm";
-  if ((args.injector == "llm" || llm_judge) && !llm::Session::current_or_null())
+  if ((args.injector == "llm" || llm_judge) && !engine.llm_or_null())
     throw UsageError(fmt::format("--{} llm needs --config or --llm-base-url",
                                  args.injector == "llm" ? "injector" : "anchor-judge"));
   std::unique_ptr<meta::Injector> injector;
@@ -41,7 +42,7 @@ int run_bench_build(const BenchBuildArgs& args) {
     meta::LlmInjectorOptions lo;
     lo.role = args.llm_role;
     lo.max_edit_share = args.max_edit_share;
-    injector = meta::make_llm_injector(nullptr, lo);
+    injector = meta::make_llm_injector(engine.llm(), lo);
   } else {
     injector = meta::make_rule_injector();
   }
@@ -55,9 +56,9 @@ int run_bench_build(const BenchBuildArgs& args) {
       meta::LlmAnchorOptions jo;
       jo.dimension = o.dimension;
       jo.role = args.llm_role_judge;
-      judge = meta::make_llm_anchor_judge(nullptr, jo);
+      judge = meta::make_llm_anchor_judge(engine.llm(), jo);
     } else {
-      judge = meta::make_metric_anchor_judge(args.anchor_metric, args.threads);
+      judge = meta::make_metric_anchor_judge(args.anchor_metric, engine, args.threads);
     }
     judge_signature = judge->signature();
     b = meta::build_global_benchmark(ds, o, *judge, *injector);

@@ -10,7 +10,8 @@
 namespace probity::cli {
 
 int run_metrics(bool json) {
-  const auto& list = MetricRegistry::global().list();
+  const MetricRegistry registry = MetricRegistry::builtin();
+  const auto& list = registry.list();
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& m : list)

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "perturb/llm_strategies.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/perturb.hpp"
 #include "util/output_file.hpp"
@@ -15,12 +16,14 @@
 
 namespace probity::cli {
 
-int run_perturb(const PerturbArgs& args) {
+int run_perturb(const PerturbArgs& args, Engine& engine) {
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
   print_skipped(ds.skipped);
   if (ds.num_candidates() == 0) throw InputError(args.data, 0, "", "no valid items");
-  auto all = perturb::create_strategies(StrategyKind::kDegradation, args.degradations);
-  for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, args.manipulations))
+  auto all = perturb::create_strategies(StrategyKind::kDegradation, args.degradations,
+                                        engine.strategies());
+  for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, args.manipulations,
+                                            engine.strategies()))
     all.push_back(std::move(s));
   if (util::same_file(args.out, args.data))
     throw UsageError(

@@ -10,6 +10,7 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
@@ -29,7 +30,7 @@ struct CorpusAccumulator {
 
 }  // namespace
 
-int run_score(const ScoreArgs& args) {
+int run_score(const ScoreArgs& args, Engine& engine) {
   for (const auto& path : args.data)
     for (const auto& [flag, target] : {std::pair{"--out", &args.out}, {"--explain", &args.explain}})
       if (!target->empty() && util::same_file(*target, path))
@@ -38,7 +39,7 @@ int run_score(const ScoreArgs& args) {
                         "the data; write to another file",
                         flag, *target));
   std::vector<MetricSelection> metrics;
-  for (const auto& m : args.metrics) metrics.push_back(select_metric(m));
+  for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
 
   // Records go to a temporary file that replaces --out only once everything is written.
   std::optional<util::OutputFile> file;

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
 #include "probity/scores.hpp"
@@ -17,7 +18,7 @@
 namespace probity::cli {
 namespace {}  // namespace
 
-int run_select(const SelectArgs& args) {
+int run_select(const SelectArgs& args, Engine& engine) {
   if (args.metrics.size() < 2) throw UsageError("select needs two or more --metric variants");
   if (!(args.split > 0.0 && args.split < 1.0))
     throw UsageError("--split must be strictly between 0 and 1");
@@ -43,7 +44,7 @@ int run_select(const SelectArgs& args) {
     }
   } else {
     std::vector<MetricSelection> metrics;
-    for (const auto& m : args.metrics) metrics.push_back(select_metric(m));
+    for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
     ScoreOptions so;
     so.threads = args.threads;
     // Fitting sees texts only (IDF, language models, calibration), never the human ratings, so

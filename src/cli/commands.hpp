@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+namespace probity {
+class Engine;
+}
+
 namespace probity::cli {
 
 struct ScoreArgs {
@@ -15,7 +19,7 @@ struct ScoreArgs {
   unsigned threads = 0;
   std::size_t shard_index = 0, shard_count = 1;  // --shard I/N
 };
-int run_score(const ScoreArgs& args);
+int run_score(const ScoreArgs& args, Engine& engine);
 
 struct MergeArgs {
   std::string data;                 // the dataset the shards scored
@@ -77,7 +81,7 @@ struct AuditArgs {
   std::size_t shard_index = 0, shard_count = 1;  // --shard I/N: fill the cache for one shard
   std::vector<std::string> import;               // --import DIR: caches of finished shards
 };
-int run_audit(const AuditArgs& args);
+int run_audit(const AuditArgs& args, Engine& engine);
 
 struct PerturbArgs {
   std::string data;
@@ -89,7 +93,7 @@ struct PerturbArgs {
   bool skip_invalid = false;
 };
 // Writes the dataset plus every applied perturbation as extra candidates "<id>~<kind>-<code>".
-int run_perturb(const PerturbArgs& args);
+int run_perturb(const PerturbArgs& args, Engine& engine);
 
 int run_metrics(bool json);
 
@@ -110,7 +114,7 @@ struct SelectArgs {
   bool allow_missing = false;  // use a scores file that leaves items without a score
   unsigned threads = 0;
 };
-int run_select(const SelectArgs& args);
+int run_select(const SelectArgs& args, Engine& engine);
 
 // `probity meta global` / `probity meta local` (SPEC §6).
 struct MetaArgs {
@@ -155,6 +159,6 @@ struct BenchBuildArgs {
   std::string anchor_judge = "metric";   // metric (--anchor-metric) | llm
   std::string llm_role_judge = "judge";  // role of the LLM anchor judge
 };
-int run_bench_build(const BenchBuildArgs& args);
+int run_bench_build(const BenchBuildArgs& args, Engine& engine);
 
 }  // namespace probity::cli

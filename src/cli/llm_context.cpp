@@ -8,6 +8,7 @@
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "perturb/llm_strategies.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "util/output_file.hpp"
 
@@ -19,23 +20,23 @@ bool LlmFlags::any() const {
          o.cache_mode;
 }
 
-std::shared_ptr<llm::Session> install_llm_session(const LlmFlags& flags) {
+std::unique_ptr<Engine> make_engine(const LlmFlags& flags) {
+  auto engine = std::make_unique<Engine>();
   // OPENAI_BASE_URL names an endpoint as the flags do (the OpenAI client convention).
-  if (!flags.any() && !llm::environment_names_endpoint()) return nullptr;
+  if (!flags.any() && !llm::environment_names_endpoint()) return engine;
   llm::LlmConfig config = flags.config.empty() ? llm::LlmConfig{} : llm::load_config(flags.config);
   llm::apply_cli_overrides(config, flags.overrides);
   llm::apply_environment(config);
-  auto session = std::make_shared<llm::Session>(std::move(config));
-  llm::Session::install(session);
-  return session;
+  engine->set_llm(std::make_shared<llm::Session>(std::move(config)));
+  return engine;
 }
 
-void use_llm_perturber(std::vector<std::string>& degradations,
+void use_llm_perturber(const Engine& engine, std::vector<std::string>& degradations,
                        std::vector<std::string>& manipulations) {
-  if (!llm::Session::current_or_null())
-    throw UsageError("--perturber llm needs --config or --llm-base-url");
-  degradations = perturb::llm_strategy_names(StrategyKind::kDegradation, degradations);
-  manipulations = perturb::llm_strategy_names(StrategyKind::kManipulation, manipulations);
+  if (!engine.llm_or_null()) throw UsageError("--perturber llm needs --config or --llm-base-url");
+  const auto& registry = engine.strategies();
+  degradations = perturb::llm_strategy_names(StrategyKind::kDegradation, degradations, registry);
+  manipulations = perturb::llm_strategy_names(StrategyKind::kManipulation, manipulations, registry);
 }
 
 int with_llm_failures(int code, const std::shared_ptr<llm::Session>& session,

@@ -1,10 +1,11 @@
 #pragma once
-// The LLM flags shared by `score` and `audit`: they build the process-wide llm::Session that the
-// metric factories reach, and the usage/cost summary printed at the end.
+// The LLM flags shared by the commands that may talk to a model: they build the command's Engine
+// (with its llm::Session), and the usage/cost summary printed at the end.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "probity/engine.hpp"
 #include "probity/llm.hpp"
 
 namespace probity::llm {
@@ -22,11 +23,11 @@ struct LlmFlags {
   bool any() const;
 };
 
-// Installs a session when any LLM flag was given; returns it (nullptr otherwise).
-std::shared_ptr<llm::Session> install_llm_session(const LlmFlags& flags);
-// Registers the LLM strategies and renames the selected ones to them ("all" → every LLM
-// strategy of the kind); an empty list stays empty.
-void use_llm_perturber(std::vector<std::string>& degradations,
+// The command's engine, with an LLM session when any LLM flag (or OPENAI_BASE_URL) was given.
+std::unique_ptr<Engine> make_engine(const LlmFlags& flags);
+// Renames the selected strategies to their LLM realisations ("all" → every LLM strategy of the
+// kind); an empty list stays empty. UsageError when the engine has no LLM session.
+void use_llm_perturber(const Engine& engine, std::vector<std::string>& degradations,
                        std::vector<std::string>& manipulations);
 // The command's exit code once the LLM accounting is in: kExitLlmFailures (with a message on
 // stderr naming the endpoint, the failure kinds and the first server messages) when an

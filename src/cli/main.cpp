@@ -426,16 +426,18 @@ int main(int argc, char** argv) {
     if (pc->parsed()) {
       for (auto* list : {&pert.degradations, &pert.manipulations})
         if (list->size() == 1 && list->front() == "none") list->clear();
-      auto session = cli::install_llm_session(perturb_llm);
+      auto engine = cli::make_engine(perturb_llm);
+      const auto session = engine->llm_or_null();
       if (perturb_llm.perturber == "llm")
-        cli::use_llm_perturber(pert.degradations, pert.manipulations);
-      const int code = cli::run_perturb(pert);
+        cli::use_llm_perturber(*engine, pert.degradations, pert.manipulations);
+      const int code = cli::run_perturb(pert, *engine);
       cli::report_llm_usage(session, "");
       return cli::with_llm_failures(code, session, perturb_llm);
     }
     if (sc->parsed()) {
-      auto session = cli::install_llm_session(score_llm);
-      const int code = cli::run_score(score);
+      auto engine = cli::make_engine(score_llm);
+      const auto session = engine->llm_or_null();
+      const int code = cli::run_score(score, *engine);
       cli::report_llm_usage(session, "");
       return cli::with_llm_failures(code, session, score_llm);
     }
@@ -446,16 +448,18 @@ int main(int argc, char** argv) {
     }
     if (lc->parsed()) return cli::run_metrics(metrics_json);
     if (selc->parsed()) {
-      auto session = cli::install_llm_session(select_llm);
-      const int code = cli::run_select(sel);
+      auto engine = cli::make_engine(select_llm);
+      const auto session = engine->llm_or_null();
+      const int code = cli::run_select(sel, *engine);
       cli::report_llm_usage(session, "");
       return cli::with_llm_failures(code, session, select_llm);
     }
     if (mg->parsed()) return cli::run_meta_global(mglobal);
     if (ml->parsed()) return cli::run_meta_local(mlocal);
     if (bc->parsed()) {
-      auto session = cli::install_llm_session(bench_llm);
-      const int code = cli::run_bench_build(bench);
+      auto engine = cli::make_engine(bench_llm);
+      const auto session = engine->llm_or_null();
+      const int code = cli::run_bench_build(bench, *engine);
       cli::report_llm_usage(session, "");
       return cli::with_llm_failures(code, session, bench_llm);
     }
@@ -472,10 +476,11 @@ int main(int argc, char** argv) {
         audit.manipulations.clear();
         if (!audit_sample->count()) audit.sample = 200;  // the paper's ~200 items per test
       }
-      auto session = cli::install_llm_session(audit_llm);
+      auto engine = cli::make_engine(audit_llm);
+      const auto session = engine->llm_or_null();
       if (audit_llm.perturber == "llm")
-        cli::use_llm_perturber(audit.degradations, audit.manipulations);
-      const int code = cli::run_audit(audit);
+        cli::use_llm_perturber(*engine, audit.degradations, audit.manipulations);
+      const int code = cli::run_audit(audit, *engine);
       cli::report_llm_usage(session, audit.out + "/llm_usage.json");
       return cli::with_llm_failures(code, session, audit_llm);
     }

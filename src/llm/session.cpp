@@ -2,41 +2,19 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
-
 #include "probity/error.hpp"
 
 namespace probity::llm {
-namespace {
-
-std::mutex g_session_mutex;
-std::shared_ptr<Session> g_session;
-std::atomic<std::uint64_t> g_session_ids{1};
-
-}  // namespace
-
 // ---- Session -----------------------------------------------------------------------------------
 
-Session::Session(LlmConfig config)
-    : config_(std::move(config)), cache_(config_.open_cache()), id_(g_session_ids++) {}
+Session::Session(LlmConfig config) : config_(std::move(config)), cache_(config_.open_cache()) {}
 
-std::shared_ptr<Session> Session::current_or_null() {
-  std::lock_guard lock(g_session_mutex);
-  return g_session;
-}
-
-std::shared_ptr<Session> Session::current() {
-  auto s = current_or_null();
-  if (!s)
+std::shared_ptr<Session> require_session(std::shared_ptr<Session> session) {
+  if (!session)
     throw UsageError(
         "this metric needs an LLM endpoint: give --config probity.toml or --llm-base-url "
         "(and --llm-model) to the command");
-  return s;
-}
-
-void Session::install(std::shared_ptr<Session> session) {
-  std::lock_guard lock(g_session_mutex);
-  g_session = std::move(session);
+  return session;
 }
 
 Client& Session::client(std::string_view role) {

@@ -13,18 +13,12 @@
 
 namespace probity::llm {
 
-// The LLM context of one process: set by the command line (or a test) before metrics are created,
-// reached by the metric factories. Clients are created on first use of a role.
+// The LLM context of one run, held by its Engine. Clients are created on first use of a role.
 class Session {
  public:
   explicit Session(LlmConfig config);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
-
-  // The installed session; throws UsageError naming the flags when none is installed.
-  static std::shared_ptr<Session> current();
-  static std::shared_ptr<Session> current_or_null();
-  static void install(std::shared_ptr<Session> session);  // nullptr uninstalls
 
   Client& client(std::string_view role);
   // Polled by every client of the session while it waits for answers (see
@@ -33,8 +27,6 @@ class Session {
   Accounting& accounting() { return accounting_; }
   Cache* cache() { return cache_.get(); }
   const LlmConfig& config() const { return config_; }
-  // Distinguishes sessions in shared-predictor keys (a new session must not reuse old clients).
-  std::uint64_t id() const { return id_; }
 
  private:
   LlmConfig config_;
@@ -42,8 +34,10 @@ class Session {
   Accounting accounting_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Client>, std::less<>> clients_;
-  std::uint64_t id_;
   std::function<bool()> interrupt_check_;
 };
+
+// `session` itself; throws UsageError naming the flags when it is null.
+std::shared_ptr<Session> require_session(std::shared_ptr<Session> session);
 
 }  // namespace probity::llm

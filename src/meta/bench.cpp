@@ -9,6 +9,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
 #include "probity/text.hpp"
@@ -218,8 +219,8 @@ namespace {
 
 class MetricAnchorJudge final : public AnchorJudge {
  public:
-  MetricAnchorJudge(const std::string& spec, unsigned threads) : threads_(threads) {
-    metric_.push_back(select_metric(spec));
+  MetricAnchorJudge(const std::string& spec, unsigned threads, Engine& engine) : threads_(threads) {
+    metric_.push_back(select_metric(spec, engine));
   }
   std::string signature() const override {
     return fmt::format("metric:{}|{}", metric_[0].primary_name(), metric_[0].metric->signature());
@@ -251,8 +252,8 @@ class MetricAnchorJudge final : public AnchorJudge {
 }  // namespace
 
 std::unique_ptr<AnchorJudge> make_metric_anchor_judge(const std::string& metric_spec,
-                                                      unsigned threads) {
-  return std::make_unique<MetricAnchorJudge>(metric_spec, threads);
+                                                      Engine& engine, unsigned threads) {
+  return std::make_unique<MetricAnchorJudge>(metric_spec, threads, engine);
 }
 
 Benchmark build_global_benchmark(const Dataset& ds, const BenchOptions& options,

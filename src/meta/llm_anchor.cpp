@@ -66,7 +66,7 @@ std::optional<int> parse_better(const nlohmann::json& j, std::string& error) {
 class LlmAnchorJudge final : public AnchorJudge {
  public:
   LlmAnchorJudge(std::shared_ptr<llm::Session> session, const LlmAnchorOptions& options)
-      : session_(session ? std::move(session) : llm::Session::current()),
+      : session_(llm::require_session(std::move(session))),
         options_(options),
         client_(&session_->client(options.role)),
         prompt_(llm::load_prompt(options.prompt, options.prompts_dir)) {

@@ -89,7 +89,7 @@ struct Chain {
 class LlmInjector final : public Injector {
  public:
   LlmInjector(std::shared_ptr<llm::Session> session, const LlmInjectorOptions& options)
-      : session_(session ? std::move(session) : llm::Session::current()),
+      : session_(llm::require_session(std::move(session))),
         options_(options),
         client_(&session_->client(options.role)),
         prompt_(llm::load_prompt(options.prompt, options.prompts_dir)) {

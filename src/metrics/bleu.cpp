@@ -383,7 +383,7 @@ void register_bleu(MetricRegistry& registry) {
       "bleu", "BLEU as sacreBLEU 2.x: sentence_bleu per item, corpus_bleu over items (0-100)",
       "tokenize=13a (13a|intl|none); lowercase=false; smooth=exp (exp|floor|add-k|none); "
       "smooth_value=0.1 for floor, 1 for add-k; max_ngram_order=4; refs=all (all|first)",
-      [](const MetricSpec& spec) -> std::unique_ptr<Metric> {
+      [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
         return std::make_unique<Bleu>(spec);
       }});
 }

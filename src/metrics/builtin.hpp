@@ -1,6 +1,7 @@
 #pragma once
 // Registration hooks of the built-in metric families; registry.cpp calls each once.
 // Adding a family: write its register function and list it in registry.cpp.
+#include "probity/engine.hpp"
 #include "probity/metric.hpp"
 
 namespace probity::metrics {
@@ -13,6 +14,6 @@ void register_llm_judge(MetricRegistry& registry);    // llm-judge (needs an LLM
 void register_scores_file(MetricRegistry& registry);  // scores:FILE (a user's precomputed scores)
 // The option every metric takes, style=llm (style_llm=<role>, style_reasks=2): texts are
 // rewritten into neutral statements by a model before `inner` sees them (style_normalized.cpp).
-std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner,
-                                              const MetricSpec& spec);
+std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,
+                                              Engine& engine);
 }  // namespace probity::metrics

@@ -373,14 +373,15 @@ void register_chrf(MetricRegistry& registry) {
       "reference per item)";
   registry.add(MetricInfo{"chrf", "chrF2 as sacreBLEU 2.x (character 6-grams, 0-100)",
                           fmt::format(fmt::runtime(options), 0),
-                          [](const MetricSpec& spec) -> std::unique_ptr<Metric> {
+                          [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
                             return std::make_unique<Chrf>(spec, 0);
                           }});
-  registry.add(MetricInfo{
-      "chrf++", "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)",
-      fmt::format(fmt::runtime(options), 2), [](const MetricSpec& spec) -> std::unique_ptr<Metric> {
-        return std::make_unique<Chrf>(spec, 2);
-      }});
+  registry.add(MetricInfo{"chrf++",
+                          "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)",
+                          fmt::format(fmt::runtime(options), 2),
+                          [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+                            return std::make_unique<Chrf>(spec, 2);
+                          }});
 }
 
 }  // namespace probity::metrics

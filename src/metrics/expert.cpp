@@ -17,7 +17,6 @@
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
 #include "mi/mi_metric.hpp"
-#include "predict/factory.hpp"
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
 #include "probity/text.hpp"
@@ -269,8 +268,9 @@ StyleDistance style_distance(const StyleProfile& a, const StyleProfile& b) {
 // ---- the offline judge --------------------------------------------------------------------------
 
 LexicalAspectJudge::LexicalAspectJudge(LexicalJudgeOptions options,
-                                       std::shared_ptr<predict::SupportJudge> judge)
-    : options_(options), judge_(std::move(judge)) {
+                                       std::shared_ptr<predict::SupportJudge> judge,
+                                       std::shared_ptr<predict::PredictorPool> pool)
+    : options_(options), judge_(std::move(judge)), pool_(std::move(pool)) {
   if (!judge_) judge_ = std::make_shared<predict::SupportJudge>();
 }
 
@@ -293,7 +293,10 @@ double LexicalAspectJudge::support_threshold() const {
 }
 
 void LexicalAspectJudge::fit(std::span<const Task> tasks) {
-  mi::fit_shared(*judge_, tasks, true);
+  if (auto pool = pool_.lock())
+    pool->fit(*judge_, tasks, true);
+  else
+    judge_->fit(tasks, true);
   // Style calibration: two sentences of one text (one writer, one register) against a sentence
   // of a candidate and one of another task's reference.
   style_ = StyleCalibration{};
@@ -716,15 +719,11 @@ void register_expert(MetricRegistry& registry) {
        "llm=<role> (the LLM realisation: extraction, matching, content and style judgments by "
        "prompted model calls; needs --config or --llm-base-url); reasks=2 and prompts=<dir> "
        "(with llm)",
-       [](const MetricSpec& spec) -> std::unique_ptr<Metric> {
+       [](const MetricSpec& spec, Engine& engine) -> std::unique_ptr<Metric> {
          if (!spec.arg().empty())
            throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
          expert::ExpertConfig cfg;
-         try {
-           cfg.aggregation = expert::parse_aggregation(spec.get("agg", "average"));
-         } catch (const std::invalid_argument& e) {
-           throw UsageError(fmt::format("metric '{}': {}", spec.text(), e.what()));
-         }
+         cfg.aggregation = expert::parse_aggregation(spec.get("agg", "average"));
          const std::string refs = spec.get("refs", "first");
          if (refs != "first" && refs != "all")
            throw UsageError(fmt::format("metric '{}': refs must be first or all", spec.text()));
@@ -742,49 +741,39 @@ void register_expert(MetricRegistry& registry) {
            if (o.reasks < 0 || o.reasks > 10)
              throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
            o.prompts_dir = spec.get("prompts", "");
-           auto session = llm::Session::current();
-           // One judge and analysis cache per session and configuration, shared by the
-           // aggregation variants while some metric uses them (they hold the session's client),
-           // released with the last one.
-           struct Live {
-             std::weak_ptr<expert::AspectJudge> judge;
-             std::weak_ptr<expert::AnalysisCache> cache;
-           };
-           static std::mutex llm_mutex;
-           static std::map<std::string, Live> live;
+           auto session = engine.llm();
+           // One judge and analysis cache per configuration, shared by the aggregation variants
+           // while some metric uses them (they hold the session's client).
            const std::string key =
-               fmt::format("{}|{}|{}|{}", session->id(), o.role, o.reasks, o.prompts_dir);
-           std::lock_guard lock(llm_mutex);
-           auto& slot = live[key];
-           auto judge = slot.judge.lock();
-           auto cache = slot.cache.lock();
-           if (!judge || !cache) {
-             judge = expert::make_llm_aspect_judge(o, session);
-             cache = std::make_shared<expert::AnalysisCache>();
-             slot = {judge, cache};
-           }
+               fmt::format("expert-llm|{}|{}|{}", o.role, o.reasks, o.prompts_dir);
+           auto judge = engine.predictors().shared<expert::AspectJudge>(
+               key + "|judge", [&] { return expert::make_llm_aspect_judge(o, session); }, false);
+           auto cache = engine.predictors().shared<expert::AnalysisCache>(
+               key + "|analyses", [] { return std::make_shared<expert::AnalysisCache>(); }, false);
            return std::make_unique<expert::ExpertMetric>(cfg, judge, cache);
          }
          // The support judge is the one the statement-level MI metrics use (same calibration
          // seed): fitted once per dataset whichever metric asks first.
-         auto predictor =
-             predict::make_predictor(mi::Mechanism::kOracle, mi::Representation::kStatement, spec);
+         auto& pool = engine.predictors();
+         auto predictor = pool.get(
+             mi::predictor_config(mi::Mechanism::kOracle, mi::Representation::kStatement, spec),
+             engine.llm_or_null());
          auto support = std::dynamic_pointer_cast<predict::SupportJudge>(predictor);
          if (!support) throw std::logic_error("expert: the oracle predictor is not a SupportJudge");
          expert::LexicalJudgeOptions o;
          o.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed", 0, 0));
          // One judge and analysis cache per configuration, shared by the aggregation variants.
-         static std::mutex mutex;
-         static std::map<std::uint64_t, std::pair<std::shared_ptr<expert::AspectJudge>,
-                                                  std::shared_ptr<expert::AnalysisCache>>>
-             shared;
-         std::lock_guard lock(mutex);
-         auto& slot = shared[o.seed];
-         if (!slot.first) {
-           slot.first = std::make_shared<expert::LexicalAspectJudge>(o, support);
-           slot.second = std::make_shared<expert::AnalysisCache>();
-         }
-         return std::make_unique<expert::ExpertMetric>(cfg, slot.first, slot.second);
+         const std::string key = fmt::format("expert|{}", o.seed);
+         auto judge = pool.shared<expert::AspectJudge>(
+             key + "|judge",
+             [&] {
+               return std::make_shared<expert::LexicalAspectJudge>(o, support,
+                                                                   engine.predictor_pool());
+             },
+             true);
+         auto cache = pool.shared<expert::AnalysisCache>(
+             key + "|analyses", [] { return std::make_shared<expert::AnalysisCache>(); }, true);
+         return std::make_unique<expert::ExpertMetric>(cfg, judge, cache);
        }});
 }
 

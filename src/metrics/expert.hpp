@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "predict/pool.hpp"
 #include "predict/support_judge.hpp"
 #include "probity/metric.hpp"
 
@@ -132,7 +133,9 @@ struct StyleCalibration {
 // reference (mismatched), maximising balanced accuracy.
 class LexicalAspectJudge final : public AspectJudge {
  public:
-  LexicalAspectJudge(LexicalJudgeOptions options, std::shared_ptr<predict::SupportJudge> judge);
+  // `pool`, when given, fits the support judge once per dataset for every metric sharing it.
+  LexicalAspectJudge(LexicalJudgeOptions options, std::shared_ptr<predict::SupportJudge> judge,
+                     std::shared_ptr<predict::PredictorPool> pool = nullptr);
 
   std::string signature() const override;
   void fit(std::span<const Task> tasks) override;
@@ -150,7 +153,8 @@ class LexicalAspectJudge final : public AspectJudge {
  private:
   LexicalJudgeOptions options_;
   std::shared_ptr<predict::SupportJudge> judge_;
-  std::optional<double> support_threshold_;  // overrides the judge's calibration (tests)
+  std::weak_ptr<predict::PredictorPool> pool_;  // weak: the pool holds this judge
+  std::optional<double> support_threshold_;     // overrides the judge's calibration (tests)
   StyleCalibration style_;
 };
 

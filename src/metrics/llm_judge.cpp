@@ -144,7 +144,7 @@ class LlmJudge final : public Metric {
   mutable std::map<std::pair<std::string, std::uint32_t>, llm::Answer> memo_;
 };
 
-std::unique_ptr<Metric> make_judge(const MetricSpec& spec) {
+std::unique_ptr<Metric> make_judge(const MetricSpec& spec, Engine& engine) {
   if (!spec.arg().empty())
     throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
   JudgeOptions o;
@@ -171,7 +171,7 @@ std::unique_ptr<Metric> make_judge(const MetricSpec& spec) {
     throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
   o.role = spec.get("llm", "judge");
   o.prompts_dir = spec.get("prompts", "");
-  return std::make_unique<LlmJudge>(spec.text(), o, llm::Session::current());
+  return std::make_unique<LlmJudge>(spec.text(), o, engine.llm());
 }
 
 }  // namespace

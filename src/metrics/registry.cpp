@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 
 #include "metrics/builtin.hpp"
 #include "probity/error.hpp"
@@ -134,33 +135,37 @@ void MetricSpec::check_all_used() const {
   }
 }
 
-MetricRegistry& MetricRegistry::global() {
-  static MetricRegistry registry = [] {
-    MetricRegistry r;
-    metrics::register_bleu(r);
-    metrics::register_chrf(r);
-    metrics::register_rouge(r);
-    metrics::register_mi(r);
-    metrics::register_expert(r);
-    metrics::register_llm_judge(r);
-    metrics::register_scores_file(r);
-    return r;
-  }();
-  return registry;
+MetricRegistry MetricRegistry::builtin() {
+  MetricRegistry r;
+  metrics::register_bleu(r);
+  metrics::register_chrf(r);
+  metrics::register_rouge(r);
+  metrics::register_mi(r);
+  metrics::register_expert(r);
+  metrics::register_llm_judge(r);
+  metrics::register_scores_file(r);
+  return r;
 }
 
 void MetricRegistry::add(MetricInfo info) {
   infos_.push_back(std::move(info));
 }
 
-std::unique_ptr<Metric> MetricRegistry::create(std::string_view text) const {
+std::unique_ptr<Metric> MetricRegistry::create(std::string_view text, Engine& engine) const {
   MetricSpec spec = MetricSpec::parse(text);
   auto it = std::find_if(infos_.begin(), infos_.end(),
                          [&](const MetricInfo& i) { return i.name == spec.base(); });
   if (it == infos_.end())
     throw UsageError(
         fmt::format("unknown metric '{}' (run `probity metrics` for the list)", spec.base()));
-  auto metric = metrics::wrap_style_normalized(it->factory(spec), spec);
+  std::unique_ptr<Metric> metric;
+  try {
+    metric = metrics::wrap_style_normalized(it->factory(spec, engine), spec, engine);
+  } catch (const std::invalid_argument& e) {
+    // Components (predictors, measures) reject bad settings this way; from a spec it is a usage
+    // error naming the spec (exit 2).
+    throw UsageError(fmt::format("metric '{}': {}", spec.text(), e.what()));
+  }
   spec.check_all_used();
   return metric;
 }

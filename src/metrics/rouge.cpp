@@ -546,7 +546,7 @@ constexpr const char* kOptions =
 
 void add(MetricRegistry& registry, Kind kind, const char* base, const char* description) {
   registry.add(MetricInfo{base, description, kOptions,
-                          [kind, base](const MetricSpec& spec) -> std::unique_ptr<Metric> {
+                          [kind, base](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
                             return std::make_unique<Rouge>(kind, base, spec);
                           }});
 }

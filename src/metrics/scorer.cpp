@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "util/hash.hpp"
@@ -27,7 +28,7 @@ std::string MetricSelection::record_name(std::size_t part) const {
   return name;
 }
 
-MetricSelection select_metric(const std::string& spec) {
+MetricSelection select_metric(const std::string& spec, Engine& engine) {
   MetricSelection sel;
   sel.spec = spec;
   // A part may be named after the base: "rougeL.f[:arg][,options]".
@@ -40,7 +41,7 @@ MetricSelection select_metric(const std::string& spec) {
   }
   std::string without_part = spec;
   if (!part.empty()) without_part.erase(base.size(), part.size() + 1);
-  sel.metric = make_metric(without_part);
+  sel.metric = engine.metrics().create(without_part, engine);
   const auto names = sel.metric->parts();
   if (part.empty()) {
     for (std::size_t i = 0; i < names.size(); ++i) sel.parts.push_back(i);

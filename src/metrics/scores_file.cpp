@@ -81,7 +81,7 @@ void register_scores_file(MetricRegistry& registry) {
        "data=<dataset the scores are for> (required); metric=<name> when FILE holds "
        "several; allow_missing=false (true: texts without a score are undefined items instead "
        "of an error)",
-       [](const MetricSpec& s) -> std::unique_ptr<Metric> {
+       [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
          if (s.arg().empty())
            throw UsageError("metric 'scores' needs a file: scores:FILE,data=DATASET");
          std::string data = s.get("data", "");

@@ -232,8 +232,8 @@ class StyleNormalized final : public Metric {
 
 }  // namespace
 
-std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner,
-                                              const MetricSpec& spec) {
+std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,
+                                              Engine& engine) {
   const std::string style = spec.get("style", "none");
   if (style == "none") return inner;
   if (style != "llm")
@@ -243,8 +243,7 @@ std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner,
   const std::string prompts = spec.get("prompts", "");
   if (reasks < 0 || reasks > 10)
     throw UsageError(fmt::format("metric '{}': style_reasks must be 0..10", spec.text()));
-  return std::make_unique<StyleNormalized>(std::move(inner), role, reasks, prompts,
-                                           llm::Session::current());
+  return std::make_unique<StyleNormalized>(std::move(inner), role, reasks, prompts, engine.llm());
 }
 
 }  // namespace probity::metrics

@@ -11,8 +11,9 @@
 
 namespace probity::mi {
 
-MiMetric::MiMetric(MiConfig config, std::shared_ptr<Predictor> predictor)
-    : config_(std::move(config)), predictor_(std::move(predictor)) {
+MiMetric::MiMetric(MiConfig config, std::shared_ptr<Predictor> predictor,
+                   std::shared_ptr<predict::PredictorPool> pool)
+    : config_(std::move(config)), predictor_(std::move(predictor)), pool_(std::move(pool)) {
   if (!config_.decomposer) config_.decomposer = rule_decomposer();
 }
 
@@ -44,28 +45,6 @@ std::string MiMetric::signature() const {
   return s;
 }
 
-void fit_shared(Predictor& predictor, std::span<const Task> tasks, bool statement_targets) {
-  // Remote-model predictors fit in no time and are released with their last metric: keeping
-  // their addresses here could make a later predictor at the same address skip its fit.
-  if (predictor.fallible()) {
-    predictor.fit(tasks, statement_targets);
-    return;
-  }
-  static std::mutex mutex;
-  static std::map<const Predictor*, std::uint64_t> fitted;
-  std::uint64_t h = util::fnv1a64(statement_targets ? "stmt" : "report");
-  for (const auto& t : tasks) {
-    h = util::fnv1a64(t.task_id, h);
-    for (const auto& r : t.references) h = util::fnv1a64(r.text, h);
-    for (const auto& c : t.candidates) h = util::fnv1a64(c.text, h);
-  }
-  std::lock_guard lock(mutex);
-  auto it = fitted.find(&predictor);
-  if (it != fitted.end() && it->second == h) return;
-  predictor.fit(tasks, statement_targets);
-  fitted[&predictor] = h;
-}
-
 void MiMetric::fit(std::span<const Task> tasks) {
   const bool stmt = config_.representation == Representation::kStatement;
   if (stmt) {
@@ -84,7 +63,10 @@ void MiMetric::fit(std::span<const Task> tasks) {
         failed_.emplace(texts[i], std::move(results[i].error));
     }
   }
-  fit_shared(*predictor_, tasks, stmt);
+  if (pool_)
+    pool_->fit(*predictor_, tasks, stmt);
+  else
+    predictor_->fit(tasks, stmt);
 }
 
 Metric::NegativeSpec MiMetric::negatives() const {

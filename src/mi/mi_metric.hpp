@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "predict/pool.hpp"
 #include "probity/metric.hpp"
 #include "probity/mi.hpp"
 
@@ -32,7 +33,9 @@ struct MiConfig {
 
 class MiMetric final : public Metric {
  public:
-  MiMetric(MiConfig config, std::shared_ptr<Predictor> predictor);
+  // `pool`, when given, fits the predictor once per dataset for every metric sharing it.
+  MiMetric(MiConfig config, std::shared_ptr<Predictor> predictor,
+           std::shared_ptr<predict::PredictorPool> pool = nullptr);
 
   std::string name() const override { return config_.name; }
   std::string signature() const override;
@@ -74,14 +77,17 @@ class MiMetric final : public Metric {
 
   MiConfig config_;
   std::shared_ptr<Predictor> predictor_;
+  std::shared_ptr<predict::PredictorPool> pool_;
   // Statement decompositions of the dataset's references, computed once in fit(), and the
   // references whose decomposition failed (with why).
   std::unordered_map<std::string, std::vector<std::string>> statements_;
   std::unordered_map<std::string, std::string> failed_;
 };
 
-// Fits `predictor` on `tasks` unless it was already fitted on the same data for the same kind
-// of targets (several metrics share one predictor; training twice would waste minutes).
-void fit_shared(Predictor& predictor, std::span<const Task> tasks, bool statement_targets);
+// The predictor a cell's options configure (ar: order, cache, stem, normalize, corpus, folds,
+// predictor, llm, prompt_logprobs; oracle: calib_seed, predictor, llm, batch, reasks); UsageError
+// for the exact mechanism, which has no data of its own.
+predict::PredictorConfig predictor_config(Mechanism mechanism, Representation representation,
+                                          const MetricSpec& spec);
 
 }  // namespace probity::mi

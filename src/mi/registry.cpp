@@ -4,16 +4,77 @@
 #include "llm/session.hpp"
 #include "metrics/builtin.hpp"
 #include "mi/mi_metric.hpp"
-#include "predict/factory.hpp"
 #include "predict/llm_decomposer.hpp"
+#include "predict/pool.hpp"
 #include "probity/error.hpp"
+
+namespace probity::mi {
+
+predict::PredictorConfig predictor_config(Mechanism mechanism, Representation representation,
+                                          const MetricSpec& spec) {
+  using Kind = predict::PredictorConfig::Kind;
+  predict::PredictorConfig c;
+  c.statement_targets = representation == Representation::kStatement;
+  switch (mechanism) {
+    case Mechanism::kAutoregression: {
+      // llm=<role> (or predictor=llm, role "lm") scores with a model's prompt log-probabilities.
+      const std::string role = spec.get("llm", "");
+      const std::string kind = spec.get("predictor", role.empty() ? "ngram" : "llm");
+      if (kind != "ngram" && kind != "llm")
+        throw UsageError(fmt::format("metric '{}': predictor must be ngram or llm", spec.text()));
+      if (kind == "llm") {
+        c.kind = Kind::kLlmLm;
+        c.llm_lm.role = role.empty() ? "lm" : role;
+        c.llm_lm.prompt_logprobs = spec.get_bool("prompt_logprobs", false);
+        c.llm_lm.prompts_dir = spec.get("prompts", "");
+        return c;
+      }
+      c.kind = Kind::kNgram;
+      c.ngram.order = spec.get_int("order", 3);
+      if (c.ngram.order < 1 || c.ngram.order > 6)
+        throw UsageError(fmt::format("metric '{}': order must be 1..6", spec.text()));
+      c.ngram.cache_weight = spec.get("cache", "auto");
+      c.ngram.stem = spec.get_bool("stem", true);
+      c.ngram.normalize = spec.get_bool("normalize", false);
+      c.ngram.corpus = spec.get("corpus", "");
+      c.ngram.folds = spec.get_int("folds", 5, 2, 16);
+      return c;
+    }
+    case Mechanism::kOracle: {
+      // llm=<role> (or predictor=llm, role "oracle") asks a model instead of the offline judge.
+      const std::string role = spec.get("llm", "");
+      const std::string kind = spec.get("predictor", role.empty() ? "rules" : "llm");
+      if (kind != "rules" && kind != "llm")
+        throw UsageError(fmt::format("metric '{}': predictor must be rules or llm", spec.text()));
+      if (kind == "llm") {
+        c.kind = Kind::kLlmOracle;
+        c.llm_oracle.role = role.empty() ? "oracle" : role;
+        c.llm_oracle.batch = spec.get_bool("batch", true);
+        c.llm_oracle.reasks = spec.get_int("reasks", 2, 0, 10);
+        c.llm_oracle.prompts_dir = spec.get("prompts", "");
+        c.llm_oracle.statement_targets = c.statement_targets;
+        return c;
+      }
+      c.kind = Kind::kRules;
+      c.rules.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed", 0, 0));
+      return c;
+    }
+    case Mechanism::kExact:
+      break;
+  }
+  throw UsageError(
+      fmt::format("metric '{}': the exact predictor works only on synthetic distributions (tests)",
+                  spec.text()));
+}
+
+}  // namespace probity::mi
 
 namespace probity::metrics {
 namespace {
 
 using namespace probity::mi;
 
-std::unique_ptr<Metric> make_mi(const MetricSpec& spec, std::string_view cell,
+std::unique_ptr<Metric> make_mi(const MetricSpec& spec, Engine& engine, std::string_view cell,
                                 const std::string& name) {
   std::vector<std::string> parts;
   std::string_view rest = cell;
@@ -29,14 +90,11 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, std::string_view cell,
                     "mi:tv/fvar/statement/oracle",
                     spec.text()));
   MiConfig cfg;
-  try {
-    cfg.measure = parse_measure(parts[0]);
-    cfg.estimator = parse_estimator(parts[1]);
-    cfg.representation = parse_representation(parts[2]);
-    cfg.mechanism = parse_mechanism(parts[3]);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("metric '{}': {}", spec.text(), e.what()));
-  }
+  // An unknown part throws std::invalid_argument, which MetricRegistry::create names.
+  cfg.measure = parse_measure(parts[0]);
+  cfg.estimator = parse_estimator(parts[1]);
+  cfg.representation = parse_representation(parts[2]);
+  cfg.mechanism = parse_mechanism(parts[3]);
   const bool ar = cfg.mechanism == Mechanism::kAutoregression;
   if (cfg.representation == Representation::kToken && !ar)
     throw UsageError(fmt::format("metric '{}': the token representation needs autoregression (ar)",
@@ -64,7 +122,8 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, std::string_view cell,
         fmt::format("metric '{}': critic must be auto, binary or ordinal", spec.text()));
   }
   cfg.name = name;
-  auto predictor = predict::make_predictor(cfg.mechanism, cfg.representation, spec);
+  const auto predictor_cfg = predictor_config(cfg.mechanism, cfg.representation, spec);
+  auto predictor = engine.predictors().get(predictor_cfg, engine.llm_or_null());
   if (cfg.representation == Representation::kStatement) {
     // The papers decompose with an LLM; that is the default whenever the oracle is one.
     const bool llm_oracle = cfg.mechanism == Mechanism::kOracle && predictor->fallible();
@@ -75,12 +134,12 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, std::string_view cell,
       o.prompt = spec.get("decompose_prompt", o.prompt);
       o.reasks = spec.get_int("reasks", 2, 0, 10);
       o.prompts_dir = spec.get("prompts", "");
-      cfg.decomposer = std::make_shared<predict::LlmDecomposer>(o, llm::Session::current());
+      cfg.decomposer = std::make_shared<predict::LlmDecomposer>(o, engine.llm());
     } else if (how != "rules") {
       throw UsageError(fmt::format("metric '{}': decompose must be rules or llm", spec.text()));
     }
   }
-  return std::make_unique<MiMetric>(cfg, std::move(predictor));
+  return std::make_unique<MiMetric>(cfg, std::move(predictor), engine.predictor_pool());
 }
 
 }  // namespace
@@ -100,7 +159,8 @@ void register_mi(MetricRegistry& registry) {
   registry.add({"mi",
                 "MI metric cell mi:<F>/<E>/<R>/<P>: F tv|kl|rkl|chi2|hellinger, E direct|fvar, "
                 "R token|report|statement, P ar|oracle",
-                options, [](const MetricSpec& s) { return make_mi(s, s.arg(), s.text()); }});
+                options,
+                [](const MetricSpec& s, Engine& e) { return make_mi(s, e, s.arg(), s.text()); }});
   struct Preset {
     const char* name;
     const char* cell;
@@ -117,10 +177,10 @@ void register_mi(MetricRegistry& registry) {
                "statement-level TV: mean statement critic, positives minus negatives (App. B)"}}) {
     std::string cell = p.cell;
     registry.add({p.name, std::string(p.description) + " = mi:" + cell, options,
-                  [cell](const MetricSpec& s) {
+                  [cell](const MetricSpec& s, Engine& e) {
                     if (!s.arg().empty())
                       throw UsageError(fmt::format("metric '{}' takes options only", s.base()));
-                    return make_mi(s, cell, s.text());
+                    return make_mi(s, e, cell, s.text());
                   }});
   }
 }

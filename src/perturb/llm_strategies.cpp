@@ -297,16 +297,15 @@ bool has_llm_realisation_v2(StrategyKind kind, std::string_view code) {
   return !(kind == StrategyKind::kDegradation && (code == "R" || code == "S"));
 }
 
-void register_llm_strategies(PerturbationRegistry& registry) {
-  static std::mutex mutex;
-  std::lock_guard lock(mutex);
+void register_llm_strategies(PerturbationRegistry& registry,
+                             std::shared_ptr<llm::Session> session) {
   for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation})
     for (const auto* info : registry.list(kind))
       if (info->code.starts_with("llm-")) return;  // already registered
   std::vector<PerturbationInfo> add;
   for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation}) {
     // The rule-based strategies define the set, codes, names and descriptions.
-    for (const auto* info : PerturbationRegistry::global().list(kind)) {
+    for (const auto* info : registry.list(kind)) {
       if (info->code.starts_with("llm-")) continue;
       const PerturbationInfo rules{info->kind, info->code, info->name, info->description, {}};
       for (const std::string version : {"v2", "v1"}) {
@@ -318,12 +317,11 @@ void register_llm_strategies(PerturbationRegistry& registry) {
                               {}};
         const bool filler =
             version == "v2" && kind == StrategyKind::kManipulation && info->code == "M";
-        copy.factory = [rules, version, filler] {
+        copy.factory = [rules, version, filler, session] {
           if (filler)
-            return std::unique_ptr<Perturbation>(
-                std::make_unique<LlmFixedFiller>(rules, llm::Session::current()));
+            return std::unique_ptr<Perturbation>(std::make_unique<LlmFixedFiller>(rules, session));
           return std::unique_ptr<Perturbation>(
-              std::make_unique<LlmStrategy>(rules, version, llm::Session::current()));
+              std::make_unique<LlmStrategy>(rules, version, session));
         };
         add.push_back(std::move(copy));
       }
@@ -333,21 +331,22 @@ void register_llm_strategies(PerturbationRegistry& registry) {
 }
 
 std::vector<std::string> llm_strategy_names(StrategyKind kind,
-                                            const std::vector<std::string>& names) {
+                                            const std::vector<std::string>& names,
+                                            const PerturbationRegistry& registry) {
   std::vector<std::string> out;
   auto one = [&](const std::string& code) {
     out.push_back(has_llm_realisation_v2(kind, code) ? llm_strategy_code(code, "v2") : code);
   };
   for (const auto& n : names) {
     if (n == "all") {
-      for (const auto* info : PerturbationRegistry::global().list(kind))
+      for (const auto* info : registry.list(kind))
         if (!info->code.starts_with("llm-")) one(info->code);
     } else if (n.starts_with("llm")) {
       out.push_back(n);
     } else {
       // A name (sentence-deletion) or a code (S): its rule-based code decides.
       std::string code = n;
-      for (const auto* info : PerturbationRegistry::global().list(kind))
+      for (const auto* info : registry.list(kind))
         if (info->name == n) code = info->code;
       one(code);
     }
@@ -355,9 +354,11 @@ std::vector<std::string> llm_strategy_names(StrategyKind kind,
   return out;
 }
 
-std::string canonical_strategy_name(StrategyKind kind, std::string_view name) {
-  // "llm:D" and "llm:D@v1" on the command line; "llm-D" and "llm-D@v1" in the registry.
-  if (!name.starts_with("llm:")) return std::string(name);
+std::string canonical_strategy_name(StrategyKind kind, std::string_view name,
+                                    const PerturbationRegistry& registry) {
+  // "llm:D" and "llm:D@v1" on the command line; "llm-D" and "llm-D@v1" in the registry (taken
+  // too, with the same checks).
+  if (!name.starts_with("llm:") && !name.starts_with("llm-")) return std::string(name);
   std::string rest(name.substr(4));
   std::string version = "v2";
   if (auto at = rest.find('@'); at != std::string::npos) {
@@ -366,7 +367,7 @@ std::string canonical_strategy_name(StrategyKind kind, std::string_view name) {
   }
   if (version != "v1" && version != "v2")
     throw UsageError(fmt::format("{} '{}': the LLM prompts are v1 or v2", kind_name(kind), name));
-  for (const auto* info : PerturbationRegistry::global().list(kind))
+  for (const auto* info : registry.list(kind))
     if (info->name == rest) rest = info->code;
   if (version == "v2" && !has_llm_realisation_v2(kind, rest))
     throw UsageError(fmt::format(
@@ -378,17 +379,39 @@ std::string canonical_strategy_name(StrategyKind kind, std::string_view name) {
   return llm_strategy_code(rest, version);
 }
 
-std::vector<std::unique_ptr<Perturbation>> create_strategies(
-    StrategyKind kind, const std::vector<std::string>& names) {
+namespace {
+
+// An LLM strategy is in the registry only when its engine has an LLM session: say so.
+void check_llm_available(StrategyKind kind, std::string_view given, const std::string& canonical,
+                         const PerturbationRegistry& registry) {
+  if (!canonical.starts_with("llm-")) return;
+  for (const auto* info : registry.list(kind))
+    if (info->code == canonical) return;
+  throw UsageError(fmt::format(
+      "{} '{}' is an LLM realisation: it needs an LLM endpoint (--config probity.toml or "
+      "--llm-base-url and --llm-model; in Python, configure_llm)",
+      kind_name(kind), given));
+}
+
+}  // namespace
+
+std::unique_ptr<Perturbation> create_strategy(StrategyKind kind, std::string_view name,
+                                              const PerturbationRegistry& registry) {
+  const std::string canonical = canonical_strategy_name(kind, name, registry);
+  check_llm_available(kind, name, canonical, registry);
+  return registry.create(kind, canonical);
+}
+
+std::vector<std::unique_ptr<Perturbation>> create_strategies(StrategyKind kind,
+                                                             const std::vector<std::string>& names,
+                                                             const PerturbationRegistry& registry) {
   std::vector<std::string> canonical;
   for (const auto& n : names) {
-    canonical.push_back(canonical_strategy_name(kind, n));
-    if (canonical.back().starts_with("llm-"))
-      register_llm_strategies(PerturbationRegistry::global());
+    canonical.push_back(canonical_strategy_name(kind, n, registry));
+    check_llm_available(kind, n, canonical.back(), registry);
   }
   std::vector<std::unique_ptr<Perturbation>> out;
-  for (const auto* info : PerturbationRegistry::global().resolve(kind, canonical))
-    out.push_back(info->factory());
+  for (const auto* info : registry.resolve(kind, canonical)) out.push_back(info->factory());
   return out;
 }
 

@@ -18,12 +18,15 @@
 
 #include "probity/perturb.hpp"
 
+namespace probity::llm {
+class Session;
+}
+
 namespace probity::perturb {
 
-// Adds the LLM strategies (both versions) for each rule-based one of the global registry to
-// `registry`, once: later calls do nothing. Creating one throws UsageError when no LLM session is
-// installed.
-void register_llm_strategies(PerturbationRegistry& registry);
+// Adds the LLM strategies (both versions, talking to `session`) for each rule-based one of
+// `registry`, once: later calls do nothing.
+void register_llm_strategies(PerturbationRegistry& registry, std::shared_ptr<llm::Session> session);
 
 // "llm-D" (v2) or "llm-D@v1" for a rule-based code or name.
 std::string llm_strategy_code(std::string_view rules_code, std::string_view version);
@@ -33,16 +36,24 @@ bool has_llm_realisation_v2(StrategyKind kind, std::string_view code);
 // --perturber llm: each named strategy's LLM realisation (v2) where the papers' protocol has
 // one, the rule-based strategy otherwise; "all" → every strategy of the kind.
 std::vector<std::string> llm_strategy_names(StrategyKind kind,
-                                            const std::vector<std::string>& names);
+                                            const std::vector<std::string>& names,
+                                            const PerturbationRegistry& registry);
 
 // A command-line name to the registry's: "llm:D" → "llm-D", "llm:D@v1" → "llm-D@v1", others
 // unchanged. Throws UsageError for an unknown version or a strategy without a v2 realisation.
-std::string canonical_strategy_name(StrategyKind kind, std::string_view name);
+std::string canonical_strategy_name(StrategyKind kind, std::string_view name,
+                                    const PerturbationRegistry& registry);
+
+// One strategy by letter code or name (any case), llm:<code>[@v1] or llm-<code>[@v1]. Throws
+// UsageError for an unknown name, and for an LLM strategy without a session.
+std::unique_ptr<Perturbation> create_strategy(StrategyKind kind, std::string_view name,
+                                              const PerturbationRegistry& registry);
 
 // The strategies named on a command line, in order: letter codes and names (rules), "all",
-// llm:<code>[@v1] (LLM; registers the LLM strategies on first use). Throws UsageError for an
-// unknown name.
+// llm:<code>[@v1] (LLM: the registry has them when its engine has an LLM session). Throws
+// UsageError for an unknown name, and for an LLM strategy without a session.
 std::vector<std::unique_ptr<Perturbation>> create_strategies(StrategyKind kind,
-                                                             const std::vector<std::string>& names);
+                                                             const std::vector<std::string>& names,
+                                                             const PerturbationRegistry& registry);
 
 }  // namespace probity::perturb

@@ -43,14 +43,11 @@ std::uint64_t item_seed(std::uint64_t seed, std::string_view strategy, std::stri
   return util::mix64(h);
 }
 
-PerturbationRegistry& PerturbationRegistry::global() {
-  static PerturbationRegistry registry = [] {
-    PerturbationRegistry r;
-    for (auto& info : perturb::degradation_infos()) r.add(std::move(info));
-    for (auto& info : perturb::manipulation_infos()) r.add(std::move(info));
-    return r;
-  }();
-  return registry;
+PerturbationRegistry PerturbationRegistry::builtin() {
+  PerturbationRegistry r;
+  for (auto& info : perturb::degradation_infos()) r.add(std::move(info));
+  for (auto& info : perturb::manipulation_infos()) r.add(std::move(info));
+  return r;
 }
 
 void PerturbationRegistry::add(PerturbationInfo info) {
@@ -89,7 +86,12 @@ std::vector<const PerturbationInfo*> PerturbationRegistry::resolve(
     StrategyKind kind, const std::vector<std::string>& names) const {
   std::vector<const PerturbationInfo*> out;
   for (const auto& n : names) {
-    if (n == "all") return list(kind);
+    if (n == "all") {  // the rule-based strategies; --perturber llm names the LLM ones
+      std::vector<const PerturbationInfo*> rules;
+      for (const auto* info : list(kind))
+        if (!info->code.starts_with("llm-")) rules.push_back(info);
+      return rules;
+    }
     std::size_t before = out.size();
     for (const auto* info : list(kind))
       if (info->code == n || info->name == n) out.push_back(info);
@@ -205,8 +207,9 @@ void end_sentence(std::vector<Chunk>& chunks, bool tokenized) {
     }
     // Trailing punctuation (", " ";") is replaced by the period below; closing brackets and
     // quotes stay only when their opener is in the sentence, which we do not track: drop them.
-    chunks.back().text = std::string(parts.lead) + std::string(parts.core);
+    // `parts` views the chunk's text: take what is needed before the text is replaced.
     const std::string low = lower(parts.core);
+    chunks.back().text = std::string(parts.lead) + std::string(parts.core);
     // Words that cannot end a sentence: articles, prepositions, conjunctions, auxiliaries.
     const bool dangling = lex::is_determiner(low) || lex::is_split_word(low) ||
                           lex::is_preposition(low) || lex::is_modal(low) || lex::is_copula(low) ||

@@ -8,6 +8,7 @@
 
 #include "probity/report.hpp"
 #include "report/format.hpp"
+#include "report/json_value.hpp"
 
 namespace probity::report {
 
@@ -296,7 +297,7 @@ void read_example(const Reader& r, PerturbationExample& e) {
 
 }  // namespace
 
-std::string to_json(const AuditReport& report) {
+nlohmann::ordered_json to_json_value(const AuditReport& report) {
   ojson j = ojson::object();
   j["schema"] = std::string(detail::kSchema);
   j["version"] = report.version;
@@ -322,6 +323,11 @@ std::string to_json(const AuditReport& report) {
   j["cache_misses"] = report.cache_misses;
   j["seconds"] = num(report.seconds);
   j["llm_usage"] = report.llm_usage.empty() ? ojson(nullptr) : ojson::parse(report.llm_usage);
+  return j;
+}
+
+std::string to_json(const AuditReport& report) {
+  const ojson j = to_json_value(report);
   // Invalid UTF-8 in a text field (a corrupt candidate) must not abort the whole report.
   return j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }

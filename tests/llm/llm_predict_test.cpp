@@ -20,6 +20,7 @@
 #include "perturb/llm_strategies.hpp"
 #include "predict/llm_oracle.hpp"
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
 #include "probity/perturb.hpp"
@@ -135,7 +136,7 @@ probity::Dataset three_tasks() {
 std::vector<double> primary_scores(const probity::Dataset& ds, const std::string& spec) {
   auto items = probity::all_items(ds);
   std::vector<probity::MetricSelection> m;
-  m.push_back(probity::select_metric(spec));
+  m.push_back(probity::test::engine_select_metric(spec));
   auto stats = probity::compute_stats(ds, items, m);
   std::vector<double> out;
   std::vector<double> parts(m[0].metric->parts().size());
@@ -213,7 +214,8 @@ TEST(LlmPredict, UnparseableAnswersAreReaskedThenRecordedAsFailed) {
   const auto ds = three_tasks();
   auto items = probity::all_items(ds);
   std::vector<probity::MetricSelection> m;
-  m.push_back(probity::select_metric("mi:tv/fvar/report/oracle,predictor=llm,reasks=1,k=1"));
+  m.push_back(
+      probity::test::engine_select_metric("mi:tv/fvar/report/oracle,predictor=llm,reasks=1,k=1"));
   auto stats = probity::compute_stats(ds, items, m);
   const auto& metric = *m[0].metric;
   ASSERT_EQ(metric.num_stats(), 3u);  // score, failed, empty reference
@@ -244,15 +246,14 @@ TEST(LlmPredict, UnparseableAnswersAreReaskedThenRecordedAsFailed) {
 }
 
 TEST(LlmPredict, ConstructingWithoutSessionIsAUsageError) {
-  probity::llm::Session::install(nullptr);
-  EXPECT_THROW(probity::select_metric("stmt-tv,predictor=llm"), probity::UsageError);
-  EXPECT_THROW(probity::select_metric("llm-judge"), probity::UsageError);
+  EXPECT_THROW(probity::test::engine_select_metric("stmt-tv,predictor=llm"), probity::UsageError);
+  EXPECT_THROW(probity::test::engine_select_metric("llm-judge"), probity::UsageError);
 }
 
 TEST(LlmPredict, SignatureHoldsPromptHashesAndModel) {
   MockServer server;
   SessionGuard guard(mock_session(server));
-  auto sel = probity::select_metric("stmt-tv,predictor=llm");
+  auto sel = probity::test::engine_select_metric("stmt-tv,predictor=llm");
   const auto sig = sel.metric->signature();
   const auto hash = probity::llm::load_prompt("oracle_critic_statement.v1").sha256.substr(0, 16);
   EXPECT_NE(sig.find(hash), std::string::npos) << sig;
@@ -314,7 +315,7 @@ TEST(LlmJudge, RatesAndAveragesSamples) {
   auto three = primary_scores(ds, "llm-judge,samples=3,scale=1-10");
   for (double v : three) EXPECT_EQ(v, 3.0);
   EXPECT_EQ(server.count(), 18u);  // 6 items × 3 samples
-  auto sel = probity::select_metric("llm-judge,samples=3,scale=1-10");
+  auto sel = probity::test::engine_select_metric("llm-judge,samples=3,scale=1-10");
   EXPECT_NE(sel.metric->signature().find("scale:1-10|samples:3"), std::string::npos);
 }
 
@@ -326,7 +327,7 @@ TEST(LlmJudge, OutOfScaleRatingsFailInsteadOfDefaulting) {
   auto scores = primary_scores(ds, "llm-judge,reasks=2");
   for (double v : scores) EXPECT_TRUE(std::isnan(v));
   EXPECT_EQ(server.count(), 18u);  // 6 items × (1 ask + 2 re-asks)
-  EXPECT_THROW(probity::select_metric("llm-judge,scale=5-1"), probity::UsageError);
+  EXPECT_THROW(probity::test::engine_select_metric("llm-judge,scale=5-1"), probity::UsageError);
 }
 
 TEST(LlmJudge, ItemsAreAskedInBatchesNotOneScoringThreadAtATime) {
@@ -351,7 +352,7 @@ TEST(LlmJudge, ItemsAreAskedInBatchesNotOneScoringThreadAtATime) {
       server.set_handler(rule_answer);
     auto items = probity::all_items(ds);
     std::vector<probity::MetricSelection> m;
-    m.push_back(probity::select_metric(spec));
+    m.push_back(probity::test::engine_select_metric(spec));
     probity::ScoreOptions so;
     so.threads = 1;
     auto stats = probity::compute_stats(ds, items, m, so);
@@ -400,11 +401,12 @@ TEST(StyleNormalization, MetricScoresTheModelsRewritesOfEveryText) {
     for (std::size_t i = 0; i < got.size(); ++i) EXPECT_DOUBLE_EQ(got[i], expected[i]) << spec;
     EXPECT_NE(got, primary_scores(ds, spec)) << spec << ": the rewrite must matter";
   }
-  const auto sel = probity::select_metric("gem,style=llm");
+  const auto sel = probity::test::engine_select_metric("gem,style=llm");
   EXPECT_NE(sel.metric->signature().find("|style:llm|role:perturber|"), std::string::npos);
   EXPECT_NE(sel.metric->signature().find("prompt:style_normalize.v1="), std::string::npos);
-  EXPECT_THROW(probity::select_metric("gem,style=fancy"), probity::UsageError);
-  EXPECT_THROW(probity::select_metric("bleu,style_llm=judge"), probity::UsageError);  // unused
+  EXPECT_THROW(probity::test::engine_select_metric("gem,style=fancy"), probity::UsageError);
+  EXPECT_THROW(probity::test::engine_select_metric("bleu,style_llm=judge"),
+               probity::UsageError);  // unused
 }
 
 TEST(StyleNormalization, AFailedRewriteMakesTheItemUndefinedNotRaw) {
@@ -415,7 +417,7 @@ TEST(StyleNormalization, AFailedRewriteMakesTheItemUndefinedNotRaw) {
   const auto ds = three_tasks();  // task 1's second candidate is "It rained."
   auto items = probity::all_items(ds);
   std::vector<probity::MetricSelection> m;
-  m.push_back(probity::select_metric("rougeL,style=llm,style_reasks=1"));
+  m.push_back(probity::test::engine_select_metric("rougeL,style=llm,style_reasks=1"));
   auto stats = probity::compute_stats(ds, items, m);
   std::vector<double> parts(m[0].metric->parts().size());
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -579,21 +581,29 @@ std::string write_dataset(const probity::Dataset& ds, const std::string& path) {
 }  // namespace
 
 TEST(LlmPerturb, StrategiesAreRegisteredWithPromptsAndFailInsteadOfNoOp) {
-  // A local registry: the global one must keep exactly the rule-based strategies here.
-  probity::PerturbationRegistry registry;
-  probity::perturb::register_llm_strategies(registry);
-  probity::perturb::register_llm_strategies(registry);  // idempotent
-  // v2 for every strategy but random replacement and sentence deletion (rules in the papers),
-  // v1 for all twelve.
-  EXPECT_EQ(registry.list(probity::StrategyKind::kDegradation).size(), 4u + 6u);
-  EXPECT_EQ(registry.list(probity::StrategyKind::kManipulation).size(), 6u + 6u);
-  EXPECT_EQ(probity::perturb::llm_strategy_names(probity::StrategyKind::kDegradation, {"all"}),
-            (std::vector<std::string>{"R", "S", "llm-D", "llm-P", "llm-U", "llm-O"}));
-  EXPECT_EQ(probity::perturb::llm_strategy_names(probity::StrategyKind::kManipulation, {"all"}),
-            (std::vector<std::string>{"llm-R", "llm-M", "llm-P", "llm-N", "llm-H", "llm-S"}));
   MockServer server;
   server.set_handler([](const json&) { return std::string("Sorry, I cannot do that."); });
+  // An engine has the LLM strategies exactly when it has a session.
+  probity::Engine offline;
+  EXPECT_EQ(offline.strategies().list(probity::StrategyKind::kDegradation).size(), 6u);
+  EXPECT_THROW(probity::perturb::create_strategy(probity::StrategyKind::kDegradation, "llm:D",
+                                                 offline.strategies()),
+               probity::UsageError);
   SessionGuard guard(mock_session(server));
+  probity::PerturbationRegistry registry = guard.engine.strategies();
+  probity::perturb::register_llm_strategies(registry, guard.engine.llm());  // idempotent
+  // The six rule-based ones, v2 for every strategy but random replacement and sentence deletion
+  // (rules in the papers), v1 for all twelve.
+  EXPECT_EQ(registry.list(probity::StrategyKind::kDegradation).size(), 6u + 4u + 6u);
+  EXPECT_EQ(registry.list(probity::StrategyKind::kManipulation).size(), 6u + 6u + 6u);
+  EXPECT_EQ(
+      probity::perturb::llm_strategy_names(probity::StrategyKind::kDegradation, {"all"}, registry),
+      (std::vector<std::string>{"R", "S", "llm-D", "llm-P", "llm-U", "llm-O"}));
+  EXPECT_EQ(
+      probity::perturb::llm_strategy_names(probity::StrategyKind::kManipulation, {"all"}, registry),
+      (std::vector<std::string>{"llm-R", "llm-M", "llm-P", "llm-N", "llm-H", "llm-S"}));
+  // "all" stays the rule-based strategies.
+  EXPECT_EQ(registry.resolve(probity::StrategyKind::kDegradation, {"all"}).size(), 6u);
   const auto ds = three_tasks();
   auto s = registry.create(probity::StrategyKind::kDegradation, "llm-S@v1");
   EXPECT_NE(s->signature().find("perturb_degradation_S.v1="), std::string::npos);
@@ -614,11 +624,10 @@ TEST(LlmPerturb, StrategiesAreRegisteredWithPromptsAndFailInsteadOfNoOp) {
 }
 
 TEST(LlmPerturb, ApplyManySendsTheItemsAsOneBatchWithTheSameResultsAsApply) {
-  probity::PerturbationRegistry registry;
-  probity::perturb::register_llm_strategies(registry);
   MockServer server;
   server.set_handler(audit_answer);
   SessionGuard guard(mock_session(server));
+  const auto& registry = guard.engine.strategies();
   probity::Dataset ds;
   for (int t = 0; t < 30; ++t) {
     probity::Task task;
@@ -644,8 +653,8 @@ TEST(LlmPerturb, ApplyManySendsTheItemsAsOneBatchWithTheSameResultsAsApply) {
   }
 }
 
-// In process with the rule-based strategies (the LLM ones are registered globally only by the
-// command line; the command-line test below audits with them).
+// In process with the rule-based strategies (the command-line test below audits with the LLM
+// ones).
 TEST(LlmPerturb, AuditWithLlmOracleAndJudgeCompletes) {
   MockServer server;
   server.set_handler(audit_answer);
@@ -660,7 +669,7 @@ TEST(LlmPerturb, AuditWithLlmOracleAndJudgeCompletes) {
   o.manipulations = {"R"};
   o.bootstrap = 50;
   o.out_dir = out;
-  auto report = probity::run_audit(o);
+  auto report = probity::run_audit(o, probity::test::engine());
   ASSERT_EQ(report.metrics.size(), 2u);
   EXPECT_NE(report.signatures[0].find("oracle:llm"), std::string::npos);
   std::size_t applied = 0;

@@ -16,6 +16,7 @@
 #include "llm/prompts.hpp"
 #include "llm/session.hpp"
 #include "predict/llm_lm.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/llm.hpp"
 #include "probity/mi.hpp"
@@ -433,10 +434,10 @@ Dataset two_tasks() {
   return ds;
 }
 
-std::vector<double> item_scores(const Dataset& ds, const std::string& spec) {
+std::vector<double> item_scores(const Dataset& ds, const std::string& spec, Engine& engine) {
   auto items = all_items(ds);
   std::vector<MetricSelection> m;
-  m.push_back(select_metric(spec));
+  m.push_back(select_metric(spec, engine));
   auto stats = compute_stats(ds, items, m);
   std::vector<double> out, parts(m[0].metric->parts().size());
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -493,7 +494,8 @@ TEST_P(EveryArCell, GivesTheHandComputedScoreOfEveryItem) {
   o.flavour = s.flavour;
   o.tokenizer = s.tokenizer;
   FakeServer server(o);
-  llm::Session::install(session_at(server.base_url(), o.model));
+  Engine engine;
+  engine.set_llm(session_at(server.base_url(), o.model));
   const auto ds = two_tasks();
   const mi::Measure measures[] = {mi::Measure::kTV, mi::Measure::kKL, mi::Measure::kReverseKL,
                                   mi::Measure::kPearson, mi::Measure::kHellinger};
@@ -503,7 +505,7 @@ TEST_P(EveryArCell, GivesTheHandComputedScoreOfEveryItem) {
       for (bool variational : {false, true}) {
         const std::string spec = fmt::format("mi:{}/{}/{}/ar,llm=lm", mi::measure_name(f),
                                              variational ? "fvar" : "direct", r);
-        const auto got = item_scores(ds, spec);
+        const auto got = item_scores(ds, spec, engine);
         const auto want =
             expected_cell_scores(ds, s.tokenizer, f, variational, std::string(r) == "statement");
         ASSERT_EQ(got.size(), want.size());
@@ -513,11 +515,10 @@ TEST_P(EveryArCell, GivesTheHandComputedScoreOfEveryItem) {
         ++cells;
       }
   EXPECT_EQ(cells, 20u);
-  const auto gem = item_scores(ds, "gem,predictor=llm");
+  const auto gem = item_scores(ds, "gem,predictor=llm", engine);
   const auto want = expected_cell_scores(ds, s.tokenizer, mi::Measure::kKL, false, false);
   for (std::size_t i = 0; i < gem.size(); ++i)
     EXPECT_EQ(gem[i], want[i]) << setup_name(s) << " gem item " << i;  // one subtraction: exact
-  llm::Session::install(nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(LlmServers, EveryArCell,

@@ -14,7 +14,10 @@
 #include "llm/prompts.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
+#include "probity/engine.hpp"
 #include "probity/llm.hpp"
+#include "probity/perturb.hpp"
+#include "probity/scoring.hpp"
 
 namespace probity::test {
 
@@ -44,11 +47,34 @@ inline std::vector<llm::Request> distinct_requests(int n, const std::string& pre
   return out;
 }
 
-// Installs an LLM session for the scope of a test (metric factories reach it) and removes it.
+// The engine of the innermost SessionGuard alive on this thread, else an offline one: tests make
+// their metrics and strategies with it, as a command does with the engine built from its flags.
+inline Engine*& guarded_engine() {
+  thread_local Engine* engine = nullptr;
+  return engine;
+}
+inline Engine& engine() {
+  thread_local Engine offline;
+  return guarded_engine() ? *guarded_engine() : offline;
+}
+
+// An engine connected to `s` for the scope of a test.
 struct SessionGuard {
-  explicit SessionGuard(std::shared_ptr<llm::Session> s) { llm::Session::install(std::move(s)); }
-  ~SessionGuard() { llm::Session::install(nullptr); }
+  explicit SessionGuard(std::shared_ptr<llm::Session> s) : previous(guarded_engine()) {
+    engine.set_llm(std::move(s));
+    guarded_engine() = &engine;
+  }
+  ~SessionGuard() { guarded_engine() = previous; }
+  SessionGuard(const SessionGuard&) = delete;
+  SessionGuard& operator=(const SessionGuard&) = delete;
+  Engine engine;
+  Engine* previous;
 };
+
+// select_metric with engine().
+inline MetricSelection engine_select_metric(const std::string& spec) {
+  return select_metric(spec, engine());
+}
 
 // A session whose every role talks to the mock server, as the CLI flags would configure it;
 // `cache` empty: no response cache; `key_env`: the name of the API key's variable.

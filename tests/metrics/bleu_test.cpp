@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "metrics/golden_lexical.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 

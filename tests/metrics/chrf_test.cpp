@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "metrics/golden_lexical.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 

@@ -12,6 +12,7 @@
 #include "cli_runner.hpp"
 #include "llm/llm_test_util.hpp"
 #include "metrics/golden_lexical.hpp"
+#include "probity/engine.hpp"
 #include "probity/scoring.hpp"
 #include "test_paths.hpp"
 
@@ -51,7 +52,7 @@ struct Scored {
 Scored score(const Dataset& ds, const std::string& spec) {
   auto items = all_items(ds);
   std::vector<MetricSelection> m;
-  m.push_back(select_metric(spec));
+  m.push_back(probity::test::engine_select_metric(spec));
   auto stats = compute_stats(ds, items, m);
   Scored out;
   const Metric& metric = *m[0].metric;
@@ -176,7 +177,7 @@ TEST(EmptyTexts, EveryMetricDefinesEmptyCandidatesAndReferences) {
   EXPECT_EQ(bleu.items[2][0], 0.0);
   auto items = all_items(ds);
   std::vector<MetricSelection> m;
-  m.push_back(select_metric("stmt-tv"));
+  m.push_back(probity::test::engine_select_metric("stmt-tv"));
   auto stats = compute_stats(ds, items, m);
   EXPECT_NE(m[0].metric->undefined_reason(stats[0].row(6)).find("the reference is empty"),
             std::string::npos);

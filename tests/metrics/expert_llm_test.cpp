@@ -28,6 +28,7 @@
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "metrics/expert.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 
@@ -213,7 +214,7 @@ std::vector<std::vector<double>> stats_rows(const Dataset& ds, MetricSelection s
 }
 
 std::vector<std::vector<double>> stats_rows(const Dataset& ds, const std::string& spec) {
-  return stats_rows(ds, select_metric(spec));
+  return stats_rows(ds, probity::test::engine_select_metric(spec));
 }
 
 // ---- tests --------------------------------------------------------------------------------------
@@ -392,10 +393,9 @@ TEST(ExpertLlm, UnparseableAnswerMakesTheItemUndefinedNeverADefault) {
 TEST(ExpertLlm, RegistrySignatureOptionsAndSharedAnalyses) {
   MockServer server;
   server.set_handler(rule_answer);
-  llm::Session::install(nullptr);
-  EXPECT_THROW(select_metric("expert,llm=judge"), UsageError);  // no session
+  EXPECT_THROW(probity::test::engine_select_metric("expert,llm=judge"), UsageError);  // no session
   SessionGuard guard(mock_session(server));
-  auto sel = select_metric("expert,llm=judge,agg=content");
+  auto sel = probity::test::engine_select_metric("expert,llm=judge,agg=content");
   const std::string sig = sel.metric->signature();
   EXPECT_NE(sig.find("judge:llm|role:judge|model:mock-model|temp:0"), std::string::npos) << sig;
   EXPECT_NE(sig.find("calls:llm"), std::string::npos) << sig;
@@ -405,19 +405,23 @@ TEST(ExpertLlm, RegistrySignatureOptionsAndSharedAnalyses) {
     const auto t = llm::load_prompt(name);
     EXPECT_NE(sig.find(std::string(name) + "=" + t.sha256.substr(0, 16)), std::string::npos) << sig;
   }
-  EXPECT_NE(select_metric("expert,llm=judge,reasks=0").metric->signature().find("reasks:0"),
+  EXPECT_NE(probity::test::engine_select_metric("expert,llm=judge,reasks=0")
+                .metric->signature()
+                .find("reasks:0"),
             std::string::npos);
-  EXPECT_THROW(select_metric("expert,llm=judge,calib_seed=1"), UsageError);  // offline only
-  EXPECT_THROW(select_metric("expert,reasks=1"), UsageError);                // LLM only
-  EXPECT_THROW(select_metric("expert,llm="), UsageError);
-  EXPECT_THROW(select_metric("expert,llm=judge,reasks=11"), UsageError);
-  EXPECT_THROW(select_metric("expert,llm=judge,prompts=/nonexistent"), UsageError);
+  EXPECT_THROW(probity::test::engine_select_metric("expert,llm=judge,calib_seed=1"),
+               UsageError);                                                          // offline only
+  EXPECT_THROW(probity::test::engine_select_metric("expert,reasks=1"), UsageError);  // LLM only
+  EXPECT_THROW(probity::test::engine_select_metric("expert,llm="), UsageError);
+  EXPECT_THROW(probity::test::engine_select_metric("expert,llm=judge,reasks=11"), UsageError);
+  EXPECT_THROW(probity::test::engine_select_metric("expert,llm=judge,prompts=/nonexistent"),
+               UsageError);
 
   // Two aggregation variants share one judge and analysis cache (while one of them is alive):
   // the second costs no request.
   const Dataset ds = two_tasks();
-  auto content_sel = select_metric("expert,llm=judge,agg=content");
-  auto average_sel = select_metric("expert,llm=judge");
+  auto content_sel = probity::test::engine_select_metric("expert,llm=judge,agg=content");
+  auto average_sel = probity::test::engine_select_metric("expert,llm=judge");
   const auto content = stats_rows(ds, std::move(content_sel));
   const auto after_first = server.count();
   EXPECT_GT(after_first, 0u);
@@ -476,7 +480,7 @@ TEST(ExpertLlm, ItemsAreAnalysedConcurrentlyWithOneScoringThread) {
   }
   auto items = all_items(ds);
   std::vector<MetricSelection> m;
-  m.push_back(select_metric("expert,llm=judge,agg=content"));
+  m.push_back(probity::test::engine_select_metric("expert,llm=judge,agg=content"));
   ScoreOptions so;
   so.threads = 1;
   auto stats = compute_stats(ds, items, m, so);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "test_paths.hpp"

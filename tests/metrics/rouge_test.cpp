@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 #include "probity/text.hpp"

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "test_paths.hpp"

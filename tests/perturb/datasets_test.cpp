@@ -27,8 +27,8 @@ const std::vector<std::string>& dataset_files() {
 }
 
 std::vector<const probity::PerturbationInfo*> all_strategies() {
-  auto out = PerturbationRegistry::global().list(StrategyKind::kDegradation);
-  for (const auto* info : PerturbationRegistry::global().list(StrategyKind::kManipulation))
+  auto out = probity::test::builtin_strategies().list(StrategyKind::kDegradation);
+  for (const auto* info : probity::test::builtin_strategies().list(StrategyKind::kManipulation))
     out.push_back(info);
   return out;
 }

@@ -62,12 +62,15 @@ struct Recorder {
 };
 
 std::unique_ptr<Perturbation> create(StrategyKind kind, const std::string& name) {
-  auto list = perturb::create_strategies(kind, {name});
+  auto list = perturb::create_strategies(kind, {name}, probity::test::engine().strategies());
   return std::move(list.front());
 }
 
 TEST(LlmStrategies, CommandLineNamesPickTheRealisationAndVersion) {
-  using perturb::canonical_strategy_name;
+  const auto registry = PerturbationRegistry::builtin();
+  const auto canonical_strategy_name = [&](StrategyKind kind, std::string_view name) {
+    return perturb::canonical_strategy_name(kind, name, registry);
+  };
   EXPECT_EQ(canonical_strategy_name(StrategyKind::kDegradation, "llm:D"), "llm-D");
   EXPECT_EQ(canonical_strategy_name(StrategyKind::kDegradation, "llm:surface-report"), "llm-P");
   EXPECT_EQ(canonical_strategy_name(StrategyKind::kDegradation, "llm:S@v1"), "llm-S@v1");
@@ -83,6 +86,9 @@ TEST(LlmStrategies, CommandLineNamesPickTheRealisationAndVersion) {
   }
   EXPECT_THROW(canonical_strategy_name(StrategyKind::kDegradation, "llm:S"), UsageError);
   EXPECT_THROW(canonical_strategy_name(StrategyKind::kDegradation, "llm:D@v3"), UsageError);
+  // The registry's own names are taken too, with the same checks.
+  EXPECT_EQ(canonical_strategy_name(StrategyKind::kDegradation, "llm-D@v1"), "llm-D@v1");
+  EXPECT_THROW(canonical_strategy_name(StrategyKind::kDegradation, "llm-R"), UsageError);
 }
 
 // The papers' hardest degradation: regenerated from weak context only. The model must never see

@@ -10,6 +10,12 @@
 
 namespace probity::test {
 
+// The rule-based strategies, as every Engine starts with (immutable).
+inline const PerturbationRegistry& builtin_strategies() {
+  static const PerturbationRegistry registry = PerturbationRegistry::builtin();
+  return registry;
+}
+
 // One task with one candidate per text, so single strings can be perturbed.
 inline Dataset single_task(const std::vector<std::string>& texts, std::string source = {},
                            std::string group = "reviews") {
@@ -34,7 +40,7 @@ inline Dataset single_task(const std::vector<std::string>& texts, std::string so
 
 inline PerturbResult run(StrategyKind kind, const std::string& code, const Dataset& ds,
                          std::size_t task = 0, std::size_t candidate = 0, std::uint64_t seed = 1) {
-  auto strategy = PerturbationRegistry::global().create(kind, code);
+  auto strategy = builtin_strategies().create(kind, code);
   return strategy->apply(PerturbContext{&ds, task, candidate, seed});
 }
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "perturb/perturb_fixtures.hpp"
+#include "perturb/strategies.hpp"
 #include "probity/error.hpp"
 #include "probity/perturb.hpp"
 
@@ -12,7 +13,7 @@ using probity::StrategyKind;
 
 std::vector<std::string> codes(StrategyKind kind) {
   std::vector<std::string> out;
-  for (const auto* info : PerturbationRegistry::global().list(kind)) out.push_back(info->code);
+  for (const auto* info : probity::test::builtin_strategies().list(kind)) out.push_back(info->code);
   return out;
 }
 
@@ -24,7 +25,7 @@ TEST(PerturbRegistry, PaperOrder) {
 }
 
 TEST(PerturbRegistry, CreateByCodeOrName) {
-  auto& registry = PerturbationRegistry::global();
+  auto& registry = probity::test::builtin_strategies();
   auto by_code = registry.create(StrategyKind::kDegradation, "S");
   auto by_name = registry.create(StrategyKind::kDegradation, "sentence-deletion");
   EXPECT_EQ(by_code->name(), "sentence-deletion");
@@ -40,7 +41,7 @@ TEST(PerturbRegistry, CreateByCodeOrName) {
 TEST(PerturbRegistry, SignaturesAreDistinctAndVersioned) {
   std::set<std::string> seen;
   for (auto kind : {StrategyKind::kDegradation, StrategyKind::kManipulation}) {
-    for (const auto* info : PerturbationRegistry::global().list(kind)) {
+    for (const auto* info : probity::test::builtin_strategies().list(kind)) {
       auto strategy = info->factory();
       EXPECT_EQ(strategy->name(), info->name);
       EXPECT_FALSE(strategy->description().empty());
@@ -74,7 +75,7 @@ TEST(PerturbItemSeed, StableAcrossBuildsAndOrder) {
 }
 
 TEST(PerturbContext, InvalidContextFails) {
-  auto strategy = PerturbationRegistry::global().create(StrategyKind::kDegradation, "S");
+  auto strategy = probity::test::builtin_strategies().create(StrategyKind::kDegradation, "S");
   const auto ds = probity::test::single_task({"One. Two."});
   EXPECT_EQ(strategy->apply({nullptr, 0, 0, 1}).status, PerturbResult::Status::kFailed);
   EXPECT_EQ(strategy->apply({&ds, 3, 0, 1}).status, PerturbResult::Status::kFailed);
@@ -82,3 +83,14 @@ TEST(PerturbContext, InvalidContextFails) {
 }
 
 }  // namespace
+
+// Regression (ASan, scripts/sanitize.sh): the last word's parts were read after the chunk they
+// view was replaced; a word longer than the small-string buffer made that a use after free.
+TEST(PerturbEndSentence, LongLastWordWithPunctuationEndsTheSentence) {
+  std::vector<probity::perturb::Chunk> chunks =
+      probity::perturb::to_chunks("The committee approved the (internationalisation-related), ");
+  probity::perturb::end_sentence(chunks, false);
+  std::string text;
+  for (const auto& c : chunks) text += c.text + c.space;
+  EXPECT_EQ(text, "The committee approved the (internationalisation-related.");
+}

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "llm/llm_test_util.hpp"
+#include "probity/engine.hpp"
 #include "probity/scoring.hpp"
 
 namespace probity::test {
@@ -83,7 +84,7 @@ std::vector<double> scores(const Dataset& ds, const std::string& spec, std::stri
                            std::vector<std::string>* reasons = nullptr) {
   auto items = all_items(ds);
   std::vector<MetricSelection> m;
-  m.push_back(select_metric(spec));
+  m.push_back(probity::test::engine_select_metric(spec));
   if (sig) *sig = m[0].metric->signature();
   auto stats = compute_stats(ds, items, m);
   std::vector<double> out, parts(m[0].metric->parts().size());
@@ -124,8 +125,10 @@ TEST(LlmDecomposer, IsTheDefaultWithAnLlmOracleAndOneCallPerText) {
   // Another template and role.
   scores(tasks3(), "gppm-j,predictor=llm,batch=false,decompose_prompt=decompose_summary.v1", &sig);
   EXPECT_NE(sig.find("prompt:decompose_summary.v1="), std::string::npos) << sig;
-  EXPECT_THROW(select_metric("stmt-tv,predictor=llm,decompose=magic"), UsageError);
-  EXPECT_THROW(select_metric("gem,decompose=llm"), UsageError);  // no statements in gem
+  EXPECT_THROW(probity::test::engine_select_metric("stmt-tv,predictor=llm,decompose=magic"),
+               UsageError);
+  EXPECT_THROW(probity::test::engine_select_metric("gem,decompose=llm"),
+               UsageError);  // no statements in gem
 }
 
 TEST(LlmDecomposer, AFailedDecompositionMakesTheItemsThatNeedItUndefined) {

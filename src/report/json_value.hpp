@@ -1,0 +1,12 @@
+#pragma once
+// report.json as a JSON value (what to_json prints), for callers that want the structure
+// itself: the Python module turns it into dicts and lists without printing and re-parsing it.
+#include <nlohmann/json.hpp>
+
+#include "probity/audit.hpp"
+
+namespace probity::report {
+
+nlohmann::ordered_json to_json_value(const AuditReport& report);
+
+}  // namespace probity::report
