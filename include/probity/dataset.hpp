@@ -1,10 +1,10 @@
 #pragma once
 // The task format of SPEC §2: one task per JSONL line, or a CSV with one row per candidate.
 #include <cstddef>
-#include <map>
-#include <stdexcept>
 #include <istream>
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,6 +47,12 @@ struct SkipRecord {
   std::size_t line = 0;
   std::string field;
   std::string message;
+};
+
+// One candidate of a dataset: indices into Dataset::tasks and that task's candidates.
+struct ItemRef {
+  std::size_t task = 0;       // index into Dataset::tasks
+  std::size_t candidate = 0;  // index into Task::candidates
 };
 
 struct Dataset {

@@ -4,12 +4,14 @@
 // strategies made by one engine share its predictors and session; two engines share nothing.
 // The command line builds one from its flags; Python has one per probity.Engine.
 //
-// This header only declares: the metric factories (metrics layer) reach the session and the
-// predictor pool through the inline accessors; the registries are filled in engine.cpp, above
-// the metrics and perturbation layers.
+// The metric factories (metrics layer) reach the session and the predictor pool through the
+// inline accessors here; everything else is defined in audit/engine.cpp, above the metrics and
+// perturbation layers (which is where the registries are filled).
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "probity/error.hpp"
 
 namespace probity {
 
@@ -39,7 +41,10 @@ class Engine {
   const std::shared_ptr<llm::Session>& llm_or_null() const { return session_; }
   // The session; throws UsageError naming the flags when none is connected.
   const std::shared_ptr<llm::Session>& llm() const {
-    if (!session_) throw_no_llm();
+    if (!session_)
+      throw UsageError(
+          "this metric needs an LLM endpoint: give --config probity.toml or --llm-base-url "
+          "(and --llm-model) to the command");
     return session_;
   }
 
@@ -53,8 +58,6 @@ class Engine {
   std::unique_ptr<Metric> make_metric(std::string_view spec);
 
  private:
-  [[noreturn]] static void throw_no_llm();
-
   std::shared_ptr<llm::Session> session_;
   std::unique_ptr<MetricRegistry> metrics_;
   std::unique_ptr<PerturbationRegistry> strategies_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "probity/dataset.hpp"
+#include "probity/version.hpp"
 
 namespace probity {
 
@@ -147,8 +148,5 @@ class MetricRegistry {
  private:
   std::vector<MetricInfo> infos_;
 };
-
-// The version string written into every signature.
-std::string version();
 
 }  // namespace probity

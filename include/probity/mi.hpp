@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "probity/dataset.hpp"
+#include "probity/text.hpp"
 
 namespace probity::mi {
 
@@ -84,8 +85,8 @@ class Predictor {
   virtual bool fallible() const { return false; }
 };
 
-// Rule-based statement decomposition Ψ(y): atomic claims, at least one for non-empty text.
-std::vector<std::string> decompose_statements(std::string_view text);
+// Rule-based statement decomposition Ψ(y), declared in probity/text.hpp.
+using text::decompose_statements;
 
 // One text's statements, or why they could not be had (a model's answer that failed or stayed
 // unparseable): the items that need them are then undefined, never scored on a substitute.

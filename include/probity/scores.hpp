@@ -7,12 +7,12 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "probity/dataset.hpp"
-#include "probity/scoring.hpp"
 
 namespace probity {
 
@@ -63,11 +63,5 @@ std::vector<ScoreColumn> read_scores(std::istream& in, const std::string& name, 
                                      std::span<const ItemRef> items,
                                      const std::vector<std::string>& metrics = {},
                                      ScoresReadOptions options = {});
-
-// Writes one record per selected part of each metric for each item; returns how many.
-std::size_t write_score_records(std::ostream& out, const Dataset& ds,
-                                std::span<const ItemRef> items,
-                                std::span<const MetricSelection> metrics,
-                                std::span<const MetricStats> stats);
 
 }  // namespace probity

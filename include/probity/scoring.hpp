@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,11 +31,6 @@ struct MetricSelection {
 
 // Parses a metric name with its part selection and makes the metric with `engine`.
 MetricSelection select_metric(const std::string& spec, Engine& engine);
-
-struct ItemRef {
-  std::size_t task = 0;       // index into Dataset::tasks
-  std::size_t candidate = 0;  // index into Task::candidates
-};
 
 struct ScoreOptions {
   unsigned threads = 0;  // 0: all hardware threads
@@ -78,5 +74,12 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
                                        std::span<MetricSelection> metrics,
                                        const ScoreOptions& options = {},
                                        std::span<const std::string_view> texts = {});
+
+// Writes one score record (probity/scores.hpp) per selected part of each metric for each item;
+// returns how many.
+std::size_t write_score_records(std::ostream& out, const Dataset& ds,
+                                std::span<const ItemRef> items,
+                                std::span<const MetricSelection> metrics,
+                                std::span<const MetricStats> stats);
 
 }  // namespace probity

@@ -1,6 +1,6 @@
 #pragma once
 // Text processing shared by the metrics: tokenizers that reproduce the reference tools,
-// stemming, Unicode normalisation and sentence segmentation.
+// stemming, Unicode normalisation, sentence segmentation and statement decomposition.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +38,9 @@ std::string to_lower(std::string_view s);
 // Sentence segmentation: ICU's sentence BreakIterator, then re-joins breaks that follow a known
 // abbreviation ("Dr.", "U.S.", "e.g.", ...). Returned sentences are trimmed and non-empty.
 std::vector<std::string> split_sentences(std::string_view text);
+
+// Rule-based statement decomposition Ψ(y) (text/statements.cpp): atomic claims, at least one
+// for non-empty text.
+std::vector<std::string> decompose_statements(std::string_view text);
 
 }  // namespace probity::text

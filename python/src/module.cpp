@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common.hpp"
+#include "llm/prompts.hpp"
 #include "probity/error.hpp"
 #include "probity/llm.hpp"
 #include "probity/metric.hpp"
@@ -102,6 +103,9 @@ PYBIND11_MODULE(_probity, m) {
                      "The C++ engine: LLM session, fitted predictors and registries; "
                      "probity.Engine wraps it.");
   engine.def(py::init<>());
+  m.def("prompts_dir", &probity::llm::default_prompts_dir,
+        "Where the LLM prompt templates are read from ($PROBITY_PROMPTS_DIR, the installed "
+        "package's prompts/, or the source tree's).");
   bind_data(m);
   bind_scoring(m, engine);
   bind_stats(m);

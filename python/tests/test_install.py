@@ -35,11 +35,15 @@ class Install(unittest.TestCase):
             env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
             env["PYTHONPATH"] = str(site)
             code = ("import probity; print(probity.__file__); "
-                    f"print(probity.score_dataset({str(SAMPLE)!r}, 'bleu')['bleu'].shape)")
+                    f"print(probity.score_dataset({str(SAMPLE)!r}, 'bleu')['bleu'].shape); "
+                    "print(probity._probity.prompts_dir())")
             out = subprocess.run([sys.executable, "-s", "-c", code], env=env, cwd=stage,
                                  check=True, capture_output=True, text=True).stdout.split("\n")
             self.assertTrue(out[0].startswith(str(site)), out)
             self.assertEqual(out[1], "(320,)")
+            # The installed package reads the prompt templates installed inside it.
+            self.assertEqual(out[2], str(site / "probity" / "prompts"))
+            self.assertTrue((site / "probity" / "prompts" / "judge_rating.v1.txt").is_file())
 
     def test_plain_install_leaves_python_alone(self):
         with tempfile.TemporaryDirectory() as stage:

@@ -28,12 +28,6 @@ void Engine::set_llm(std::shared_ptr<llm::Session> session) {
   if (session_) perturb::register_llm_strategies(*strategies_, session_);
 }
 
-void Engine::throw_no_llm() {
-  throw UsageError(
-      "this metric needs an LLM endpoint: give --config probity.toml or --llm-base-url "
-      "(and --llm-model) to the command");
-}
-
 std::unique_ptr<Metric> Engine::make_metric(std::string_view spec) {
   return metrics_->create(spec, *this);
 }

@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/llm_context.hpp"
+#include "llm/prompts.hpp"
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
@@ -95,7 +96,8 @@ void add_range_checks(CLI::App& app) {
 
 int main(int argc, char** argv) {
   CLI::App app{"probity: reference-based text evaluation metrics and their audit", "probity"};
-  app.set_version_flag("--version", "probity " + version());
+  app.set_version_flag("--version",
+                       "probity " + version() + "\nprompts: " + llm::default_prompts_dir());
   app.require_subcommand(1);
 
   cli::ScoreArgs score;

@@ -1,7 +1,10 @@
 #include "llm/prompts.hpp"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -11,7 +14,10 @@
 #include "probity/llm.hpp"
 
 #ifndef PROBITY_PROMPTS_DIR
-#error "PROBITY_PROMPTS_DIR must name the prompts/ directory (set by CMake)"
+#error "PROBITY_PROMPTS_DIR must name the source tree's prompts/ directory (set by CMake)"
+#endif
+#ifndef PROBITY_INSTALL_PROMPTS_SUBDIR
+#define PROBITY_INSTALL_PROMPTS_SUBDIR "share/probity/prompts"
 #endif
 
 namespace probity::llm {
@@ -48,8 +54,30 @@ std::string PromptTemplate::render(const std::map<std::string, std::string>& val
   return out;
 }
 
+std::string default_prompts_dir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("PROBITY_PROMPTS_DIR"); env != nullptr && *env != '\0')
+    return env;
+  // The file this code runs from: the Python module (a shared object) or the executable.
+  fs::path self;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&default_prompts_dir), &info) != 0 &&
+      info.dli_fname != nullptr && fs::path(info.dli_fname).extension() == ".so")
+    self = info.dli_fname;
+  std::error_code ec;
+  if (self.empty()) self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && !self.empty()) {
+    const fs::path dir = fs::weakly_canonical(self, ec).parent_path();
+    // <prefix>/bin/probity -> <prefix>/share/probity/prompts; a Python package's own prompts/.
+    for (const fs::path& candidate :
+         {dir.parent_path() / PROBITY_INSTALL_PROMPTS_SUBDIR, dir / "prompts"})
+      if (fs::is_directory(candidate, ec)) return candidate.string();
+  }
+  return PROBITY_PROMPTS_DIR;  // a build tree: the sources' prompts/
+}
+
 PromptTemplate load_prompt(const std::string& name, const std::string& dir) {
-  const std::string base = dir.empty() ? std::string(PROBITY_PROMPTS_DIR) : dir;
+  const std::string base = dir.empty() ? default_prompts_dir() : dir;
   const std::string path = base + "/" + name + ".txt";
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("prompt template not found: {}", path));

@@ -17,8 +17,14 @@ struct PromptTemplate {
   std::string render(const std::map<std::string, std::string>& values) const;
 };
 
-// Reads `<dir>/<name>.txt`; `dir` empty: the compiled-in PROBITY_PROMPTS_DIR. Throws UsageError
-// when the file is missing.
+// Where the prompt templates are: $PROBITY_PROMPTS_DIR when set; else next to the running
+// program when it is installed (<prefix>/share/probity/prompts for <prefix>/bin/probity, the
+// Python package's prompts/ for its module), so that a copied install tree finds its own; else
+// the source tree's prompts/ (a build tree).
+std::string default_prompts_dir();
+
+// Reads `<dir>/<name>.txt`; `dir` empty: default_prompts_dir(). Throws UsageError when the file
+// is missing.
 PromptTemplate load_prompt(const std::string& name, const std::string& dir = "");
 
 }  // namespace probity::llm

@@ -20,6 +20,7 @@
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
 #include "probity/text.hpp"
+#include "text/stopwords.hpp"
 #include "util/hash.hpp"
 #include "util/parallel.hpp"
 #include "util/random.hpp"
@@ -87,7 +88,7 @@ std::string lower_ascii(std::string_view s) {
 std::vector<std::string> content_stems(std::string_view s) {
   std::vector<std::string> out;
   for (const auto& w : words_of(s)) {
-    if (w.size() < 2 || predict::is_stopword(w)) continue;
+    if (w.size() < 2 || text::is_stopword(w)) continue;
     std::string stem = text::porter_stem(w);
     if (std::find(out.begin(), out.end(), stem) == out.end()) out.push_back(std::move(stem));
   }

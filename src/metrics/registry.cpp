@@ -11,10 +11,6 @@
 
 namespace probity {
 
-std::string version() {
-  return PROBITY_VERSION;
-}
-
 std::vector<double> Metric::score(const MetricInput& input) const {
   std::vector<double> stats(num_stats());
   item_stats(input, stats);

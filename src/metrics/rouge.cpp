@@ -147,7 +147,7 @@ class Vocab {
     const std::uint64_t h = hash_bytes(raw);
     if (const std::uint32_t* id = raw_stemmed_.find(raw, h)) return *id;
     const std::uint32_t id =
-        rouge_should_stem(raw) ? word_id(text::porter_stem(raw)) : word_id(raw);
+        text::rouge_should_stem(raw) ? word_id(text::porter_stem(raw)) : word_id(raw);
     raw_stemmed_.insert(raw, h, id);
     return id;
   }
@@ -215,7 +215,7 @@ Scratch& scratch() {
   return s;
 }
 
-class IdSink final : public RougeTokenSink {
+class IdSink final : public text::RougeTokenSink {
  public:
   IdSink(Vocab& vocab, bool stem, std::vector<std::uint32_t>& out)
       : vocab_(vocab), stem_(stem), out_(out) {}
@@ -237,13 +237,13 @@ void tokenize(std::string_view text, bool stem, bool unicode, bool sentences, Sc
   out.sentence_ends.clear();
   IdSink sink(s.vocab, stem, out.ids);
   if (!sentences) {
-    rouge_scan(text, unicode, s.scan_buffer, sink);
+    text::rouge_scan(text, unicode, s.scan_buffer, sink);
     return;
   }
   while (true) {
     const std::size_t nl = text.find('\n');
     const std::size_t before = out.ids.size();
-    rouge_scan(text.substr(0, nl), unicode, s.scan_buffer, sink);
+    text::rouge_scan(text.substr(0, nl), unicode, s.scan_buffer, sink);
     if (out.ids.size() > before) out.sentence_ends.push_back(out.ids.size());
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);

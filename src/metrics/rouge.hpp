@@ -1,32 +1,14 @@
 #pragma once
-// Internals of the ROUGE family shared by src/text/rouge_tokenize.cpp, src/metrics/rouge.cpp and
-// their tests. Not part of the public interface.
+// Internals of the ROUGE family shared by src/metrics/rouge.cpp and its tests (the tokenizer's
+// are in text/rouge_tokenize.hpp). Not part of the public interface.
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "text/rouge_tokenize.hpp"
+
 namespace probity::metrics::detail {
-
-// Receives the tokens of rouge_scan.
-class RougeTokenSink {
- public:
-  virtual ~RougeTokenSink() = default;
-  virtual void operator()(std::string_view token) = 0;
-};
-
-// rouge-score's tokenizer before stemming: Python's str.lower(), then every character outside
-// [a-z0-9] separates tokens. Non-ASCII characters separate tokens too, except the two whose
-// Python lower case is ASCII (U+0130 -> "i" + U+0307, U+212A KELVIN SIGN -> "k").
-// With `unicode_aware`, letters, combining marks and numbers of every script are kept
-// (lower-cased with utf8proc); this is probity's option, not rouge-score behaviour.
-// `scratch` is reused between calls to avoid allocations; tokens are views into it.
-void rouge_scan(std::string_view text, bool unicode_aware, std::string& scratch,
-                RougeTokenSink& sink);
-
-// True when rouge-score would stem this token: longer than 3 characters. In unicode mode only
-// ASCII tokens are stemmed, Porter being an English stemmer.
-bool rouge_should_stem(std::string_view token);
 
 // Length of the longest common subsequence of two id sequences (bit-parallel, exact).
 std::size_t lcs_length(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b);

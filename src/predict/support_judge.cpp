@@ -12,8 +12,9 @@
 #include <unordered_set>
 #include <utility>
 
-#include "predict/wordnet.hpp"
 #include "probity/text.hpp"
+#include "text/stopwords.hpp"
+#include "text/wordnet.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
 
@@ -39,34 +40,6 @@ constexpr int kSynonymSenses = 4;
 constexpr int kMaxLevel = 3;
 
 // ---- word lists ---------------------------------------------------------------------------------
-
-const std::unordered_set<std::string_view>& stopwords() {
-  // NLTK's English stopwords without the negations (they drive polarity) and without "won"
-  // (listed there for "won't", a content word here), plus clitic and ordinal fragments.
-  static const std::unordered_set<std::string_view> set = {
-      "i",       "me",      "my",      "myself",   "we",         "our",    "ours",    "ourselves",
-      "you",     "your",    "yours",   "yourself", "yourselves", "he",     "him",     "his",
-      "himself", "she",     "her",     "hers",     "herself",    "it",     "its",     "itself",
-      "they",    "them",    "their",   "theirs",   "themselves", "what",   "which",   "who",
-      "whom",    "this",    "that",    "these",    "those",      "am",     "is",      "are",
-      "was",     "were",    "be",      "been",     "being",      "have",   "has",     "had",
-      "having",  "do",      "does",    "did",      "doing",      "a",      "an",      "the",
-      "and",     "but",     "if",      "or",       "because",    "as",     "until",   "while",
-      "of",      "at",      "by",      "for",      "with",       "about",  "against", "between",
-      "into",    "through", "during",  "before",   "after",      "above",  "below",   "to",
-      "from",    "up",      "down",    "in",       "out",        "on",     "off",     "over",
-      "under",   "again",   "further", "then",     "once",       "here",   "there",   "when",
-      "where",   "why",     "how",     "all",      "any",        "both",   "each",    "few",
-      "more",    "most",    "other",   "some",     "such",       "only",   "own",     "same",
-      "so",      "than",    "too",     "very",     "s",          "t",      "can",     "will",
-      "just",    "don",     "should",  "now",      "d",          "ll",     "m",       "o",
-      "re",      "ve",      "y",       "ain",      "aren",       "couldn", "didn",    "doesn",
-      "hadn",    "hasn",    "haven",   "isn",      "ma",         "mightn", "mustn",   "needn",
-      "shan",    "shouldn", "wasn",    "weren",    "wouldn",     "ca",     "wo",      "would",
-      "could",   "might",   "must",    "shall",    "may",        "also",   "th",      "st",
-      "nd",      "rd"};
-  return set;
-}
 
 bool is_negator(std::string_view w) {
   static const std::unordered_set<std::string_view> set = {
@@ -284,7 +257,7 @@ Unit make_unit(const std::vector<Token>& tokens, const std::vector<std::string>&
     w.stem = tok.stem;
     w.number = tok.number;
     if (!tok.number) {
-      w.synsets = &wordnet::synsets(strings[t], kSynonymSenses);
+      w.synsets = &text::wordnet::synsets(strings[t], kSynonymSenses);
       own_synsets.insert(own_synsets.end(), w.synsets->begin(), w.synsets->end());
     }
     u.words.push_back(w);
@@ -293,7 +266,7 @@ Unit make_unit(const std::vector<Token>& tokens, const std::vector<std::string>&
   sort_unique(own_synsets);
   for (std::size_t i = 0; i < u.words.size(); ++i) {
     if (u.words[i].number) continue;
-    for (std::uint64_t a : wordnet::antonym_synsets(strings[source[i]]))
+    for (std::uint64_t a : text::wordnet::antonym_synsets(strings[source[i]]))
       if (!contains(own_synsets, a)) u.words[i].antonyms.push_back(a);
   }
   return u;
@@ -318,7 +291,7 @@ std::shared_ptr<const Analysis> analyze(std::string_view text) {
     tok.stem = stem_hash(w);
     tok.number = is_number_token(w);
     tok.negator = is_negator(w);
-    tok.content = tok.number || (!tok.negator && w.size() >= 2 && !is_stopword(w));
+    tok.content = tok.number || (!tok.negator && w.size() >= 2 && !text::is_stopword(w));
     if (!tok.content) continue;
     a->words.push_back(tok.word);
     a->stems.push_back(tok.stem);
@@ -332,7 +305,7 @@ std::shared_ptr<const Analysis> analyze(std::string_view text) {
       const Token& tok = a->tokens[t];
       if (tok.number) s.has_number = true;
       if (!tok.content || tok.number) continue;
-      for (std::uint64_t id : wordnet::synsets(strings[t], kSynonymSenses)) {
+      for (std::uint64_t id : text::wordnet::synsets(strings[t], kSynonymSenses)) {
         s.synsets.emplace_back(id, t);
         a->synsets.push_back(id);
       }
@@ -514,10 +487,6 @@ double mean(const std::vector<double>& v) {
 }
 
 }  // namespace
-
-bool is_stopword(std::string_view word) {
-  return stopwords().count(word) > 0;
-}
 
 // ---- SupportJudge -------------------------------------------------------------------------------
 
@@ -809,7 +778,7 @@ void SupportJudge::fit(std::span<const Task> tasks, bool statement_targets) {
 std::string SupportJudge::signature() const {
   std::string sig = fmt::format("oracle:support-judge|target:{}|idf:{}|wordnet:{}",
                                 statement_targets_ ? "statement" : "report",
-                                calibration_.fitted ? "dataset" : "none", wordnet::version());
+                                calibration_.fitted ? "dataset" : "none", text::wordnet::version());
   if (!calibration_.fitted) return sig + "|calib:none";
   std::string numbers = fmt::format("{:.17g}", calibration_.threshold);
   for (std::size_t b = 0; b < calibration_.bin_lower.size(); ++b)

@@ -100,8 +100,4 @@ class SupportJudge final : public mi::Predictor {
   JudgeCalibration calibration_;
 };
 
-// Stopwords of the judge (NLTK's English list without its negations, plus clitic fragments);
-// `word` is lower-case.
-bool is_stopword(std::string_view word);
-
 }  // namespace probity::predict

@@ -1,6 +1,8 @@
 // rouge-score's tokenizer (rouge_score/tokenize.py, used by tokenizers.DefaultTokenizer):
 //   text.lower(); re.sub(r"[^a-z0-9]+", " "); split; stem tokens longer than 3 characters;
 //   keep tokens matching ^[a-z0-9]+$ (which only drops the empty strings of the split).
+#include "text/rouge_tokenize.hpp"
+
 #include <utf8proc.h>
 
 #include <array>
@@ -9,10 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "metrics/rouge.hpp"
 #include "probity/text.hpp"
 
-namespace probity::metrics::detail {
+namespace probity::text {
 namespace {
 
 // ASCII byte -> its lower-case form when it belongs to a token ([A-Za-z0-9]), else 0.
@@ -108,16 +109,16 @@ bool rouge_should_stem(std::string_view token) {
   return true;
 }
 
-}  // namespace probity::metrics::detail
+}  // namespace probity::text
 
 namespace probity::text {
 
 std::vector<std::string> rouge_tokenize(std::string_view text, bool stem, bool unicode_aware) {
-  struct Collect final : metrics::detail::RougeTokenSink {
+  struct Collect final : RougeTokenSink {
     bool stem = false;
     std::vector<std::string> out;
     void operator()(std::string_view token) override {
-      if (stem && metrics::detail::rouge_should_stem(token)) {
+      if (stem && rouge_should_stem(token)) {
         out.push_back(porter_stem(token));
       } else {
         out.emplace_back(token);
@@ -129,7 +130,7 @@ std::vector<std::string> rouge_tokenize(std::string_view text, bool stem, bool u
   } collect;
   collect.stem = stem;
   std::string scratch;
-  metrics::detail::rouge_scan(text, unicode_aware, scratch, collect);
+  rouge_scan(text, unicode_aware, scratch, collect);
   return std::move(collect.out);
 }
 

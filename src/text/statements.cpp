@@ -11,12 +11,11 @@
 #include <unordered_set>
 #include <vector>
 
-#include "predict/support_judge.hpp"
-#include "predict/wordnet.hpp"
-#include "probity/mi.hpp"
 #include "probity/text.hpp"
+#include "text/stopwords.hpp"
+#include "text/wordnet.hpp"
 
-namespace probity::mi {
+namespace probity::text {
 namespace {
 
 // A statement has at least this many words, and this many content words unless it is a clause
@@ -163,7 +162,7 @@ bool is_content(std::string_view w) {
   for (char c : w)
     if (std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80)
       core += c;
-  return core.size() >= 2 && !predict::is_stopword(core);
+  return core.size() >= 2 && !text::is_stopword(core);
 }
 
 // Verb-like token: auxiliaries, irregular or -ed/-ing verb forms, a verb after a subject
@@ -174,11 +173,11 @@ bool is_verbish(const std::vector<Tok>& toks, const std::vector<std::size_t>& id
   if (w.empty()) return false;
   if (in(auxiliaries(), w) || w.ends_with("n't")) return true;
   const bool after_pronoun = k > 0 && in(subject_pronouns(), toks[idx[k - 1]].word);
-  if (w.size() >= 4 && predict::wordnet::is_inflected_verb(w)) {
+  if (w.size() >= 4 && text::wordnet::is_inflected_verb(w)) {
     const bool s_form = w.back() == 's' && !w.ends_with("ss");
     if (!s_form || after_pronoun) return true;
   }
-  return after_pronoun && predict::wordnet::is_verb_lemma(w) && !in(determiners(), w);
+  return after_pronoun && text::wordnet::is_verb_lemma(w) && !in(determiners(), w);
 }
 
 std::size_t count_words(const std::vector<Tok>& toks, const std::vector<std::size_t>& idx) {
@@ -423,7 +422,7 @@ std::vector<std::string> decompose_statements(std::string_view text) {
     s = trim_space(s);
     if (!s.empty() && seen.insert(lower_ascii(s)).second) statements.push_back(std::move(s));
   };
-  for (const auto& sentence : text::split_sentences(whole)) {
+  for (const auto& sentence : split_sentences(whole)) {
     if (is_question(sentence) || is_header(sentence)) continue;
     std::vector<Tok> toks = tokenize_sentence(sentence);
     if (is_greeting(toks)) continue;
@@ -462,24 +461,4 @@ std::vector<std::string> decompose_statements(std::string_view text) {
   return statements;
 }
 
-namespace {
-
-class RuleDecomposer final : public Decomposer {
- public:
-  std::string signature() const override { return "rules-v1"; }
-  std::vector<Decomposition> decompose(std::span<const std::string> texts) const override {
-    std::vector<Decomposition> out;
-    out.reserve(texts.size());
-    for (const auto& t : texts) out.push_back({decompose_statements(t), {}});
-    return out;
-  }
-};
-
-}  // namespace
-
-std::shared_ptr<const Decomposer> rule_decomposer() {
-  static const auto rules = std::make_shared<const RuleDecomposer>();  // stateless
-  return rules;
-}
-
-}  // namespace probity::mi
+}  // namespace probity::text

@@ -11,16 +11,16 @@
 #include <thread>
 #include <vector>
 
-#include "predict/wordnet.hpp"
 #include "probity/dataset.hpp"
 #include "probity/mi.hpp"
 #include "test_paths.hpp"
+#include "text/wordnet.hpp"
 
 namespace {
 
 using probity::predict::SupportJudge;
 using probity::predict::SupportJudgeOptions;
-namespace wn = probity::predict::wordnet;
+namespace wn = probity::text::wordnet;
 
 const probity::Dataset& summeval() {
   static const probity::Dataset d =

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace probity::predict::wordnet {
+namespace probity::text::wordnet {
 
 bool available();
 // The database release ("3.0"), or "none" when unavailable.
@@ -40,4 +40,4 @@ bool is_inflected_verb(std::string_view word);
 // True when `word` is a verb lemma in WordNet.
 bool is_verb_lemma(std::string_view word);
 
-}  // namespace probity::predict::wordnet
+}  // namespace probity::text::wordnet

@@ -1,4 +1,4 @@
-#include "predict/wordnet.hpp"
+#include "text/wordnet.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -17,7 +17,7 @@
 
 #include "text/wordnet_files.hpp"
 
-namespace probity::predict::wordnet {
+namespace probity::text::wordnet {
 namespace {
 
 // Parts of speech as numbered by WordNet (NOUN = 1 ... ADV = 4); satellites live in data.adj.
@@ -374,4 +374,4 @@ bool is_verb_lemma(std::string_view word) {
   return db.ok() && db.offsets(lower(word), kVerb) != nullptr;
 }
 
-}  // namespace probity::predict::wordnet
+}  // namespace probity::text::wordnet
