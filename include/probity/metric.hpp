@@ -91,6 +91,31 @@ class Metric {
 std::vector<double> corpus_score(const Metric& metric, std::span<const double> all_stats,
                                  std::span<const std::size_t> indices = {});
 
+// One option of a metric family, declared once in the family's table (MetricInfo::options):
+// MetricRegistry::create checks every given value against it before the factory runs (a bad
+// value is a UsageError, exit 2), the factory reads the value (the default when absent), and
+// `probity metrics` (text and --json) and docs/cli.md show it.
+struct OptionSpec {
+  enum class Type { kBool, kInt, kNumber, kChoice, kText };
+  std::string name;
+  Type type = Type::kText;
+  std::string fallback;  // the default as written; "" when it depends on other options (help)
+  std::string help;      // what it does, and when it applies
+  std::vector<std::string> choices;                  // kChoice
+  double min = -std::numeric_limits<double>::max();  // kInt, kNumber: accepted range
+  double max = std::numeric_limits<double>::max();
+};
+OptionSpec option_bool(std::string name, bool fallback, std::string help);
+OptionSpec option_int(std::string name, int fallback, int min, int max, std::string help);
+OptionSpec option_number(std::string name, std::string fallback, double min, double max,
+                         std::string help);
+OptionSpec option_choice(std::string name, std::string fallback, std::vector<std::string> choices,
+                         std::string help);
+OptionSpec option_text(std::string name, std::string fallback, std::string help);
+std::string_view type_name(OptionSpec::Type type);  // "bool", "int", "number", "choice", "text"
+// "name=default (choices or range): help", as `probity metrics` prints it.
+std::string describe(const OptionSpec& option);
+
 // A parsed metric name: base[:arg][,key=value]*, e.g. "bleu,tokenize=intl" or
 // "mi:tv/fvar/statement/oracle,k=8".
 class MetricSpec {
@@ -103,9 +128,17 @@ class MetricSpec {
     arg_used_ = true;
     return arg_;
   }
-  // Option accessors mark the option used; check_all_used() throws UsageError for the rest and
-  // for an argument nobody read. Numbers are range-checked: a value outside [min, max] (or NaN,
-  // or not a number) is a UsageError naming the option and the range.
+  // Checks every given option against the family's table (unknown, not of its type, out of
+  // range, not a choice: UsageError naming the spec); the one-argument getters then read from
+  // it. The table must outlive the spec.
+  void bind(const std::vector<OptionSpec>& table);
+  // The value of a declared option: as given, else the table's default (marked used).
+  std::string get(const std::string& key) const;
+  bool get_bool(const std::string& key) const;
+  int get_int(const std::string& key) const;
+  double get_double(const std::string& key) const;
+  // With a default computed by the caller (it depends on other options); values given are
+  // checked as above when bound, and numbers against [min, max] too.
   std::string get(const std::string& key, const std::string& fallback) const;
   bool get_bool(const std::string& key, bool fallback) const;
   int get_int(const std::string& key, int fallback, int min = std::numeric_limits<int>::min(),
@@ -113,14 +146,20 @@ class MetricSpec {
   double get_double(const std::string& key, double fallback,
                     double min = -std::numeric_limits<double>::max(),
                     double max = std::numeric_limits<double>::max()) const;
+  // Option accessors mark the option used; check_all_used() throws UsageError for an option
+  // given but not read (one that does not apply to this configuration) and for an argument
+  // nobody read.
   void check_all_used() const;
   const std::vector<std::pair<std::string, std::string>>& options() const { return options_; }
 
  private:
+  const OptionSpec& declared(const std::string& key) const;
+
   std::string text_, base_, arg_;
   std::vector<std::pair<std::string, std::string>> options_;
   mutable std::vector<bool> used_;
   mutable bool arg_used_ = false;
+  const std::vector<OptionSpec>* table_ = nullptr;
 };
 
 class Engine;
@@ -130,11 +169,15 @@ class Engine;
 using MetricFactory = std::function<std::unique_ptr<Metric>(const MetricSpec&, Engine&)>;
 
 struct MetricInfo {
-  std::string name;         // registry key (base name)
-  std::string description;  // one line
-  std::string options;      // "key=default (meaning); ..."
+  std::string name;                 // registry key (base name)
+  std::string description;          // one line
+  std::vector<OptionSpec> options;  // every option the family reads (MetricRegistry::create
+                                    // adds the style options every metric takes)
   MetricFactory factory;
 };
+
+// The options every metric takes: style=llm, style_llm, style_reasks (style_normalized.cpp).
+const std::vector<OptionSpec>& style_options();
 
 class MetricRegistry {
  public:

@@ -68,7 +68,10 @@ def metrics():
     """The metric registry, as ``probity metrics --json``.
 
     Returns:
-        list of dict: ``{"name", "description", "options"}`` per metric, in registry order.
+        list of dict: ``{"name", "description", "options"}`` per metric, in registry order;
+        ``options`` lists every option the metric takes as ``{"name", "type"`` (bool, int,
+        number, choice, text) ``, "default", "help"}`` with ``"choices"`` or ``"min"``/``"max"``
+        where they apply, the table that validates metric names.
         Metrics are named as on the command line: ``base[.part][:arg][,key=value...]``, e.g.
         ``"bleu"``, ``"rougeL.f,stem=true"``, ``"mi:tv/fvar/statement/oracle,k=8"``.
     """

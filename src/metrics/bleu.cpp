@@ -152,34 +152,22 @@ double compute_bleu(std::span<const double> stats, std::size_t max_order, Smooth
 class Bleu final : public Metric {
  public:
   explicit Bleu(const MetricSpec& spec) : name_(spec.text()) {
-    const std::string tok = spec.get("tokenize", "13a");
-    if (tok == "13a") {
-      tokenizer_ = Tokenizer::k13a;
-    } else if (tok == "intl") {
-      tokenizer_ = Tokenizer::kIntl;
-    } else if (tok == "none") {
-      tokenizer_ = Tokenizer::kNone;
-    } else {
-      throw UsageError(fmt::format("{}: tokenize={} is not one of 13a, intl, none", name_, tok));
-    }
+    const std::string tok = spec.get("tokenize");  // a choice of the option table
+    tokenizer_ = tok == "intl"   ? Tokenizer::kIntl
+                 : tok == "none" ? Tokenizer::kNone
+                                 : Tokenizer::k13a;
     tok_name_ = tok;
-    lowercase_ = spec.get_bool("lowercase", false);
-    smooth_name_ = spec.get("smooth", "exp");
+    lowercase_ = spec.get_bool("lowercase");
+    smooth_name_ = spec.get("smooth");
     smooth_ = parse_smooth(smooth_name_);
     const double default_value = smooth_ == Smooth::kFloor ? 0.1 : 1.0;
     // sacreBLEU's floor and add-k smoothing need a positive value (a negative one makes every
     // n-gram precision negative and every score undefined).
-    smooth_value_ = spec.get_double("smooth_value", default_value, 0.0, 1e6);
+    smooth_value_ = spec.get_double("smooth_value", default_value);
     if (!(smooth_value_ > 0))
       throw UsageError(fmt::format("{}: smooth_value={} must be positive", name_, smooth_value_));
-    const int order = spec.get_int("max_ngram_order", 4);
-    if (order < 1 || order > 64)
-      throw UsageError(fmt::format("{}: max_ngram_order={} is not in 1..64", name_, order));
-    max_order_ = static_cast<std::size_t>(order);
-    const std::string refs = spec.get("refs", "all");
-    if (refs != "all" && refs != "first")
-      throw UsageError(fmt::format("{}: refs={} is not one of all, first", name_, refs));
-    first_ref_only_ = refs == "first";
+    max_order_ = static_cast<std::size_t>(spec.get_int("max_ngram_order"));
+    first_ref_only_ = spec.get("refs") == "first";
   }
 
   std::string name() const override { return name_; }
@@ -380,9 +368,16 @@ std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t ma
 
 void register_bleu(MetricRegistry& registry) {
   registry.add(MetricInfo{
-      "bleu", "BLEU as sacreBLEU 2.x: sentence_bleu per item, corpus_bleu over items (0-100)",
-      "tokenize=13a (13a|intl|none); lowercase=false; smooth=exp (exp|floor|add-k|none); "
-      "smooth_value=0.1 for floor, 1 for add-k; max_ngram_order=4; refs=all (all|first)",
+      "bleu",
+      "BLEU as sacreBLEU 2.x: sentence_bleu per item, corpus_bleu over items (0-100)",
+      {option_choice("tokenize", "13a", {"13a", "intl", "none"}, "sacreBLEU's tokenizer"),
+       option_bool("lowercase", false, "lower-case candidate and references"),
+       option_choice("smooth", "exp", {"exp", "floor", "add-k", "none"},
+                     "sacreBLEU's smoothing method"),
+       option_number("smooth_value", "", 0.0, 1e6,
+                     "floor and add-k: the smoothing value, positive (0.1 for floor, 1 for add-k)"),
+       option_int("max_ngram_order", 4, 1, 64, "largest n-gram order"),
+       option_choice("refs", "all", {"all", "first"}, "the references of each item to use")},
       [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
         return std::make_unique<Bleu>(spec);
       }});

@@ -261,21 +261,14 @@ double f_score(std::span<const double> stats, int beta) {
 class Chrf final : public Metric {
  public:
   Chrf(const MetricSpec& spec, int default_word_order) : name_(spec.text()), base_(spec.base()) {
-    char_order_ = spec.get_int("char_order", 6);
+    char_order_ = spec.get_int("char_order");
     word_order_ = spec.get_int("word_order", default_word_order);
-    beta_ = spec.get_int("beta", 2, 0, 100);
-    lowercase_ = spec.get_bool("lowercase", false);
-    whitespace_ = spec.get_bool("whitespace", false);
-    const std::string refs = spec.get("refs", "all");
-    if (refs != "all" && refs != "first")
-      throw UsageError(fmt::format("{}: refs={} is not one of all, first", name_, refs));
-    first_ref_only_ = refs == "first";
-    if (char_order_ < 0 || char_order_ > 64 || word_order_ < 0 || word_order_ > 64 ||
-        char_order_ + word_order_ == 0)
-      throw UsageError(
-          fmt::format("{}: char_order and word_order must be in 0..64, not both 0 (got {} and {})",
-                      name_, char_order_, word_order_));
-    if (beta_ < 0) throw UsageError(fmt::format("{}: beta={} is negative", name_, beta_));
+    beta_ = spec.get_int("beta");
+    lowercase_ = spec.get_bool("lowercase");
+    whitespace_ = spec.get_bool("whitespace");
+    first_ref_only_ = spec.get("refs") == "first";
+    if (char_order_ + word_order_ == 0)
+      throw UsageError(fmt::format("{}: char_order and word_order must not both be 0", name_));
   }
 
   std::string name() const override { return name_; }
@@ -367,21 +360,25 @@ void Chrf::item_stats(const MetricInput& input, std::span<double> stats) const {
 }  // namespace
 
 void register_chrf(MetricRegistry& registry) {
-  const char* options =
-      "char_order=6; word_order={} (2 for chrF++); beta=2; lowercase=false; whitespace=false "
-      "(keep spaces in character n-grams); refs=all (all|first; with several, the best "
-      "reference per item)";
-  registry.add(MetricInfo{"chrf", "chrF2 as sacreBLEU 2.x (character 6-grams, 0-100)",
-                          fmt::format(fmt::runtime(options), 0),
+  const auto options = [](int word_order) {
+    return std::vector<OptionSpec>{
+        option_int("char_order", 6, 0, 64, "character n-gram order"),
+        option_int("word_order", word_order, 0, 64, "word n-gram order (2 for chrF++)"),
+        option_int("beta", 2, 0, 100, "recall weight of the F score"),
+        option_bool("lowercase", false, "lower-case candidate and references"),
+        option_bool("whitespace", false, "keep spaces in character n-grams"),
+        option_choice("refs", "all", {"all", "first"},
+                      "the references of each item to use; with several, the best per item")};
+  };
+  registry.add(MetricInfo{"chrf", "chrF2 as sacreBLEU 2.x (character 6-grams, 0-100)", options(0),
                           [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
                             return std::make_unique<Chrf>(spec, 0);
                           }});
-  registry.add(MetricInfo{"chrf++",
-                          "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)",
-                          fmt::format(fmt::runtime(options), 2),
-                          [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
-                            return std::make_unique<Chrf>(spec, 2);
-                          }});
+  registry.add(
+      MetricInfo{"chrf++", "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)",
+                 options(2), [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+                   return std::make_unique<Chrf>(spec, 2);
+                 }});
 }
 
 }  // namespace probity::metrics

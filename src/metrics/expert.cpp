@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -715,33 +716,33 @@ void register_expert(MetricRegistry& registry) {
        "ExPerT: aspect extraction, matching and content/style judgments, F of aspect precision "
        "and recall (offline: statements, support judge, stylometry; llm=<role>: the steps are "
        "prompted model calls); parts p, r, f",
-       "agg=average|content|style|and|or (per-pair aggregation; the paper's headline is "
-       "average); refs=first|all; calib_seed=0 (offline: support judge and style calibration); "
-       "llm=<role> (the LLM realisation: extraction, matching, content and style judgments by "
-       "prompted model calls; needs --config or --llm-base-url); reasks=2 and prompts=<dir> "
-       "(with llm)",
+       {option_choice("agg", "average", {"average", "content", "style", "and", "or"},
+                      "per-pair aggregation; the paper's headline is average"),
+        option_choice("refs", "first", {"first", "all"}, "the references of each item to use"),
+        option_int("calib_seed", 0, 0, std::numeric_limits<int>::max(),
+                   "offline: the support judge's and the style calibration's sample"),
+        option_text("llm", "",
+                    "the LLM realisation with this configuration role: extraction, matching, "
+                    "content and style judgments by prompted model calls"),
+        option_int("reasks", 2, 0, 10, "llm: re-asks of an unparseable answer"),
+        option_text("prompts", "", "llm: a directory of prompt templates (default: probity's)")},
        [](const MetricSpec& spec, Engine& engine) -> std::unique_ptr<Metric> {
          if (!spec.arg().empty())
            throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
          expert::ExpertConfig cfg;
-         cfg.aggregation = expert::parse_aggregation(spec.get("agg", "average"));
-         const std::string refs = spec.get("refs", "first");
-         if (refs != "first" && refs != "all")
-           throw UsageError(fmt::format("metric '{}': refs must be first or all", spec.text()));
-         cfg.all_references = refs == "all";
+         cfg.aggregation = expert::parse_aggregation(spec.get("agg"));
+         cfg.all_references = spec.get("refs") == "all";
          cfg.name = spec.text();
          bool llm_option = false;
          for (const auto& kv : spec.options()) llm_option |= kv.first == "llm";
          if (llm_option) {
            expert::LlmJudgeOptions o;
-           o.role = spec.get("llm", "");
+           o.role = spec.get("llm");
            if (o.role.empty())
              throw UsageError(
                  fmt::format("metric '{}': llm needs a role, e.g. llm=judge", spec.text()));
-           o.reasks = spec.get_int("reasks", 2, 0, 10);
-           if (o.reasks < 0 || o.reasks > 10)
-             throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
-           o.prompts_dir = spec.get("prompts", "");
+           o.reasks = spec.get_int("reasks");
+           o.prompts_dir = spec.get("prompts");
            auto session = engine.llm();
            // One judge and analysis cache per configuration, shared by the aggregation variants
            // while some metric uses them (they hold the session's client).
@@ -762,7 +763,7 @@ void register_expert(MetricRegistry& registry) {
          auto support = std::dynamic_pointer_cast<predict::SupportJudge>(predictor);
          if (!support) throw std::logic_error("expert: the oracle predictor is not a SupportJudge");
          expert::LexicalJudgeOptions o;
-         o.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed", 0, 0));
+         o.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed"));
          // One judge and analysis cache per configuration, shared by the aggregation variants.
          const std::string key = fmt::format("expert|{}", o.seed);
          auto judge = pool.shared<expert::AspectJudge>(

@@ -148,7 +148,7 @@ std::unique_ptr<Metric> make_judge(const MetricSpec& spec, Engine& engine) {
   if (!spec.arg().empty())
     throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
   JudgeOptions o;
-  const std::string scale = spec.get("scale", "1-5");
+  const std::string scale = spec.get("scale");
   const auto dash = scale.find('-', 1);
   try {
     if (dash == std::string::npos) throw std::invalid_argument("no dash");
@@ -163,26 +163,26 @@ std::unique_ptr<Metric> make_judge(const MetricSpec& spec, Engine& engine) {
   if (o.hi <= o.lo || o.hi - o.lo > 100)
     throw UsageError(
         fmt::format("metric '{}': scale needs lo < hi (at most 100 apart)", spec.text()));
-  o.samples = spec.get_int("samples", 1);
-  if (o.samples < 1 || o.samples > 64)
-    throw UsageError(fmt::format("metric '{}': samples must be 1..64", spec.text()));
-  o.reasks = spec.get_int("reasks", 2);
-  if (o.reasks < 0 || o.reasks > 10)
-    throw UsageError(fmt::format("metric '{}': reasks must be 0..10", spec.text()));
-  o.role = spec.get("llm", "judge");
-  o.prompts_dir = spec.get("prompts", "");
+  o.samples = spec.get_int("samples");
+  o.reasks = spec.get_int("reasks");
+  o.role = spec.get("llm");
+  o.prompts_dir = spec.get("prompts");
   return std::make_unique<LlmJudge>(spec.text(), o, engine.llm());
 }
 
 }  // namespace
 
 void register_llm_judge(MetricRegistry& registry) {
-  registry.add({"llm-judge",
-                "LLM-as-a-Judge: a model rates the candidate against the reference (needs "
-                "--config or --llm-base-url)",
-                "scale=1-5; samples=1 (ratings averaged, repeated-sampling index); reasks=2; "
-                "llm=judge (role); prompts=<dir>",
-                make_judge});
+  registry.add(
+      {"llm-judge",
+       "LLM-as-a-Judge: a model rates the candidate against the reference (needs "
+       "--config or --llm-base-url)",
+       {option_text("scale", "1-5", "the rating scale <lo>-<hi> (at most 100 apart)"),
+        option_int("samples", 1, 1, 64, "ratings averaged per item (repeated-sampling index)"),
+        option_int("reasks", 2, 0, 10, "re-asks of an unparseable answer"),
+        option_text("llm", "judge", "the configuration role of the endpoint"),
+        option_text("prompts", "", "a directory of prompt templates (default: probity's)")},
+       make_judge});
 }
 
 }  // namespace probity::metrics

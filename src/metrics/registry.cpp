@@ -1,7 +1,9 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <stdexcept>
 
@@ -74,6 +76,170 @@ MetricSpec MetricSpec::parse(std::string_view text) {
   }
   spec.used_.assign(spec.options_.size(), false);
   return spec;
+}
+
+// ---- option tables -----------------------------------------------------------------------------
+
+namespace {
+
+OptionSpec make_option(std::string name, OptionSpec::Type type, std::string fallback,
+                       std::string help) {
+  OptionSpec o;
+  o.name = std::move(name);
+  o.type = type;
+  o.fallback = std::move(fallback);
+  o.help = std::move(help);
+  return o;
+}
+
+std::string number_text(double v) {
+  if (v == std::numeric_limits<double>::max()) return "";
+  if (v == -std::numeric_limits<double>::max()) return "";
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
+OptionSpec option_bool(std::string name, bool fallback, std::string help) {
+  return make_option(std::move(name), OptionSpec::Type::kBool, fallback ? "true" : "false",
+                     std::move(help));
+}
+
+OptionSpec option_int(std::string name, int fallback, int min, int max, std::string help) {
+  OptionSpec o = make_option(std::move(name), OptionSpec::Type::kInt, std::to_string(fallback),
+                             std::move(help));
+  o.min = min;
+  o.max = max;
+  return o;
+}
+
+OptionSpec option_number(std::string name, std::string fallback, double min, double max,
+                         std::string help) {
+  OptionSpec o =
+      make_option(std::move(name), OptionSpec::Type::kNumber, std::move(fallback), std::move(help));
+  o.min = min;
+  o.max = max;
+  return o;
+}
+
+OptionSpec option_choice(std::string name, std::string fallback, std::vector<std::string> choices,
+                         std::string help) {
+  OptionSpec o =
+      make_option(std::move(name), OptionSpec::Type::kChoice, std::move(fallback), std::move(help));
+  o.choices = std::move(choices);
+  return o;
+}
+
+OptionSpec option_text(std::string name, std::string fallback, std::string help) {
+  return make_option(std::move(name), OptionSpec::Type::kText, std::move(fallback),
+                     std::move(help));
+}
+
+std::string_view type_name(OptionSpec::Type type) {
+  switch (type) {
+    case OptionSpec::Type::kBool:
+      return "bool";
+    case OptionSpec::Type::kInt:
+      return "int";
+    case OptionSpec::Type::kNumber:
+      return "number";
+    case OptionSpec::Type::kChoice:
+      return "choice";
+    case OptionSpec::Type::kText:
+      return "text";
+  }
+  return "text";
+}
+
+std::string describe(const OptionSpec& o) {
+  std::string out =
+      o.name + "=" + (o.fallback.empty() ? "<" + std::string(type_name(o.type)) + ">" : o.fallback);
+  std::string range;
+  if (o.type == OptionSpec::Type::kChoice) {
+    range = fmt::format("{}", fmt::join(o.choices, "|"));
+  } else if (o.type == OptionSpec::Type::kInt || o.type == OptionSpec::Type::kNumber) {
+    const std::string lo = number_text(o.min), hi = number_text(o.max);
+    if (!lo.empty() || !hi.empty()) range = lo + ".." + hi;
+  }
+  if (!range.empty()) out += " (" + range + ")";
+  if (!o.help.empty()) out += ": " + o.help;
+  return out;
+}
+
+void MetricSpec::bind(const std::vector<OptionSpec>& table) {
+  table_ = &table;
+  for (const auto& [key, value] : options_) {
+    const auto it = std::find_if(table.begin(), table.end(),
+                                 [&](const OptionSpec& o) { return o.name == key; });
+    if (it == table.end())
+      throw UsageError(
+          fmt::format("metric '{}': unknown option '{}' (see `probity metrics`)", text_, key));
+    const OptionSpec& o = *it;
+    switch (o.type) {
+      case OptionSpec::Type::kBool:
+        if (value != "true" && value != "1" && value != "yes" && value != "on" &&
+            value != "false" && value != "0" && value != "no" && value != "off")
+          throw UsageError(
+              fmt::format("metric '{}': option {}={} is not a boolean", text_, key, value));
+        break;
+      case OptionSpec::Type::kInt: {
+        long long v = 0;
+        auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (ec != std::errc() || p != value.data() + value.size())
+          throw UsageError(
+              fmt::format("metric '{}': option {}={} is not an integer{}", text_, key, value,
+                          ec == std::errc::result_out_of_range ? " (out of range)" : ""));
+        if (static_cast<double>(v) < o.min || static_cast<double>(v) > o.max)
+          throw UsageError(fmt::format("metric '{}': option {}={} must be in {}..{}", text_, key,
+                                       value, number_text(o.min), number_text(o.max)));
+        break;
+      }
+      case OptionSpec::Type::kNumber: {
+        double v = 0;
+        auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (ec != std::errc() || p != value.data() + value.size() || !std::isfinite(v))
+          throw UsageError(
+              fmt::format("metric '{}': option {}={} is not a finite number", text_, key, value));
+        if (v < o.min || v > o.max)
+          throw UsageError(fmt::format("metric '{}': option {}={} must be in {}..{}", text_, key,
+                                       value, number_text(o.min), number_text(o.max)));
+        break;
+      }
+      case OptionSpec::Type::kChoice:
+        if (std::find(o.choices.begin(), o.choices.end(), value) == o.choices.end())
+          throw UsageError(fmt::format("metric '{}': option {}={} is not one of {}", text_, key,
+                                       value, fmt::join(o.choices, ", ")));
+        break;
+      case OptionSpec::Type::kText:
+        break;
+    }
+  }
+}
+
+const OptionSpec& MetricSpec::declared(const std::string& key) const {
+  if (table_ != nullptr)
+    for (const auto& o : *table_)
+      if (o.name == key) return o;
+  throw std::logic_error(fmt::format("metric '{}': option '{}' is not declared", base_, key));
+}
+
+std::string MetricSpec::get(const std::string& key) const {
+  return get(key, declared(key).fallback);
+}
+
+bool MetricSpec::get_bool(const std::string& key) const {
+  return get_bool(key, declared(key).fallback == "true");
+}
+
+int MetricSpec::get_int(const std::string& key) const {
+  const OptionSpec& o = declared(key);
+  return get_int(key, std::stoi(o.fallback), static_cast<int>(std::max<double>(o.min, INT_MIN)),
+                 static_cast<int>(std::min<double>(o.max, INT_MAX)));
+}
+
+double MetricSpec::get_double(const std::string& key) const {
+  const OptionSpec& o = declared(key);
+  return get_double(key, std::stod(o.fallback), o.min, o.max);
 }
 
 std::string MetricSpec::get(const std::string& key, const std::string& fallback) const {
@@ -154,6 +320,10 @@ std::unique_ptr<Metric> MetricRegistry::create(std::string_view text, Engine& en
   if (it == infos_.end())
     throw UsageError(
         fmt::format("unknown metric '{}' (run `probity metrics` for the list)", spec.base()));
+  // The family's options and the style options every metric takes.
+  std::vector<OptionSpec> table = it->options;
+  table.insert(table.end(), style_options().begin(), style_options().end());
+  spec.bind(table);
   std::unique_ptr<Metric> metric;
   try {
     metric = metrics::wrap_style_normalized(it->factory(spec, engine), spec, engine);

@@ -438,20 +438,10 @@ class Rouge final : public Metric {
  public:
   Rouge(Kind kind, std::string base, const MetricSpec& spec)
       : kind_(kind), base_(std::move(base)), name_(spec.text()) {
-    stem_ = spec.get_bool("stem", false);
-    const std::string multi = spec.get("multi", "max");
-    if (multi != "max" && multi != "mean")
-      throw UsageError(fmt::format("metric '{}': multi={} (expected max or mean)", name_, multi));
-    mean_ = multi == "mean";
-    const std::string refs = spec.get("refs", "all");
-    if (refs != "all" && refs != "first")
-      throw UsageError(fmt::format("metric '{}': refs={} (expected all or first)", name_, refs));
-    first_only_ = refs == "first";
-    const std::string tok = spec.get("tokenizer", "default");
-    if (tok != "default" && tok != "unicode")
-      throw UsageError(
-          fmt::format("metric '{}': tokenizer={} (expected default or unicode)", name_, tok));
-    unicode_ = tok == "unicode";
+    stem_ = spec.get_bool("stem");
+    mean_ = spec.get("multi") == "mean";
+    first_only_ = spec.get("refs") == "first";
+    unicode_ = spec.get("tokenizer") == "unicode";
   }
 
   std::string name() const override { return name_; }
@@ -537,15 +527,21 @@ class Rouge final : public Metric {
   bool stem_ = false, mean_ = false, first_only_ = false, unicode_ = false;
 };
 
-constexpr const char* kOptions =
-    "stem=false (NLTK Porter stemming of tokens longer than 3 characters, rouge-score's "
-    "use_stemmer); multi=max (several references: max keeps the reference with the best F as "
-    "rouge-score's score_multi, mean averages p/r/f); refs=all (all|first); tokenizer=default "
-    "(default = rouge-score's, which drops non-[a-z0-9] text; unicode keeps letters and digits of "
-    "every script, not rouge-score compatible)";
+std::vector<OptionSpec> rouge_options() {
+  return {option_bool("stem", false,
+                      "NLTK Porter stemming of tokens longer than 3 characters (rouge-score's "
+                      "use_stemmer)"),
+          option_choice("multi", "max", {"max", "mean"},
+                        "several references: max keeps the reference with the best F as "
+                        "rouge-score's score_multi, mean averages p/r/f"),
+          option_choice("refs", "all", {"all", "first"}, "the references of each item to use"),
+          option_choice("tokenizer", "default", {"default", "unicode"},
+                        "default = rouge-score's, which drops non-[a-z0-9] text; unicode keeps "
+                        "letters and digits of every script (not rouge-score compatible)")};
+}
 
 void add(MetricRegistry& registry, Kind kind, const char* base, const char* description) {
-  registry.add(MetricInfo{base, description, kOptions,
+  registry.add(MetricInfo{base, description, rouge_options(),
                           [kind, base](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
                             return std::make_unique<Rouge>(kind, base, spec);
                           }});

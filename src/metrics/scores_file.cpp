@@ -74,22 +74,23 @@ class ScoresFileMetric final : public Metric {
 }  // namespace
 
 void register_scores_file(MetricRegistry& registry) {
-  registry.add(
-      {"scores",
-       "your own metric from a scores file: scores:FILE,data=DATASET (DATASET = what "
-       "`probity perturb` wrote; FILE = your metric's records for it)",
-       "data=<dataset the scores are for> (required); metric=<name> when FILE holds "
-       "several; allow_missing=false (true: texts without a score are undefined items instead "
-       "of an error)",
-       [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
-         if (s.arg().empty())
-           throw UsageError("metric 'scores' needs a file: scores:FILE,data=DATASET");
-         std::string data = s.get("data", "");
-         if (data.empty())
-           throw UsageError(fmt::format("metric '{}': data=DATASET is required", s.text()));
-         return std::make_unique<ScoresFileMetric>(s.text(), s.arg(), data, s.get("metric", ""),
-                                                   s.get_bool("allow_missing", false));
-       }});
+  registry.add({"scores",
+                "your own metric from a scores file: scores:FILE,data=DATASET (DATASET = what "
+                "`probity perturb` wrote; FILE = your metric's records for it)",
+                {option_text("data", "", "the dataset the scores are for (required)"),
+                 option_text("metric", "", "the metric's record name when FILE holds several"),
+                 option_bool("allow_missing", false,
+                             "texts without a score are undefined items instead of an error")},
+                [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
+                  if (s.arg().empty())
+                    throw UsageError("metric 'scores' needs a file: scores:FILE,data=DATASET");
+                  std::string data = s.get("data");
+                  if (data.empty())
+                    throw UsageError(
+                        fmt::format("metric '{}': data=DATASET is required", s.text()));
+                  return std::make_unique<ScoresFileMetric>(
+                      s.text(), s.arg(), data, s.get("metric"), s.get_bool("allow_missing"));
+                }});
 }
 
 }  // namespace probity::metrics

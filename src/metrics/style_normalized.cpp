@@ -232,18 +232,34 @@ class StyleNormalized final : public Metric {
 
 }  // namespace
 
+const std::vector<OptionSpec>& style_options_table() {
+  static const std::vector<OptionSpec> table = {
+      // immutable
+      option_choice("style", "none", {"none", "llm"},
+                    "llm: candidate, references and negatives are first rewritten by the model "
+                    "into neutral \"The text ...\" statements (prompts/style_normalize.v1); a "
+                    "failed rewrite makes the item undefined"),
+      option_text("style_llm", "perturber", "style=llm: the configuration role of the endpoint"),
+      option_int("style_reasks", 2, 0, 10, "style=llm: re-asks of an unparseable rewrite"),
+      option_text("prompts", "", "a directory of prompt templates (default: probity's)")};
+  return table;
+}
+
 std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,
                                               Engine& engine) {
-  const std::string style = spec.get("style", "none");
-  if (style == "none") return inner;
-  if (style != "llm")
-    throw UsageError(fmt::format("metric '{}': style must be none or llm", spec.text()));
-  const std::string role = spec.get("style_llm", "perturber");
-  const int reasks = spec.get_int("style_reasks", 2, 0, 10);
-  const std::string prompts = spec.get("prompts", "");
-  if (reasks < 0 || reasks > 10)
-    throw UsageError(fmt::format("metric '{}': style_reasks must be 0..10", spec.text()));
+  if (spec.get("style") == "none") return inner;
+  const std::string role = spec.get("style_llm");
+  const int reasks = spec.get_int("style_reasks");
+  const std::string prompts = spec.get("prompts");
   return std::make_unique<StyleNormalized>(std::move(inner), role, reasks, prompts, engine.llm());
 }
 
 }  // namespace probity::metrics
+
+namespace probity {
+
+const std::vector<OptionSpec>& style_options() {
+  return metrics::style_options_table();
+}
+
+}  // namespace probity

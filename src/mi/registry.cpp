@@ -1,6 +1,8 @@
 // `mi:<F>/<E>/<R>/<Π>` and the named presets of SPEC §4.4.
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "llm/session.hpp"
 #include "metrics/builtin.hpp"
 #include "mi/mi_metric.hpp"
@@ -25,19 +27,17 @@ predict::PredictorConfig predictor_config(Mechanism mechanism, Representation re
       if (kind == "llm") {
         c.kind = Kind::kLlmLm;
         c.llm_lm.role = role.empty() ? "lm" : role;
-        c.llm_lm.prompt_logprobs = spec.get_bool("prompt_logprobs", false);
-        c.llm_lm.prompts_dir = spec.get("prompts", "");
+        c.llm_lm.prompt_logprobs = spec.get_bool("prompt_logprobs");
+        c.llm_lm.prompts_dir = spec.get("prompts");
         return c;
       }
       c.kind = Kind::kNgram;
-      c.ngram.order = spec.get_int("order", 3);
-      if (c.ngram.order < 1 || c.ngram.order > 6)
-        throw UsageError(fmt::format("metric '{}': order must be 1..6", spec.text()));
-      c.ngram.cache_weight = spec.get("cache", "auto");
-      c.ngram.stem = spec.get_bool("stem", true);
-      c.ngram.normalize = spec.get_bool("normalize", false);
-      c.ngram.corpus = spec.get("corpus", "");
-      c.ngram.folds = spec.get_int("folds", 5, 2, 16);
+      c.ngram.order = spec.get_int("order");
+      c.ngram.cache_weight = spec.get("cache");
+      c.ngram.stem = spec.get_bool("stem");
+      c.ngram.normalize = spec.get_bool("normalize");
+      c.ngram.corpus = spec.get("corpus");
+      c.ngram.folds = spec.get_int("folds");
       return c;
     }
     case Mechanism::kOracle: {
@@ -49,14 +49,14 @@ predict::PredictorConfig predictor_config(Mechanism mechanism, Representation re
       if (kind == "llm") {
         c.kind = Kind::kLlmOracle;
         c.llm_oracle.role = role.empty() ? "oracle" : role;
-        c.llm_oracle.batch = spec.get_bool("batch", true);
-        c.llm_oracle.reasks = spec.get_int("reasks", 2, 0, 10);
-        c.llm_oracle.prompts_dir = spec.get("prompts", "");
+        c.llm_oracle.batch = spec.get_bool("batch");
+        c.llm_oracle.reasks = spec.get_int("reasks");
+        c.llm_oracle.prompts_dir = spec.get("prompts");
         c.llm_oracle.statement_targets = c.statement_targets;
         return c;
       }
       c.kind = Kind::kRules;
-      c.rules.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed", 0, 0));
+      c.rules.seed = static_cast<std::uint64_t>(spec.get_int("calib_seed"));
       return c;
     }
     case Mechanism::kExact:
@@ -104,23 +104,14 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, Engine& engine, std::str
         "metric '{}': with autoregression the whole report is scored token by token: use "
         "'token' (mi:{}/{}/token/ar)",
         spec.text(), parts[0], parts[1]));
-  cfg.negatives = static_cast<std::size_t>(spec.get_int("k", 4, 1, 1000));
+  cfg.negatives = static_cast<std::size_t>(spec.get_int("k"));
   if (cfg.estimator == Estimator::kVariational && cfg.negatives == 0)
     throw UsageError(fmt::format("metric '{}': k must be at least 1", spec.text()));
-  cfg.seed = static_cast<std::uint64_t>(spec.get_int("seed", 0, 0));
-  std::string refs = spec.get("refs", "first");
-  if (refs != "first" && refs != "all")
-    throw UsageError(fmt::format("metric '{}': refs must be first or all", spec.text()));
-  cfg.all_references = refs == "all";
-  std::string style = spec.get("critic", "auto");
-  if (style == "binary") {
-    cfg.critic_style = MiConfig::CriticStyle::kBinary;
-  } else if (style == "ordinal") {
-    cfg.critic_style = MiConfig::CriticStyle::kOrdinal;
-  } else if (style != "auto") {
-    throw UsageError(
-        fmt::format("metric '{}': critic must be auto, binary or ordinal", spec.text()));
-  }
+  cfg.seed = static_cast<std::uint64_t>(spec.get_int("seed"));
+  cfg.all_references = spec.get("refs") == "all";
+  const std::string style = spec.get("critic");
+  if (style == "binary") cfg.critic_style = MiConfig::CriticStyle::kBinary;
+  if (style == "ordinal") cfg.critic_style = MiConfig::CriticStyle::kOrdinal;
   cfg.name = name;
   const auto predictor_cfg = predictor_config(cfg.mechanism, cfg.representation, spec);
   auto predictor = engine.predictors().get(predictor_cfg, engine.llm_or_null());
@@ -131,9 +122,9 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, Engine& engine, std::str
     if (how == "llm") {
       predict::LlmDecomposerOptions o;
       o.role = spec.get("decompose_llm", llm_oracle ? spec.get("llm", "oracle") : "decomposer");
-      o.prompt = spec.get("decompose_prompt", o.prompt);
-      o.reasks = spec.get_int("reasks", 2, 0, 10);
-      o.prompts_dir = spec.get("prompts", "");
+      o.prompt = spec.get("decompose_prompt");
+      o.reasks = spec.get_int("reasks");
+      o.prompts_dir = spec.get("prompts");
       cfg.decomposer = std::make_shared<predict::LlmDecomposer>(o, engine.llm());
     } else if (how != "rules") {
       throw UsageError(fmt::format("metric '{}': decompose must be rules or llm", spec.text()));
@@ -145,17 +136,38 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, Engine& engine, std::str
 }  // namespace
 
 void register_mi(MetricRegistry& registry) {
-  const std::string options =
-      "k=4 (negatives, f-var); seed=0 (negative sampling); refs=first|all; "
-      "critic=auto|binary|ordinal (oracle f-var); ar: order=3, cache=auto|<weight>, stem=true, "
-      "normalize=false, corpus=<file>, predictor=ngram|llm, llm=<role> (prompt log-probabilities; "
-      "role lm by default), prompt_logprobs=false (vLLM); oracle: calib_seed=0, "
-      "predictor=rules|llm, llm=<role> (LLM oracle; role oracle by default), batch=true "
-      "(statements of a reference in one prompt), reasks=2, prompts=<dir>; statement cells: "
-      "decompose=rules|llm (llm by default with an LLM oracle, as in the papers), "
-      "decompose_llm=<role> (the oracle's role by default), decompose_prompt=<template> "
-      "(decompose_statements.v1; decompose_summary.v1, decompose_review.v1, "
-      "decompose_answer.v1)";
+  const std::vector<OptionSpec> options = {
+      option_int("k", 4, 1, 1000, "f-var: negatives per item (references of other tasks)"),
+      option_int("seed", 0, 0, std::numeric_limits<int>::max(), "f-var: negative sampling"),
+      option_choice("refs", "first", {"first", "all"},
+                    "positives: the first reference, or the mean over all"),
+      option_choice("critic", "auto", {"auto", "binary", "ordinal"},
+                    "oracle f-var: the yes/no answer or the ordinal judgment through T*(r); auto: "
+                    "binary for TV"),
+      option_choice("predictor", "", {"ngram", "rules", "llm"},
+                    "ar: ngram or llm, oracle: rules or llm (llm when llm=<role> is given)"),
+      option_text("llm", "", "the configuration role of the model (ar: lm, oracle: oracle)"),
+      option_int("order", 3, 1, 6, "ar, ngram: n-gram order"),
+      option_text("cache", "auto",
+                  "ar, ngram: cache weight, auto (cross-fitted) or a fixed weight in [0, 1)"),
+      option_bool("stem", true, "ar, ngram: the cache over Porter stems"),
+      option_bool("normalize", false, "ar, ngram: length-normalised PMI"),
+      option_text("corpus", "", "ar, ngram: a file of extra training text, one per line"),
+      option_int("folds", 5, 2, 16, "ar, ngram: folds of the cross-fitting"),
+      option_bool("prompt_logprobs", false, "ar, llm: vLLM's prompt_logprobs instead of echo"),
+      option_int("calib_seed", 0, 0, std::numeric_limits<int>::max(),
+                 "oracle, rules: calibration sample"),
+      option_bool("batch", true, "oracle, llm: the statements of a reference in one prompt"),
+      option_int("reasks", 2, 0, 10, "llm: re-asks of an unparseable answer"),
+      option_text("prompts", "", "llm: a directory of prompt templates (default: probity's)"),
+      option_choice("decompose", "", {"rules", "llm"},
+                    "statement cells: how references become statements (llm with an LLM "
+                    "oracle, as in the papers, else rules)"),
+      option_text("decompose_llm", "",
+                  "decompose=llm: the configuration role (the oracle's, else decomposer)"),
+      option_text("decompose_prompt", "decompose_statements.v1",
+                  "decompose=llm: the template (decompose_summary.v1, decompose_review.v1, "
+                  "decompose_answer.v1)")};
   registry.add({"mi",
                 "MI metric cell mi:<F>/<E>/<R>/<P>: F tv|kl|rkl|chi2|hellinger, E direct|fvar, "
                 "R token|report|statement, P ar|oracle",

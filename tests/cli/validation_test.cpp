@@ -30,12 +30,21 @@ TEST(Validation, MetricOptionsAreRangeCheckedWhenParsed) {
            {"stmt-tv,k=4,k=8", "option 'k' is given twice"},
            {"gem,folds=1", "option folds=1 must be in 2..16"},
            {"chrf,beta=-1", "option beta=-1 must be in 0..100"},
-           {"gem,order=99999999999", "is not an integer (out of range)"},
+           {"gem,order=99999999999", "option order=99999999999 must be in 1..6"},
+           {"gem,order=99999999999999999999", "is not an integer (out of range)"},
+           // Every value is checked against the family's option table before the factory runs.
+           {"bleu,tokenize=x", "option tokenize=x is not one of 13a, intl, none"},
+           {"rougeL,multi=median", "option multi=median is not one of max, mean"},
+           {"stmt-tv,critic=maybe", "option critic=maybe is not one of auto, binary, ordinal"},
+           {"expert,agg=sum", "option agg=sum is not one of average, content, style, and, or"},
+           {"gem,stem=perhaps", "option stem=perhaps is not a boolean"},
+           {"llm-judge,samples=0", "option samples=0 must be in 1..64"},
+           {"bleu,order=4", "unknown option 'order'"},
            // Found by fuzz_metric_spec: a component's own check used to escape as exit 1.
            {"gem,cache=ca0.5",
             "metric 'gem,cache=ca0.5': cache weight must be 'auto' or a "
             "number in [0, 1), got 'ca0.5'"},
-           {"mi:kl/direct/token/ar,order=0", "order must be 1..6"}}) {
+           {"mi:kl/direct/token/ar,order=0", "option order=0 must be in 1..6"}}) {
     auto r = run_probity("score --data " + sample() + " --metric '" + c.metric + "'");
     EXPECT_EQ(r.exit_code, 2) << c.metric;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.metric << ": " << r.err;
