@@ -86,6 +86,25 @@ class Metric {
   std::vector<double> score(const MetricInput& input) const;
 };
 
+// Streams items' statistics into a corpus score, per the metric's corpus_aggregation(): the
+// score of the summed statistics, or the mean of the item scores (an undefined item makes it
+// undefined). The one definition behind corpus_score and `probity score`'s chunked summary.
+class CorpusAccumulator {
+ public:
+  explicit CorpusAccumulator(const Metric& metric);
+  void add(std::span<const double> item_stats);
+  std::size_t count() const { return n_; }
+  // NaN parts for a mean over no items.
+  std::vector<double> score() const;
+
+ private:
+  const Metric* metric_;
+  std::vector<double> sum_;    // summed statistics
+  std::vector<double> parts_;  // summed item scores
+  std::vector<double> item_;   // scratch
+  std::size_t n_ = 0;
+};
+
 // Corpus score over many items' statistics (row-major, num_stats() per item), optionally over
 // a subset of item indices (bootstrap resamples reuse the same statistics).
 std::vector<double> corpus_score(const Metric& metric, std::span<const double> all_stats,
@@ -116,13 +135,22 @@ std::string_view type_name(OptionSpec::Type type);  // "bool", "int", "number", 
 // "name=default (choices or range): help", as `probity metrics` prints it.
 std::string describe(const OptionSpec& option);
 
-// A parsed metric name: base[:arg][,key=value]*, e.g. "bleu,tokenize=intl" or
-// "mi:tv/fvar/statement/oracle,k=8".
+// A parsed metric name: base[.part][:arg][,key=value]*, e.g. "bleu,tokenize=intl",
+// "rougeL.f" or "mi:tv/fvar/statement/oracle,k=8". Parsed once, where the name is read.
 class MetricSpec {
  public:
   static MetricSpec parse(std::string_view text);
+  // The name as given, without a part: "rougeL,stem=true" for "rougeL.f,stem=true".
   const std::string& text() const { return text_; }
   const std::string& base() const { return base_; }
+  // The part selected for output ("f" in "rougeL.f"), empty when none.
+  const std::string& part() const { return part_; }
+  // The metric this names: the same without the part.
+  MetricSpec without_part() const {
+    MetricSpec m = *this;
+    m.part_.clear();
+    return m;
+  }
   // The argument after ':' (marked used: a metric that never reads it rejects one).
   const std::string& arg() const {
     arg_used_ = true;
@@ -155,7 +183,7 @@ class MetricSpec {
  private:
   const OptionSpec& declared(const std::string& key) const;
 
-  std::string text_, base_, arg_;
+  std::string text_, base_, part_, arg_;
   std::vector<std::pair<std::string, std::string>> options_;
   mutable std::vector<bool> used_;
   mutable bool arg_used_ = false;
@@ -184,8 +212,10 @@ class MetricRegistry {
   // A registry with every built-in metric (each Engine holds one).
   static MetricRegistry builtin();
   void add(MetricInfo info);
-  // Throws UsageError for an unknown name or option.
+  // Throws UsageError for an unknown name or option, or a part (parts select output:
+  // select_metric).
   std::unique_ptr<Metric> create(std::string_view spec, Engine& engine) const;
+  std::unique_ptr<Metric> create(const MetricSpec& spec, Engine& engine) const;
   const std::vector<MetricInfo>& list() const { return infos_; }
 
  private:

@@ -33,8 +33,10 @@ Estimator parse_estimator(std::string_view name);  // "direct", "fvar"
 std::string_view estimator_name(Estimator e);
 // Direct sample score f(r)/r at the joint pair (KL: log r; TV: ½|1 − 1/r|).
 double direct_score(Measure m, double log_r);
-// f-variational sample score T(x,y) − f*(T(x,y⁻)).
+// f-variational sample score T(x,y) − f*(T(x,y⁻)); with several negatives, T(x,y) minus the mean
+// of f*(T(x,y⁻ⱼ)) (SPEC §4.2, App. B).
 double variational_score(Measure m, double critic_pos, double critic_neg);
+double variational_score(Measure m, double critic_pos, std::span<const double> critics_neg);
 
 // ---- R and Π
 // -------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ namespace probity {
 // A metric as named on the command line, with the parts selected for output.
 // "rougeL" selects every part; "rougeL.f" selects one and makes it the primary part.
 struct MetricSelection {
-  std::string spec;  // as given
+  std::string spec;   // as given
+  MetricSpec parsed;  // spec parsed (once)
   std::unique_ptr<Metric> metric;
   std::vector<std::size_t> parts;  // indices into metric->parts()
   std::size_t primary = 0;         // index into metric->parts()
@@ -62,6 +63,10 @@ class NegativeSampler {
   std::vector<std::vector<std::size_t>> group_tasks_;  // tasks of each group
   std::vector<std::size_t> group_of_;                  // group index of each task
 };
+
+// What a metric sees of `candidate` as an answer to `task`: its text, the task's references and
+// source; negatives are left to the caller (they depend on the metric). Reuses `input`'s storage.
+void set_input(MetricInput& input, const Task& task, std::string_view candidate);
 
 // Every candidate of the dataset in file order.
 std::vector<ItemRef> all_items(const Dataset& ds);

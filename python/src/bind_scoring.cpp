@@ -48,10 +48,8 @@ std::vector<MetricStats> score_items(const Dataset& ds, std::span<const ItemRef>
         const std::size_t i = begin + j;
         const Task& task = ds.tasks[items[i].task];
         MetricInput input;
-        input.candidate = task.candidates[items[i].candidate].text;
-        for (const auto& r : task.references) input.references.push_back(r.text);
+        set_input(input, task, task.candidates[items[i].candidate].text);
         for (const auto& n : negatives[i]) input.negatives.push_back(n);
-        input.source = task.source;
         for (std::size_t m = 0; m < metrics.size(); ++m) {
           auto row =
               std::span<double>(out[m].stats).subspan(i * out[m].num_stats, out[m].num_stats);

@@ -95,12 +95,8 @@ class Auditor {
       }
       if (prefetch) {  // extra metrics (AuditOptions::extra_metrics): the chunk as one batch
         std::vector<MetricInput> inputs(chunk_items.size());
-        for (std::size_t j = 0; j < inputs.size(); ++j) {
-          const Task& t = ds.tasks[chunk_items[j].task];
-          inputs[j].candidate = chunk_texts[j];
-          for (const auto& r : t.references) inputs[j].references.push_back(r.text);
-          inputs[j].source = t.source;
-        }
+        for (std::size_t j = 0; j < inputs.size(); ++j)
+          set_input(inputs[j], ds.tasks[chunk_items[j].task], chunk_texts[j]);
         prefetch(inputs);
       }
       ScoreOptions so;
@@ -312,6 +308,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   for (const auto& e : options.extra_metrics) {  // metrics given as objects
     MetricSelection sel;
     sel.spec = e.spec;
+    sel.parsed = MetricSpec::parse(e.spec);
     sel.metric = e.make();
     sel.primary = sel.metric->primary_part();
     sel.parts = {sel.primary};

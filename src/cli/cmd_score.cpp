@@ -22,12 +22,6 @@ namespace {
 // Tasks per chunk when streaming: bounds memory for large files.
 constexpr std::size_t kChunkTasks = 512;
 
-struct CorpusAccumulator {
-  std::vector<double> sum;    // summed statistics
-  std::vector<double> parts;  // summed sentence scores (mean aggregation)
-  std::size_t n = 0;
-};
-
 }  // namespace
 
 int run_score(const ScoreArgs& args, Engine& engine) {
@@ -59,11 +53,8 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   std::vector<bool> explains(metrics.size(), true);
   std::size_t explained = 0;
 
-  std::vector<CorpusAccumulator> corpus(metrics.size());
-  for (std::size_t m = 0; m < metrics.size(); ++m) {
-    corpus[m].sum.assign(metrics[m].metric->num_stats(), 0.0);
-    corpus[m].parts.assign(metrics[m].metric->parts().size(), 0.0);
-  }
+  std::vector<CorpusAccumulator> corpus;
+  for (const auto& m : metrics) corpus.emplace_back(*m.metric);
   bool needs_whole = false;
   for (const auto& m : metrics)
     needs_whole |= m.metric->needs_fit() || m.metric->negatives().count > 0;
@@ -91,10 +82,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
       MetricInput input;
       for (std::size_t i = 0; i < items.size(); ++i) {
         const Task& task = chunk.tasks[items[i].task];
-        input.candidate = task.candidates[items[i].candidate].text;
-        input.references.clear();
-        for (const auto& r : task.references) input.references.push_back(r.text);
-        input.source = task.source;
+        set_input(input, task, task.candidates[items[i].candidate].text);
         for (std::size_t m = 0; m < metrics.size(); ++m) {
           if (!explains[m]) continue;
           const auto neg = metrics[m].metric->negatives();
@@ -115,18 +103,8 @@ int run_score(const ScoreArgs& args, Engine& engine) {
         }
       }
     }
-    std::vector<double> parts;
-    for (std::size_t m = 0; m < metrics.size(); ++m) {
-      const Metric& metric = *metrics[m].metric;
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        auto row = stats[m].row(i);
-        for (std::size_t k = 0; k < row.size(); ++k) corpus[m].sum[k] += row[k];
-        parts.assign(metric.parts().size(), 0.0);
-        metric.sentence_score(row, parts);
-        for (std::size_t k = 0; k < parts.size(); ++k) corpus[m].parts[k] += parts[k];
-      }
-      corpus[m].n += items.size();
-    }
+    for (std::size_t m = 0; m < metrics.size(); ++m)
+      for (std::size_t i = 0; i < items.size(); ++i) corpus[m].add(stats[m].row(i));
   };
 
   for (const auto& path : args.data) {
@@ -160,7 +138,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   print_skipped(skip_records);
   empty_notes.print();
   std::size_t scored = 0;
-  for (const auto& c : corpus) scored = std::max(scored, c.n);
+  for (const auto& c : corpus) scored = std::max(scored, c.count());
   if (scored == 0)
     throw InputError(args.data.front(), 0, "",
                      skipped > 0 ? fmt::format("no valid items: all {} were skipped", skipped)
@@ -177,17 +155,10 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   // Corpus-level summary: where the records go to a file, the table goes to stdout.
   std::FILE* summary = args.out.empty() ? stderr : stdout;
   for (std::size_t m = 0; m < metrics.size(); ++m) {
-    const Metric& metric = *metrics[m].metric;
-    std::vector<double> parts(metric.parts().size(), 0.0);
-    if (metric.corpus_aggregation() == CorpusAggregation::kSumStats) {
-      metric.corpus_score(corpus[m].sum, parts);
-    } else {
-      for (std::size_t k = 0; k < parts.size(); ++k)
-        parts[k] = corpus[m].parts[k] / static_cast<double>(corpus[m].n);
-    }
+    const std::vector<double> parts = corpus[m].score();
     for (std::size_t p : metrics[m].parts)
       fmt::print(summary, "{:<24} corpus {:>10.4f}  n={}  {}\n", metrics[m].record_name(p),
-                 parts[p], corpus[m].n, metric.signature());
+                 parts[p], corpus[m].count(), metrics[m].metric->signature());
   }
   return kExitOk;
 }

@@ -21,33 +21,43 @@ std::vector<double> Metric::score(const MetricInput& input) const {
   return out;
 }
 
+CorpusAccumulator::CorpusAccumulator(const Metric& metric)
+    : metric_(&metric),
+      sum_(metric.num_stats(), 0.0),
+      parts_(metric.parts().size(), 0.0),
+      item_(metric.parts().size(), 0.0) {}
+
+void CorpusAccumulator::add(std::span<const double> item_stats) {
+  ++n_;
+  if (metric_->corpus_aggregation() == CorpusAggregation::kSumStats) {
+    for (std::size_t j = 0; j < sum_.size(); ++j) sum_[j] += item_stats[j];
+    return;
+  }
+  std::fill(item_.begin(), item_.end(), 0.0);
+  metric_->sentence_score(item_stats, item_);
+  for (std::size_t j = 0; j < parts_.size(); ++j) parts_[j] += item_[j];
+}
+
+std::vector<double> CorpusAccumulator::score() const {
+  std::vector<double> parts(parts_.size(), 0.0);
+  if (metric_->corpus_aggregation() == CorpusAggregation::kSumStats) {
+    metric_->corpus_score(sum_, parts);
+    return parts;
+  }
+  for (std::size_t j = 0; j < parts.size(); ++j)
+    parts[j] = n_ == 0 ? std::nan("") : parts_[j] / static_cast<double>(n_);
+  return parts;
+}
+
 std::vector<double> corpus_score(const Metric& metric, std::span<const double> all_stats,
                                  std::span<const std::size_t> indices) {
   const std::size_t k = metric.num_stats();
   const std::size_t n_items = k == 0 ? 0 : all_stats.size() / k;
   const std::size_t n = indices.empty() ? n_items : indices.size();
-  auto row = [&](std::size_t i) {
-    const std::size_t item = indices.empty() ? i : indices[i];
-    return all_stats.subspan(item * k, k);
-  };
-  std::vector<double> parts(metric.parts().size(), 0.0);
-  if (metric.corpus_aggregation() == CorpusAggregation::kSumStats) {
-    std::vector<double> sum(k, 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-      auto r = row(i);
-      for (std::size_t j = 0; j < k; ++j) sum[j] += r[j];
-    }
-    metric.corpus_score(sum, parts);
-    return parts;
-  }
-  // Mean of item scores; an undefined item makes the mean undefined.
-  std::vector<double> item(parts.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    metric.sentence_score(row(i), item);
-    for (std::size_t j = 0; j < parts.size(); ++j) parts[j] += item[j];
-  }
-  for (double& p : parts) p = n == 0 ? std::nan("") : p / static_cast<double>(n);
-  return parts;
+  CorpusAccumulator acc(metric);
+  for (std::size_t i = 0; i < n; ++i)
+    acc.add(all_stats.subspan((indices.empty() ? i : indices[i]) * k, k));
+  return acc.score();
 }
 
 MetricSpec MetricSpec::parse(std::string_view text) {
@@ -60,6 +70,12 @@ MetricSpec MetricSpec::parse(std::string_view text) {
     spec.arg_ = std::string(head.substr(colon + 1));
   } else {
     spec.base_ = std::string(head);
+  }
+  // "rougeL.f": the part selected for output; the metric itself is "rougeL".
+  if (auto dot = spec.base_.find('.'); dot != std::string::npos) {
+    spec.part_ = spec.base_.substr(dot + 1);
+    spec.base_.resize(dot);
+    spec.text_.erase(dot, spec.part_.size() + 1);
   }
   if (spec.base_.empty()) throw UsageError(fmt::format("empty metric name in '{}'", text));
   while (!rest.empty()) {
@@ -314,7 +330,14 @@ void MetricRegistry::add(MetricInfo info) {
 }
 
 std::unique_ptr<Metric> MetricRegistry::create(std::string_view text, Engine& engine) const {
-  MetricSpec spec = MetricSpec::parse(text);
+  return create(MetricSpec::parse(text), engine);
+}
+
+std::unique_ptr<Metric> MetricRegistry::create(const MetricSpec& parsed, Engine& engine) const {
+  if (!parsed.part().empty())
+    throw UsageError(fmt::format("metric '{}.{}': a part selects what is written, not a metric",
+                                 parsed.base(), parsed.part()));
+  MetricSpec spec = parsed;  // bound to the table below, which lives only here
   auto it = std::find_if(infos_.begin(), infos_.end(),
                          [&](const MetricInfo& i) { return i.name == spec.base(); });
   if (it == infos_.end())

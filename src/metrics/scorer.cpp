@@ -17,31 +17,21 @@
 namespace probity {
 
 std::string MetricSelection::record_name(std::size_t part) const {
-  MetricSpec s = MetricSpec::parse(spec);
-  std::string base = s.base();
-  if (auto dot = base.find('.'); dot != std::string::npos) base.resize(dot);
-  std::string name = base;
+  std::string name = parsed.base();
   const std::string p = metric->parts()[part];
   if (!p.empty()) name += "." + p;
-  if (!s.arg().empty()) name += ":" + s.arg();
-  for (const auto& [k, v] : s.options()) name += fmt::format(",{}={}", k, v);
+  if (!parsed.arg().empty()) name += ":" + parsed.arg();
+  for (const auto& [k, v] : parsed.options()) name += fmt::format(",{}={}", k, v);
   return name;
 }
 
 MetricSelection select_metric(const std::string& spec, Engine& engine) {
   MetricSelection sel;
   sel.spec = spec;
+  sel.parsed = MetricSpec::parse(spec);
   // A part may be named after the base: "rougeL.f[:arg][,options]".
-  MetricSpec parsed = MetricSpec::parse(spec);
-  std::string base = parsed.base();
-  std::string part;
-  if (auto dot = base.find('.'); dot != std::string::npos) {
-    part = base.substr(dot + 1);
-    base.resize(dot);
-  }
-  std::string without_part = spec;
-  if (!part.empty()) without_part.erase(base.size(), part.size() + 1);
-  sel.metric = engine.metrics().create(without_part, engine);
+  const std::string part = sel.parsed.part();
+  sel.metric = engine.metrics().create(sel.parsed.without_part(), engine);
   const auto names = sel.metric->parts();
   if (part.empty()) {
     for (std::size_t i = 0; i < names.size(); ++i) sel.parts.push_back(i);
@@ -49,12 +39,19 @@ MetricSelection select_metric(const std::string& spec, Engine& engine) {
   } else {
     auto it = std::find(names.begin(), names.end(), part);
     if (it == names.end())
-      throw UsageError(fmt::format("metric '{}' has no part '{}' (parts: {})", base, part,
-                                   fmt::join(names, ", ")));
+      throw UsageError(fmt::format("metric '{}' has no part '{}' (parts: {})", sel.parsed.base(),
+                                   part, fmt::join(names, ", ")));
     sel.primary = static_cast<std::size_t>(it - names.begin());
     sel.parts.push_back(sel.primary);
   }
   return sel;
+}
+
+void set_input(MetricInput& input, const Task& task, std::string_view candidate) {
+  input.candidate = candidate;
+  input.references.clear();
+  for (const auto& r : task.references) input.references.push_back(r.text);
+  input.source = task.source;
 }
 
 NegativeSampler::NegativeSampler(const Dataset& ds) : ds_(ds), group_of_(ds.tasks.size()) {
@@ -131,11 +128,9 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
   const NegativeSampler sampler(ds);
   auto fill_input = [&](std::size_t i, MetricInput& input) {
     const Task& task = ds.tasks[items[i].task];
-    input.candidate =
-        texts.empty() ? std::string_view(task.candidates[items[i].candidate].text) : texts[i];
-    input.references.clear();
-    for (const auto& r : task.references) input.references.push_back(r.text);
-    input.source = task.source;
+    set_input(
+        input, task,
+        texts.empty() ? std::string_view(task.candidates[items[i].candidate].text) : texts[i]);
   };
   auto fill_negatives = [&](std::size_t i, const Metric& metric, MetricInput& input) {
     const auto neg = metric.negatives();

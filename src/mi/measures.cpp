@@ -118,8 +118,15 @@ double direct_score(Measure m, double log_r) {
   return std::nan("");
 }
 
+double variational_score(Measure m, double critic_pos, std::span<const double> critics_neg) {
+  double neg = 0;
+  for (double c : critics_neg) neg += conjugate(m, c);
+  neg /= static_cast<double>(critics_neg.size());
+  return critic_pos - neg;
+}
+
 double variational_score(Measure m, double critic_pos, double critic_neg) {
-  return critic_pos - conjugate(m, critic_neg);
+  return variational_score(m, critic_pos, std::span<const double>(&critic_neg, 1));
 }
 
 Representation parse_representation(std::string_view name) {

@@ -182,12 +182,13 @@ void MiMetric::score_item(const MetricInput& raw, std::span<double> stats) const
   if (config_.estimator == Estimator::kDirect) {
     for (std::size_t p = 0; p < n_pos; ++p) total += direct(input.candidate, input.references[p]);
   } else {
-    // Ŝ = mean over positives of T(x, y) − mean over negatives of f*(T(x, y⁻)) (SPEC §4.2, App. B).
-    double neg = 0;
-    for (auto y : input.negatives) neg += conjugate(config_.measure, critic(input.candidate, y));
-    neg /= static_cast<double>(input.negatives.size());
+    // Ŝ = mean over positives of the f-variational score against the item's negatives.
+    std::vector<double> negatives;
+    negatives.reserve(input.negatives.size());
+    for (auto y : input.negatives) negatives.push_back(critic(input.candidate, y));
     for (std::size_t p = 0; p < n_pos; ++p)
-      total += critic(input.candidate, input.references[p]) - neg;
+      total += variational_score(config_.measure, critic(input.candidate, input.references[p]),
+                                 negatives);
   }
   stats[0] = total / static_cast<double>(n_pos);
 }
