@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "llm/internal.hpp"
+#include "text/ascii.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
 
@@ -73,8 +74,7 @@ std::optional<std::string> header_problem(std::string_view name, std::string_vie
     if (!std::isalnum(static_cast<unsigned char>(c)) &&
         token_extra.find(c) == std::string_view::npos)
       return fmt::format("header name '{}' is not an HTTP token", name);
-  std::string lower(name);
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = text::ascii_lower(name);
   if (lower == "authorization")
     return "Authorization is sent from api_key_env (Bearer); name the key's variable there";
   for (std::string_view own : {"content-type", "content-length", "accept", "expect", "host",

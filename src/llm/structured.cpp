@@ -8,20 +8,17 @@
 #include <utility>
 #include <vector>
 
+#include "text/ascii.hpp"
+
 namespace probity::llm {
 
 std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
+  return std::string(text::trim_ascii_space(s));
 }
 namespace {
 
 std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return text::ascii_lower(s);
 }
 
 // The body of the first ``` fence when the answer has one (models like to wrap JSON in fences).

@@ -21,6 +21,7 @@
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
 #include "text/stopwords.hpp"
 #include "util/hash.hpp"
 #include "util/parallel.hpp"
@@ -80,9 +81,7 @@ constexpr std::array<std::string_view, 10> kPersonal = {"i",    "we", "you", "my
                                                         "your", "me", "us",  "mine", "ours"};
 
 std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return text::ascii_lower(s);
 }
 
 // Content-word stems (stopwords and one-letter words dropped), for rationales.

@@ -5,6 +5,7 @@
 
 #include "perturb/lexicon.hpp"
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
 
 namespace probity::perturb {
 
@@ -61,10 +62,7 @@ constexpr std::array<std::string_view, 7> kClitics = {"'s", "'re", "'ve", "'ll",
 }  // namespace
 
 std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (is_ascii_upper(c)) c = static_cast<char>(c - 'A' + 'a');
-  return out;
+  return text::ascii_lower(s);
 }
 
 bool has_alnum(std::string_view s) {

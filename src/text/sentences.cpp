@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
 
 namespace probity::text {
 namespace {
@@ -21,19 +22,8 @@ constexpr std::array<std::string_view, 42> kAbbreviations = {
     "cf.",  "approx.", "no.",   "fig.", "al.",   "jan.", "feb.", "aug.",  "sept.", "oct.", "nov.",
     "dec.", "u.s.",    "u.k.",  "u.n.", "a.m.",  "p.m.", "inc.", "corp.", "ltd."};
 
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string_view trim(std::string_view s) {
-  auto is_space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
+  return trim_ascii_space(s);
 }
 
 // True when the segment ends with a token that does not end a sentence.
@@ -41,7 +31,7 @@ bool ends_with_abbreviation(std::string_view segment) {
   segment = trim(segment);
   auto space = segment.find_last_of(" \t\n(\"'");
   std::string last =
-      lower_ascii(space == std::string_view::npos ? segment : segment.substr(space + 1));
+      ascii_lower(space == std::string_view::npos ? segment : segment.substr(space + 1));
   if (last.empty() || last.back() != '.') return false;
   if (std::find(kAbbreviations.begin(), kAbbreviations.end(), last) != kAbbreviations.end())
     return true;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
 #include "text/stopwords.hpp"
 #include "text/wordnet.hpp"
 
@@ -399,16 +400,7 @@ std::vector<std::size_t> strip_bullet(const std::vector<Tok>& toks, std::string_
 }
 
 std::string trim_space(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n\f\v");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n\f\v");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return std::string(trim_ascii_space(s));
 }
 
 }  // namespace
@@ -420,7 +412,7 @@ std::vector<std::string> decompose_statements(std::string_view text) {
   std::unordered_set<std::string> seen;
   auto add = [&](std::string s) {
     s = trim_space(s);
-    if (!s.empty() && seen.insert(lower_ascii(s)).second) statements.push_back(std::move(s));
+    if (!s.empty() && seen.insert(ascii_lower(s)).second) statements.push_back(std::move(s));
   };
   for (const auto& sentence : split_sentences(whole)) {
     if (is_question(sentence) || is_header(sentence)) continue;
