@@ -1,24 +1,17 @@
 #include "perturb/lexicon.hpp"
 
-#include <fmt/format.h>
-#include <wn.h>
-
 #include <algorithm>
-#include <array>
-#include <fstream>
+#include <cstdint>
 #include <initializer_list>
-#include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
-#include "text/wordnet_files.hpp"
+#include "text/wordnet.hpp"
 
 namespace probity::perturb::lex {
 namespace {
-
-namespace wordnet_files = text::wordnet_files;
 
 using Set = std::unordered_set<std::string>;
 using Map = std::unordered_map<std::string, std::string>;
@@ -107,143 +100,39 @@ const Set& function_words() {
 
 // ---- WordNet -----------------------------------------------------------------------------------
 
-// WordNet data kept in memory: the lemma index (sense order = frequency order), the morphological
-// exception lists, and the SemCor sense counts. Looking words up through the C library means
-// dozens of fseek/fgets per word; this keeps POS and sense queries to hash lookups. The C library
-// is still used to read synsets (for synonyms and antonyms); it keeps global state and returns
-// pointers into static buffers, so those calls go through `mutex`, and their results are copied
-// and cached under it.
-struct WordNet {
-  struct PosData {
-    std::unordered_map<std::string, std::vector<long>> offsets;            // lemma -> synsets
-    std::unordered_map<std::string, std::vector<std::string>> exceptions;  // form -> bases
-  };
-  PosData pos[5];                                   // indexed by NOUN, VERB, ADJ, ADV
-  std::unordered_map<std::string, int> tag_counts;  // "lemma/pos/sense" -> SemCor count
-  Set irregular_verbs;  // bases with irregular or consonant-doubling forms (verb.exc)
-  std::string error;
+namespace wn = text::wordnet;
 
-  std::mutex mutex;  // guards the C library and the caches below
-  std::unordered_map<std::string, std::string> antonyms;
-  std::unordered_map<std::string, std::string> synonyms;
+constexpr wn::Pos kWordNetPos[] = {wn::Pos::kNoun, wn::Pos::kVerb, wn::Pos::kAdj, wn::Pos::kAdv};
 
-  WordNet() {
-    if (wninit() != 0) {
-      error = "WordNet 3.0 data not found (install wordnet-base or set WNSEARCHDIR)";
-      return;
-    }
-    const std::string dir = SetSearchdir();
-    for (int p = NOUN; p <= ADV; ++p) {
-      const std::string name(wordnet_files::kPosNames[static_cast<std::size_t>(p)]);
-      load_index(dir + "/index." + name, pos[p]);
-      load_exceptions(dir + "/" + name + ".exc", pos[p], p == VERB ? &irregular_verbs : nullptr);
-    }
-    load_counts(dir + "/cntlist.rev");
-    if (pos[NOUN].offsets.empty()) error = "WordNet index files not readable in " + dir;
-  }
-
-  static void load_index(const std::string& path, PosData& data) {
-    wordnet_files::read_index(path, [&data](std::string_view lemma, std::vector<long>&& offsets) {
-      data.offsets.emplace(std::string(lemma), std::move(offsets));
-    });
-  }
-
-  static void load_exceptions(const std::string& path, PosData& data, Set* bases) {
-    wordnet_files::read_exceptions(
-        path, [&data, bases](std::string_view form, std::span<const std::string_view> forms) {
-          auto& list = data.exceptions[std::string(form)];
-          for (std::string_view base : forms) {
-            list.emplace_back(base);
-            if (bases) bases->emplace(base);
-          }
-        });
-  }
-
-  // cntlist.rev: "lemma%ss_type:lex_filenum:lex_id:head:head_id sense_number tag_count".
-  void load_counts(const std::string& path) {
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      const auto f = wordnet_files::fields(line);
-      if (f.size() < 3) continue;
-      const auto percent = f[0].find('%');
-      if (percent == std::string_view::npos || percent + 1 >= f[0].size()) continue;
-      int p = f[0][percent + 1] - '0';
-      if (p == 5) p = ADJ;  // satellite adjectives
-      if (p < NOUN || p > ADV) continue;
-      tag_counts.emplace(fmt::format("{}/{}/{}", f[0].substr(0, percent), p, f[1]),
-                         static_cast<int>(wordnet_files::parse_number(f[2], 10)));
-    }
-  }
-
-  bool known(const std::string& lemma, int p) const { return pos[p].offsets.count(lemma) > 0; }
-
-  // WordNet's morphy: exception list, the word itself, then the detachment rules.
-  std::string base_form(const std::string& word, int p) const {
-    if (auto it = pos[p].exceptions.find(word); it != pos[p].exceptions.end())
-      for (const auto& base : it->second)
-        if (known(base, p)) return base;
-    if (known(word, p)) return word;
-    for (const auto& [suffix, replacement] : wordnet_files::detachment_rules(p)) {
-      if (word.size() <= suffix.size() + 1 || !word.ends_with(suffix)) continue;
-      std::string candidate = word.substr(0, word.size() - suffix.size());
-      candidate += replacement;
-      if (known(candidate, p)) return candidate;
-    }
-    return {};
-  }
-
-  // Rank (1-based) of the synset at `offset` among the senses of `lemma`, and its SemCor count.
-  std::pair<int, int> sense_rank(const std::string& lemma, int p, long offset) const {
-    auto it = pos[p].offsets.find(lemma);
-    if (it == pos[p].offsets.end()) return {0, 0};
-    for (std::size_t k = 0; k < it->second.size(); ++k)
-      if (it->second[k] == offset) return {int(k) + 1, tag_count(lemma, p, int(k) + 1)};
-    return {0, 0};
-  }
-
-  int tag_count(const std::string& lemma, int p, int sense) const {
-    auto it = tag_counts.find(fmt::format("{}/{}/{}", lemma, p, sense));
-    return it == tag_counts.end() ? 0 : it->second;
-  }
-};
-
-// Loaded once (thread-safe static initialisation); the indexes are read-only afterwards.
-WordNet& wordnet_instance() {
-  static WordNet wn;
-  if (!wn.error.empty()) throw std::runtime_error(wn.error);
-  return wn;
+// Unlike the mechanisms, which record "wordnet:none" in their signatures, the perturbations have
+// no record of the database: without it they would quietly write different texts (no WordNet
+// synonyms, antonyms or word classes), so every WordNet question fails instead.
+void require_wordnet() {
+  if (!wn::available())
+    throw std::runtime_error(
+        "WordNet 3.0 data not found (install wordnet-base or set WNSEARCHDIR)");
 }
 
-const WordNet& wordnet() {
-  return wordnet_instance();
-}
-
-WordNet& wordnet_locked(std::unique_lock<std::mutex>& lock) {
-  WordNet& wn = wordnet_instance();
-  lock = std::unique_lock(wn.mutex);
-  return wn;
-}
-
-int wn_pos(Pos pos) {
+wn::Pos wn_pos(Pos pos) {
   switch (pos) {
     case Pos::kNoun:
-      return NOUN;
+      return wn::Pos::kNoun;
     case Pos::kVerb:
-      return VERB;
+      return wn::Pos::kVerb;
     case Pos::kAdj:
-      return ADJ;
+      return wn::Pos::kAdj;
     case Pos::kAdv:
-      return ADV;
+      return wn::Pos::kAdv;
   }
-  return NOUN;
+  return wn::Pos::kNoun;
 }
 
-// A word as WordNet writes it in data files: drop the adjective marker "(a)", "(p)", "(ip)".
-std::string clean_lemma(const char* raw) {
-  std::string s(raw);
-  if (auto paren = s.find('('); paren != std::string::npos) s.erase(paren);
-  return s;
+// Rank (1-based) of the synset at `offset` among the senses of `lemma`, and its SemCor count.
+std::pair<int, int> sense_rank(const std::string& lemma, wn::Pos p, std::uint32_t offset) {
+  const auto& senses = wn::senses(lemma, p);
+  for (std::size_t k = 0; k < senses.size(); ++k)
+    if (senses[k] == offset) return {int(k) + 1, wn::tag_count(lemma, p, int(k) + 1)};
+  return {0, 0};
 }
 
 bool plain_lower_word(const std::string& s) {
@@ -923,13 +812,13 @@ bool starts_with_vowel_sound(const std::string& word) {
 bool is_common_word(const std::string& word) {
   // WordNet also lists names ("jacksonville"); a SemCor count on some sense marks a word that
   // is used in ordinary running text.
-  const WordNet& wn = wordnet();
-  for (int p = NOUN; p <= ADV; ++p) {
-    const std::string base = wn.base_form(word, p);
+  require_wordnet();
+  for (wn::Pos p : kWordNetPos) {
+    const std::string base = wn::base_form(word, p);
     if (base.empty()) continue;
-    const auto& senses = wn.pos[p].offsets.at(base);
+    const auto& senses = wn::senses(base, p);
     for (std::size_t k = 0; k < senses.size() && k < 3; ++k)
-      if (wn.tag_count(base, p, int(k) + 1) > 0) return true;
+      if (wn::tag_count(base, p, int(k) + 1) > 0) return true;
   }
   return false;
 }
@@ -939,29 +828,13 @@ bool is_common_word(const std::string& word) {
 std::string flip_antonym(const std::string& word) {
   if (std::string curated = lookup(antonym_map(), word); !curated.empty()) return curated;
   if (!contains(wordnet_evaluatives(), word)) return {};
-  std::unique_lock<std::mutex> lock;
-  WordNet& wn = wordnet_locked(lock);
-  if (auto it = wn.antonyms.find(word); it != wn.antonyms.end()) return it->second;
-  std::string result;
-  auto entry = wn.pos[ADJ].offsets.find(word);
-  if (entry != wn.pos[ADJ].offsets.end() && !entry->second.empty()) {
-    // Only the most frequent sense: its direct antonym is the evaluative opposite.
-    std::string buf = word;
-    SynsetPtr syn = read_synset(ADJ, entry->second.front(), buf.data());
-    for (int p = 0; syn && p < syn->ptrcount && result.empty(); ++p) {
-      if (syn->ptrtyp[p] != ANTPTR) continue;
-      if (syn->pfrm[p] != 0 && syn->pfrm[p] != syn->whichword) continue;
-      SynsetPtr target = read_synset(syn->ppos[p], syn->ptroff[p], nullptr);
-      if (target && syn->pto[p] >= 1 && syn->pto[p] <= target->wcount) {
-        std::string lemma = clean_lemma(target->words[syn->pto[p] - 1]);
-        if (plain_lower_word(lemma)) result = lemma;
-      }
-      if (target) free_synset(target);
-    }
-    if (syn) free_synset(syn);
-  }
-  wn.antonyms.emplace(word, result);
-  return result;
+  require_wordnet();
+  const auto& senses = wn::senses(word, wn::Pos::kAdj);
+  if (senses.empty()) return {};
+  // Only the most frequent sense: its direct antonym is the evaluative opposite.
+  for (const std::string& antonym : wn::sense_antonyms(word, wn::Pos::kAdj, senses.front()))
+    if (plain_lower_word(antonym)) return antonym;
+  return {};
 }
 
 bool is_negatable_evaluative(const std::string& word) {
@@ -1088,12 +961,12 @@ bool is_gradable(const std::string& word) {
 
 WordClasses word_classes(const std::string& word) {
   if (word.empty() || word.size() > 60) return {};
-  const WordNet& wn = wordnet();
+  require_wordnet();
   WordClasses classes;
-  classes.noun = !wn.base_form(word, NOUN).empty();
-  classes.verb = !wn.base_form(word, VERB).empty();
-  classes.adj = !wn.base_form(word, ADJ).empty();
-  classes.adv = !wn.base_form(word, ADV).empty();
+  classes.noun = !wn::base_form(word, wn::Pos::kNoun).empty();
+  classes.verb = !wn::base_form(word, wn::Pos::kVerb).empty();
+  classes.adj = !wn::base_form(word, wn::Pos::kAdj).empty();
+  classes.adv = !wn::base_form(word, wn::Pos::kAdv).empty();
   return classes;
 }
 
@@ -1104,33 +977,26 @@ Synonym curated_synonym(const std::string& word) {
 
 std::string wordnet_synonym(const std::string& word, Pos pos) {
   if (word.size() < 3 || is_function_word(word) || is_rephrase_blocked(word)) return {};
-  const int p = wn_pos(pos);
-  const std::string key = fmt::format("{}/{}", word, p);
-  std::unique_lock<std::mutex> lock;
-  WordNet& wn = wordnet_locked(lock);
-  if (auto it = wn.synonyms.find(key); it != wn.synonyms.end()) return it->second;
+  require_wordnet();
+  const wn::Pos p = wn_pos(pos);
   std::string result;
-  const std::string base = wn.base_form(word, p);
-  const auto entry = base.empty() ? wn.pos[p].offsets.end() : wn.pos[p].offsets.find(base);
+  const std::string base = wn::base_form(word, p);
+  const auto& senses = wn::senses(base, p);
   // Only a frequent first sense (SemCor count >= 5) is trusted to be the meaning in the text.
-  if (entry != wn.pos[p].offsets.end() && !entry->second.empty() && wn.tag_count(base, p, 1) >= 5) {
-    std::string buf = base;
-    SynsetPtr syn = read_synset(p, entry->second.front(), buf.data());
+  if (!senses.empty() && wn::tag_count(base, p, 1) >= 5) {
     int best_count = 0;
-    for (int i = 0; syn && i < syn->wcount; ++i) {
-      const std::string lemma = clean_lemma(syn->words[i]);
+    for (const std::string& lemma : wn::synset_words(p, senses.front())) {
       if (lemma == base || !plain_lower_word(lemma) || lemma.size() > base.size() + 6) continue;
       if (is_rephrase_blocked(lemma) || is_function_word(lemma)) continue;
-      if (pos == Pos::kVerb && wn.irregular_verbs.count(lemma) > 0) continue;
+      if (pos == Pos::kVerb && wn::has_irregular_forms(lemma, wn::Pos::kVerb)) continue;
       // The synonym must mean this first of all, and be attested in SemCor about as often as
       // the word itself ("girl" -> "miss" is a first sense of both, but "miss" is rare in it).
-      auto [rank, count] = wn.sense_rank(lemma, p, entry->second.front());
-      if (rank != 1 || count < 2 || 4 * count < wn.tag_count(base, p, 1) || count <= best_count)
+      auto [rank, count] = sense_rank(lemma, p, senses.front());
+      if (rank != 1 || count < 2 || 4 * count < wn::tag_count(base, p, 1) || count <= best_count)
         continue;
       best_count = count;
       result = lemma;
     }
-    if (syn) free_synset(syn);
   }
   // Re-inflect like the original word.
   if (!result.empty() && word != base) {
@@ -1147,7 +1013,6 @@ std::string wordnet_synonym(const std::string& word, Pos pos) {
       result.clear();  // comparatives and superlatives are not re-inflected
     }
   }
-  wn.synonyms.emplace(key, result);
   return result;
 }
 

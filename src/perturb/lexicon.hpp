@@ -1,6 +1,8 @@
 #pragma once
 // Word lists for the rule-based perturbations (polarity and antonyms, hedges, intensifiers,
-// framing phrases, the elongation filler) and thread-safe WordNet access.
+// framing phrases, the elongation filler) and the WordNet questions they ask (text/wordnet.hpp's
+// reader answers them; thread-safe). Those throw std::runtime_error when the WordNet database is
+// missing, as the perturbations would silently differ without it.
 //
 // Every word argument is lower-case ASCII. Lists return lower-case natural text; callers render
 // it in the candidate's style.

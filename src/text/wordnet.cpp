@@ -10,9 +10,11 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "text/wordnet_files.hpp"
@@ -90,13 +92,18 @@ struct Pointer {
 
 struct Synset {
   std::vector<std::string> words;  // lower-case, adjective markers removed
+  std::vector<std::string> forms;  // the same words with their case as written
   std::vector<Pointer> pointers;
 };
 
-std::string clean_lemma(std::string_view w) {
-  // Adjective position markers: "(a)", "(p)", "(ip)".
+// Adjective position markers: "(a)", "(p)", "(ip)".
+std::string_view strip_marker(std::string_view w) {
   if (const auto paren = w.find('('); paren != std::string_view::npos) w = w.substr(0, paren);
-  std::string out(w);
+  return w;
+}
+
+std::string clean_lemma(std::string_view w) {
+  std::string out(strip_marker(w));
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
@@ -108,7 +115,7 @@ class Database {
     for (int p = kNoun; p <= kAdv; ++p) {
       const std::string name(kPosNames[p]);
       load_index(dir_ + "/index." + name, index_[p]);
-      load_exceptions(dir_ + "/" + name + ".exc", exceptions_[p]);
+      load_exceptions(dir_ + "/" + name + ".exc", exceptions_[p], irregular_[p]);
       data_[p].open(dir_ + "/data." + name);
     }
     ok_ = !index_[kNoun].empty() && !index_[kVerb].empty();
@@ -117,10 +124,20 @@ class Database {
 
   bool ok() const { return ok_; }
   const std::string& release() const { return release_; }
+  const std::string& dir() const { return dir_; }
 
   const std::vector<std::uint32_t>* offsets(const std::string& lemma, int p) const {
     auto it = index_[p].find(lemma);
     return it == index_[p].end() ? nullptr : &it->second;
+  }
+
+  const std::vector<std::string>* exception_bases(const std::string& form, int p) const {
+    auto it = exceptions_[p].find(form);
+    return it == exceptions_[p].end() ? nullptr : &it->second;
+  }
+
+  bool is_exception_base(const std::string& lemma, int p) const {
+    return irregular_[p].count(lemma) > 0;
   }
 
   // WordNet's morphy, returning every base form found (exceptions, the word, detachments).
@@ -150,8 +167,10 @@ class Database {
     if (f.size() < 4) return s;
     const long words = parse_number(f[3], 16);
     std::size_t k = 4;
-    for (long w = 0; w < words && k + 1 < f.size(); ++w, k += 2)
+    for (long w = 0; w < words && k + 1 < f.size(); ++w, k += 2) {
       s.words.push_back(clean_lemma(f[k]));
+      s.forms.emplace_back(strip_marker(f[k]));
+    }
     if (k >= f.size()) return s;
     const long count = parse_number(f[k++], 10);
     for (long i = 0; i < count && k + 3 < f.size(); ++i, k += 4) {
@@ -186,7 +205,7 @@ class Database {
     return std::string(rest.substr(0, end));
   }
 
-  // Multi-word lemmas are left out: lookups are of single words.
+  // Multi-word lemmas are left out: lookups are of single words (Collocations has the others).
   static void load_index(const std::string& path,
                          std::unordered_map<std::string, std::vector<std::uint32_t>>& map) {
     text::wordnet_files::read_index(path,
@@ -201,11 +220,15 @@ class Database {
   }
 
   static void load_exceptions(const std::string& path,
-                              std::unordered_map<std::string, std::vector<std::string>>& map) {
+                              std::unordered_map<std::string, std::vector<std::string>>& map,
+                              std::unordered_set<std::string>& bases) {
     text::wordnet_files::read_exceptions(
-        path, [&map](std::string_view form, std::span<const std::string_view> bases) {
+        path, [&map, &bases](std::string_view form, std::span<const std::string_view> forms) {
           auto& list = map[std::string(form)];
-          for (std::string_view base : bases) list.emplace_back(base);
+          for (std::string_view base : forms) {
+            list.emplace_back(base);
+            bases.emplace(base);
+          }
         });
   }
 
@@ -214,12 +237,100 @@ class Database {
   bool ok_ = false;
   std::unordered_map<std::string, std::vector<std::uint32_t>> index_[5];
   std::unordered_map<std::string, std::vector<std::string>> exceptions_[5];
+  std::unordered_set<std::string> irregular_[5];  // the bases in <pos>.exc
   MappedFile data_[5];
 };
 
 const Database& database() {
   static const Database db;
   return db;
+}
+
+// SemCor's sense counts (cntlist.rev), keyed by "lemma sense" per part of speech. Read on first
+// use: only the perturbations' lexicon asks, so the mechanisms do not pay for it.
+class TagCounts {
+ public:
+  explicit TagCounts(const std::string& path) {
+    // "lemma%ss_type:lex_filenum:lex_id:head:head_id sense_number tag_count"
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto f = fields(line);
+      if (f.size() < 3) continue;
+      const auto percent = f[0].find('%');
+      if (percent == std::string_view::npos || percent + 1 >= f[0].size()) continue;
+      int p = f[0][percent + 1] - '0';
+      if (p == 5) p = kAdj;  // satellite adjectives
+      if (p < kNoun || p > kAdv) continue;
+      std::string key(f[0].substr(0, percent));
+      key += ' ';
+      key += f[1];
+      counts_[p].emplace(std::move(key), static_cast<int>(std::max(0L, parse_number(f[2], 10))));
+    }
+  }
+  int get(std::string_view lemma, int p, int sense) const {
+    std::string key(lemma);
+    key += ' ';
+    key += std::to_string(sense);
+    auto it = counts_[p].find(key);
+    return it == counts_[p].end() ? 0 : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, int> counts_[5];
+};
+
+const TagCounts& tag_counts() {
+  static const TagCounts counts(database().dir() + "/cntlist.rev");
+  return counts;
+}
+
+// The multi-word lemmas of the index files. Read on first use: only the lookups by part of
+// speech want them, and only for a word with '_' or an exception list's base ("comic_strip"),
+// so the single-word lookups neither pay for them (they double the index) nor see them.
+class Collocations {
+ public:
+  explicit Collocations(const std::string& dir) {
+    for (int p = kNoun; p <= kAdv; ++p)
+      text::wordnet_files::read_index(
+          dir + "/index." + std::string(kPosNames[p]),
+          [this, p](std::string_view lemma, std::vector<long>&& offsets) {
+            if (lemma.find('_') == std::string_view::npos) return;
+            std::vector<std::uint32_t> ids;
+            ids.reserve(offsets.size());
+            for (long offset : offsets) ids.push_back(static_cast<std::uint32_t>(offset));
+            index_[p].emplace(std::string(lemma), std::move(ids));
+          });
+  }
+  const std::vector<std::uint32_t>* offsets(const std::string& lemma, int p) const {
+    auto it = index_[p].find(lemma);
+    return it == index_[p].end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::vector<std::uint32_t>> index_[5];
+};
+
+// Any lemma's senses, multi-word ones included.
+const std::vector<std::uint32_t>* lemma_offsets(const std::string& lemma, int p) {
+  if (lemma.find('_') == std::string::npos) return database().offsets(lemma, p);
+  static const Collocations collocations(database().dir());
+  return collocations.offsets(lemma, p);
+}
+
+// The first base form morphy finds among all lemmas, with stems of two letters or more.
+std::string first_base_form(const std::string& word, int p) {
+  if (const auto* bases = database().exception_bases(word, p); bases != nullptr)
+    for (const auto& base : *bases)
+      if (lemma_offsets(base, p) != nullptr) return base;
+  if (lemma_offsets(word, p) != nullptr) return word;
+  for (const auto& [suffix, replacement] : text::wordnet_files::detachment_rules(p)) {
+    if (word.size() <= suffix.size() + 1 || !word.ends_with(suffix)) continue;
+    std::string candidate = word.substr(0, word.size() - suffix.size());
+    candidate += replacement;
+    if (lemma_offsets(candidate, p) != nullptr) return candidate;
+  }
+  return {};
 }
 
 // A grow-only memo: entries are never erased, so references handed out stay valid
@@ -372,6 +483,56 @@ bool is_inflected_verb(std::string_view word) {
 bool is_verb_lemma(std::string_view word) {
   const auto& db = database();
   return db.ok() && db.offsets(lower(word), kVerb) != nullptr;
+}
+
+// ---- lookups by part of speech -------------------------------------------------------------
+
+std::string base_form(std::string_view word, Pos pos) {
+  const auto& db = database();
+  if (!db.ok()) return {};
+  return first_base_form(std::string(word), static_cast<int>(pos));
+}
+
+const std::vector<std::uint32_t>& senses(std::string_view lemma, Pos pos) {
+  static const std::vector<std::uint32_t> none;
+  const auto& db = database();
+  if (!db.ok()) return none;
+  const auto* offsets = lemma_offsets(std::string(lemma), static_cast<int>(pos));
+  return offsets == nullptr ? none : *offsets;
+}
+
+int tag_count(std::string_view lemma, Pos pos, int sense) {
+  if (!database().ok()) return 0;
+  return tag_counts().get(lemma, static_cast<int>(pos), sense);
+}
+
+std::vector<std::string> synset_words(Pos pos, std::uint32_t offset) {
+  const auto& db = database();
+  if (!db.ok()) return {};
+  return db.synset(static_cast<int>(pos), offset).forms;
+}
+
+std::vector<std::string> sense_antonyms(std::string_view lemma, Pos pos, std::uint32_t offset) {
+  std::vector<std::string> out;
+  const auto& db = database();
+  if (!db.ok()) return out;
+  const Synset s = db.synset(static_cast<int>(pos), offset);
+  // Antonymy is lexical: the pointer's source must be this lemma's word number.
+  int number = 0;
+  for (std::size_t i = 0; i < s.words.size(); ++i)
+    if (s.words[i] == lemma) number = static_cast<int>(i) + 1;
+  for (const auto& ptr : s.pointers) {
+    if (ptr.symbol != "!" || ptr.pos == 0 || (ptr.source != 0 && ptr.source != number)) continue;
+    const Synset target = db.synset(ptr.pos, ptr.offset);
+    for (std::size_t i = 0; i < target.forms.size(); ++i)
+      if (ptr.target == 0 || static_cast<int>(i) + 1 == ptr.target) out.push_back(target.forms[i]);
+  }
+  return out;
+}
+
+bool has_irregular_forms(std::string_view lemma, Pos pos) {
+  const auto& db = database();
+  return db.ok() && db.is_exception_base(std::string(lemma), static_cast<int>(pos));
 }
 
 }  // namespace probity::text::wordnet
