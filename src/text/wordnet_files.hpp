@@ -1,7 +1,6 @@
 #pragma once
-// Parsing of WordNet 3.0's database files, shared by the two modules that load them
-// (predict/wordnet.cpp for the mechanisms, perturb/lexicon.cpp for the perturbations), so that
-// both read the lemma index and the exception lists the same way.
+// Parsing of WordNet 3.0's database files for text/wordnet.cpp, the one reader (the prediction
+// mechanisms, the statement decomposition and the perturbations' lexicon all go through it).
 #include <array>
 #include <functional>
 #include <span>
@@ -12,7 +11,7 @@
 
 namespace probity::text::wordnet_files {
 
-// Parts of speech are numbered as in WordNet (wn.h's NOUN = 1 ... ADV = 4); 0 is unused. Their
+// Parts of speech are numbered as in WordNet (NOUN = 1 ... ADV = 4); 0 is unused. Their
 // names in the file names: index.<name>, data.<name>, <name>.exc.
 inline constexpr std::array<std::string_view, 5> kPosNames = {"", "noun", "verb", "adj", "adv"};
 
