@@ -1,6 +1,7 @@
 """Errors raise Python exceptions with the CLI's messages; Ctrl-C interrupts long calls."""
 
 import _thread
+import signal
 import tempfile
 import threading
 import time
@@ -141,6 +142,14 @@ class PythonMetricErrors(unittest.TestCase):
 
 
 class Interrupt(unittest.TestCase):
+    # _thread.interrupt_main() does nothing while SIGINT is ignored, as it is for a command
+    # started in the background by a non-interactive shell: take Python's handler for the test.
+    def setUp(self):
+        self._sigint = signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def tearDown(self):
+        signal.signal(signal.SIGINT, self._sigint)
+
     def interrupt_after(self, seconds, call):
         timer = threading.Timer(seconds, _thread.interrupt_main)
         start = time.monotonic()

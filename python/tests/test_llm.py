@@ -4,6 +4,7 @@ standard library (the C++ tests use the full mock server; this one only answers 
 import http.server
 import json
 import os
+import signal
 import tempfile
 import threading
 import unittest
@@ -105,6 +106,14 @@ class _SlowJudge(_Judge):
 
 
 class LlmInterruptTest(unittest.TestCase):
+    # _thread.interrupt_main() does nothing while SIGINT is ignored, as it is for a command
+    # started in the background by a non-interactive shell: take Python's handler for the test.
+    def setUp(self):
+        self._sigint = signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def tearDown(self):
+        signal.signal(signal.SIGINT, self._sigint)
+
     """Ctrl-C while probity waits for LLM answers raises KeyboardInterrupt at once; the answers
     that had arrived stay in the cache (the CLI stops on Ctrl-C as any program does)."""
 

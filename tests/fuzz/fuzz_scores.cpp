@@ -5,6 +5,7 @@
 
 #include "probity/error.hpp"
 #include "probity/scores.hpp"
+#include "probity/scoring.hpp"
 
 namespace {
 const probity::Dataset& dataset() {
