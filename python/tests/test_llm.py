@@ -14,6 +14,20 @@ import numpy as np
 import probity
 
 
+def _send_chat(handler, model, content):
+    """Writes an OpenAI chat completion whose message is `content`."""
+    out = {"id": "x", "object": "chat.completion", "model": model,
+           "choices": [{"index": 0, "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": content}}],
+           "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}}
+    data = json.dumps(out).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class _Judge(http.server.BaseHTTPRequestHandler):
     requests = 0
     authorizations = []
@@ -25,17 +39,7 @@ class _Judge(http.server.BaseHTTPRequestHandler):
         prompt = body["messages"][0]["content"]
         candidate = prompt.split("CANDIDATE:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
         rating = min(5, max(1, len(candidate.split())))  # 1 point per word, up to 5
-        out = {"id": "x", "object": "chat.completion", "model": body["model"],
-               "choices": [{"index": 0, "finish_reason": "stop",
-                            "message": {"role": "assistant",
-                                        "content": json.dumps({"rating": rating})}}],
-               "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}}
-        data = json.dumps(out).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        _send_chat(self, body["model"], json.dumps({"rating": rating}))
 
     def log_message(self, *args):
         pass
@@ -106,6 +110,9 @@ class _SlowJudge(_Judge):
 
 
 class LlmInterruptTest(unittest.TestCase):
+    """Ctrl-C while probity waits for LLM answers raises KeyboardInterrupt at once; the answers
+    that had arrived stay in the cache (the CLI stops on Ctrl-C as any program does)."""
+
     # _thread.interrupt_main() does nothing while SIGINT is ignored, as it is for a command
     # started in the background by a non-interactive shell: take Python's handler for the test.
     def setUp(self):
@@ -113,9 +120,6 @@ class LlmInterruptTest(unittest.TestCase):
 
     def tearDown(self):
         signal.signal(signal.SIGINT, self._sigint)
-
-    """Ctrl-C while probity waits for LLM answers raises KeyboardInterrupt at once; the answers
-    that had arrived stay in the cache (the CLI stops on Ctrl-C as any program does)."""
 
     @classmethod
     def setUpClass(cls):
@@ -166,17 +170,7 @@ class _Rewriter(http.server.BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests += 1
         text = f"It may perhaps be that the rewritten answer number {type(self).requests} holds."
-        out = {"id": "x", "object": "chat.completion", "model": body["model"],
-               "choices": [{"index": 0, "finish_reason": "stop",
-                            "message": {"role": "assistant",
-                                        "content": json.dumps({"text": text})}}],
-               "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}}
-        data = json.dumps(out).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        _send_chat(self, body["model"], json.dumps({"text": text}))
 
     def log_message(self, *args):
         pass
