@@ -12,6 +12,7 @@ import unittest
 import numpy as np
 
 import probity
+from support import SAMPLE
 
 
 def _send_chat(handler, model, content):
@@ -26,6 +27,23 @@ def _send_chat(handler, model, content):
     handler.send_header("Content-Length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)
+
+
+class _ServedTest(unittest.TestCase):
+    """Tests against a stdlib server answering with `handler`, on a free port for the class."""
+    handler = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), cls.handler)
+        cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
+        cls.thread.start()
+        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}/v1"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        probity.disconnect_llm()
 
 
 class _Judge(http.server.BaseHTTPRequestHandler):
@@ -45,18 +63,8 @@ class _Judge(http.server.BaseHTTPRequestHandler):
         pass
 
 
-class LlmSessionTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Judge)
-        cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
-        cls.thread.start()
-        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}/v1"
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.shutdown()
-        probity.disconnect_llm()
+class LlmSessionTest(_ServedTest):
+    handler = _Judge
 
     def test_judge_scores_then_cache_serves_the_rerun(self):
         candidates = ["one", "one two three", "a b c d e f g"]
@@ -109,29 +117,19 @@ class _SlowJudge(_Judge):
             pass  # the client cancelled this request (the test's Ctrl-C)
 
 
-class LlmInterruptTest(unittest.TestCase):
+class LlmInterruptTest(_ServedTest):
     """Ctrl-C while probity waits for LLM answers raises KeyboardInterrupt at once; the answers
     that had arrived stay in the cache (the CLI stops on Ctrl-C as any program does)."""
 
     # _thread.interrupt_main() does nothing while SIGINT is ignored, as it is for a command
     # started in the background by a non-interactive shell: take Python's handler for the test.
+    handler = _SlowJudge
+
     def setUp(self):
         self._sigint = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def tearDown(self):
         signal.signal(signal.SIGINT, self._sigint)
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowJudge)
-        cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
-        cls.thread.start()
-        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}/v1"
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.shutdown()
-        probity.disconnect_llm()
 
     def test_ctrl_c_during_an_llm_batch(self):
         import _thread
@@ -176,21 +174,11 @@ class _Rewriter(http.server.BaseHTTPRequestHandler):
         pass
 
 
-class EngineTest(unittest.TestCase):
+class EngineTest(_ServedTest):
     """probity.Engine: state of its own, and LLM perturbations from Python."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Rewriter)
-        cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
-        cls.thread.start()
-        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}/v1"
-        cls.data = os.path.join(os.path.dirname(__file__), "..", "..", "data", "summeval",
-                                "summeval_sample20.jsonl")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.shutdown()
+    handler = _Rewriter
+    data = str(SAMPLE)
 
     def test_llm_strategies_run_from_python_on_the_engine_that_has_the_session(self):
         engine = probity.Engine(base_url=self.url, model="m")
