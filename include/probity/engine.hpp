@@ -11,8 +11,6 @@
 #include <string>
 #include <string_view>
 
-#include "probity/error.hpp"
-
 namespace probity {
 
 class Metric;
@@ -22,7 +20,9 @@ struct MetricSelection;
 
 namespace llm {
 class Session;
-}
+// Declared with Session in llm/session.hpp (the llm layer, below the metrics that call llm()).
+std::shared_ptr<Session> require_session(std::shared_ptr<Session> session);
+}  // namespace llm
 namespace predict {
 class PredictorPool;
 }
@@ -40,13 +40,7 @@ class Engine {
   void set_llm(std::shared_ptr<llm::Session> session);
   const std::shared_ptr<llm::Session>& llm_or_null() const { return session_; }
   // The session; throws UsageError naming the flags when none is connected.
-  const std::shared_ptr<llm::Session>& llm() const {
-    if (!session_)
-      throw UsageError(
-          "this metric needs an LLM endpoint: give --config probity.toml or --llm-base-url "
-          "(and --llm-model) to the command");
-    return session_;
-  }
+  std::shared_ptr<llm::Session> llm() const { return llm::require_session(session_); }
 
   MetricRegistry& metrics() { return *metrics_; }
   const MetricRegistry& metrics() const { return *metrics_; }

@@ -11,37 +11,6 @@ namespace probity::python {
 
 namespace {
 
-// report.json's structure as Python objects (dict, list, str, int, float, bool, None).
-py::object to_python(const nlohmann::ordered_json& j) {
-  switch (j.type()) {
-    case nlohmann::json::value_t::object: {
-      py::dict d;
-      for (const auto& [k, v] : j.items()) d[py::str(k)] = to_python(v);
-      return d;
-    }
-    case nlohmann::json::value_t::array: {
-      py::list l;
-      for (const auto& v : j) l.append(to_python(v));
-      return l;
-    }
-    case nlohmann::json::value_t::string:
-      // Invalid UTF-8 in a text field (a corrupt candidate) is replaced, as in report.json.
-      return py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
-          j.get_ref<const std::string&>().data(),
-          static_cast<Py_ssize_t>(j.get_ref<const std::string&>().size()), "replace"));
-    case nlohmann::json::value_t::boolean:
-      return py::bool_(j.get<bool>());
-    case nlohmann::json::value_t::number_integer:
-      return py::int_(j.get<std::int64_t>());
-    case nlohmann::json::value_t::number_unsigned:
-      return py::int_(j.get<std::uint64_t>());
-    case nlohmann::json::value_t::number_float:
-      return py::float_(j.get<double>());
-    default:
-      return py::none();
-  }
-}
-
 // Runs the audit with the engine's metrics, strategies and LLM session; returns report.json's
 // content as a dict, and writes the report files into `out` when `write` is set.
 // `python_metrics` are probity.PythonMetric objects: callable, with `record_name` and

@@ -2,12 +2,11 @@
 // in-memory texts, and the perturbation strategies.
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <limits>
 #include <optional>
 #include <unordered_map>
 
 #include "common.hpp"
+#include "metrics/option_json.hpp"
 #include "perturb/llm_strategies.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
@@ -227,34 +226,7 @@ void bind_scoring(py::module_& /*m*/, EngineClass& engine) {
       py::dict d;
       d["name"] = info.name;
       d["description"] = info.description;
-      // As `probity metrics --json`: the family's option table, then the style options.
-      py::list options;
-      auto add = [&](const OptionSpec& o) {
-        py::dict od;
-        od["name"] = o.name;
-        od["type"] = std::string(type_name(o.type));
-        od["help"] = o.help;
-        od["default"] =
-            o.fallback.empty() ? py::object(py::none()) : py::object(py::str(o.fallback));
-        if (o.type == OptionSpec::Type::kChoice) od["choices"] = o.choices;
-        if (o.type == OptionSpec::Type::kInt || o.type == OptionSpec::Type::kNumber) {
-          const auto bound = [&](double v) -> py::object {
-            if (v == std::numeric_limits<double>::max() || v == -std::numeric_limits<double>::max())
-              return py::none();
-            if (o.type == OptionSpec::Type::kInt) return py::int_(static_cast<long long>(v));
-            return py::float_(v);
-          };
-          od["min"] = bound(o.min);
-          od["max"] = bound(o.max);
-        }
-        options.append(od);
-      };
-      for (const auto& o : info.options) add(o);
-      for (const auto& o : style_options())
-        if (std::none_of(info.options.begin(), info.options.end(),
-                         [&](const OptionSpec& own) { return own.name == o.name; }))
-          add(o);
-      d["options"] = options;
+      d["options"] = to_python(metrics::options_json(info));  // as `probity metrics --json`
       out.append(d);
     }
     return out;

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +45,39 @@ struct PyEngine {
   std::recursive_mutex mutex;
 };
 using EngineClass = py::class_<PyEngine>;
+
+// A JSON value (report.json, the option tables) as Python objects: dict, list, str, int, float,
+// bool, None.
+template <class Json>
+py::object to_python(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::object: {
+      py::dict d;
+      for (const auto& [k, v] : j.items()) d[py::str(k)] = to_python(v);
+      return d;
+    }
+    case Json::value_t::array: {
+      py::list l;
+      for (const auto& v : j) l.append(to_python(v));
+      return l;
+    }
+    case Json::value_t::string:
+      // Invalid UTF-8 in a text field (a corrupt candidate) is replaced, as in report.json.
+      return py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+          j.template get_ref<const std::string&>().data(),
+          static_cast<Py_ssize_t>(j.template get_ref<const std::string&>().size()), "replace"));
+    case Json::value_t::boolean:
+      return py::bool_(j.template get<bool>());
+    case Json::value_t::number_integer:
+      return py::int_(j.template get<std::int64_t>());
+    case Json::value_t::number_unsigned:
+      return py::int_(j.template get<std::uint64_t>());
+    case Json::value_t::number_float:
+      return py::float_(j.template get<double>());
+    default:
+      return py::none();
+  }
+}
 
 // Items are processed in chunks of this many between signal checks.
 constexpr std::size_t kChunk = 256;

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <optional>
+#include <string_view>
 
 #include "llm/session.hpp"
 #include "metrics/builtin.hpp"
@@ -11,6 +13,21 @@
 #include "probity/error.hpp"
 
 namespace probity::mi {
+namespace {
+
+// The model's role when the mechanism's predictor is an LLM (llm=<role>, or predictor=llm with
+// `default_role`), nullopt for the offline predictor `offline`.
+std::optional<std::string> llm_role(const MetricSpec& spec, std::string_view offline,
+                                    std::string_view default_role) {
+  const std::string role = spec.get("llm", "");
+  const std::string kind = spec.get("predictor", role.empty() ? std::string(offline) : "llm");
+  if (kind != offline && kind != "llm")
+    throw UsageError(fmt::format("metric '{}': predictor must be {} or llm", spec.text(), offline));
+  if (kind != "llm") return std::nullopt;
+  return role.empty() ? std::string(default_role) : role;
+}
+
+}  // namespace
 
 predict::PredictorConfig predictor_config(Mechanism mechanism, Representation representation,
                                           const MetricSpec& spec) {
@@ -20,13 +37,9 @@ predict::PredictorConfig predictor_config(Mechanism mechanism, Representation re
   switch (mechanism) {
     case Mechanism::kAutoregression: {
       // llm=<role> (or predictor=llm, role "lm") scores with a model's prompt log-probabilities.
-      const std::string role = spec.get("llm", "");
-      const std::string kind = spec.get("predictor", role.empty() ? "ngram" : "llm");
-      if (kind != "ngram" && kind != "llm")
-        throw UsageError(fmt::format("metric '{}': predictor must be ngram or llm", spec.text()));
-      if (kind == "llm") {
+      if (const auto role = llm_role(spec, "ngram", "lm")) {
         c.kind = Kind::kLlmLm;
-        c.llm_lm.role = role.empty() ? "lm" : role;
+        c.llm_lm.role = *role;
         c.llm_lm.prompt_logprobs = spec.get_bool("prompt_logprobs");
         c.llm_lm.prompts_dir = spec.get("prompts");
         return c;
@@ -42,13 +55,9 @@ predict::PredictorConfig predictor_config(Mechanism mechanism, Representation re
     }
     case Mechanism::kOracle: {
       // llm=<role> (or predictor=llm, role "oracle") asks a model instead of the offline judge.
-      const std::string role = spec.get("llm", "");
-      const std::string kind = spec.get("predictor", role.empty() ? "rules" : "llm");
-      if (kind != "rules" && kind != "llm")
-        throw UsageError(fmt::format("metric '{}': predictor must be rules or llm", spec.text()));
-      if (kind == "llm") {
+      if (const auto role = llm_role(spec, "rules", "oracle")) {
         c.kind = Kind::kLlmOracle;
-        c.llm_oracle.role = role.empty() ? "oracle" : role;
+        c.llm_oracle.role = *role;
         c.llm_oracle.batch = spec.get_bool("batch");
         c.llm_oracle.reasks = spec.get_int("reasks");
         c.llm_oracle.prompts_dir = spec.get("prompts");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "llm/session.hpp"
 #include "probity/error.hpp"
 #include "util/hash.hpp"
 
@@ -43,19 +44,15 @@ namespace {
 std::shared_ptr<mi::Predictor> make(const PredictorConfig& c,
                                     const std::shared_ptr<llm::Session>& session) {
   using Kind = PredictorConfig::Kind;
-  if (c.uses_llm() && !session)
-    throw UsageError(
-        "this metric needs an LLM endpoint: give --config probity.toml or --llm-base-url "
-        "(and --llm-model) to the command");
   switch (c.kind) {
     case Kind::kNgram:
       return std::make_shared<NgramPredictor>(c.ngram);
     case Kind::kRules:
       return std::make_shared<SupportJudge>(c.rules);
     case Kind::kLlmLm:
-      return std::make_shared<LlmLm>(c.llm_lm, session);
+      return std::make_shared<LlmLm>(c.llm_lm, llm::require_session(session));
     case Kind::kLlmOracle:
-      return std::make_shared<LlmOracle>(c.llm_oracle, session);
+      return std::make_shared<LlmOracle>(c.llm_oracle, llm::require_session(session));
   }
   throw std::logic_error("PredictorConfig: unknown kind");
 }
