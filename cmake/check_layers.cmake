@@ -9,6 +9,7 @@ set(LAYERS util text data stats llm predict metrics perturb audit report meta cl
 set(DIR_mi metrics)  # the MI design space is part of the metrics layer
 set(PUBLIC_error util)
 set(PUBLIC_version util)
+set(PUBLIC_signature util)
 set(PUBLIC_dataset data)
 set(PUBLIC_scores data)
 set(PUBLIC_text text)

@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "llm/internal.hpp"
+#include "probity/signature.hpp"
 
 namespace probity::llm {
 namespace {
@@ -884,17 +885,19 @@ std::string Client::key(const Request& request) const {
 std::string Client::signature() const {
   // The base URL is left out: the same model answers the same wherever it is served, and a
   // published signature should not carry a private host name.
-  std::string s =
-      fmt::format("model:{}|temp:{}", config_.model,
-                  config_.temperature ? fmt::format("{}", *config_.temperature) : "default");
-  if (config_.max_tokens) s += fmt::format("|max_tokens:{}", *config_.max_tokens);
+  Signature s("");
+  s.field("model", config_.model);
+  if (config_.temperature)
+    s.field("temp", *config_.temperature);
+  else
+    s.field("temp", "default");
+  if (config_.max_tokens) s.field("max_tokens", *config_.max_tokens);
   if (config_.max_completion_tokens)
-    s += fmt::format("|max_completion_tokens:{}", *config_.max_completion_tokens);
-  if (config_.seed) s += fmt::format("|seed:{}", *config_.seed);
-  if (config_.n != 1) s += fmt::format("|n:{}", config_.n);
-  if (!config_.extra_body.empty())
-    s += fmt::format("|extra:{}", sha256_hex(config_.extra_body).substr(0, 12));
-  return s;
+    s.field("max_completion_tokens", *config_.max_completion_tokens);
+  if (config_.seed) s.field("seed", *config_.seed);
+  if (config_.n != 1) s.field("n", config_.n);
+  if (!config_.extra_body.empty()) s.field("extra", sha256_hex(config_.extra_body).substr(0, 12));
+  return s.format();
 }
 
 }  // namespace probity::llm

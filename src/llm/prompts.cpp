@@ -90,4 +90,13 @@ PromptTemplate load_prompt(const std::string& name, const std::string& dir) {
   return t;
 }
 
+std::string prompt_ids(std::initializer_list<const PromptTemplate*> prompts) {
+  std::string out;
+  for (const PromptTemplate* p : prompts) {
+    if (!out.empty()) out += ',';
+    out += p->id();
+  }
+  return out;
+}
+
 }  // namespace probity::llm

@@ -12,6 +12,7 @@
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 #include "util/random.hpp"
 
@@ -223,7 +224,9 @@ class MetricAnchorJudge final : public AnchorJudge {
     metric_.push_back(select_metric(spec, engine));
   }
   std::string signature() const override {
-    return fmt::format("metric:{}|{}", metric_[0].primary_name(), metric_[0].metric->signature());
+    return Signature("metric:" + metric_[0].primary_name())
+        .part(metric_[0].metric->signature())
+        .format();
   }
   void prepare(const Dataset& ds, std::span<const ItemRef> items) override {
     ScoreOptions so;

@@ -12,6 +12,7 @@
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "probity/meta.hpp"
+#include "probity/signature.hpp"
 
 namespace probity::meta {
 namespace {
@@ -74,9 +75,13 @@ class LlmAnchorJudge final : public AnchorJudge {
   }
 
   std::string signature() const override {
-    return fmt::format("llm-pairwise|role:{}|{}|prompt:{}={}|both-orders|reasks:{}", options_.role,
-                       client_->signature(), prompt_.name, prompt_.sha256.substr(0, 16),
-                       options_.max_reasks);
+    return Signature("llm-pairwise")
+        .field("role", options_.role)
+        .part(client_->signature())
+        .field("prompt", prompt_.id())
+        .part("both-orders")
+        .field("reasks", options_.max_reasks)
+        .format();
   }
 
   void prepare(const Dataset& ds, std::span<const ItemRef> items) override {

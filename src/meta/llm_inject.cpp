@@ -15,6 +15,7 @@
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "probity/meta.hpp"
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 #include "util/random.hpp"
 
@@ -99,9 +100,13 @@ class LlmInjector final : public Injector {
   }
 
   std::string signature() const override {
-    return fmt::format("llm|role:{}|{}|prompt:{}={}|max_edit_share:{}|reasks:{}", options_.role,
-                       client_->signature(), prompt_.name, prompt_.sha256.substr(0, 16),
-                       options_.max_edit_share, options_.max_reasks);
+    return Signature("llm")
+        .field("role", options_.role)
+        .part(client_->signature())
+        .field("prompt", prompt_.id())
+        .field("max_edit_share", options_.max_edit_share)
+        .field("reasks", options_.max_reasks)
+        .format();
   }
 
   std::vector<BuiltSequence> build(QualityDimension d,

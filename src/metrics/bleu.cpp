@@ -21,6 +21,7 @@
 #include "metrics/builtin.hpp"
 #include "metrics/lexical_common.hpp"
 #include "probity/error.hpp"
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 
 namespace probity::metrics {
@@ -175,10 +176,14 @@ class Bleu final : public Metric {
     std::string smooth = smooth_name_;
     if (smooth_ == Smooth::kFloor || smooth_ == Smooth::kAddK)
       smooth += fmt::format("[{:.2f}]", smooth_value_);
-    std::string order = max_order_ == 4 ? "" : fmt::format("|ngram:{}", max_order_);
-    return fmt::format("bleu|nrefs:{}|case:{}|eff:yes|tok:{}|smooth:{}{}|version:probity-{}",
-                       first_ref_only_ ? "first" : "all", lowercase_ ? "lc" : "mixed", tok_name_,
-                       smooth, order, version());
+    Signature s("bleu");
+    s.field("nrefs", first_ref_only_ ? "first" : "all")
+        .field("case", lowercase_ ? "lc" : "mixed")
+        .field("eff", "yes")
+        .field("tok", tok_name_)
+        .field("smooth", smooth);
+    if (max_order_ != 4) s.field("ngram", max_order_);
+    return s.versioned();
   }
   std::size_t num_stats() const override { return 2 + 2 * max_order_; }
 

@@ -20,6 +20,7 @@
 #include "mi/mi_metric.hpp"
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 #include "text/ascii.hpp"
 #include "text/stopwords.hpp"
@@ -276,10 +277,14 @@ LexicalAspectJudge::LexicalAspectJudge(LexicalJudgeOptions options,
 }
 
 std::string LexicalAspectJudge::signature() const {
-  return fmt::format(
-      "aspects:stmt-rules-v1|evidence:sentence|words:{}|match:support>=critic|content:critic-"
-      "both|style:stylometry-v1,seed{}|{}",
-      options_.max_words, options_.seed, judge_->signature());
+  return Signature("aspects:stmt-rules-v1")
+      .field("evidence", "sentence")
+      .field("words", options_.max_words)
+      .field("match", "support>=critic")
+      .field("content", "critic-both")
+      .field("style", fmt::format("stylometry-v1,seed{}", options_.seed))
+      .part(judge_->signature())
+      .format();
 }
 
 void LexicalAspectJudge::set_thresholds(double support_threshold, double style_threshold) {
@@ -529,10 +534,12 @@ ExpertMetric::ExpertMetric(ExpertConfig config, std::shared_ptr<AspectJudge> jud
 }
 
 std::string ExpertMetric::signature() const {
-  return fmt::format("expert|agg:{}|refs:{}|{}|calls:{}|version:probity-{}",
-                     aggregation_name(config_.aggregation),
-                     config_.all_references ? "all" : "first", judge_->signature(),
-                     judge_->model_backed() ? "llm" : "none", version());
+  return Signature("expert")
+      .field("agg", aggregation_name(config_.aggregation))
+      .field("refs", config_.all_references ? "all" : "first")
+      .part(judge_->signature())
+      .field("calls", judge_->model_backed() ? "llm" : "none")
+      .versioned();
 }
 
 void ExpertMetric::fit(std::span<const Task> tasks) {

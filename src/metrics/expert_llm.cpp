@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 
 namespace probity::metrics::expert {
@@ -131,11 +132,13 @@ std::shared_ptr<AspectJudge> make_llm_aspect_judge(LlmJudgeOptions options,
 }
 
 std::string LlmAspectJudge::signature() const {
-  return fmt::format("judge:llm|role:{}|{}|reasks:{}|max_words:{}|prompts:{}={},{}={},{}={},{}={}",
-                     options_.role, client_->signature(), options_.reasks, options_.max_words,
-                     extract_.name, extract_.sha256.substr(0, 16), match_.name,
-                     match_.sha256.substr(0, 16), content_.name, content_.sha256.substr(0, 16),
-                     style_.name, style_.sha256.substr(0, 16));
+  return Signature("judge:llm")
+      .field("role", options_.role)
+      .part(client_->signature())
+      .field("reasks", options_.reasks)
+      .field("max_words", options_.max_words)
+      .field("prompts", llm::prompt_ids({&extract_, &match_, &content_, &style_}))
+      .format();
 }
 
 void LlmAspectJudge::fit(std::span<const Task>) {

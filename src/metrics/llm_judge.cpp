@@ -13,6 +13,7 @@
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
 #include "probity/error.hpp"
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 
 namespace probity::metrics {
@@ -37,11 +38,14 @@ class LlmJudge final : public Metric {
 
   std::string name() const override { return name_; }
   std::string signature() const override {
-    return fmt::format(
-        "llm-judge|scale:{}-{}|samples:{}|reasks:{}|role:{}|{}|prompt:{}={}|version:"
-        "probity-{}",
-        o_.lo, o_.hi, o_.samples, o_.reasks, o_.role, client_->signature(), prompt_.name,
-        prompt_.sha256.substr(0, 16), version());
+    return Signature("llm-judge")
+        .field("scale", fmt::format("{}-{}", o_.lo, o_.hi))
+        .field("samples", o_.samples)
+        .field("reasks", o_.reasks)
+        .field("role", o_.role)
+        .part(client_->signature())
+        .field("prompt", prompt_.id())
+        .versioned();
   }
   // Mean rating, and 1 when the item failed.
   std::size_t num_stats() const override { return 2; }

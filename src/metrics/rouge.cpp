@@ -28,6 +28,7 @@
 #include "metrics/builtin.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 
 namespace probity::metrics {
@@ -446,9 +447,12 @@ class Rouge final : public Metric {
 
   std::string name() const override { return name_; }
   std::string signature() const override {
-    return fmt::format("{}|stem:{}|multi:{}|refs:{}|tok:{}|version:probity-{}", base_,
-                       stem_ ? "yes" : "no", mean_ ? "mean" : "max", first_only_ ? "first" : "all",
-                       unicode_ ? "unicode" : "default", version());
+    return Signature(base_)
+        .field("stem", stem_ ? "yes" : "no")
+        .field("multi", mean_ ? "mean" : "max")
+        .field("refs", first_only_ ? "first" : "all")
+        .field("tok", unicode_ ? "unicode" : "default")
+        .versioned();
   }
   std::vector<std::string> parts() const override { return {"p", "r", "f"}; }
   std::size_t primary_part() const override { return 2; }

@@ -11,6 +11,7 @@
 #include "probity/error.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
+#include "probity/signature.hpp"
 #include "util/hash.hpp"
 
 namespace probity::metrics {
@@ -40,8 +41,11 @@ class ScoresFileMetric final : public Metric {
                       "metric=NAME",
                       name_, file));
     const ScoreColumn& c = columns.front();
-    signature_ = fmt::format("scores:{}|file:{}|data:{}|source:{}|version:probity-{}", c.metric,
-                             file, data, c.signature.empty() ? "unknown" : c.signature, version());
+    signature_ = Signature("scores:" + c.metric)
+                     .field("file", file)
+                     .field("data", data)
+                     .field("source", c.signature.empty() ? "unknown" : c.signature)
+                     .versioned();
     for (std::size_t i = 0; i < items.size(); ++i) {
       const Task& t = ds.tasks[items[i].task];
       scores_.emplace(text_key(t.references.front().text, t.candidates[items[i].candidate].text),

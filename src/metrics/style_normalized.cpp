@@ -22,6 +22,7 @@
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
 #include "probity/error.hpp"
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 
 namespace probity::metrics {
@@ -42,8 +43,14 @@ class StyleNormalized final : public Metric {
 
   std::string name() const override { return inner_->name(); }
   std::string signature() const override {
-    return fmt::format("{}|style:llm|role:{}|reasks:{}|{}|prompt:{}={}", inner_->signature(), role_,
-                       reasks_, client_->signature(), prompt_.name, prompt_.sha256.substr(0, 16));
+    // The inner metric's signature already carries the version.
+    return Signature(inner_->signature())
+        .field("style", "llm")
+        .field("role", role_)
+        .field("reasks", reasks_)
+        .part(client_->signature())
+        .field("prompt", prompt_.id())
+        .format();
   }
   std::vector<std::string> parts() const override { return inner_->parts(); }
   std::size_t primary_part() const override { return inner_->primary_part(); }

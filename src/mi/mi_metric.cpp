@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 #include "util/hash.hpp"
 
@@ -30,19 +31,19 @@ bool MiMetric::binary_critic() const {
 }
 
 std::string MiMetric::signature() const {
-  std::string s = fmt::format(
+  Signature s(fmt::format(
       "mi:{}/{}/{}/{}", measure_name(config_.measure), estimator_name(config_.estimator),
-      representation_name(config_.representation), mechanism_name(config_.mechanism));
-  s += fmt::format("|refs:{}", config_.all_references ? "all" : "first");
+      representation_name(config_.representation), mechanism_name(config_.mechanism)));
+  s.field("refs", config_.all_references ? "all" : "first");
   if (config_.estimator == Estimator::kVariational) {
-    s += fmt::format("|neg:{}|seed:{}|critic:{}", config_.negatives, config_.seed,
-                     binary_critic() ? "binary" : "ordinal");
+    s.field("neg", config_.negatives)
+        .field("seed", config_.seed)
+        .field("critic", binary_critic() ? "binary" : "ordinal");
   }
   if (config_.representation == Representation::kStatement)
-    s += "|stmt:" + config_.decomposer->signature() + "|agg:mean";
-  s += "|" + predictor_->signature();
-  s += "|version:probity-" + version();
-  return s;
+    s.field("stmt", config_.decomposer->signature()).field("agg", "mean");
+  s.part(predictor_->signature());
+  return s.versioned();
 }
 
 void MiMetric::fit(std::span<const Task> tasks) {

@@ -10,6 +10,7 @@
 #include "llm/structured.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/error.hpp"
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 
 namespace probity::perturb {
@@ -107,8 +108,11 @@ class LlmStrategy final : public Perturbation {
     return description_ + fmt::format(" (LLM realisation, prompts {})", version_);
   }
   std::string signature() const override {
-    return fmt::format("{}/{}:{}:llm|role:perturber|{}|prompt:{}={}", kind_name(kind_), code_,
-                       name_, client_->signature(), prompt_.name, prompt_.sha256.substr(0, 16));
+    return Signature(fmt::format("{}/{}:{}:llm", kind_name(kind_), code_, name_))
+        .field("role", "perturber")
+        .part(client_->signature())
+        .field("prompt", prompt_.id())
+        .format();
   }
 
   PerturbResult apply(const PerturbContext& context) const override {
@@ -216,8 +220,11 @@ class LlmFixedFiller final : public Perturbation {
            "items; LLM realisation, prompts v2)";
   }
   std::string signature() const override {
-    return fmt::format("manipulation/M:{}:llm|role:perturber|{}|prompt:{}={}", name_,
-                       client_->signature(), prompt_.name, prompt_.sha256.substr(0, 16));
+    return Signature(fmt::format("manipulation/M:{}:llm", name_))
+        .field("role", "perturber")
+        .part(client_->signature())
+        .field("prompt", prompt_.id())
+        .format();
   }
   PerturbResult apply(const PerturbContext& context) const override {
     return apply_many(std::span<const PerturbContext>(&context, 1))[0];

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "llm/structured.hpp"
+#include "probity/signature.hpp"
 
 namespace probity::predict {
 
@@ -15,8 +16,12 @@ LlmDecomposer::LlmDecomposer(LlmDecomposerOptions options, std::shared_ptr<llm::
       prompt_(llm::load_prompt(options_.prompt, options_.prompts_dir)) {}
 
 std::string LlmDecomposer::signature() const {
-  return fmt::format("llm|role:{}|{}|reasks:{}|prompt:{}={}", options_.role, client_->signature(),
-                     options_.reasks, prompt_.name, prompt_.sha256.substr(0, 16));
+  return Signature("llm")
+      .field("role", options_.role)
+      .part(client_->signature())
+      .field("reasks", options_.reasks)
+      .field("prompt", prompt_.id())
+      .format();
 }
 
 std::vector<mi::Decomposition> LlmDecomposer::decompose(std::span<const std::string> texts) const {

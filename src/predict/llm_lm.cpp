@@ -8,6 +8,7 @@
 #include <set>
 
 #include "probity/error.hpp"
+#include "probity/signature.hpp"
 
 namespace probity::predict {
 namespace detail {
@@ -217,10 +218,13 @@ LlmLm::LlmLm(LlmLmOptions options, std::shared_ptr<llm::Session> session)
       unconditional_(llm::load_prompt("lm_unconditional.v1", options_.prompts_dir)) {}
 
 std::string LlmLm::signature() const {
-  return fmt::format("ar:llm|role:{}|{}|logprobs:{}|span:ids|prompts:{}={},{}={}", options_.role,
-                     client_->signature(), options_.prompt_logprobs ? "prompt_logprobs" : "echo",
-                     conditional_.name, conditional_.sha256.substr(0, 16), unconditional_.name,
-                     unconditional_.sha256.substr(0, 16));
+  return Signature("ar:llm")
+      .field("role", options_.role)
+      .part(client_->signature())
+      .field("logprobs", options_.prompt_logprobs ? "prompt_logprobs" : "echo")
+      .field("span", "ids")
+      .field("prompts", llm::prompt_ids({&conditional_, &unconditional_}))
+      .format();
 }
 
 std::string LlmLm::conditional_prefix(std::string_view x) const {

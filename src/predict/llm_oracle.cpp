@@ -6,6 +6,7 @@
 #include <numbers>
 #include <set>
 
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 
 namespace probity::predict {
@@ -32,13 +33,14 @@ LlmOracle::LlmOracle(LlmOracleOptions options, std::shared_ptr<llm::Session> ses
 std::string LlmOracle::signature() const {
   // Batched and single prompts are different questions, so both the mode and every template
   // hash are part of the signature.
-  return fmt::format(
-      "oracle:llm|role:{}|{}|batch:{}|reasks:{}|prompts:{}={},{}={},{}={},{}={},{}={}",
-      options_.role, client_->signature(), options_.batch, options_.reasks, critic_statement_.name,
-      critic_statement_.sha256.substr(0, 16), critic_report_.name,
-      critic_report_.sha256.substr(0, 16), ordinal_.name, ordinal_.sha256.substr(0, 16),
-      batch_statements_.name, batch_statements_.sha256.substr(0, 16), batch_ordinal_.name,
-      batch_ordinal_.sha256.substr(0, 16));
+  return Signature("oracle:llm")
+      .field("role", options_.role)
+      .part(client_->signature())
+      .field("batch", options_.batch ? "true" : "false")
+      .field("reasks", options_.reasks)
+      .field("prompts", llm::prompt_ids({&critic_statement_, &critic_report_, &ordinal_,
+                                         &batch_statements_, &batch_ordinal_}))
+      .format();
 }
 
 void LlmOracle::fit(std::span<const Task>, bool) {

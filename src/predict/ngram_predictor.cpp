@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 #include "util/hash.hpp"
 #include "util/parallel.hpp"
@@ -143,8 +144,13 @@ std::string NgramPredictor::signature() const {
   }
   const std::string cache =
       fixed_weight_ ? fmt::format("{}", fixed_lambda_) : fmt::format("cv{}", options_.folds);
-  return fmt::format("ar:ngram-kn|order:{}|cache:{}|stem:{}|norm:{}|train:{}", options_.order,
-                     cache, options_.stem ? "yes" : "no", options_.normalize ? "yes" : "no", train);
+  return Signature("ar:ngram-kn")
+      .field("order", options_.order)
+      .field("cache", cache)
+      .field("stem", options_.stem ? "yes" : "no")
+      .field("norm", options_.normalize ? "yes" : "no")
+      .field("train", train)
+      .format();
 }
 
 std::vector<std::string> NgramPredictor::tokenize(std::string_view text) const {

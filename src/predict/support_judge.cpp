@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "probity/signature.hpp"
 #include "probity/text.hpp"
 #include "text/stopwords.hpp"
 #include "text/wordnet.hpp"
@@ -776,15 +777,18 @@ void SupportJudge::fit(std::span<const Task> tasks, bool statement_targets) {
 }
 
 std::string SupportJudge::signature() const {
-  std::string sig = fmt::format("oracle:support-judge|target:{}|idf:{}|wordnet:{}",
-                                statement_targets_ ? "statement" : "report",
-                                calibration_.fitted ? "dataset" : "none", text::wordnet::version());
-  if (!calibration_.fitted) return sig + "|calib:none";
+  Signature sig("oracle:support-judge");
+  sig.field("target", statement_targets_ ? "statement" : "report")
+      .field("idf", calibration_.fitted ? "dataset" : "none")
+      .field("wordnet", text::wordnet::version());
+  if (!calibration_.fitted) return sig.field("calib", "none").format();
+  // The fitted thresholds, as a short hash of their exact values.
   std::string numbers = fmt::format("{:.17g}", calibration_.threshold);
   for (std::size_t b = 0; b < calibration_.bin_lower.size(); ++b)
     numbers += fmt::format(";{:.17g}:{}", calibration_.bin_lower[b], calibration_.bin_level[b]);
-  return sig + fmt::format("|calib:seed{}|{}", calibration_.seed,
-                           util::hex64(util::fnv1a64(numbers)).substr(0, 8));
+  return sig.field("calib", fmt::format("seed{}", calibration_.seed))
+      .part(util::hex64(util::fnv1a64(numbers)).substr(0, 8))
+      .format();
 }
 
 }  // namespace probity::predict
