@@ -13,6 +13,7 @@
 
 #include "data/validate.hpp"
 #include "probity/text.hpp"
+#include "text/utf8.hpp"
 
 namespace probity {
 
@@ -146,7 +147,7 @@ struct TaskReader::Impl {
   // Parses one line into `task`; false if the task was skipped.
   bool parse_line(const std::string& line, Task& task) {
     if (!text::is_valid_utf8(line)) {
-      problem("", fmt::format("invalid UTF-8 at byte {}", data::first_invalid_utf8(line) + 1));
+      problem("", fmt::format("invalid UTF-8 at byte {}", text::first_invalid_utf8(line) + 1));
       return false;
     }
     std::string field, message;

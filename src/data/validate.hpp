@@ -10,8 +10,6 @@ namespace probity::data {
 
 // True when `s` holds only whitespace (an "empty text").
 bool is_blank(std::string_view s);
-// Byte offset of the first invalid UTF-8 sequence (s.size() if none).
-std::size_t first_invalid_utf8(std::string_view s);
 // nlohmann's parse error text without its "[json.exception.parse_error.101] " prefix.
 std::string short_json_message(std::string_view what);
 

@@ -20,6 +20,8 @@
 #include "metrics/builtin.hpp"
 #include "metrics/lexical_common.hpp"
 #include "probity/error.hpp"
+#include "probity/signature.hpp"
+#include "text/utf8.hpp"
 
 namespace probity::metrics {
 namespace {
@@ -33,21 +35,12 @@ using detail::StrInterner;
 
 // ---- Python string helpers ---------------------------------------------------------------------
 
-// Byte length of the UTF-8 character starting at p; an invalid byte counts as one character.
+// Byte length of the UTF-8 character starting at p; an ill-formed byte counts as one character.
 std::size_t char_len(const unsigned char* p, const unsigned char* end) {
-  const unsigned char c = p[0];
-  std::size_t n = 1;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-  }
-  if (static_cast<std::size_t>(end - p) < n) return 1;
-  for (std::size_t i = 1; i < n; ++i)
-    if ((p[i] & 0xC0) != 0x80) return 1;
-  return n;
+  char32_t cp = 0;
+  const std::size_t n = text::decode_utf8(
+      std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(end - p)), cp);
+  return n == 0 ? 1 : n;
 }
 
 // string.punctuation, which sacreBLEU's chrF++ word splitting peels off words.
@@ -273,10 +266,15 @@ class Chrf final : public Metric {
 
   std::string name() const override { return name_; }
   std::string signature() const override {
-    return fmt::format(
-        "{}|nrefs:{}|case:{}|eff:yes|nc:{}|nw:{}|space:{}|beta:{}|version:probity-{}", base_,
-        first_ref_only_ ? "first" : "all", lowercase_ ? "lc" : "mixed", char_order_, word_order_,
-        whitespace_ ? "yes" : "no", beta_, version());
+    return Signature(base_)
+        .field("nrefs", first_ref_only_ ? "first" : "all")
+        .field("case", lowercase_ ? "lc" : "mixed")
+        .field("eff", "yes")
+        .field("nc", char_order_)
+        .field("nw", word_order_)
+        .field("space", whitespace_ ? "yes" : "no")
+        .field("beta", beta_)
+        .versioned();
   }
   std::size_t num_stats() const override {
     return 3 * static_cast<std::size_t>(char_order_ + word_order_);

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "text/utf8.hpp"
+
 namespace probity::report::detail {
 
 std::string_view kind_title(StrategyKind kind) {
@@ -54,48 +56,12 @@ std::string fmt_count_range(std::size_t lo, std::size_t hi, const Symbols& sym) 
   return std::to_string(lo) + std::string(sym.range()) + std::to_string(hi);
 }
 
-// ---- UTF-8 -------------------------------------------------------------------------------
-
-namespace {
-
-// Decodes the code point at s[i]; returns its length in bytes, 0 when the byte is not the start
-// of a well-formed sequence.
-std::size_t decode(std::string_view s, std::size_t i, char32_t& cp) {
-  auto c = static_cast<unsigned char>(s[i]);
-  std::size_t len = 0;
-  if (c < 0x80) {
-    cp = c;
-    return 1;
-  }
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    cp = c & 0x1Fu;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    cp = c & 0x0Fu;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    cp = c & 0x07u;
-  } else {
-    return 0;
-  }
-  if (s.size() - i < len) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3Fu);
-  }
-  return len;
-}
-
-}  // namespace
-
 std::size_t display_width(std::string_view s) {
   std::size_t width = 0;
   for (std::size_t i = 0; i < s.size();) {
     char32_t cp = 0;
-    std::size_t len = decode(s, i, cp);
-    if (len == 0) {
+    std::size_t len = text::decode_utf8(s.substr(i), cp);
+    if (len == 0) {  // an ill-formed byte: one replacement character
       ++width;
       ++i;
       continue;
@@ -113,7 +79,7 @@ std::string truncate_text(std::string_view s, std::size_t max_chars, const Symbo
   std::size_t i = 0, chars = 0;
   while (i < s.size() && chars < max_chars) {
     char32_t cp = 0;
-    std::size_t len = decode(s, i, cp);
+    std::size_t len = text::decode_utf8(s.substr(i), cp);
     i += len == 0 ? 1 : len;
     ++chars;
   }

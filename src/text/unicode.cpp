@@ -7,44 +7,23 @@
 #include <stdexcept>
 
 #include "probity/text.hpp"
+#include "text/utf8.hpp"
 
 namespace probity::text {
 
-bool is_valid_utf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    int len;
-    char32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (end - p < len) return false;
-    for (int i = 1; i < len; ++i) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    // Reject overlong forms, UTF-16 surrogates and code points past U+10FFFF.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-      return false;
-    p += len;
+std::size_t first_invalid_utf8(std::string_view s) {
+  char32_t cp = 0;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t n = decode_utf8(s.substr(i), cp);
+    if (n == 0) return i;
+    i += n;
   }
-  return true;
+  return s.size();
+}
+
+bool is_valid_utf8(std::string_view s) {
+  return first_invalid_utf8(s) == s.size();
 }
 
 std::string normalize_unicode(std::string_view s, bool compat) {
