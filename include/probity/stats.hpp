@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -178,5 +179,75 @@ PermutationResult paired_permutation_test(std::span<const double> a, std::span<c
 PermutationResult permutation_correlation_diff(std::span<const double> a, std::span<const double> b,
                                                std::span<const double> human, CorrelationType type,
                                                const PermutationOptions& options = {});
+
+// ---- Meta-evaluation levels (mt-metrics-eval's conventions, docs/meta-eval.md) ----------------
+
+// item: pooled over all candidates (mt-metrics-eval average_by="none"); task: within each task
+// over its candidates, then the unweighted mean over the tasks where it is defined (WMT "group
+// by item", SummEval "summary-level"); system: per system the mean human and metric score over
+// the candidates where both exist, then across systems.
+enum class Level { kItem, kTask, kSystem };
+Level parse_level(std::string_view name);  // "item", "task", "system"; std::invalid_argument
+std::string_view level_name(Level level);
+
+enum class LevelStatistic {
+  kPearson,
+  kSpearman,
+  kKendallB,     // "kendall"
+  kKendallC,     // "kendall-c"
+  kPairwiseAcc,  // "pairwise-acc": sign agreement over pairs (Kocmi et al. 2021)
+  kAccEq,        // "acc-eq": pairwise accuracy with ties and tie calibration (WMT23 acc23)
+};
+LevelStatistic parse_level_statistic(std::string_view name);  // std::invalid_argument
+std::string_view level_statistic_name(LevelStatistic statistic);
+
+inline constexpr std::size_t kNoSystem = std::numeric_limits<std::size_t>::max();
+
+// Candidates with a human (gold) and a metric score, the task each answers and its system. A
+// candidate whose gold or metric score is NaN is left out everywhere.
+struct LevelData {
+  std::vector<double> gold, metric;
+  std::vector<std::size_t> task;    // in [0, num_tasks)
+  std::vector<std::size_t> system;  // in [0, num_systems), or kNoSystem (empty: none known)
+  std::size_t num_tasks = 0, num_systems = 0;
+};
+
+struct LevelResult {
+  double value = std::numeric_limits<double>::quiet_NaN();  // NaN when undefined
+  std::size_t n = 0;        // candidates used (item, task level) or systems (system level)
+  std::size_t groups = 0;   // task level: tasks averaged; else 1 when defined
+  std::size_t skipped = 0;  // task level: tasks with candidates where the value is undefined
+  double epsilon = std::numeric_limits<double>::quiet_NaN();  // acc-eq: the tie threshold
+};
+
+// The statistic at the level. Pairwise accuracy counts a pair as agreeing when the signs of the
+// human and metric differences are equal (tied in both agrees, tied in one does not). acc-eq
+// ties metric scores within epsilon, tries 0 and every distinct |metric difference| and keeps
+// the smallest epsilon reaching the best mean accuracy (one epsilon shared by all tasks);
+// O(P log P) for P pairs.
+LevelResult level_statistic(LevelStatistic statistic, Level level, const LevelData& data);
+
+// The candidates of whole tasks (item and task level) or systems (system level), drawn with
+// repetition: `units[k]` is the k-th drawn task or system; a unit drawn twice counts twice.
+LevelData resample_units(const LevelData& data, Level level, std::span<const std::size_t> units);
+
+// Paired permutation test between two metrics at a level (mt-metrics-eval PermutationSigDiff):
+// `data.metric` holds metric A, `metric_b` metric B on the same candidates. Candidates where the
+// gold or either score is missing are dropped; at the system level the cells are the systems'
+// means. With options.standardize each metric is z-scored over the cells (ddof 0); every
+// permutation swaps A and B per cell with probability 1/2. delta = value(A) - value(B); use
+// Alternative::kGreater for "A is better" (mt-metrics-eval's one-sided p, count / permutations).
+PermutationResult level_permutation_test(LevelStatistic statistic, Level level,
+                                         const LevelData& data, std::span<const double> metric_b,
+                                         const PermutationOptions& options = {});
+
+// WMT's significance clusters (mt-metrics-eval AssignRanks): metrics in decreasing order of
+// `values` (NaN last; ties by index); `p[i][j]` the p-value that metric i beats metric j. Walking
+// down the order, a metric starts a new cluster (rank + 1) when any member of the current cluster
+// beats it with p <= alpha; else it joins that cluster. Returns the rank (1 = best) of each metric
+// and, in `order`, the sorted indices.
+std::vector<std::size_t> significance_ranks(std::span<const double> values,
+                                            const std::vector<std::vector<double>>& p, double alpha,
+                                            std::vector<std::size_t>* order = nullptr);
 
 }  // namespace probity::stats
