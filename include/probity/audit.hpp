@@ -12,6 +12,7 @@
 #include "probity/dataset.hpp"
 #include "probity/perturb.hpp"
 #include "probity/scoring.hpp"
+#include "probity/stats.hpp"
 
 namespace probity {
 
@@ -171,5 +172,37 @@ std::vector<CorrelationResult> human_correlations(std::span<const double> scores
                                                   const std::vector<std::vector<double>>& human,
                                                   const std::vector<std::string>& dimensions,
                                                   const CorrelationOptions& options = {});
+
+// ---- Levels (docs/meta-eval.md) ---------------------------------------------------------------
+
+// The scores of `items` against one human dimension as level data: tasks in dataset order,
+// systems by their `system` name (candidates without one take no part in the system level).
+// `system_names` receives the names in index order.
+stats::LevelData level_data(const Dataset& ds, std::span<const ItemRef> items,
+                            std::span<const double> scores, std::span<const double> human,
+                            std::vector<std::string>* system_names = nullptr);
+
+struct LevelCorrelation {
+  std::string dimension;
+  stats::Level level = stats::Level::kItem;
+  stats::LevelStatistic statistic = stats::LevelStatistic::kPearson;
+  stats::LevelResult result;
+  double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = ci_lo;
+  std::size_t resamples = 0;  // bootstrap resamples with a defined value
+  // What a resample draws: "tasks" (item and task level) or "systems" (system level).
+  std::string unit;
+};
+
+// Every (dimension, level, statistic); with options.bootstrap > 0 a percentile CI from resamples
+// of whole tasks (item and task level) or systems (system level), each row seeded from
+// options.seed and its own (dimension, level, statistic), so rows do not depend on each other.
+// UsageError when the system level is asked for and no candidate names its system.
+std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<const ItemRef> items,
+                                                 std::span<const double> scores,
+                                                 const std::vector<std::vector<double>>& human,
+                                                 const std::vector<std::string>& dimensions,
+                                                 std::span<const stats::Level> levels,
+                                                 std::span<const stats::LevelStatistic> statistics,
+                                                 const CorrelationOptions& options = {});
 
 }  // namespace probity

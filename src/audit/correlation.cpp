@@ -1,9 +1,14 @@
 // Correlation of a metric with human ratings: the statistical-alignment test of SPEC §5.
+#include <fmt/format.h>
+
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "probity/audit.hpp"
+#include "probity/error.hpp"
 #include "probity/stats.hpp"
+#include "util/hash.hpp"
 
 namespace probity {
 
@@ -103,6 +108,81 @@ std::vector<CorrelationResult> human_correlations(std::span<const double> scores
     m.spearman_hi = b.ci.high;
   }
   rows.push_back(m);
+  return rows;
+}
+
+stats::LevelData level_data(const Dataset& ds, std::span<const ItemRef> items,
+                            std::span<const double> scores, std::span<const double> human,
+                            std::vector<std::string>* system_names) {
+  stats::LevelData d;
+  d.num_tasks = ds.tasks.size();
+  std::map<std::string, std::size_t, std::less<>> systems;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    d.gold.push_back(human[i]);
+    d.metric.push_back(scores[i]);
+    d.task.push_back(items[i].task);
+    const std::string& name = ds.tasks[items[i].task].candidates[items[i].candidate].system;
+    if (name.empty()) {
+      d.system.push_back(stats::kNoSystem);
+      continue;
+    }
+    auto [it, added] = systems.try_emplace(name, names.size());
+    if (added) names.push_back(name);
+    d.system.push_back(it->second);
+  }
+  d.num_systems = names.size();
+  if (system_names) *system_names = std::move(names);
+  return d;
+}
+
+std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<const ItemRef> items,
+                                                 std::span<const double> scores,
+                                                 const std::vector<std::vector<double>>& human,
+                                                 const std::vector<std::string>& dimensions,
+                                                 std::span<const stats::Level> levels,
+                                                 std::span<const stats::LevelStatistic> statistics,
+                                                 const CorrelationOptions& options) {
+  std::vector<LevelCorrelation> rows;
+  for (std::size_t dim = 0; dim < dimensions.size(); ++dim) {
+    const stats::LevelData data = level_data(ds, items, scores, human[dim]);
+    for (stats::Level level : levels) {
+      if (level == stats::Level::kSystem && data.num_systems == 0)
+        throw UsageError(
+            "--level system needs candidates that name their system (the `system` field)");
+      for (stats::LevelStatistic statistic : statistics) {
+        LevelCorrelation row;
+        row.dimension = dimensions[dim];
+        row.level = level;
+        row.statistic = statistic;
+        row.result = stats::level_statistic(statistic, level, data);
+        row.unit = level == stats::Level::kSystem ? "systems" : "tasks";
+        if (options.bootstrap > 0 && !std::isnan(row.result.value)) {
+          stats::BootstrapOptions bo;
+          bo.resamples = options.bootstrap;
+          bo.confidence = options.confidence;
+          bo.threads = options.threads;
+          bo.seed = options.seed ^ util::fnv1a64(fmt::format(
+                                       "{}\x1f{}\x1f{}", dimensions[dim], stats::level_name(level),
+                                       stats::level_statistic_name(statistic)));
+          const std::size_t units =
+              level == stats::Level::kSystem ? data.num_systems : data.num_tasks;
+          auto b = stats::bootstrap(
+              units,
+              [&](std::span<const std::size_t> drawn) {
+                return stats::level_statistic(statistic, level,
+                                              stats::resample_units(data, level, drawn))
+                    .value;
+              },
+              bo);
+          row.ci_lo = b.ci.low;
+          row.ci_hi = b.ci.high;
+          row.resamples = options.bootstrap - b.undefined;
+        }
+        rows.push_back(std::move(row));
+      }
+    }
+  }
   return rows;
 }
 

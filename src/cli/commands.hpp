@@ -38,6 +38,10 @@ struct CorrelateArgs {
   std::string scores;
   std::vector<std::string> metrics;     // empty: every metric in the scores file
   std::vector<std::string> dimensions;  // empty: every dimension of the dataset
+  // Both empty: the pooled table (Spearman with CI, Kendall, Pearson). Else every level (default
+  // item) with every statistic (default pearson, spearman, kendall); names as stats::parse_*.
+  std::vector<std::string> levels;
+  std::vector<std::string> statistics;
   std::size_t bootstrap = 1000;
   double confidence = 0.95;
   std::uint64_t seed = 0;
@@ -62,6 +66,26 @@ struct CompareArgs {
   unsigned threads = 0;
 };
 int run_compare(const CompareArgs& args);
+
+// `probity rank`: every metric against every other with the paired permutation test at one
+// level, a multiple-comparison correction, and WMT's significance clusters.
+struct RankArgs {
+  std::string data;
+  std::string scores;
+  std::vector<std::string> metrics;     // empty: every metric in the file
+  std::vector<std::string> dimensions;  // empty: every dimension
+  std::string level = "item";
+  std::string statistic = "pearson";
+  std::size_t permutations = 1000;
+  std::string correction = "holm";  // holm, bh or none
+  double alpha = 0.05;
+  std::uint64_t seed = 0;
+  bool json = false;
+  bool skip_invalid = false;
+  bool allow_missing = false;
+  unsigned threads = 0;
+};
+int run_rank(const RankArgs& args);
 
 struct AuditArgs {
   std::vector<std::string> data;

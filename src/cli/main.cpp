@@ -131,8 +131,18 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   cc->add_option("--metric", corr.metrics, "Only these metrics (default: all in the file)");
   cc->add_option("--dimension", corr.dimensions, "Only these human dimensions (default: all)");
+  cc->add_option("--level", corr.levels,
+                 "item (pooled), task (within each task, averaged) or system (per-system means); "
+                 "repeatable (docs/meta-eval.md)")
+      ->check(CLI::IsMember({"item", "task", "system"}));
+  cc->add_option("--statistic", corr.statistics,
+                 "pearson, spearman, kendall (tau-b), kendall-c, pairwise-acc or acc-eq "
+                 "(pairwise accuracy with tie calibration); repeatable")
+      ->check(
+          CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc", "acc-eq"}));
   cc->add_option("--bootstrap", corr.bootstrap,
-                 "Bootstrap resamples for the CI of Spearman (0: none)")
+                 "Bootstrap resamples for the CI (of Spearman; with --level/--statistic of every "
+                 "value, resampling tasks, or systems at the system level; 0: none)")
       ->capture_default_str();
   cc->add_option("--confidence", corr.confidence, "Confidence level")->capture_default_str();
   cc->add_option("--seed", corr.seed, "Seed of the bootstrap")->capture_default_str();
@@ -166,6 +176,40 @@ int main(int argc, char** argv) {
   mc->add_flag("--allow-missing", cmp.allow_missing,
                "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(mc, cmp.threads);
+
+  cli::RankArgs rank;
+  auto* rc = app.add_subcommand(
+      "rank", "Rank metrics into significance clusters (paired permutation tests at a level)");
+  rc->add_option("--data", rank.data, "Dataset with human ratings")
+      ->required()
+      ->check(CLI::ExistingFile);
+  rc->add_option("--scores", rank.scores, "Scores JSONL from `probity score`")
+      ->required()
+      ->check(CLI::ExistingFile);
+  rc->add_option("--metric", rank.metrics, "Only these metrics (default: all in the file)");
+  rc->add_option("--dimension", rank.dimensions, "Only these human dimensions (default: all)");
+  rc->add_option("--level", rank.level, "item, task or system (docs/meta-eval.md)")
+      ->check(CLI::IsMember({"item", "task", "system"}))
+      ->capture_default_str();
+  rc->add_option("--statistic", rank.statistic,
+                 "pearson, spearman, kendall, kendall-c, pairwise-acc or acc-eq")
+      ->check(
+          CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc", "acc-eq"}))
+      ->capture_default_str();
+  rc->add_option("--permutations", rank.permutations, "Permutations per pair of metrics")
+      ->capture_default_str();
+  rc->add_option("--correction", rank.correction,
+                 "Multiple-comparison control over all pairs: holm, bh (Benjamini-Hochberg) or "
+                 "none")
+      ->check(CLI::IsMember({"holm", "bh", "none"}))
+      ->capture_default_str();
+  rc->add_option("--alpha", rank.alpha, "Significance level")->capture_default_str();
+  rc->add_option("--seed", rank.seed, "Seed of the permutations")->capture_default_str();
+  rc->add_flag("--json", rank.json, "Print JSON instead of a table");
+  rc->add_flag("--skip-invalid", rank.skip_invalid, "Skip invalid items and report them");
+  rc->add_flag("--allow-missing", rank.allow_missing,
+               "Use a scores file that leaves items without a score (their number is reported)");
+  add_threads(rc, rank.threads);
 
   cli::AuditArgs audit;
   auto* ac = app.add_subcommand(
@@ -444,6 +488,7 @@ int main(int argc, char** argv) {
       return cli::with_llm_failures(code, session, score_llm);
     }
     if (cc->parsed()) return cli::run_correlate(corr);
+    if (rc->parsed()) return cli::run_rank(rank);
     if (mc->parsed()) {
       if (cmp.metrics.size() != 2) throw UsageError("compare needs exactly two --metric options");
       return cli::run_compare(cmp);

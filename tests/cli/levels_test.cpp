@@ -1,0 +1,140 @@
+// `probity correlate --level ... --statistic ...` end to end: the bundled SummEval scores at
+// every level against mt-metrics-eval's values (tests/golden/meta_eval/summeval.json).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+
+#include "cli_runner.hpp"
+#include "test_paths.hpp"
+
+namespace {
+
+using nlohmann::json;
+using probity::test::run_probity;
+
+TEST(CorrelateLevels, EveryLevelAndStatisticMatchesMtMetricsEvalOnSummEval) {
+  const std::string data = probity::test::data_path("summeval/summeval.jsonl");
+  const std::string scores = probity::test::golden_path("meta_eval/summeval_scores.jsonl");
+  auto r = run_probity("correlate --data " + data + " --scores " + scores +
+                       " --metric chrf --metric gem --dimension relevance --dimension coherence"
+                       " --level item --level task --level system --statistic pearson"
+                       " --statistic spearman --statistic kendall --statistic kendall-c"
+                       " --statistic pairwise-acc --statistic acc-eq --bootstrap 0 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json got = json::parse(r.out);
+  std::ifstream f(probity::test::golden_path("meta_eval/summeval.json"));
+  const json golden = json::parse(f);
+  const std::map<std::string, std::string> stat = {{"pearson", "pearson"},
+                                                   {"spearman", "spearman"},
+                                                   {"kendall_b", "kendall"},
+                                                   {"kendall_c", "kendall-c"},
+                                                   {"pairwise_accuracy", "pairwise-acc"},
+                                                   {"kendall_acc23_opt", "acc-eq"}};
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, json> expected;
+  for (const json& e : golden["results"]) {
+    auto s = stat.find(e["stat"].get<std::string>());
+    if (s == stat.end() || e["level"] == "system_rows") continue;
+    expected[{e["metric"], e["gold"], e["level"], s->second}] = e;
+  }
+  std::size_t compared = 0;
+  for (const json& row : got["results"]) {
+    const auto key =
+        std::make_tuple(row["metric"].get<std::string>(), row["dimension"].get<std::string>(),
+                        row["level"].get<std::string>(), row["statistic"].get<std::string>());
+    auto e = expected.find(key);
+    if (e == expected.end()) {
+      // Pairwise accuracy is recorded at the system level only.
+      EXPECT_EQ(row["statistic"], "pairwise-acc") << row.dump();
+      continue;
+    }
+    EXPECT_NEAR(row["value"].get<double>(), e->second["value"].get<double>(), 1e-9) << row.dump();
+    if (row["statistic"] == "acc-eq") {
+      EXPECT_EQ(row["epsilon"].get<double>(), e->second["epsilon_exact"].get<double>());
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 2u * 2u * 16u);  // metrics x dimensions x (5 + 5 + 6)
+}
+
+TEST(CorrelateLevels, BootstrapResamplesTasksOrSystemsAndIsSeeded) {
+  const std::string data = probity::test::data_path("summeval/summeval.jsonl");
+  const std::string scores = probity::test::golden_path("meta_eval/summeval_scores.jsonl");
+  const std::string cmd = "correlate --data " + data + " --scores " + scores +
+                          " --metric chrf --dimension relevance --level task --level system"
+                          " --statistic kendall --bootstrap 200 --seed 7 --json";
+  auto a = run_probity(cmd);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(run_probity(cmd + " --threads 1").out, a.out);  // same bytes at any thread count
+  const json j = json::parse(a.out);
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const json& row : j["results"]) {
+    const double v = row["value"], lo = row["ci"][0], hi = row["ci"][1];
+    EXPECT_LE(lo, v);
+    EXPECT_LE(v, hi);
+    EXPECT_EQ(row["resampled"], row["level"] == "system" ? "systems" : "tasks");
+  }
+  EXPECT_NE(run_probity(cmd + " --seed 8").out, a.out);
+}
+
+TEST(CorrelateLevels, BadNamesAreUsageErrorsAndTheSystemLevelNeedsSystems) {
+  const std::string data = probity::test::data_path("summeval/summeval.jsonl");
+  const std::string scores = probity::test::golden_path("meta_eval/summeval_scores.jsonl");
+  const std::string base = "correlate --data " + data + " --scores " + scores + " --metric chrf";
+  auto ok = run_probity(base + " --level task --bootstrap 0");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  auto bad = run_probity(base + " --level segment");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("segment"), std::string::npos) << bad.err;
+  auto stat = run_probity(base + " --statistic tau");
+  EXPECT_EQ(stat.exit_code, 2);
+  // The same data without the `system` field.
+  const std::string dir = probity::test::temp_dir("levels_nosys");
+  {
+    std::ifstream in(data);
+    std::ofstream out(dir + "/nosys.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      json t = json::parse(line);
+      for (json& c : t["candidates"]) c.erase("system");
+      out << t.dump() << "\n";
+    }
+  }
+  auto nosys = run_probity("correlate --data " + dir + "/nosys.jsonl --scores " + scores +
+                           " --metric chrf --level system --bootstrap 0");
+  EXPECT_EQ(nosys.exit_code, 2) << nosys.err;
+  EXPECT_NE(nosys.err.find("system"), std::string::npos) << nosys.err;
+}
+
+TEST(Rank, ClustersEveryMetricWithSeededPermutationTests) {
+  const std::string data = probity::test::data_path("summeval/summeval.jsonl");
+  const std::string scores = probity::test::golden_path("meta_eval/summeval_scores.jsonl");
+  const std::string cmd = "rank --data " + data + " --scores " + scores +
+                          " --dimension relevance --level task --statistic kendall"
+                          " --permutations 200 --json";
+  auto r = run_probity(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(run_probity(cmd + " --threads 1").out, r.out);
+  const json j = json::parse(r.out);
+  const json& res = j["results"][0];
+  ASSERT_EQ(res["ranking"].size(), 5u);
+  EXPECT_EQ(res["tests"].size(), 10u);
+  double previous = 2;
+  std::size_t rank = 1;
+  for (const json& row : res["ranking"]) {
+    EXPECT_LE(row["value"].get<double>(), previous);
+    previous = row["value"];
+    EXPECT_GE(row["rank"].get<std::size_t>(), rank);
+    rank = row["rank"];
+  }
+  EXPECT_EQ(res["ranking"][0]["rank"], 1);
+  for (const json& t : res["tests"])
+    EXPECT_GE(t["p_adjusted"].get<double>(), t["p"].get<double>());  // Holm never lowers p
+  auto one = run_probity("rank --data " + data + " --scores " + scores + " --metric chrf");
+  EXPECT_EQ(one.exit_code, 2);
+}
+
+}  // namespace
