@@ -205,4 +205,16 @@ std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<co
                                                  std::span<const stats::LevelStatistic> statistics,
                                                  const CorrelationOptions& options = {});
 
+// Agreement of `scores` (aligned with `items`) with the human pairwise preferences of the tasks
+// (`pairs`), with a percentile bootstrap CI over tasks (options.bootstrap resamples; 0: none).
+// UsageError when no task has preferences.
+struct PreferenceAgreement {
+  stats::PreferenceResult result;
+  std::size_t tasks = 0;  // tasks with at least one scored pair
+  double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = ci_lo;
+};
+PreferenceAgreement preference_agreement(const Dataset& ds, std::span<const ItemRef> items,
+                                         std::span<const double> scores,
+                                         const CorrelationOptions& options = {});
+
 }  // namespace probity

@@ -250,4 +250,24 @@ std::vector<std::size_t> significance_ranks(std::span<const double> values,
                                             const std::vector<std::vector<double>>& p, double alpha,
                                             std::vector<std::size_t>* order = nullptr);
 
+// ---- Agreement with human pairwise preferences
+// ---------------------------------------------------
+
+struct PreferenceResult {
+  // Over the strict human preferences: 1 when the metric prefers the same candidate, 1/2 when it
+  // ties them, 0 when it prefers the other; mean over those pairs (NaN without any).
+  double accuracy = std::numeric_limits<double>::quiet_NaN();
+  std::size_t pairs = 0;        // pairs with both scores
+  std::size_t strict = 0;       // of them, with a human preference
+  std::size_t metric_ties = 0;  // strict pairs the metric ties
+  std::size_t human_ties = 0;   // pairs the humans tie (not in the accuracy)
+  // The share of human ties the metric ties too (NaN without human ties).
+  double tie_agreement = std::numeric_limits<double>::quiet_NaN();
+};
+
+// `human[k]`: +1 when the humans prefer candidate a of pair k, -1 for b, 0 for a tie. Pairs with a
+// missing (NaN) score are left out.
+PreferenceResult preference_accuracy(std::span<const double> score_a,
+                                     std::span<const double> score_b, std::span<const int> human);
+
 }  // namespace probity::stats

@@ -186,4 +186,64 @@ std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<co
   return rows;
 }
 
+PreferenceAgreement preference_agreement(const Dataset& ds, std::span<const ItemRef> items,
+                                         std::span<const double> scores,
+                                         const CorrelationOptions& options) {
+  // Score of each (task, candidate id).
+  std::map<std::pair<std::size_t, std::string>, double> score_of;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    score_of[{items[i].task, ds.tasks[items[i].task].candidates[items[i].candidate].id}] =
+        scores[i];
+  std::vector<double> a, b;
+  std::vector<int> human;
+  std::vector<std::size_t> task_of;  // task of each pair
+  std::size_t with_pairs = 0;
+  for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
+    with_pairs += !ds.tasks[t].pairs.empty();
+    for (const Preference& p : ds.tasks[t].pairs) {
+      auto sa = score_of.find({t, p.a});
+      auto sb = score_of.find({t, p.b});
+      a.push_back(sa == score_of.end() ? std::nan("") : sa->second);
+      b.push_back(sb == score_of.end() ? std::nan("") : sb->second);
+      human.push_back(p.preferred == "a" ? 1 : p.preferred == "b" ? -1 : 0);
+      task_of.push_back(t);
+    }
+  }
+  if (with_pairs == 0)
+    throw UsageError("preference-acc needs tasks with human pairwise preferences (`pairs`)");
+  PreferenceAgreement out;
+  out.result = stats::preference_accuracy(a, b, human);
+  std::vector<std::size_t> tasks;  // the tasks with a scored pair, as resampling units
+  std::vector<std::vector<std::size_t>> members(ds.tasks.size());
+  for (std::size_t k = 0; k < human.size(); ++k)
+    if (std::isfinite(a[k]) && std::isfinite(b[k])) members[task_of[k]].push_back(k);
+  for (std::size_t t = 0; t < ds.tasks.size(); ++t)
+    if (!members[t].empty()) tasks.push_back(t);
+  out.tasks = tasks.size();
+  if (options.bootstrap > 0 && !std::isnan(out.result.accuracy)) {
+    stats::BootstrapOptions bo;
+    bo.resamples = options.bootstrap;
+    bo.confidence = options.confidence;
+    bo.threads = options.threads;
+    bo.seed = options.seed ^ util::fnv1a64("preference-acc");
+    auto boot = stats::bootstrap(
+        tasks.size(),
+        [&](std::span<const std::size_t> drawn) {
+          std::vector<double> ra, rb;
+          std::vector<int> rh;
+          for (std::size_t u : drawn)
+            for (std::size_t k : members[tasks[u]]) {
+              ra.push_back(a[k]);
+              rb.push_back(b[k]);
+              rh.push_back(human[k]);
+            }
+          return stats::preference_accuracy(ra, rb, rh).accuracy;
+        },
+        bo);
+    out.ci_lo = boot.ci.low;
+    out.ci_hi = boot.ci.high;
+  }
+  return out;
+}
+
 }  // namespace probity

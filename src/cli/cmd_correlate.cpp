@@ -1,6 +1,7 @@
 // `probity correlate` and `probity compare`: meta-evaluation of scores against human ratings.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -32,8 +33,14 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
   for (const auto& name : args.levels) levels.push_back(stats::parse_level(name));
   if (levels.empty()) levels.push_back(stats::Level::kItem);
   std::vector<stats::LevelStatistic> statistics;
-  for (const auto& name : args.statistics) statistics.push_back(stats::parse_level_statistic(name));
-  if (statistics.empty())
+  bool preference = false;  // agreement with pairwise preferences: per metric, not per dimension
+  for (const auto& name : args.statistics) {
+    if (name == "preference-acc")
+      preference = true;
+    else
+      statistics.push_back(stats::parse_level_statistic(name));
+  }
+  if (statistics.empty() && !preference)
     statistics = {stats::LevelStatistic::kPearson, stats::LevelStatistic::kSpearman,
                   stats::LevelStatistic::kKendallB};
   json out = json::array();
@@ -42,6 +49,27 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
   table.push_back({"metric", "dimension", "level", "statistic", "value", ci_head, "n", "groups"});
   for (const auto& c : l.columns) {
     report_gaps(c);
+    if (preference) {
+      const PreferenceAgreement p = preference_agreement(l.ds, l.items, c.values, opts);
+      out.push_back({{"metric", c.metric},
+                     {"dimension", "preference"},
+                     {"level", "pair"},
+                     {"statistic", "preference-acc"},
+                     {"value", number(p.result.accuracy)},
+                     {"ci", {number(p.ci_lo), number(p.ci_hi)}},
+                     {"resampled", "tasks"},
+                     {"n", p.result.strict},
+                     {"groups", p.tasks},
+                     {"metric_ties", p.result.metric_ties},
+                     {"human_ties", p.result.human_ties},
+                     {"tie_agreement", number(p.result.tie_agreement)},
+                     {"signature", c.signature}});
+      table.push_back(
+          {c.metric, "preference", "pair", "preference-acc", fixed(p.result.accuracy),
+           std::isfinite(p.ci_lo) ? fmt::format("[{}, {}]", fixed(p.ci_lo), fixed(p.ci_hi)) : "-",
+           std::to_string(p.result.strict), fmt::format("{} tasks", p.tasks)});
+    }
+    if (statistics.empty()) continue;
     for (const auto& r :
          level_correlations(l.ds, l.items, c.values, human, l.dims, levels, statistics, opts)) {
       json row = {{"metric", c.metric},
@@ -76,6 +104,10 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
     return kExitOk;
   }
   print_table(table, 4);
+  if (preference)
+    fmt::print(
+        "\npreference-acc: over the pairs with a human preference, 1 when the metric prefers the "
+        "same candidate, 1/2 when it ties them; human ties are counted apart (JSON).\n");
   if (args.bootstrap > 0)
     fmt::print(
         "\nCI: {} bootstrap resamples of whole tasks (item, task level) or systems (system "
@@ -89,8 +121,10 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
 }  // namespace
 
 int run_correlate(const CorrelateArgs& args) {
+  const bool preference = std::find(args.statistics.begin(), args.statistics.end(),
+                                    "preference-acc") != args.statistics.end();
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
-                             args.skip_invalid, args.allow_missing);
+                             args.skip_invalid, args.allow_missing, !preference);
   const auto human = human_matrix(l.ds, l.items, l.dims);
   CorrelationOptions opts{args.bootstrap, args.confidence, args.seed, args.threads};
   if (!args.levels.empty() || !args.statistics.empty())

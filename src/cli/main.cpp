@@ -136,10 +136,11 @@ int main(int argc, char** argv) {
                  "repeatable (docs/meta-eval.md)")
       ->check(CLI::IsMember({"item", "task", "system"}));
   cc->add_option("--statistic", corr.statistics,
-                 "pearson, spearman, kendall (tau-b), kendall-c, pairwise-acc or acc-eq "
-                 "(pairwise accuracy with tie calibration); repeatable")
-      ->check(
-          CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc", "acc-eq"}));
+                 "pearson, spearman, kendall (tau-b), kendall-c, pairwise-acc, acc-eq "
+                 "(pairwise accuracy with tie calibration) or preference-acc (agreement with the "
+                 "tasks' human pairwise preferences); repeatable")
+      ->check(CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc",
+                             "acc-eq", "preference-acc"}));
   cc->add_option("--bootstrap", corr.bootstrap,
                  "Bootstrap resamples for the CI (of Spearman; with --level/--statistic of every "
                  "value, resampling tasks, or systems at the system level; 0: none)")

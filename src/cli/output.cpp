@@ -52,7 +52,7 @@ void EmptyTextNotes::print() const {
 ScoredData load_scored(const std::string& data, const std::string& scores,
                        const std::vector<std::string>& metrics,
                        const std::vector<std::string>& dimensions, bool skip_invalid,
-                       bool allow_missing) {
+                       bool allow_missing, bool need_ratings) {
   ScoredData l;
   l.ds = load_dataset(data, {skip_invalid});
   print_skipped(l.ds.skipped);
@@ -84,7 +84,8 @@ ScoredData load_scored(const std::string& data, const std::string& scores,
                                      fmt::join(available, ", ")));
     l.dims = dimensions;
   }
-  if (l.dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", data));
+  if (l.dims.empty() && need_ratings)
+    throw UsageError(fmt::format("'{}' has no human ratings", data));
   return l;
 }
 

@@ -34,11 +34,12 @@ struct ScoredData {
 
 // Loads both and checks the selection: every named metric must have scores, every named
 // dimension must exist (UsageError otherwise); empty selections mean "all".
-// A scores file that leaves items without a score is refused unless `allow_missing`.
+// A scores file that leaves items without a score is refused unless `allow_missing`; data
+// without human ratings unless `need_ratings` is false (pairwise preferences only).
 ScoredData load_scored(const std::string& data, const std::string& scores,
                        const std::vector<std::string>& metrics,
                        const std::vector<std::string>& dimensions, bool skip_invalid,
-                       bool allow_missing = false);
+                       bool allow_missing = false, bool need_ratings = true);
 
 // What --skip-invalid left out, on stderr: "skipped N invalid item(s):" and each file:line:
 // field: message (the first 50, then how many more). Nothing when nothing was skipped.

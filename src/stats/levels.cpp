@@ -421,4 +421,34 @@ std::vector<std::size_t> significance_ranks(std::span<const double> values,
   return rank;
 }
 
+PreferenceResult preference_accuracy(std::span<const double> score_a,
+                                     std::span<const double> score_b, std::span<const int> human) {
+  if (score_a.size() != score_b.size() || score_a.size() != human.size())
+    throw std::invalid_argument("preference accuracy: inputs differ in length");
+  PreferenceResult r;
+  double credit = 0;
+  std::size_t tie_agree = 0;
+  for (std::size_t k = 0; k < human.size(); ++k) {
+    if (!std::isfinite(score_a[k]) || !std::isfinite(score_b[k])) continue;
+    ++r.pairs;
+    const double m = sign(score_a[k] - score_b[k]);
+    if (human[k] == 0) {
+      ++r.human_ties;
+      tie_agree += m == 0;
+      continue;
+    }
+    ++r.strict;
+    if (m == 0) {
+      ++r.metric_ties;
+      credit += 0.5;
+    } else if (m == static_cast<double>(human[k])) {
+      credit += 1;
+    }
+  }
+  if (r.strict > 0) r.accuracy = credit / static_cast<double>(r.strict);
+  if (r.human_ties > 0)
+    r.tie_agreement = static_cast<double>(tie_agree) / static_cast<double>(r.human_ties);
+  return r;
+}
+
 }  // namespace probity::stats

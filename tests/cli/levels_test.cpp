@@ -137,4 +137,56 @@ TEST(Rank, ClustersEveryMetricWithSeededPermutationTests) {
   EXPECT_EQ(one.exit_code, 2);
 }
 
+TEST(CorrelateLevels, PreferenceAgreementOnLfqaE) {
+  // LFQA-E zh: 594 tasks, 1,193 expert preferences (96 ties), no ratings. The expected value is
+  // counted here from the scores file and the pairs, independently of probity's code.
+  const std::string data = probity::test::data_path("lfqa_e/lfqa_e_zh.jsonl");
+  const std::string dir = probity::test::temp_dir("levels_lfqa");
+  const std::string scores = dir + "/s.jsonl";
+  auto s = run_probity("score --data " + data + " --metric chrf --out " + scores);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  std::map<std::pair<std::string, std::string>, double> score;
+  {
+    std::ifstream f(scores);
+    for (std::string line; std::getline(f, line);) {
+      const json r = json::parse(line);
+      if (r.contains("score")) score[{r["task_id"], r["candidate_id"]}] = r["score"];
+    }
+  }
+  double credit = 0;
+  std::size_t strict = 0, ties = 0;
+  {
+    std::ifstream f(data);
+    for (std::string line; std::getline(f, line);) {
+      const json t = json::parse(line);
+      for (const json& p : t["pairs"]) {
+        if (p["preferred"] == "tie") {
+          ++ties;
+          continue;
+        }
+        const double a = score.at({t["task_id"], p["a"]}), b = score.at({t["task_id"], p["b"]});
+        ++strict;
+        credit += a == b ? 0.5 : ((a > b) == (p["preferred"] == "a") ? 1.0 : 0.0);
+      }
+    }
+  }
+  ASSERT_EQ(strict + ties, 1193u);
+  auto r = run_probity("correlate --data " + data + " --scores " + scores +
+                       " --statistic preference-acc --bootstrap 100 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json row = json::parse(r.out)["results"][0];
+  EXPECT_DOUBLE_EQ(row["value"].get<double>(), credit / static_cast<double>(strict));
+  EXPECT_EQ(row["n"], strict);
+  EXPECT_EQ(row["human_ties"], ties);
+  EXPECT_EQ(row["groups"], 594);
+  EXPECT_LT(row["ci"][0].get<double>(), row["value"].get<double>());
+  // Without pairs the statistic is a usage error.
+  auto none =
+      run_probity("correlate --data " + probity::test::data_path("summeval/summeval.jsonl") +
+                  " --scores " + probity::test::golden_path("meta_eval/summeval_scores.jsonl") +
+                  " --statistic preference-acc");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("pairs"), std::string::npos) << none.err;
+}
+
 }  // namespace

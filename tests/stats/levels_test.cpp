@@ -257,4 +257,21 @@ TEST(Levels, PermutationTestSeparatesAMetricFromItsNegationAndNotFromItself) {
   }
 }
 
+TEST(Preferences, StrictPreferencesScoreTiesHalfAndHumanTiesApart) {
+  // a preferred and the metric agrees; b preferred and the metric agrees; a preferred but the
+  // metric ties (1/2); b preferred and the metric disagrees; a human tie the metric ties; a human
+  // tie it does not; a pair with a missing score.
+  const std::vector<double> a = {3, 1, 2, 5, 4, 4, std::nan("")};
+  const std::vector<double> b = {1, 2, 2, 4, 4, 1, 0};
+  const std::vector<int> human = {1, -1, 1, -1, 0, 0, 1};
+  const auto r = st::preference_accuracy(a, b, human);
+  EXPECT_EQ(r.pairs, 6u);
+  EXPECT_EQ(r.strict, 4u);
+  EXPECT_EQ(r.metric_ties, 1u);
+  EXPECT_EQ(r.human_ties, 2u);
+  EXPECT_DOUBLE_EQ(r.accuracy, 2.5 / 4);
+  EXPECT_DOUBLE_EQ(r.tie_agreement, 0.5);
+  EXPECT_TRUE(std::isnan(st::preference_accuracy({}, {}, {}).accuracy));
+}
+
 }  // namespace
