@@ -58,6 +58,9 @@ struct CompareArgs {
   std::vector<std::string> metrics;  // exactly two
   std::vector<std::string> dimensions;
   std::string correlation = "spearman";
+  // Empty: the pooled test of the correlation; else the level test (stats::level_permutation_test),
+  // which also takes kendall-c, pairwise-acc and acc-eq.
+  std::string level;
   std::size_t permutations = 1000;
   std::uint64_t seed = 0;
   bool json = false;

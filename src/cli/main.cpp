@@ -166,9 +166,16 @@ int main(int argc, char** argv) {
       ->required()
       ->expected(1, 2);
   mc->add_option("--dimension", cmp.dimensions, "Only these human dimensions (default: all)");
-  mc->add_option("--correlation", cmp.correlation, "pearson, spearman or kendall")
-      ->check(CLI::IsMember({"pearson", "spearman", "kendall"}))
+  mc->add_option("--correlation", cmp.correlation,
+                 "pearson, spearman or kendall; with --level also kendall-c, pairwise-acc or "
+                 "acc-eq")
+      ->check(
+          CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc", "acc-eq"}))
       ->capture_default_str();
+  mc->add_option("--level", cmp.level,
+                 "item, task or system: the test at that level (docs/meta-eval.md); default: "
+                 "the pooled test")
+      ->check(CLI::IsMember({"item", "task", "system"}));
   mc->add_option("--permutations", cmp.permutations, "Number of permutations")
       ->capture_default_str();
   mc->add_option("--seed", cmp.seed, "Seed of the permutations")->capture_default_str();

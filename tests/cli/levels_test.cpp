@@ -189,4 +189,30 @@ TEST(CorrelateLevels, PreferenceAgreementOnLfqaE) {
   EXPECT_NE(none.err.find("pairs"), std::string::npos) << none.err;
 }
 
+TEST(CompareLevels, TheLevelTestsDeltaIsTheDifferenceOfTheLevelValues) {
+  const std::string data = probity::test::data_path("summeval/summeval.jsonl");
+  const std::string scores = probity::test::golden_path("meta_eval/summeval_scores.jsonl");
+  for (const std::string level : {"item", "task", "system"}) {
+    const std::string cmd = "compare --data " + data + " --scores " + scores +
+                            " --metric chrf --metric bleu --dimension relevance --level " + level +
+                            " --correlation kendall --permutations 200 --json";
+    auto r = run_probity(cmd);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(run_probity(cmd + " --threads 1").out, r.out);
+    const json row = json::parse(r.out)["results"][0];
+    auto c = run_probity("correlate --data " + data + " --scores " + scores +
+                         " --metric chrf --metric bleu --dimension relevance --level " + level +
+                         " --statistic kendall --bootstrap 0 --json");
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    const json corr = json::parse(c.out)["results"];
+    const double chrf = corr[0]["metric"] == "chrf" ? corr[0]["value"] : corr[1]["value"];
+    const double bleu = corr[0]["metric"] == "bleu" ? corr[0]["value"] : corr[1]["value"];
+    EXPECT_NEAR(row["chrf"].get<double>(), chrf, 1e-12) << level;
+    EXPECT_NEAR(row["bleu"].get<double>(), bleu, 1e-12) << level;
+    EXPECT_NEAR(row["delta"].get<double>(), chrf - bleu, 1e-9) << level;
+    EXPECT_GE(row["p_two_sided"].get<double>(), 0.0);
+    EXPECT_LE(row["p_two_sided"].get<double>(), 1.0);
+  }
+}
+
 }  // namespace
