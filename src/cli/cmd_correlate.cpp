@@ -8,8 +8,11 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
+#include "probity/metric.hpp"
 #include "probity/scores.hpp"
+#include "probity/scoring.hpp"
 #include "probity/stats.hpp"
 
 namespace probity::cli {
@@ -47,11 +50,31 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
   const std::string ci_head = fmt::format("{:.0f}% CI", args.confidence * 100);
   std::vector<std::vector<std::string>> table;
   table.push_back({"metric", "dimension", "level", "statistic", "value", ci_head, "n", "groups"});
-  for (const auto& c : l.columns) {
+  // Reference-free baselines beside the user's metrics: a metric no better than the length of
+  // the text, or than chance, shows at once.
+  std::vector<ScoreColumn> columns = l.columns;
+  const std::size_t user_columns = columns.size();
+  if (args.baselines) {
+    for (const std::string spec : {"length", "random"}) {
+      auto metric = probity::make_metric(spec);
+      ScoreColumn c{"baseline:" + spec, metric->signature(), {}, 0, 0};
+      MetricInput input;
+      for (const ItemRef& it : l.items) {
+        const Task& t = l.ds.tasks[it.task];
+        set_input(input, t, t.candidates[it.candidate].text);
+        c.values.push_back(metric->score(input)[0]);
+      }
+      columns.push_back(std::move(c));
+    }
+  }
+  for (std::size_t col = 0; col < columns.size(); ++col) {
+    const ScoreColumn& c = columns[col];
+    const bool baseline = col >= user_columns;
     report_gaps(c);
     if (preference) {
       const PreferenceAgreement p = preference_agreement(l.ds, l.items, c.values, opts);
       out.push_back({{"metric", c.metric},
+                     {"baseline", baseline},
                      {"dimension", "preference"},
                      {"level", "pair"},
                      {"statistic", "preference-acc"},
@@ -73,6 +96,7 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
     for (const auto& r :
          level_correlations(l.ds, l.items, c.values, human, l.dims, levels, statistics, opts)) {
       json row = {{"metric", c.metric},
+                  {"baseline", baseline},
                   {"dimension", r.dimension},
                   {"level", stats::level_name(r.level)},
                   {"statistic", stats::level_statistic_name(r.statistic)},
@@ -113,7 +137,7 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
         "\nCI: {} bootstrap resamples of whole tasks (item, task level) or systems (system "
         "level), percentile, seed {}.\n",
         args.bootstrap, args.seed);
-  for (const auto& c : l.columns)
+  for (const auto& c : columns)
     if (!c.signature.empty()) fmt::print("{}: {}\n", c.metric, c.signature);
   return kExitOk;
 }

@@ -42,6 +42,7 @@ struct CorrelateArgs {
   // item) with every statistic (default pearson, spearman, kendall); names as stats::parse_*.
   std::vector<std::string> levels;
   std::vector<std::string> statistics;
+  bool baselines = true;  // with levels: the length and random baselines as extra rows
   std::size_t bootstrap = 1000;
   double confidence = 0.95;
   std::uint64_t seed = 0;

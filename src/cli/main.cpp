@@ -141,6 +141,8 @@ int main(int argc, char** argv) {
                  "tasks' human pairwise preferences); repeatable")
       ->check(CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc",
                              "acc-eq", "preference-acc"}));
+  cc->add_flag("!--no-baselines", corr.baselines,
+               "With --level/--statistic: leave out the length and random baseline rows");
   cc->add_option("--bootstrap", corr.bootstrap,
                  "Bootstrap resamples for the CI (of Spearman; with --level/--statistic of every "
                  "value, resampling tasks, or systems at the system level; 0: none)")

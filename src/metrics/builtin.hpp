@@ -12,6 +12,7 @@ void register_mi(MetricRegistry& registry);      // mi:<F>/<E>/<R>/<P>, gem, gpp
 void register_expert(MetricRegistry& registry);  // expert (ExPerT, offline realisation)
 void register_llm_judge(MetricRegistry& registry);    // llm-judge (needs an LLM session)
 void register_scores_file(MetricRegistry& registry);  // scores:FILE (a user's precomputed scores)
+void register_baselines(MetricRegistry& registry);    // length, random (reference-free)
 // The option every metric takes, style=llm (style_llm=<role>, style_reasks=2): texts are
 // rewritten into neutral statements by a model before `inner` sees them (style_normalized.cpp).
 std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,

@@ -10,6 +10,8 @@
 #include <tuple>
 
 #include "cli_runner.hpp"
+#include "probity/engine.hpp"
+#include "probity/metric.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -43,6 +45,7 @@ TEST(CorrelateLevels, EveryLevelAndStatisticMatchesMtMetricsEvalOnSummEval) {
   }
   std::size_t compared = 0;
   for (const json& row : got["results"]) {
+    if (row["baseline"]) continue;
     const auto key =
         std::make_tuple(row["metric"].get<std::string>(), row["dimension"].get<std::string>(),
                         row["level"].get<std::string>(), row["statistic"].get<std::string>());
@@ -66,7 +69,7 @@ TEST(CorrelateLevels, BootstrapResamplesTasksOrSystemsAndIsSeeded) {
   const std::string scores = probity::test::golden_path("meta_eval/summeval_scores.jsonl");
   const std::string cmd = "correlate --data " + data + " --scores " + scores +
                           " --metric chrf --dimension relevance --level task --level system"
-                          " --statistic kendall --bootstrap 200 --seed 7 --json";
+                          " --statistic kendall --bootstrap 200 --seed 7 --json --no-baselines";
   auto a = run_probity(cmd);
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(run_probity(cmd + " --threads 1").out, a.out);  // same bytes at any thread count
@@ -213,6 +216,52 @@ TEST(CompareLevels, TheLevelTestsDeltaIsTheDifferenceOfTheLevelValues) {
     EXPECT_GE(row["p_two_sided"].get<double>(), 0.0);
     EXPECT_LE(row["p_two_sided"].get<double>(), 1.0);
   }
+}
+
+TEST(CorrelateLevels, LengthAndRandomBaselinesAreShownUnlessSwitchedOff) {
+  const std::string data = probity::test::data_path("summeval/summeval.jsonl");
+  const std::string scores = probity::test::golden_path("meta_eval/summeval_scores.jsonl");
+  const std::string cmd = "correlate --data " + data + " --scores " + scores +
+                          " --metric chrf --dimension relevance --level task --statistic kendall"
+                          " --bootstrap 0 --json";
+  auto r = run_probity(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json rows = json::parse(r.out)["results"];
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1]["metric"], "baseline:length");
+  EXPECT_EQ(rows[2]["metric"], "baseline:random");
+  EXPECT_TRUE(rows[1]["baseline"].get<bool>());
+  EXPECT_FALSE(rows[0]["baseline"].get<bool>());
+  // Chance: |tau| small; same bytes again (seeded).
+  EXPECT_LT(std::fabs(rows[2]["value"].get<double>()), 0.1);
+  EXPECT_EQ(run_probity(cmd).out, r.out);
+  auto off = run_probity(cmd + " --no-baselines");
+  EXPECT_EQ(json::parse(off.out)["results"].size(), 1u);
+}
+
+TEST(Baselines, LengthCountsCharactersOrTokensAndRandomIsUniformAndSeeded) {
+  auto chars = probity::make_metric("length");
+  auto tokens = probity::make_metric("length,unit=tokens");
+  probity::MetricInput in;
+  in.candidate = "caf\xc3\xa9  au\tlait ";
+  EXPECT_EQ(chars->score(in)[0], 14.0);
+  EXPECT_EQ(tokens->score(in)[0], 3.0);
+  auto r0 = probity::make_metric("random");
+  auto r1 = probity::make_metric("random,seed=1");
+  double sum = 0;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 2000; ++i) texts.push_back("candidate " + std::to_string(i));
+  for (const auto& t : texts) {
+    in.candidate = t;
+    const double v = r0->score(in)[0];
+    EXPECT_GE(v, 0.0);
+    EXPECT_LT(v, 1.0);
+    sum += v;
+  }
+  EXPECT_NEAR(sum / 2000, 0.5, 0.03);
+  in.candidate = texts[0];
+  EXPECT_EQ(r0->score(in)[0], r0->score(in)[0]);
+  EXPECT_NE(r0->score(in)[0], r1->score(in)[0]);
 }
 
 }  // namespace
