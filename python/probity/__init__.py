@@ -53,7 +53,8 @@ __all__ = [
     "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bootstrap_correlation",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
     "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
-    "kendall_tau_b", "kendall_tau_c", "load_dataset", "metrics", "paired_t", "pearson",
+    "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
+    "paired_t", "pearson",
     "permutation_correlation_diff", "perturb", "score", "score_dataset", "score_parts",
     "signature", "spearman", "strategies", "write_report",
 ]
@@ -421,6 +422,27 @@ def kendall_tau_c(x, y):
 def correlation(x, y, type="spearman"):
     """A correlation by name: pearson, spearman, kendall (= kendall_b) or kendall_c."""
     return CorrelationResult(*_stats.correlation(type, x, y))
+
+
+LevelResult = collections.namedtuple("LevelResult", "value n groups skipped epsilon")
+LevelResult.__doc__ = (
+    "A statistic at a meta-evaluation level: its value (NaN if undefined), the candidates (or "
+    "systems) used, the tasks averaged and skipped (task level), acc-eq's tie threshold.")
+
+
+def level_statistic(gold, metric, task, *, level="item", statistic="pearson", system=None):
+    """A statistic at a level, as `probity correlate --level --statistic` computes it
+    (docs/meta-eval.md; mt-metrics-eval's conventions).
+
+    gold, metric: one human and one metric score per candidate (NaN or None: left out).
+    task: the task index of each candidate (0-based); system: its system index, or None for all
+    when no system is known. level: "item", "task" or "system". statistic: "pearson",
+    "spearman", "kendall", "kendall-c", "pairwise-acc" or "acc-eq". Returns LevelResult.
+    """
+    gold = [float("nan") if g is None else g for g in gold]
+    metric = [float("nan") if m is None else m for m in metric]
+    return LevelResult(*_stats.level_statistic(statistic, level, gold, metric, list(task),
+                                               [] if system is None else list(system)))
 
 
 def paired_t(perturbed, original):

@@ -155,6 +155,29 @@ void bind_stats(py::module_& m) {
       },
       py::arg("type"), py::arg("x"), py::arg("y"));
   s.def(
+      "level_statistic",
+      [](const std::string& statistic, const std::string& level, const DoubleArray& gold,
+         const DoubleArray& metric, const std::vector<std::size_t>& task,
+         const std::vector<std::size_t>& system) {
+        stats::LevelData d;
+        d.gold = to_vector(gold, "gold");
+        d.metric = to_vector(metric, "metric");
+        d.task = task;
+        for (std::size_t t : task) d.num_tasks = std::max(d.num_tasks, t + 1);
+        d.system = system;
+        for (std::size_t v : system) d.num_systems = std::max(d.num_systems, v + 1);
+        const auto st = stats::parse_level_statistic(statistic);
+        const auto lv = stats::parse_level(level);
+        stats::LevelResult r;
+        {
+          py::gil_scoped_release release;
+          r = stats::level_statistic(st, lv, d);
+        }
+        return py::make_tuple(r.value, r.n, r.groups, r.skipped, r.epsilon);
+      },
+      py::arg("statistic"), py::arg("level"), py::arg("gold"), py::arg("metric"), py::arg("task"),
+      py::arg("system"));
+  s.def(
       "rankdata_average",
       [](const DoubleArray& x) { return to_array(stats::rankdata_average(to_vector(x, "x"))); },
       py::arg("x"));

@@ -8,7 +8,7 @@ import unittest
 import numpy as np
 
 import probity
-from support import (SAMPLE, arrays_equal, nulls_to_nan, read_jsonl, run_cli, same)
+from support import (REPO, SAMPLE, arrays_equal, nulls_to_nan, read_jsonl, run_cli, same)
 
 METRICS = ["bleu", "chrf", "rougeL", "gem", "stmt-tv"]
 # Fields of report.json that depend on the run, not on the results.
@@ -166,3 +166,40 @@ class AuditParity(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LevelParity(unittest.TestCase):
+    """probity.level_statistic against mt-metrics-eval's values (tests/golden/meta_eval)."""
+
+    def test_synthetic_levels_match_mt_metrics_eval(self):
+        golden = json.loads((REPO / "tests" / "golden" / "meta_eval" /
+                             "synthetic.json").read_text())
+        names = {"pearson": "pearson", "spearman": "spearman", "kendall_b": "kendall",
+                 "kendall_c": "kendall-c", "pairwise_accuracy": "pairwise-acc",
+                 "kendall_acc23_opt": "acc-eq"}
+        compared = 0
+        for r in golden["results"]:
+            if r["stat"] not in names or r["level"] not in ("item", "task", "system"):
+                continue
+            if r.get("system_rule", "paired") != "paired":
+                continue
+            case = golden["cases"][r["case"]]
+            gold, metric, task, system = [], [], [], []
+            for s, (grow, mrow) in enumerate(zip(case["gold"], case["metric"])):
+                for i, (g, m) in enumerate(zip(grow, mrow)):
+                    gold.append(g)
+                    metric.append(m)
+                    task.append(i)
+                    system.append(s)
+            got = probity.level_statistic(gold, metric, task, system=system, level=r["level"],
+                                          statistic=names[r["stat"]])
+            if r.get("groups_used", 1) == 0:
+                self.assertTrue(math.isnan(got.value), r)
+            else:
+                self.assertAlmostEqual(got.value, r["value"], delta=1e-9, msg=str(r))
+            if r["stat"] == "kendall_acc23_opt":
+                self.assertEqual(got.epsilon, r["epsilon_exact"])
+            compared += 1
+        self.assertEqual(compared, 26)
+        with self.assertRaises(ValueError):
+            probity.level_statistic([1, 2], [1, 2], [0, 0], level="segment")
