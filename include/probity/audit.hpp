@@ -182,6 +182,9 @@ stats::LevelData level_data(const Dataset& ds, std::span<const ItemRef> items,
                             std::span<const double> scores, std::span<const double> human,
                             std::vector<std::string>* system_names = nullptr);
 
+// UsageError when `level` is the system level and no candidate of `data` names its system.
+void require_systems(stats::Level level, const stats::LevelData& data);
+
 struct LevelCorrelation {
   std::string dimension;
   stats::Level level = stats::Level::kItem;

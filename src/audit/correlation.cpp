@@ -136,6 +136,11 @@ stats::LevelData level_data(const Dataset& ds, std::span<const ItemRef> items,
   return d;
 }
 
+void require_systems(stats::Level level, const stats::LevelData& data) {
+  if (level == stats::Level::kSystem && data.num_systems == 0)
+    throw UsageError("--level system needs candidates that name their system (the `system` field)");
+}
+
 std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<const ItemRef> items,
                                                  std::span<const double> scores,
                                                  const std::vector<std::vector<double>>& human,
@@ -147,9 +152,7 @@ std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<co
   for (std::size_t dim = 0; dim < dimensions.size(); ++dim) {
     const stats::LevelData data = level_data(ds, items, scores, human[dim]);
     for (stats::Level level : levels) {
-      if (level == stats::Level::kSystem && data.num_systems == 0)
-        throw UsageError(
-            "--level system needs candidates that name their system (the `system` field)");
+      require_systems(level, data);
       for (stats::LevelStatistic statistic : statistics) {
         LevelCorrelation row;
         row.dimension = dimensions[dim];

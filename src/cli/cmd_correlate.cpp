@@ -159,9 +159,7 @@ int run_level_compare(const CompareArgs& args, const ScoredData& l,
   std::vector<std::vector<std::string>> table{{"dimension", "n", a.metric, b.metric, "delta", "p"}};
   for (std::size_t d = 0; d < l.dims.size(); ++d) {
     const stats::LevelData da = level_data(l.ds, l.items, a.values, human[d]);
-    if (level == stats::Level::kSystem && da.num_systems == 0)
-      throw UsageError(
-          "--level system needs candidates that name their system (the `system` field)");
+    require_systems(level, da);
     const stats::LevelData db = level_data(l.ds, l.items, b.values, human[d]);
     const auto va = stats::level_statistic(statistic, level, da);
     const auto vb = stats::level_statistic(statistic, level, db);

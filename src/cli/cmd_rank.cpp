@@ -28,9 +28,7 @@ int run_rank(const RankArgs& args) {
     std::vector<double> values;
     for (const auto& c : l.columns) {
       data.push_back(level_data(l.ds, l.items, c.values, human[d]));
-      if (level == stats::Level::kSystem && data.back().num_systems == 0)
-        throw UsageError(
-            "--level system needs candidates that name their system (the `system` field)");
+      require_systems(level, data.back());
       values.push_back(stats::level_statistic(statistic, level, data.back()).value);
     }
     // p[i][j]: one-sided p that i beats j, for every i above j in the order of the values.
