@@ -20,6 +20,12 @@
 
 namespace {
 
+// The names of the meta-evaluation levels and level statistics (stats::parse_level,
+// stats::parse_level_statistic), for correlate, compare and rank.
+const std::vector<std::string> kLevelNames = {"item", "task", "system"};
+const std::vector<std::string> kLevelStatisticNames = {"pearson",   "spearman",     "kendall",
+                                                       "kendall-c", "pairwise-acc", "acc-eq"};
+
 using namespace probity;
 
 void add_threads(CLI::App* cmd, unsigned& threads) {
@@ -134,13 +140,16 @@ int main(int argc, char** argv) {
   cc->add_option("--level", corr.levels,
                  "item (pooled), task (within each task, averaged) or system (per-system means); "
                  "repeatable (docs/meta-eval.md)")
-      ->check(CLI::IsMember({"item", "task", "system"}));
+      ->check(CLI::IsMember(kLevelNames));
   cc->add_option("--statistic", corr.statistics,
                  "pearson, spearman, kendall (tau-b), kendall-c, pairwise-acc, acc-eq "
                  "(pairwise accuracy with tie calibration) or preference-acc (agreement with the "
                  "tasks' human pairwise preferences); repeatable")
-      ->check(CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc",
-                             "acc-eq", "preference-acc"}));
+      ->check(CLI::IsMember([] {
+        auto names = kLevelStatisticNames;
+        names.push_back("preference-acc");
+        return names;
+      }()));
   cc->add_flag("!--no-baselines", corr.baselines,
                "With --level/--statistic: leave out the length and random baseline rows");
   cc->add_option("--bootstrap", corr.bootstrap,
@@ -171,13 +180,12 @@ int main(int argc, char** argv) {
   mc->add_option("--correlation", cmp.correlation,
                  "pearson, spearman or kendall; with --level also kendall-c, pairwise-acc or "
                  "acc-eq")
-      ->check(
-          CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc", "acc-eq"}))
+      ->check(CLI::IsMember(kLevelStatisticNames))
       ->capture_default_str();
   mc->add_option("--level", cmp.level,
                  "item, task or system: the test at that level (docs/meta-eval.md); default: "
                  "the pooled test")
-      ->check(CLI::IsMember({"item", "task", "system"}));
+      ->check(CLI::IsMember(kLevelNames));
   mc->add_option("--permutations", cmp.permutations, "Number of permutations")
       ->capture_default_str();
   mc->add_option("--seed", cmp.seed, "Seed of the permutations")->capture_default_str();
@@ -199,12 +207,11 @@ int main(int argc, char** argv) {
   rc->add_option("--metric", rank.metrics, "Only these metrics (default: all in the file)");
   rc->add_option("--dimension", rank.dimensions, "Only these human dimensions (default: all)");
   rc->add_option("--level", rank.level, "item, task or system (docs/meta-eval.md)")
-      ->check(CLI::IsMember({"item", "task", "system"}))
+      ->check(CLI::IsMember(kLevelNames))
       ->capture_default_str();
   rc->add_option("--statistic", rank.statistic,
                  "pearson, spearman, kendall, kendall-c, pairwise-acc or acc-eq")
-      ->check(
-          CLI::IsMember({"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc", "acc-eq"}))
+      ->check(CLI::IsMember(kLevelStatisticNames))
       ->capture_default_str();
   rc->add_option("--permutations", rank.permutations, "Permutations per pair of metrics")
       ->capture_default_str();
