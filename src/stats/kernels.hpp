@@ -70,4 +70,7 @@ double tau_from_counts(const KendallCounts& c, bool variant_c);
 // Coefficient only (no p-value), computed exactly as the functions with a p-value do.
 double coefficient(CorrelationType type, std::span<const double> x, std::span<const double> y);
 
+// scipy.stats.zscore (ddof = 0), as mt-metrics-eval applies to both metrics of a permutation test.
+std::vector<double> zscore(std::span<const double> v);
+
 }  // namespace probity::stats::detail

@@ -371,15 +371,10 @@ PermutationResult level_permutation_test(LevelStatistic statistic, Level level,
   }
   std::vector<double> ma = a.metric, mb = b.metric;
   if (options.standardize) {
-    for (std::vector<double>* v : {&ma, &mb}) {
-      double mean = 0, sq = 0;
-      for (double x : *v) mean += x;
-      mean /= static_cast<double>(v->size());
-      for (double x : *v) sq += (x - mean) * (x - mean);
-      const double sd = std::sqrt(sq / static_cast<double>(v->size()));
-      if (sd > 0)
-        for (double& x : *v) x = (x - mean) / sd;
-    }
+    // A constant metric is kept as it is (its z-scores would be 0/0).
+    for (std::vector<double>* v : {&ma, &mb})
+      if (std::adjacent_find(v->begin(), v->end(), std::not_equal_to<>()) != v->end())
+        *v = detail::zscore(*v);
   }
   const LevelData shape = a;  // gold, tasks and systems; the metric is filled per evaluation
   PairStatistic diff = [shape, statistic, level](std::span<const double> x,

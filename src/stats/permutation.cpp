@@ -247,8 +247,9 @@ class CorrelationEval {
   detail::KendallScratch ks_;
 };
 
-// scipy.stats.zscore (ddof = 0), as mt-metrics-eval applies to both metrics.
-std::vector<double> zscore(std::span<const double> v) {
+}  // namespace
+
+std::vector<double> detail::zscore(std::span<const double> v) {
   const double mean = detail::numpy_mean(v);
   std::vector<double> sq(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) sq[i] = (v[i] - mean) * (v[i] - mean);
@@ -257,8 +258,6 @@ std::vector<double> zscore(std::span<const double> v) {
   for (std::size_t i = 0; i < v.size(); ++i) z[i] = (v[i] - mean) / sd;
   return z;
 }
-
-}  // namespace
 
 PermutationResult paired_permutation_test(std::span<const double> a, std::span<const double> b,
                                           const PairStatistic& statistic,
@@ -285,8 +284,8 @@ PermutationResult permutation_correlation_diff(std::span<const double> a, std::s
   d.n = n;
   d.type = type;
   if (options.standardize) {
-    d.a = zscore(a);
-    d.b = zscore(b);
+    d.a = detail::zscore(a);
+    d.b = detail::zscore(b);
   } else {
     d.a.assign(a.begin(), a.end());
     d.b.assign(b.begin(), b.end());
