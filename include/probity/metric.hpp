@@ -22,6 +22,9 @@ struct MetricInput {
   std::vector<std::string_view> references;  // positive references of the task
   std::vector<std::string_view> negatives;   // references of other tasks (contrastive metrics)
   std::string_view source;                   // task input, may be empty
+  // Ids of `references` (Reference::id), same order; empty when the caller has none (refs=
+  // then finds no reference).
+  std::vector<std::string_view> reference_ids = {};
 };
 
 enum class CorpusAggregation {
@@ -48,11 +51,16 @@ class Metric {
   virtual void fit(std::span<const Task> /*tasks*/) {}
   // True when fit() must see the whole dataset before scoring (no streaming).
   virtual bool needs_fit() const { return false; }
+  // False for reference-free metrics (length, random, a scores file): they score tasks that
+  // have no references. Every other metric needs at least one per task (require_references).
+  virtual bool needs_references() const { return true; }
   // Negative references wanted per item by contrastive metrics: one reference from each of
   // `count` distinct other tasks of the same group, sampled with `seed`. Default: none.
   struct NegativeSpec {
     std::size_t count = 0;
     std::uint64_t seed = 0;
+    // Draw the first reference with one of these ids (refs=); empty: each task's first.
+    std::vector<std::string> reference_ids = {};
   };
   virtual NegativeSpec negatives() const { return {}; }
 
@@ -179,6 +187,11 @@ class MetricSpec {
   // nobody read.
   void check_all_used() const;
   const std::vector<std::pair<std::string, std::string>>& options() const { return options_; }
+  // The value given for `key` (before any default), or nullptr.
+  const std::string* given(const std::string& key) const;
+  // The same spec (same text()) with `key` set to `value`, or without `key`; before bind().
+  MetricSpec with_option(const std::string& key, const std::string& value) const;
+  MetricSpec without_option(const std::string& key) const;
 
  private:
   const OptionSpec& declared(const std::string& key) const;
@@ -200,12 +213,13 @@ struct MetricInfo {
   std::string name;                 // registry key (base name)
   std::string description;          // one line
   std::vector<OptionSpec> options;  // every option the family reads (MetricRegistry::create
-                                    // adds the style options every metric takes)
+                                    // adds the common options every metric takes)
   MetricFactory factory;
 };
 
-// The options every metric takes: style=llm, style_llm, style_reasks (style_normalized.cpp).
-const std::vector<OptionSpec>& style_options();
+// The options every metric takes: refs= (reference_selection.cpp), then style=llm, style_llm,
+// style_reasks, prompts (style_normalized.cpp).
+const std::vector<OptionSpec>& common_options();
 
 class MetricRegistry {
  public:

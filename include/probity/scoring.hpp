@@ -56,13 +56,23 @@ struct MetricStats {
 class NegativeSampler {
  public:
   explicit NegativeSampler(const Dataset& ds);
-  std::vector<std::string_view> sample(std::size_t task, std::size_t k, std::uint64_t seed) const;
+  // Up to k references of distinct other tasks of the task's group: each task's first, or its
+  // first with one of `reference_ids` (a task with none of them gives none).
+  std::vector<std::string_view> sample(std::size_t task, std::size_t k, std::uint64_t seed,
+                                       std::span<const std::string> reference_ids = {}) const;
+  // The negatives `metric` wants for an item of `task` (Metric::negatives; none: empty).
+  std::vector<std::string_view> for_metric(std::size_t task, const Metric& metric) const;
 
  private:
   const Dataset& ds_;
   std::vector<std::vector<std::size_t>> group_tasks_;  // tasks of each group
   std::vector<std::size_t> group_of_;                  // group index of each task
 };
+
+// InputError naming the first task of `items` without references when `metric` needs them
+// (Metric::needs_references); compute_stats and the audit call it before fitting.
+void require_references(const Dataset& ds, std::span<const ItemRef> items,
+                        const MetricSelection& metric);
 
 // What a metric sees of `candidate` as an answer to `task`: its text, the task's references and
 // source; negatives are left to the caller (they depend on the metric). Reuses `input`'s storage.

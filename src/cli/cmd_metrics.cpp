@@ -32,7 +32,7 @@ int run_metrics(bool json) {
     for (const auto& o : m.options) fmt::print("{:<{}}    {}\n", "", width, describe(o));
   }
   fmt::print("\nEvery metric also takes:\n");
-  for (const auto& o : style_options()) fmt::print("  {}\n", describe(o));
+  for (const auto& o : common_options()) fmt::print("  {}\n", describe(o));
   return kExitOk;
 }
 

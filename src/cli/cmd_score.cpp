@@ -85,9 +85,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
         set_input(input, task, task.candidates[items[i].candidate].text);
         for (std::size_t m = 0; m < metrics.size(); ++m) {
           if (!explains[m]) continue;
-          const auto neg = metrics[m].metric->negatives();
-          input.negatives.clear();
-          if (neg.count > 0) input.negatives = sampler.sample(items[i].task, neg.count, neg.seed);
+          input.negatives = sampler.for_metric(items[i].task, *metrics[m].metric);
           const std::string text = metrics[m].metric->explain(input);
           // A metric without explanations says so on its first item; skip it afterwards.
           if (text.empty()) {

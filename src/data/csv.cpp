@@ -128,9 +128,7 @@ Dataset parse_csv_dataset(std::string_view text, const std::string& path, ReadOp
   need(col_task, "task_id");
   need(col_cand, "candidate_id");
   need(col_text, "candidate");
-  if (ref_cols.empty())
-    throw InputError(path, 1, "reference",
-                     "missing column 'reference' (or reference_1, reference_2, ...)");
+  // No reference column: reference-free tasks (require_references guards the metrics).
 
   Dataset ds;
   ds.path = path;
@@ -195,10 +193,6 @@ Dataset parse_csv_dataset(std::string_view text, const std::string& path, ReadOp
 
       auto it = task_index.find(task_id);
       if (it == task_index.end()) {
-        if (refs.empty()) {
-          problem(header.cells[static_cast<std::size_t>(ref_cols[0].first)], "empty text");
-          continue;
-        }
         Task t;
         t.task_id = task_id;
         t.line = row.line;

@@ -169,10 +169,13 @@ struct TaskReader::Impl {
       task.group = optional_string(j, "group", "");
       task.source = optional_string(j, "source", "");
 
-      const json& refs = require(j, "references", "");
+      // Absent, null or [] references: a reference-free task, which only reference-free
+      // metrics score (require_references names the task to any other metric).
+      static const json kNoReferences = json::array();
+      auto found = j.find("references");
+      const json& refs = found == j.end() || found->is_null() ? kNoReferences : *found;
       if (!refs.is_array())
         throw FieldError{"references", fmt::format("expected an array, got {}", type_name(refs))};
-      if (refs.empty()) throw FieldError{"references", "at least one reference is required"};
       std::unordered_set<std::string> ref_ids;
       for (std::size_t i = 0; i < refs.size(); ++i) {
         std::string p = fmt::format("references[{}]", i);

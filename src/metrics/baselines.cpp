@@ -15,6 +15,7 @@ namespace {
 // Length of the candidate: Unicode code points, or whitespace-separated tokens.
 class LengthMetric final : public Metric {
  public:
+  bool needs_references() const override { return false; }
   LengthMetric(std::string name, bool tokens) : name_(std::move(name)), tokens_(tokens) {}
   std::string name() const override { return name_; }
   std::string signature() const override {
@@ -49,6 +50,7 @@ class LengthMetric final : public Metric {
 // source, so the same item gets the same number in any order and at any thread count.
 class RandomMetric final : public Metric {
  public:
+  bool needs_references() const override { return false; }
   RandomMetric(std::string name, std::uint64_t seed) : name_(std::move(name)), seed_(seed) {}
   std::string name() const override { return name_; }
   std::string signature() const override {

@@ -13,8 +13,18 @@ void register_expert(MetricRegistry& registry);  // expert (ExPerT, offline real
 void register_llm_judge(MetricRegistry& registry);    // llm-judge (needs an LLM session)
 void register_scores_file(MetricRegistry& registry);  // scores:FILE (a user's precomputed scores)
 void register_baselines(MetricRegistry& registry);    // length, random (reference-free)
+// The option every reference-based metric takes, refs=<id>[|<id>...] (beside a family's own
+// refs=all|first): `inner` sees only the references with those ids (reference_selection.cpp).
+// UsageError for a reference-free metric.
+const std::vector<OptionSpec>& reference_options_table();
+std::vector<std::string> parse_reference_ids(std::string_view text);  // "id:A|B" -> {A, B}
+// No ids: `inner` itself. `text`: the metric as named, for the error.
+std::unique_ptr<Metric> wrap_reference_selection(std::unique_ptr<Metric> inner,
+                                                 const std::string& text,
+                                                 std::vector<std::string> ids);
 // The option every metric takes, style=llm (style_llm=<role>, style_reasks=2): texts are
 // rewritten into neutral statements by a model before `inner` sees them (style_normalized.cpp).
+const std::vector<OptionSpec>& style_options_table();
 std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,
                                               Engine& engine);
 }  // namespace probity::metrics

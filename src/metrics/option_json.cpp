@@ -29,7 +29,7 @@ nlohmann::json option_json(const OptionSpec& o) {
 nlohmann::json options_json(const MetricInfo& info) {
   nlohmann::json options = nlohmann::json::array();
   for (const auto& o : info.options) options.push_back(option_json(o));
-  for (const auto& o : style_options())  // every metric takes them
+  for (const auto& o : common_options())  // every metric takes them
     if (std::none_of(info.options.begin(), info.options.end(),
                      [&](const OptionSpec& own) { return own.name == o.name; }))
       options.push_back(option_json(o));

@@ -94,6 +94,30 @@ MetricSpec MetricSpec::parse(std::string_view text) {
   return spec;
 }
 
+const std::string* MetricSpec::given(const std::string& key) const {
+  for (const auto& [k, v] : options_)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+MetricSpec MetricSpec::with_option(const std::string& key, const std::string& value) const {
+  MetricSpec m = without_option(key);
+  m.options_.emplace_back(key, value);
+  m.used_.push_back(false);
+  return m;
+}
+
+MetricSpec MetricSpec::without_option(const std::string& key) const {
+  MetricSpec m = *this;
+  for (std::size_t i = 0; i < m.options_.size(); ++i) {
+    if (m.options_[i].first != key) continue;
+    m.options_.erase(m.options_.begin() + static_cast<std::ptrdiff_t>(i));
+    m.used_.erase(m.used_.begin() + static_cast<std::ptrdiff_t>(i));
+    break;
+  }
+  return m;
+}
+
 // ---- option tables -----------------------------------------------------------------------------
 
 namespace {
@@ -326,6 +350,16 @@ MetricRegistry MetricRegistry::builtin() {
   return r;
 }
 
+const std::vector<OptionSpec>& common_options() {
+  static const std::vector<OptionSpec> table = [] {  // immutable
+    std::vector<OptionSpec> all = metrics::reference_options_table();
+    const auto& style = metrics::style_options_table();
+    all.insert(all.end(), style.begin(), style.end());
+    return all;
+  }();
+  return table;
+}
+
 void MetricRegistry::add(MetricInfo info) {
   infos_.push_back(std::move(info));
 }
@@ -344,13 +378,27 @@ std::unique_ptr<Metric> MetricRegistry::create(const MetricSpec& parsed, Engine&
   if (it == infos_.end())
     throw UsageError(
         fmt::format("unknown metric '{}' (run `probity metrics` for the list)", spec.base()));
-  // The family's options and the style options every metric takes.
+  // refs=<ids> picks references by id for any family (reference_selection.cpp); the family then
+  // uses every chosen one (its own refs=all, where it has the option).
+  std::vector<std::string> reference_ids;
+  if (const std::string* refs = spec.given("refs"); refs && *refs != "all" && *refs != "first") {
+    reference_ids = metrics::parse_reference_ids(*refs);
+    const bool own = std::any_of(it->options.begin(), it->options.end(),
+                                 [](const OptionSpec& o) { return o.name == "refs"; });
+    spec = own ? spec.with_option("refs", "all") : spec.without_option("refs");
+  }
+  // The family's options and the common options every metric takes.
   std::vector<OptionSpec> table = it->options;
-  table.insert(table.end(), style_options().begin(), style_options().end());
+  for (const auto& o : common_options())
+    if (std::none_of(table.begin(), table.end(),
+                     [&](const OptionSpec& own) { return own.name == o.name; }))
+      table.push_back(o);
   spec.bind(table);
   std::unique_ptr<Metric> metric;
   try {
-    metric = metrics::wrap_style_normalized(it->factory(spec, engine), spec, engine);
+    metric = metrics::wrap_reference_selection(
+        metrics::wrap_style_normalized(it->factory(spec, engine), spec, engine), spec.text(),
+        reference_ids);
   } catch (const std::invalid_argument& e) {
     // Components (predictors, measures) reject bad settings this way; from a spec it is a usage
     // error naming the spec (exit 2).

@@ -50,7 +50,11 @@ MetricSelection select_metric(const std::string& spec, Engine& engine) {
 void set_input(MetricInput& input, const Task& task, std::string_view candidate) {
   input.candidate = candidate;
   input.references.clear();
-  for (const auto& r : task.references) input.references.push_back(r.text);
+  input.reference_ids.clear();
+  for (const auto& r : task.references) {
+    input.references.push_back(r.text);
+    input.reference_ids.push_back(r.id);
+  }
   input.source = task.source;
 }
 
@@ -64,8 +68,9 @@ NegativeSampler::NegativeSampler(const Dataset& ds) : ds_(ds), group_of_(ds.task
   }
 }
 
-std::vector<std::string_view> NegativeSampler::sample(std::size_t task, std::size_t k,
-                                                      std::uint64_t seed) const {
+std::vector<std::string_view> NegativeSampler::sample(
+    std::size_t task, std::size_t k, std::uint64_t seed,
+    std::span<const std::string> reference_ids) const {
   const auto& group = group_tasks_[group_of_[task]];
   const std::size_t others = group.size() - 1;
   const std::size_t take = std::min(k, others);
@@ -90,8 +95,36 @@ std::vector<std::string_view> NegativeSampler::sample(std::size_t task, std::siz
     }
   }
   std::vector<std::string_view> out;
-  for (std::size_t t : chosen) out.push_back(ds_.tasks[t].references.front().text);
+  for (std::size_t t : chosen) {
+    const auto& refs = ds_.tasks[t].references;
+    auto it = refs.begin();
+    if (!reference_ids.empty())
+      it = std::find_if(refs.begin(), refs.end(), [&](const Reference& r) {
+        return std::find(reference_ids.begin(), reference_ids.end(), r.id) != reference_ids.end();
+      });
+    if (it != refs.end()) out.push_back(it->text);  // a task without the ids gives none
+  }
   return out;
+}
+
+std::vector<std::string_view> NegativeSampler::for_metric(std::size_t task,
+                                                          const Metric& metric) const {
+  const auto neg = metric.negatives();
+  if (neg.count == 0) return {};
+  return sample(task, neg.count, neg.seed, neg.reference_ids);
+}
+
+void require_references(const Dataset& ds, std::span<const ItemRef> items,
+                        const MetricSelection& metric) {
+  if (!metric.metric->needs_references()) return;
+  for (const ItemRef& item : items) {
+    const Task& task = ds.tasks[item.task];
+    if (task.references.empty())
+      throw InputError(ds.path, task.line, "references",
+                       fmt::format("task '{}' has no references, and metric '{}' needs them "
+                                   "(reference-free: length, random, scores:FILE)",
+                                   task.task_id, metric.spec));
+  }
 }
 
 std::vector<ItemRef> all_items(const Dataset& ds) {
@@ -107,6 +140,7 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
                                        std::span<const std::string_view> texts) {
   if (!texts.empty() && texts.size() != items.size())
     throw std::invalid_argument("compute_stats: one text per item is required");
+  for (const auto& m : metrics) require_references(ds, items, m);
   if (options.fit)
     for (auto& m : metrics) m.metric->fit(ds.tasks);
   std::vector<MetricStats> out(metrics.size());
@@ -133,9 +167,7 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
         texts.empty() ? std::string_view(task.candidates[items[i].candidate].text) : texts[i]);
   };
   auto fill_negatives = [&](std::size_t i, const Metric& metric, MetricInput& input) {
-    const auto neg = metric.negatives();
-    input.negatives.clear();
-    if (neg.count > 0) input.negatives = sampler.sample(items[i].task, neg.count, neg.seed);
+    input.negatives = sampler.for_metric(items[i].task, metric);
   };
   auto score_item = [&](std::size_t i) {
     thread_local MetricInput input;

@@ -57,6 +57,7 @@ class StyleNormalized final : public Metric {
   // The inner metric's statistics, then 1 when a text of the item could not be normalised.
   std::size_t num_stats() const override { return inner_->num_stats() + 1; }
   bool needs_fit() const override { return true; }
+  bool needs_references() const override { return inner_->needs_references(); }
   NegativeSpec negatives() const override { return inner_->negatives(); }
   CorpusAggregation corpus_aggregation() const override { return inner_->corpus_aggregation(); }
 
@@ -210,6 +211,7 @@ class StyleNormalized final : public Metric {
     };
     MetricInput out;
     out.source = input.source;
+    out.reference_ids = input.reference_ids;
     const std::string* c = get(input.candidate);
     if (!c) return std::nullopt;
     out.candidate = *c;
@@ -262,11 +264,3 @@ std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, con
 }
 
 }  // namespace probity::metrics
-
-namespace probity {
-
-const std::vector<OptionSpec>& style_options() {
-  return metrics::style_options_table();
-}
-
-}  // namespace probity

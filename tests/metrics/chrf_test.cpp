@@ -176,7 +176,7 @@ TEST(ChrfMetric, SignatureAndOptions) {
                 probity::version());
   EXPECT_EQ(probity::make_metric("chrf++")->num_stats(), 24u);
   EXPECT_THROW(probity::make_metric("chrf,order=3"), probity::UsageError);
-  EXPECT_THROW(probity::make_metric("chrf,refs=best"), probity::UsageError);
+  EXPECT_THROW(probity::make_metric("chrf,refs=a||b"), probity::UsageError);
   EXPECT_THROW(probity::make_metric("chrf,char_order=0"), probity::UsageError);
   EXPECT_THROW(probity::make_metric("chrf,beta=x"), probity::UsageError);
 }

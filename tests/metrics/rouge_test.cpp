@@ -205,7 +205,7 @@ TEST(RougeMetric, MakeMetricNameSignatureAndParts) {
 
 TEST(RougeMetric, RejectsBadOptions) {
   EXPECT_THROW(make_metric("rouge1,multi=median"), probity::UsageError);
-  EXPECT_THROW(make_metric("rouge1,refs=some"), probity::UsageError);
+  EXPECT_THROW(make_metric("rouge1,refs=id:"), probity::UsageError);
   EXPECT_THROW(make_metric("rouge1,tokenizer=icu"), probity::UsageError);
   EXPECT_THROW(make_metric("rouge1,stem=maybe"), probity::UsageError);
   EXPECT_THROW(make_metric("rougeL,n=3"), probity::UsageError);
