@@ -127,8 +127,8 @@ py::dict score_texts(PyEngine& e, const std::string& spec,
   std::unordered_map<std::string, std::size_t> task_of;
   for (std::size_t i = 0; i < n; ++i) {
     if (references[i].empty() && sel.metric->needs_references())
-      throw UsageError(fmt::format("references[{}]: metric '{}' needs at least one reference", i,
-                                   spec));
+      throw UsageError(
+          fmt::format("references[{}]: metric '{}' needs at least one reference", i, spec));
     std::string key = sources ? (*sources)[i] : std::string();
     // Empty references are scored as the reference tools score them (as the CLI does).
     for (std::size_t r = 0; r < references[i].size(); ++r) key += '\x1e' + references[i][r];
