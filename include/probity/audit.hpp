@@ -3,7 +3,9 @@
 // robustness of metrics on datasets, with paired tests, effect sizes and multiple-testing control.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +19,11 @@
 namespace probity {
 
 class Engine;
+
+// Multiple-comparison control over the pairs of a ranking (rank_metrics).
+enum class RankCorrection { kNone, kHolm, kBenjaminiHochberg };
+RankCorrection parse_rank_correction(std::string_view name);  // "none", "holm", "bh"
+std::string_view rank_correction_name(RankCorrection correction);
 
 struct AuditOptions {
   std::vector<std::string> data;           // dataset files
@@ -43,6 +50,15 @@ struct AuditOptions {
   // with `import_caches` let an unsharded run finish without recomputing anything.
   std::size_t shard_index = 0, shard_count = 1;
   std::vector<std::string> import_caches;  // cache.sqlite files (or their directories) to merge
+  // The correlation section beyond the pooled table (docs/meta-eval.md): rows at these levels
+  // for these statistics (kendall when none is given), the length and random baselines beside
+  // the metrics, and (rank) significance clusters at each level for the first statistic.
+  std::vector<stats::Level> levels;
+  std::vector<stats::LevelStatistic> level_statistics;
+  bool baselines = true;
+  bool rank = false;
+  std::size_t rank_permutations = 1000;
+  RankCorrection rank_correction = RankCorrection::kHolm;
   // Progress of long stages: (stage, done, total).
   std::function<void(std::string_view, std::size_t, std::size_t)> progress;
   // Metrics given as objects instead of registry names (the Python module's callables), audited
@@ -64,10 +80,58 @@ struct CorrelationResult {
   double kendall = 0, pearson = 0;  // NaN when undefined
 };
 
+struct LevelCorrelation {
+  std::string dimension;
+  stats::Level level = stats::Level::kItem;
+  stats::LevelStatistic statistic = stats::LevelStatistic::kPearson;
+  stats::LevelResult result;
+  double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = ci_lo;
+  std::size_t resamples = 0;  // bootstrap resamples with a defined value
+  // What a resample draws: "tasks" (item and task level) or "systems" (system level).
+  std::string unit;
+};
+
+struct PreferenceAgreement {
+  stats::PreferenceResult result;
+  std::size_t tasks = 0;  // tasks with at least one scored pair
+  double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = ci_lo;
+};
+
+// The correlation section of one metric on one dataset: the pooled table (rows), the rows of
+// --level (levels), and the agreement with pairwise preferences when the dataset has them.
 struct MetricCorrelations {
   std::string dataset;
   std::string metric;
+  bool baseline = false;  // a reference-free baseline (length, random) shown for comparison
   std::vector<CorrelationResult> rows;
+  std::vector<LevelCorrelation> levels;
+  std::optional<PreferenceAgreement> preference;
+};
+
+// Significance clusters of metrics at one level (mt-metrics-eval ComputeSigMatrix + AssignRanks):
+// every metric against every other with the one-sided paired permutation test, p-values adjusted
+// over all pairs, then WMT's greedy clusters.
+
+struct MetricRanking {
+  std::string dataset;
+  std::string dimension;
+  stats::Level level = stats::Level::kItem;
+  stats::LevelStatistic statistic = stats::LevelStatistic::kKendallB;
+  std::size_t permutations = 0;
+  RankCorrection correction = RankCorrection::kHolm;
+  double alpha = 0.05;
+  struct Entry {
+    std::string metric;
+    bool baseline = false;
+    std::size_t rank = 0;  // 1 = best cluster
+    double value = 0;
+  };
+  std::vector<Entry> ranking;  // best first
+  struct Test {
+    std::string better, worse;  // `better` is above `worse` by value
+    double p = 0, p_adjusted = 0;
+  };
+  std::vector<Test> tests;
 };
 
 // One paired test: one metric, one dataset, one strategy.
@@ -121,7 +185,9 @@ struct AuditReport {
   std::vector<std::string> metrics;     // primary record names, in order
   std::vector<std::string> signatures;  // parallel to metrics
   std::vector<StrategyInfo> strategies;
-  std::vector<MetricCorrelations> correlations;
+  std::vector<MetricCorrelations> correlations;  // audited metrics, then the baselines
+  std::vector<MetricRanking> rankings;           // --rank: significance clusters
+  std::vector<std::string> levels;               // --level, as given (empty: pooled only)
   std::vector<StrategyTest> tests;
   std::vector<PerturbationExample> examples;
   std::size_t cache_hits = 0, cache_misses = 0;
@@ -185,17 +251,6 @@ stats::LevelData level_data(const Dataset& ds, std::span<const ItemRef> items,
 // UsageError when `level` is the system level and no candidate of `data` names its system.
 void require_systems(stats::Level level, const stats::LevelData& data);
 
-struct LevelCorrelation {
-  std::string dimension;
-  stats::Level level = stats::Level::kItem;
-  stats::LevelStatistic statistic = stats::LevelStatistic::kPearson;
-  stats::LevelResult result;
-  double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = ci_lo;
-  std::size_t resamples = 0;  // bootstrap resamples with a defined value
-  // What a resample draws: "tasks" (item and task level) or "systems" (system level).
-  std::string unit;
-};
-
 // Every (dimension, level, statistic); with options.bootstrap > 0 a percentile CI from resamples
 // of whole tasks (item and task level) or systems (system level), each row seeded from
 // options.seed and its own (dimension, level, statistic), so rows do not depend on each other.
@@ -211,13 +266,40 @@ std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<co
 // Agreement of `scores` (aligned with `items`) with the human pairwise preferences of the tasks
 // (`pairs`), with a percentile bootstrap CI over tasks (options.bootstrap resamples; 0: none).
 // UsageError when no task has preferences.
-struct PreferenceAgreement {
-  stats::PreferenceResult result;
-  std::size_t tasks = 0;  // tasks with at least one scored pair
-  double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = ci_lo;
-};
 PreferenceAgreement preference_agreement(const Dataset& ds, std::span<const ItemRef> items,
                                          std::span<const double> scores,
                                          const CorrelationOptions& options = {});
+
+// The reference-free baselines shown beside a metric (length, random; docs/meta-eval.md): their
+// scores of `items` (candidate texts from the dataset), named "baseline:length", ...
+struct BaselineScores {
+  std::string metric;
+  std::string signature;
+  std::vector<double> values;
+};
+std::vector<BaselineScores> baseline_scores(const Dataset& ds, std::span<const ItemRef> items);
+
+struct RankOptions {
+  stats::Level level = stats::Level::kItem;
+  stats::LevelStatistic statistic = stats::LevelStatistic::kKendallB;
+  std::size_t permutations = 1000;
+  RankCorrection correction = RankCorrection::kHolm;
+  double alpha = 0.05;
+  std::uint64_t seed = 0;  // each pair's test is seeded from it, the dimension and the two names
+  unsigned threads = 0;
+};
+// One named column of scores aligned with the items.
+struct NamedScores {
+  std::string metric;
+  std::span<const double> values;
+  bool baseline = false;
+};
+// The ranking of `columns` (two or more) per dimension of `human`. UsageError for the system
+// level without systems.
+std::vector<MetricRanking> rank_metrics(const Dataset& ds, std::span<const ItemRef> items,
+                                        std::span<const NamedScores> columns,
+                                        const std::vector<std::vector<double>>& human,
+                                        const std::vector<std::string>& dimensions,
+                                        const RankOptions& options);
 
 }  // namespace probity

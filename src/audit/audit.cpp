@@ -60,6 +60,66 @@ std::string content_hash(const Task& task, std::string_view candidate) {
 
 using Prefetch = std::function<void(std::span<const MetricInput>)>;
 
+// The correlation section of one dataset (SPEC §5, docs/meta-eval.md): the pooled table, the
+// --level rows and the preference agreement of each metric, and the rankings.
+class CorrelationSection {
+ public:
+  CorrelationSection(const Dataset& ds, std::span<const ItemRef> items,
+                     const std::vector<std::vector<double>>& human,
+                     const std::vector<std::string>& dimensions, const AuditOptions& options)
+      : ds_(ds), items_(items), human_(human), dimensions_(dimensions), options_(options) {
+    corr_ = {options.bootstrap, options.confidence, options.seed, options.threads};
+    statistics_ = options.level_statistics;
+    if (statistics_.empty()) statistics_ = {stats::LevelStatistic::kKendallB};
+    has_pairs_ = std::any_of(ds.tasks.begin(), ds.tasks.end(),
+                             [](const Task& t) { return !t.pairs.empty(); });
+  }
+
+  MetricCorrelations of(const std::string& dataset, const std::string& metric,
+                        std::span<const double> scores, bool baseline = false) const {
+    MetricCorrelations c;
+    c.dataset = dataset;
+    c.metric = metric;
+    c.baseline = baseline;
+    c.rows = human_correlations(scores, human_, dimensions_, corr_);
+    if (!options_.levels.empty())
+      c.levels = level_correlations(ds_, items_, scores, human_, dimensions_, options_.levels,
+                                    statistics_, corr_);
+    if (has_pairs_) c.preference = preference_agreement(ds_, items_, scores, corr_);
+    return c;
+  }
+
+  // At each level (the item level when none is given), for the first statistic.
+  std::vector<MetricRanking> rank(std::span<const NamedScores> columns) const {
+    RankOptions ro;
+    ro.statistic = statistics_.front();
+    ro.permutations = options_.rank_permutations;
+    ro.correction = options_.rank_correction;
+    ro.alpha = options_.alpha;
+    ro.seed = options_.seed;
+    ro.threads = options_.threads;
+    std::vector<MetricRanking> out;
+    std::vector<stats::Level> levels = options_.levels;
+    if (levels.empty()) levels.push_back(stats::Level::kItem);
+    for (stats::Level level : levels) {
+      ro.level = level;
+      for (auto& r : rank_metrics(ds_, items_, columns, human_, dimensions_, ro))
+        out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+ private:
+  const Dataset& ds_;
+  std::span<const ItemRef> items_;
+  const std::vector<std::vector<double>>& human_;
+  const std::vector<std::string>& dimensions_;
+  const AuditOptions& options_;
+  CorrelationOptions corr_;
+  std::vector<stats::LevelStatistic> statistics_;
+  bool has_pairs_ = false;
+};
+
 class Auditor {
  public:
   Auditor(const AuditOptions& options, audit::AuditCache& cache)
@@ -352,6 +412,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   report.min_applied = options.min_applied;
   report.alpha = options.alpha;
   report.confidence = options.confidence;
+  for (stats::Level level : options.levels) report.levels.emplace_back(stats::level_name(level));
   auto list_strategies = [&](const std::vector<std::unique_ptr<Perturbation>>& list) {
     for (const auto& s : list) {
       const bool known = std::any_of(
@@ -396,18 +457,38 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
         ds.skipped};
     report.datasets.push_back(summary);
 
+    const bool wants_systems = std::find(options.levels.begin(), options.levels.end(),
+                                         stats::Level::kSystem) != options.levels.end();
+    if (wants_systems && std::none_of(items.begin(), items.end(), [&](const ItemRef& it) {
+          return !ds.tasks[it.task].candidates[it.candidate].system.empty();
+        }))
+      throw UsageError(fmt::format(
+          "audit: --level system needs candidates that name their system (the `system` field); "
+          "'{}' has none",
+          path));
+    for (const auto& m : metrics) require_references(ds, items, m);
     for (auto& m : metrics) m.metric->fit(ds.tasks);
     const auto human = human_matrix(ds, items, summary.dimensions);
-    CorrelationOptions corr_options{options.bootstrap, options.confidence, options.seed,
-                                    options.threads};
+    const CorrelationSection section(ds, items, human, summary.dimensions, options);
     std::vector<std::vector<double>> original(metrics.size());
+    std::vector<NamedScores> ranked;
     for (std::size_t m = 0; m < metrics.size(); ++m) {
       original[m] = auditor.scores(ds, items, texts, metrics[m],
                                    "score " + metrics[m].primary_name(), prefetch[m]);
-      report.correlations.push_back(
-          {name, metrics[m].primary_name(),
-           human_correlations(original[m], human, summary.dimensions, corr_options)});
+      report.correlations.push_back(section.of(name, metrics[m].primary_name(), original[m]));
+      ranked.push_back({metrics[m].primary_name(), original[m]});
     }
+    std::vector<BaselineScores> baselines;
+    if (options.baselines) baselines = baseline_scores(ds, items);
+    for (const auto& b : baselines) {
+      report.correlations.push_back(section.of(name, b.metric, b.values, true));
+      ranked.push_back({b.metric, b.values, true});
+    }
+    if (options.rank && ranked.size() >= 2 && !summary.dimensions.empty())
+      for (auto& r : section.rank(ranked)) {
+        r.dataset = name;
+        report.rankings.push_back(std::move(r));
+      }
 
     for (const auto& strategy : strategies) {
       auto results = auditor.perturb(ds, name, items, *strategy);

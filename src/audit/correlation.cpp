@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
 #include "util/hash.hpp"
@@ -245,6 +246,109 @@ PreferenceAgreement preference_agreement(const Dataset& ds, std::span<const Item
         bo);
     out.ci_lo = boot.ci.low;
     out.ci_hi = boot.ci.high;
+  }
+  return out;
+}
+
+}  // namespace probity
+
+namespace probity {
+
+std::vector<BaselineScores> baseline_scores(const Dataset& ds, std::span<const ItemRef> items) {
+  std::vector<BaselineScores> out;
+  for (const std::string spec : {"length", "random"}) {
+    auto metric = make_metric(spec);
+    BaselineScores b{"baseline:" + spec, metric->signature(), {}};
+    MetricInput input;
+    for (const ItemRef& it : items) {
+      const Task& t = ds.tasks[it.task];
+      set_input(input, t, t.candidates[it.candidate].text);
+      b.values.push_back(metric->score(input)[0]);
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+RankCorrection parse_rank_correction(std::string_view name) {
+  if (name == "none") return RankCorrection::kNone;
+  if (name == "holm") return RankCorrection::kHolm;
+  if (name == "bh") return RankCorrection::kBenjaminiHochberg;
+  throw std::invalid_argument(fmt::format("unknown correction '{}' (none, holm, bh)", name));
+}
+
+std::string_view rank_correction_name(RankCorrection correction) {
+  switch (correction) {
+    case RankCorrection::kNone:
+      return "none";
+    case RankCorrection::kHolm:
+      return "holm";
+    case RankCorrection::kBenjaminiHochberg:
+      return "bh";
+  }
+  return "none";
+}
+
+std::vector<MetricRanking> rank_metrics(const Dataset& ds, std::span<const ItemRef> items,
+                                        std::span<const NamedScores> columns,
+                                        const std::vector<std::vector<double>>& human,
+                                        const std::vector<std::string>& dimensions,
+                                        const RankOptions& options) {
+  if (columns.size() < 2) throw UsageError("rank needs at least two metrics");
+  const std::size_t m = columns.size();
+  std::vector<MetricRanking> out;
+  for (std::size_t d = 0; d < dimensions.size(); ++d) {
+    std::vector<stats::LevelData> data;
+    std::vector<double> values;
+    for (const auto& c : columns) {
+      data.push_back(level_data(ds, items, c.values, human[d]));
+      require_systems(options.level, data.back());
+      values.push_back(stats::level_statistic(options.statistic, options.level, data.back()).value);
+    }
+    // The order by value, so that each pair is tested once: "the higher beats the lower".
+    std::vector<std::size_t> order;
+    stats::significance_ranks(values,
+                              std::vector<std::vector<double>>(m, std::vector<double>(m, 1)),
+                              options.alpha, &order);
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (std::size_t a = 0; a < m; ++a)
+      for (std::size_t b = a + 1; b < m; ++b) pairs.emplace_back(order[a], order[b]);
+    std::vector<double> raw(pairs.size());
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const auto [i, j] = pairs[k];
+      stats::PermutationOptions po;
+      po.permutations = options.permutations;
+      po.alternative = stats::Alternative::kGreater;
+      po.threads = options.threads;
+      po.seed = options.seed ^ util::fnv1a64(dimensions[d] + '\x1f' + columns[i].metric + '\x1f' +
+                                             columns[j].metric);
+      raw[k] = stats::level_permutation_test(options.statistic, options.level, data[i],
+                                             data[j].metric, po)
+                   .p;
+    }
+    std::vector<double> adjusted = raw;
+    if (options.correction == RankCorrection::kHolm)
+      adjusted = stats::holm(raw, options.alpha).adjusted;
+    if (options.correction == RankCorrection::kBenjaminiHochberg)
+      adjusted = stats::benjamini_hochberg(raw, options.alpha).adjusted;
+    std::vector<std::vector<double>> p(m, std::vector<double>(m, std::nan("")));
+    for (std::size_t k = 0; k < pairs.size(); ++k)  // an undefined test separates nothing
+      p[pairs[k].first][pairs[k].second] = std::isnan(adjusted[k]) ? 1.0 : adjusted[k];
+    const auto ranks = stats::significance_ranks(values, p, options.alpha);
+
+    MetricRanking r;
+    r.dimension = dimensions[d];
+    r.level = options.level;
+    r.statistic = options.statistic;
+    r.permutations = options.permutations;
+    r.correction = options.correction;
+    r.alpha = options.alpha;
+    for (std::size_t i : order)
+      r.ranking.push_back({columns[i].metric, columns[i].baseline, ranks[i], values[i]});
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      r.tests.push_back(
+          {columns[pairs[k].first].metric, columns[pairs[k].second].metric, raw[k], adjusted[k]});
+    out.push_back(std::move(r));
   }
   return out;
 }

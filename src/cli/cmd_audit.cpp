@@ -33,6 +33,13 @@ int run_audit(const AuditArgs& args, Engine& engine) {
   opts.shard_index = args.shard_index;
   opts.shard_count = args.shard_count;
   opts.import_caches = args.import;
+  for (const auto& l : args.levels) opts.levels.push_back(stats::parse_level(l));
+  for (const auto& st : args.statistics)
+    opts.level_statistics.push_back(stats::parse_level_statistic(st));
+  opts.baselines = args.baselines;
+  opts.rank = args.rank;
+  opts.rank_permutations = args.permutations;
+  opts.rank_correction = parse_rank_correction(args.correction);
   if (args.shard_count > 1) opts.bootstrap = 0;  // a shard reports no statistics
   std::unique_ptr<Progress> bar;
   std::string current;

@@ -54,19 +54,9 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
   // the text, or than chance, shows at once.
   std::vector<ScoreColumn> columns = l.columns;
   const std::size_t user_columns = columns.size();
-  if (args.baselines) {
-    for (const std::string spec : {"length", "random"}) {
-      auto metric = probity::make_metric(spec);
-      ScoreColumn c{"baseline:" + spec, metric->signature(), {}, 0, 0};
-      MetricInput input;
-      for (const ItemRef& it : l.items) {
-        const Task& t = l.ds.tasks[it.task];
-        set_input(input, t, t.candidates[it.candidate].text);
-        c.values.push_back(metric->score(input)[0]);
-      }
-      columns.push_back(std::move(c));
-    }
-  }
+  if (args.baselines)
+    for (auto& b : baseline_scores(l.ds, l.items))
+      columns.push_back({b.metric, b.signature, std::move(b.values), 0, 0});
   for (std::size_t col = 0; col < columns.size(); ++col) {
     const ScoreColumn& c = columns[col];
     const bool baseline = col >= user_columns;

@@ -1,5 +1,6 @@
 // `probity rank`: significance clusters of metrics at a meta-evaluation level, as WMT reports
-// them (mt-metrics-eval ComputeSigMatrix + AssignRanks; docs/meta-eval.md).
+// them (mt-metrics-eval ComputeSigMatrix + AssignRanks; docs/meta-eval.md). The ranking itself is
+// rank_metrics (src/audit/correlation.cpp), which the audit's --rank uses too.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -10,7 +11,6 @@
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
-#include "util/hash.hpp"
 
 namespace probity::cli {
 
@@ -18,63 +18,35 @@ int run_rank(const RankArgs& args) {
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
                              args.skip_invalid, args.allow_missing);
   if (l.columns.size() < 2) throw UsageError("rank needs at least two metrics");
-  const stats::Level level = stats::parse_level(args.level);
-  const stats::LevelStatistic statistic = stats::parse_level_statistic(args.statistic);
+  RankOptions ro;
+  ro.level = stats::parse_level(args.level);
+  ro.statistic = stats::parse_level_statistic(args.statistic);
+  ro.permutations = args.permutations;
+  ro.correction = parse_rank_correction(args.correction);
+  ro.alpha = args.alpha;
+  ro.seed = args.seed;
+  ro.threads = args.threads;
   const auto human = human_matrix(l.ds, l.items, l.dims);
-  const std::size_t m = l.columns.size();
+  std::vector<NamedScores> columns;
+  for (const auto& c : l.columns) columns.push_back({c.metric, c.values});
+  const auto rankings = rank_metrics(l.ds, l.items, columns, human, l.dims, ro);
   json out = json::array();
-  for (std::size_t d = 0; d < l.dims.size(); ++d) {
-    std::vector<stats::LevelData> data;
-    std::vector<double> values;
-    for (const auto& c : l.columns) {
-      data.push_back(level_data(l.ds, l.items, c.values, human[d]));
-      require_systems(level, data.back());
-      values.push_back(stats::level_statistic(statistic, level, data.back()).value);
-    }
-    // p[i][j]: one-sided p that i beats j, for every i above j in the order of the values.
-    std::vector<std::size_t> order;
-    stats::significance_ranks(
-        values, std::vector<std::vector<double>>(m, std::vector<double>(m, 1)), args.alpha, &order);
-    std::vector<std::vector<double>> p(m, std::vector<double>(m, std::nan("")));
-    std::vector<std::pair<std::size_t, std::size_t>> pairs;
-    std::vector<double> raw;
-    for (std::size_t a = 0; a < m; ++a) {
-      for (std::size_t b = a + 1; b < m; ++b) {
-        const std::size_t i = order[a], j = order[b];
-        stats::PermutationOptions po;
-        po.permutations = args.permutations;
-        po.alternative = stats::Alternative::kGreater;
-        po.threads = args.threads;
-        po.seed = args.seed ^ util::fnv1a64(l.dims[d] + '\x1f' + l.columns[i].metric + '\x1f' +
-                                            l.columns[j].metric);
-        auto r = stats::level_permutation_test(statistic, level, data[i], data[j].metric, po);
-        pairs.emplace_back(i, j);
-        raw.push_back(r.p);
-      }
-    }
-    std::vector<double> adjusted = raw;
-    if (args.correction == "holm") adjusted = stats::holm(raw, args.alpha).adjusted;
-    if (args.correction == "bh") adjusted = stats::benjamini_hochberg(raw, args.alpha).adjusted;
-    for (std::size_t k = 0; k < pairs.size(); ++k) {
-      // An undefined test separates nothing.
-      p[pairs[k].first][pairs[k].second] = std::isnan(adjusted[k]) ? 1.0 : adjusted[k];
-    }
-    const auto ranks = stats::significance_ranks(values, p, args.alpha);
+  for (std::size_t d = 0; d < rankings.size(); ++d) {
+    const MetricRanking& r = rankings[d];
     json rows = json::array(), tests = json::array();
     std::vector<std::vector<std::string>> table{{"rank", "metric", args.statistic}};
-    for (std::size_t i : order) {
-      rows.push_back(
-          {{"metric", l.columns[i].metric}, {"rank", ranks[i]}, {"value", number(values[i])}});
-      table.push_back({std::to_string(ranks[i]), l.columns[i].metric, fixed(values[i])});
+    for (const auto& e : r.ranking) {
+      rows.push_back({{"metric", e.metric}, {"rank", e.rank}, {"value", number(e.value)}});
+      table.push_back({std::to_string(e.rank), e.metric, fixed(e.value)});
     }
-    for (std::size_t k = 0; k < pairs.size(); ++k)
-      tests.push_back({{"better", l.columns[pairs[k].first].metric},
-                       {"worse", l.columns[pairs[k].second].metric},
-                       {"p", number(raw[k])},
-                       {"p_adjusted", number(adjusted[k])}});
-    out.push_back({{"dimension", l.dims[d]}, {"ranking", rows}, {"tests", tests}});
+    for (const auto& t : r.tests)
+      tests.push_back({{"better", t.better},
+                       {"worse", t.worse},
+                       {"p", number(t.p)},
+                       {"p_adjusted", number(t.p_adjusted)}});
+    out.push_back({{"dimension", r.dimension}, {"ranking", rows}, {"tests", tests}});
     if (!args.json) {
-      fmt::print("{}{} ({} level, {})\n", d ? "\n" : "", l.dims[d], args.level, args.statistic);
+      fmt::print("{}{} ({} level, {})\n", d ? "\n" : "", r.dimension, args.level, args.statistic);
       print_table(table, 2);
     }
   }
@@ -91,14 +63,15 @@ int run_rank(const RankArgs& args) {
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
+  const std::size_t m = l.columns.size();
   fmt::print(
       "\nA metric starts a new cluster when a metric of the cluster above beats it: one-sided "
       "paired permutation test ({} permutations, each metric z-scored, scores swapped per {}), "
       "{} over all {} pairs, alpha {}.\n",
-      args.permutations, level == stats::Level::kSystem ? "system" : "candidate",
-      args.correction == "none"   ? "no correction"
-      : args.correction == "holm" ? "Holm"
-                                  : "Benjamini-Hochberg",
+      args.permutations, ro.level == stats::Level::kSystem ? "system" : "candidate",
+      ro.correction == RankCorrection::kNone   ? "no correction"
+      : ro.correction == RankCorrection::kHolm ? "Holm"
+                                               : "Benjamini-Hochberg",
       m * (m - 1) / 2, args.alpha);
   return kExitOk;
 }

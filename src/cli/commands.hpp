@@ -108,6 +108,11 @@ struct AuditArgs {
   bool ascii = false;
   std::size_t shard_index = 0, shard_count = 1;  // --shard I/N: fill the cache for one shard
   std::vector<std::string> import;               // --import DIR: caches of finished shards
+  std::vector<std::string> levels, statistics;   // --level, --statistic (docs/meta-eval.md)
+  bool baselines = true;                         // --no-baselines
+  bool rank = false;                             // --rank: significance clusters
+  std::size_t permutations = 1000;
+  std::string correction = "holm";
 };
 int run_audit(const AuditArgs& args, Engine& engine);
 

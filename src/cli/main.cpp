@@ -262,6 +262,25 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   ac->add_option("--alpha", audit.alpha, "Significance level of the one-sided tests")
       ->capture_default_str();
+  ac->add_option("--level", audit.levels,
+                 "Also correlate at these levels: item (pooled over tasks' resamples), task, "
+                 "system; repeatable (docs/meta-eval.md)")
+      ->check(CLI::IsMember(kLevelNames));
+  ac->add_option("--statistic", audit.statistics,
+                 "Statistics of the --level rows (default kendall): pearson, spearman, kendall, "
+                 "kendall-c, pairwise-acc, acc-eq; repeatable")
+      ->check(CLI::IsMember(kLevelStatisticNames));
+  ac->add_flag("!--no-baselines", audit.baselines,
+               "Leave out the length and random baseline rows of the correlation tables");
+  ac->add_flag("--rank", audit.rank,
+               "Significance clusters of the metrics and baselines at each --level (item when "
+               "none) for the first --statistic");
+  ac->add_option("--permutations", audit.permutations, "--rank: permutations per pair")
+      ->capture_default_str();
+  ac->add_option("--correction", audit.correction,
+                 "--rank: multiple-comparison control over all pairs: holm, bh or none")
+      ->check(CLI::IsMember({"holm", "bh", "none"}))
+      ->capture_default_str();
   ac->add_option("--out", audit.out, "Output directory (report files and resume cache)")
       ->required();
   ac->add_flag("--ascii", audit.ascii, "ASCII tables instead of Unicode");

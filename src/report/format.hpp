@@ -154,7 +154,11 @@ struct Table {
   std::string note;  // legend under the table
 };
 
+// The pooled table per dataset (metrics, then baselines), its --level tables and its preference
+// agreement table, after a summary over datasets when there are several.
 std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym);
+// --rank: significance clusters per (dataset, level, statistic), one row per dimension.
+std::vector<Table> ranking_tables(const TestIndex& index, const Symbols& sym);
 Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym);
 std::string grid_legend(StrategyKind kind, const TestIndex& index, const Symbols& sym);
 // One effect-size table per (dataset, kind) that has tests, in display order.

@@ -579,9 +579,11 @@ std::string to_html(const AuditReport& report) {
   Grid grids[2] = {build_grid(index, StrategyKind::kDegradation),
                    build_grid(index, StrategyKind::kManipulation)};
   auto correlations = correlation_tables(index, sym);
+  auto rankings = ranking_tables(index, sym);
   auto sections = effect_sections(index);
   out += "<nav class=\"toc\">";
   if (!correlations.empty()) out += "<a href=\"#correlation\">Human correlation</a>";
+  if (!rankings.empty()) out += "<a href=\"#ranking\">Significance clusters</a>";
   if (grid_has_tests(grids[0]) || grid_has_tests(grids[1]))
     out += "<a href=\"#grids\">Pass/fail grids</a>";
   if (!sections.empty()) out += "<a href=\"#effects\">Effect sizes</a>";
@@ -599,6 +601,15 @@ std::string to_html(const AuditReport& report) {
       append(out, {"<h3>", esc(t.title), "</h3>\n"});
       t.title.clear();
       out += html_table(t, "corr");
+    }
+    out += "</section>\n";
+  }
+  if (!rankings.empty()) {
+    out += "<section id=\"ranking\">\n<h2>Significance clusters</h2>\n";
+    for (auto& t : rankings) {
+      append(out, {"<h3>", esc(t.title), "</h3>\n"});
+      t.title.clear();
+      out += html_table(t, "rank");
     }
     out += "</section>\n";
   }

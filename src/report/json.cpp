@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "probity/report.hpp"
@@ -72,6 +73,70 @@ ojson correlation_json(const MetricCorrelations& c) {
     row["kendall"] = num(r.kendall);
     row["pearson"] = num(r.pearson);
     j["rows"].push_back(std::move(row));
+  }
+  if (c.baseline) j["baseline"] = true;
+  if (!c.levels.empty()) {
+    j["levels"] = ojson::array();
+    for (const auto& l : c.levels) {
+      ojson row = ojson::object();
+      row["dimension"] = l.dimension;
+      row["level"] = std::string(stats::level_name(l.level));
+      row["statistic"] = std::string(stats::level_statistic_name(l.statistic));
+      row["value"] = num(l.result.value);
+      row["ci_lo"] = num(l.ci_lo);
+      row["ci_hi"] = num(l.ci_hi);
+      row["resampled"] = l.unit;
+      row["resamples"] = l.resamples;
+      row["n"] = l.result.n;
+      row["groups"] = l.result.groups;
+      row["skipped_groups"] = l.result.skipped;
+      if (l.statistic == stats::LevelStatistic::kAccEq) row["epsilon"] = num(l.result.epsilon);
+      j["levels"].push_back(std::move(row));
+    }
+  }
+  if (c.preference) {
+    const PreferenceAgreement& p = *c.preference;
+    ojson pref = ojson::object();
+    pref["accuracy"] = num(p.result.accuracy);
+    pref["ci_lo"] = num(p.ci_lo);
+    pref["ci_hi"] = num(p.ci_hi);
+    pref["pairs"] = p.result.pairs;
+    pref["strict"] = p.result.strict;
+    pref["metric_ties"] = p.result.metric_ties;
+    pref["human_ties"] = p.result.human_ties;
+    pref["tie_agreement"] = num(p.result.tie_agreement);
+    pref["tasks"] = p.tasks;
+    j["preference"] = std::move(pref);
+  }
+  return j;
+}
+
+ojson ranking_json(const MetricRanking& r) {
+  ojson j = ojson::object();
+  j["dataset"] = r.dataset;
+  j["dimension"] = r.dimension;
+  j["level"] = std::string(stats::level_name(r.level));
+  j["statistic"] = std::string(stats::level_statistic_name(r.statistic));
+  j["permutations"] = r.permutations;
+  j["correction"] = std::string(rank_correction_name(r.correction));
+  j["alpha"] = num(r.alpha);
+  j["ranking"] = ojson::array();
+  for (const auto& e : r.ranking) {
+    ojson row = ojson::object();
+    row["metric"] = e.metric;
+    if (e.baseline) row["baseline"] = true;
+    row["rank"] = e.rank;
+    row["value"] = num(e.value);
+    j["ranking"].push_back(std::move(row));
+  }
+  j["tests"] = ojson::array();
+  for (const auto& t : r.tests) {
+    ojson row = ojson::object();
+    row["better"] = t.better;
+    row["worse"] = t.worse;
+    row["p"] = num(t.p);
+    row["p_adjusted"] = num(t.p_adjusted);
+    j["tests"].push_back(std::move(row));
   }
   return j;
 }
@@ -193,6 +258,28 @@ class Reader {
         fail(path(key), "expected \"degradation\" or \"manipulation\"");
     }
   }
+  // A name parsed by `parse` (std::invalid_argument for an unknown one).
+  template <class T, class Parse>
+  void name(const char* key, T& out, Parse parse) const {
+    if (const json* v = get(key)) {
+      if (!v->is_string()) fail(path(key), "expected a string");
+      try {
+        out = parse(v->get<std::string>());
+      } catch (const std::invalid_argument& e) {
+        fail(path(key), e.what());
+      }
+    }
+  }
+  // An optional object: read when present and not null.
+  template <class T, class F>
+  void object(const char* key, std::optional<T>& out, F read_one) const {
+    if (const json* v = get(key); v && !v->is_null()) {
+      Reader item(*v, path(key));
+      T value;
+      read_one(item, value);
+      out = std::move(value);
+    }
+  }
   template <class T, class F>
   void objects(const char* key, std::vector<T>& out, F read_one) const {
     if (const json* v = get(key)) {
@@ -248,10 +335,66 @@ void read_correlation_row(const Reader& r, CorrelationResult& c) {
   r.number("pearson", c.pearson);
 }
 
+void read_level_row(const Reader& r, LevelCorrelation& l) {
+  r.str("dimension", l.dimension);
+  r.name("level", l.level, stats::parse_level);
+  r.name("statistic", l.statistic, stats::parse_level_statistic);
+  r.number("value", l.result.value);
+  r.number("ci_lo", l.ci_lo);
+  r.number("ci_hi", l.ci_hi);
+  r.str("resampled", l.unit);
+  r.unsigned_int("resamples", l.resamples);
+  r.unsigned_int("n", l.result.n);
+  r.unsigned_int("groups", l.result.groups);
+  r.unsigned_int("skipped_groups", l.result.skipped);
+  r.number("epsilon", l.result.epsilon);
+}
+
+void read_preference(const Reader& r, PreferenceAgreement& p) {
+  r.number("accuracy", p.result.accuracy);
+  r.number("ci_lo", p.ci_lo);
+  r.number("ci_hi", p.ci_hi);
+  r.unsigned_int("pairs", p.result.pairs);
+  r.unsigned_int("strict", p.result.strict);
+  r.unsigned_int("metric_ties", p.result.metric_ties);
+  r.unsigned_int("human_ties", p.result.human_ties);
+  r.number("tie_agreement", p.result.tie_agreement);
+  r.unsigned_int("tasks", p.tasks);
+}
+
 void read_correlation(const Reader& r, MetricCorrelations& c) {
   r.str("dataset", c.dataset);
   r.str("metric", c.metric);
+  r.boolean("baseline", c.baseline);
   r.objects("rows", c.rows, read_correlation_row);
+  r.objects("levels", c.levels, read_level_row);
+  r.object("preference", c.preference, read_preference);
+}
+
+void read_ranking_entry(const Reader& r, MetricRanking::Entry& e) {
+  r.str("metric", e.metric);
+  r.boolean("baseline", e.baseline);
+  r.unsigned_int("rank", e.rank);
+  r.number("value", e.value);
+}
+
+void read_ranking_test(const Reader& r, MetricRanking::Test& t) {
+  r.str("better", t.better);
+  r.str("worse", t.worse);
+  r.number("p", t.p);
+  r.number("p_adjusted", t.p_adjusted);
+}
+
+void read_ranking(const Reader& r, MetricRanking& m) {
+  r.str("dataset", m.dataset);
+  r.str("dimension", m.dimension);
+  r.name("level", m.level, stats::parse_level);
+  r.name("statistic", m.statistic, stats::parse_level_statistic);
+  r.unsigned_int("permutations", m.permutations);
+  r.name("correction", m.correction, parse_rank_correction);
+  r.number("alpha", m.alpha);
+  r.objects("ranking", m.ranking, read_ranking_entry);
+  r.objects("tests", m.tests, read_ranking_test);
 }
 
 void read_test(const Reader& r, StrategyTest& t) {
@@ -315,6 +458,11 @@ nlohmann::ordered_json to_json_value(const AuditReport& report) {
   for (const auto& s : report.strategies) j["strategies"].push_back(strategy_json(s));
   j["correlations"] = ojson::array();
   for (const auto& c : report.correlations) j["correlations"].push_back(correlation_json(c));
+  if (!report.levels.empty()) j["levels"] = report.levels;
+  if (!report.rankings.empty()) {
+    j["rankings"] = ojson::array();
+    for (const auto& r : report.rankings) j["rankings"].push_back(ranking_json(r));
+  }
   j["tests"] = ojson::array();
   for (const auto& t : report.tests) j["tests"].push_back(test_json(t));
   j["examples"] = ojson::array();
@@ -358,6 +506,8 @@ AuditReport from_json(const std::string& text) {
   r.strings("signatures", report.signatures);
   r.objects("strategies", report.strategies, read_strategy);
   r.objects("correlations", report.correlations, read_correlation);
+  r.strings("levels", report.levels);
+  r.objects("rankings", report.rankings, read_ranking);
   r.objects("tests", report.tests, read_test);
   r.objects("examples", report.examples, read_example);
   r.unsigned_int("cache_hits", report.cache_hits);

@@ -181,6 +181,11 @@ std::string to_markdown(const AuditReport& report) {
     out += "## Human correlation\n\n";
     for (const auto& t : correlations) out += md_section(t, "###");
   }
+  auto rankings = ranking_tables(index, sym);
+  if (!rankings.empty()) {
+    out += "## Significance clusters\n\n";
+    for (const auto& t : rankings) out += md_section(t, "###");
+  }
   for (StrategyKind kind : kKinds) {
     Grid grid = build_grid(index, kind);
     if (grid_has_tests(grid)) out += md_section(grid_table(grid, index, sym), "##");

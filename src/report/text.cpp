@@ -13,6 +13,7 @@ std::string to_text(const AuditReport& report, bool unicode) {
 
   for (const auto& t : correlation_tables(index, sym))
     append(out, {"\n", render_text_table(t, sym)});
+  for (const auto& t : ranking_tables(index, sym)) append(out, {"\n", render_text_table(t, sym)});
   for (StrategyKind kind : kKinds) {
     Grid grid = build_grid(index, kind);
     if (grid_has_tests(grid))

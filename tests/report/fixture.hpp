@@ -75,7 +75,9 @@ inline AuditReport make_sample_report() {
 
   for (std::size_t di = 0; di < r.datasets.size(); ++di)
     for (std::size_t mi = 0; mi < r.metrics.size(); ++mi) {
-      MetricCorrelations mc{r.datasets[di].name, r.metrics[mi], {}};
+      MetricCorrelations mc;
+      mc.dataset = r.datasets[di].name;
+      mc.metric = r.metrics[mi];
       double sum = 0;
       for (std::size_t k = 0; k < r.datasets[di].dimensions.size(); ++k) {
         double rho = 0.12 + 0.11 * static_cast<double>(mi) + 0.05 * static_cast<double>(k) -
