@@ -143,6 +143,11 @@ struct SelectionOptions {
   std::size_t permutations = 1000;
   double confidence = 0.95;
   unsigned threads = 0;
+  // A meta-evaluation level instead of the pooled correlation (docs/meta-eval.md): the variants
+  // are chosen and reported by `statistic` at this level; the CI resamples test tasks (systems
+  // at the system level) and the paired tests are the level's permutation test.
+  std::optional<stats::Level> level;
+  stats::LevelStatistic statistic = stats::LevelStatistic::kKendallB;
 };
 
 struct VariantResult {
@@ -178,11 +183,15 @@ struct SelectionResult {
 
 // `scores[k][i]`: variant k on item i; `human[i]`; `task_of_item[i]` indexes `task_ids`. Items
 // where any variant or the rating is NaN are left out so every variant sees the same items.
+// With options.level, `system_of_item[i]` is item i's system index (stats::kNoSystem: none) in
+// [0, num_systems); it is needed at the system level only.
 SelectionResult select_variant(const std::vector<std::vector<double>>& scores,
                                const std::vector<std::string>& names, std::span<const double> human,
                                std::span<const std::size_t> task_of_item,
                                std::span<const std::string> task_ids,
-                               const SelectionOptions& options = {});
+                               const SelectionOptions& options = {},
+                               std::span<const std::size_t> system_of_item = {},
+                               std::size_t num_systems = 0);
 
 // ---- Benchmark construction -------------------------------------------------------------------
 

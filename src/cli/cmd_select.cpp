@@ -22,7 +22,12 @@ int run_select(const SelectArgs& args, Engine& engine) {
   if (args.metrics.size() < 2) throw UsageError("select needs two or more --metric variants");
   if (!(args.split > 0.0 && args.split < 1.0))
     throw UsageError("--split must be strictly between 0 and 1");
-  const auto type = stats::parse_correlation_type(args.correlation);
+  // The pooled protocol takes the three correlations; --level any level statistic.
+  if (args.level.empty() && args.correlation != "pearson" && args.correlation != "spearman" &&
+      args.correlation != "kendall")
+    throw UsageError(fmt::format("--correlation {} needs --level", args.correlation));
+  const auto type = args.level.empty() ? stats::parse_correlation_type(args.correlation)
+                                       : stats::CorrelationType::kSpearman;
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
   print_skipped(ds.skipped);
   const auto items = all_items(ds);
@@ -77,7 +82,20 @@ int run_select(const SelectArgs& args, Engine& engine) {
   std::vector<std::size_t> task_of_item;
   for (const auto& it : items) task_of_item.push_back(it.task);
 
+  // --level: items' systems for the system level (level_data numbers them as correlate does).
+  std::vector<std::size_t> system_of_item;
+  std::size_t num_systems = 0;
+  if (!args.level.empty()) {
+    const stats::LevelData d = level_data(ds, items, scores[0], human[0]);
+    require_systems(stats::parse_level(args.level), d);
+    system_of_item = d.system;
+    num_systems = d.num_systems;
+  }
   meta::SelectionOptions so;
+  if (!args.level.empty()) {
+    so.level = stats::parse_level(args.level);
+    so.statistic = stats::parse_level_statistic(args.correlation);
+  }
   so.split = args.split;
   so.seed = args.seed;
   so.correlation = type;
@@ -88,7 +106,8 @@ int run_select(const SelectArgs& args, Engine& engine) {
 
   json results = json::array();
   for (std::size_t d = 0; d < dims.size(); ++d) {
-    const auto r = meta::select_variant(scores, names, human[d], task_of_item, task_ids, so);
+    const auto r = meta::select_variant(scores, names, human[d], task_of_item, task_ids, so,
+                                        system_of_item, num_systems);
     const auto& w = r.variants[r.winner];
     json variants = json::array();
     for (const auto& v : r.variants)
@@ -137,6 +156,7 @@ int run_select(const SelectArgs& args, Engine& engine) {
                 {"split", args.split},
                 {"seed", args.seed},
                 {"correlation", args.correlation},
+                {"level", args.level.empty() ? json(nullptr) : json(args.level)},
                 {"bootstrap", args.bootstrap},
                 {"permutations", args.permutations},
                 {"confidence", args.confidence},
@@ -147,14 +167,14 @@ int run_select(const SelectArgs& args, Engine& engine) {
   fmt::print(
       "Tasks split with seed {} ({:.0f}% to selection); the variant with the best {} on the "
       "selection half is chosen and only its test-half value is reported (the selection column "
-      "is shown for transparency, never as a result). CI: {} bootstrap resamples of test tasks. "
+      "is shown for transparency, never as a result). CI: {} bootstrap resamples of test {}. "
       "p: paired permutation test of corr(winner) - corr(variant) on the test half ({} "
       "permutations, two-sided), Holm-adjusted over the comparisons. Max-statistic p: human "
       "ratings permuted within each selection task, every variant's correlation recomputed and "
       "the maximum compared with the winner's: the chance that the best of {} unrelated variants "
       "looks as good. p(test): the same permutation on the test half for the winner alone.\n",
-      args.seed, args.split * 100, args.correlation, args.bootstrap, args.permutations,
-      scores.size());
+      args.seed, args.split * 100, args.correlation, args.bootstrap,
+      args.level == "system" ? "systems" : "tasks", args.permutations, scores.size());
   for (std::size_t m = 0; m < names.size(); ++m)
     if (!signatures[m].empty()) fmt::print("{}: {}\n", names[m], signatures[m]);
   return kExitOk;

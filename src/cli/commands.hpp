@@ -139,6 +139,7 @@ struct SelectArgs {
   std::uint64_t seed = 0;
   std::vector<std::string> dimensions;
   std::string correlation = "spearman";
+  std::string level;  // --level: empty for the pooled correlation
   std::size_t bootstrap = 1000;
   std::size_t permutations = 1000;
   double confidence = 0.95;

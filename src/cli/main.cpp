@@ -353,9 +353,15 @@ int main(int argc, char** argv) {
   selc->add_option("--seed", sel.seed, "Seed of the split, bootstrap and permutations")
       ->capture_default_str();
   selc->add_option("--dimension", sel.dimensions, "Only these human dimensions (default: all)");
-  selc->add_option("--correlation", sel.correlation, "pearson, spearman or kendall")
-      ->check(CLI::IsMember({"pearson", "spearman", "kendall"}))
+  selc->add_option("--correlation", sel.correlation,
+                   "pearson, spearman or kendall; with --level also kendall-c, pairwise-acc or "
+                   "acc-eq")
+      ->check(CLI::IsMember(kLevelStatisticNames))
       ->capture_default_str();
+  selc->add_option("--level", sel.level,
+                   "item, task or system: choose and report the variants at that level "
+                   "(docs/meta-eval.md); default: the pooled correlation")
+      ->check(CLI::IsMember(kLevelNames));
   selc->add_option("--bootstrap", sel.bootstrap, "Bootstrap resamples (test tasks)")
       ->capture_default_str();
   selc->add_option("--permutations", sel.permutations, "Permutations of each test")

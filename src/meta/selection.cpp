@@ -116,11 +116,150 @@ std::vector<bool> split_tasks(std::span<const std::string> task_ids, double frac
   return selection;
 }
 
+namespace {
+
+// select_variant at a level: the same protocol with the level statistic in place of the pooled
+// correlation (see SelectionOptions::level).
+class LevelHalves {
+ public:
+  LevelHalves(const std::vector<std::vector<double>>& scores, std::span<const double> human,
+              std::span<const std::size_t> task_of_item,
+              std::span<const std::size_t> system_of_item, std::size_t num_systems,
+              const SelectionOptions& options)
+      : scores_(scores),
+        human_(human),
+        task_of_item_(task_of_item),
+        system_of_item_(system_of_item),
+        num_systems_(num_systems),
+        num_tasks_(task_of_item.empty()
+                       ? 0
+                       : *std::max_element(task_of_item.begin(), task_of_item.end()) + 1),
+        level_(*options.level),
+        statistic_(options.statistic) {}
+
+  // Variant v on the items `idx` (one half), ratings permuted by `perm` over the positions of
+  // `idx` (empty: as they are). Tasks are renumbered within the half, so that resampling draws
+  // only its own tasks.
+  stats::LevelData data(std::size_t v, const std::vector<std::size_t>& idx,
+                        std::span<const std::size_t> perm = {}) const {
+    stats::LevelData d;
+    d.num_systems = num_systems_;
+    thread_local std::vector<std::size_t> renumbered;  // task -> index within the half
+    renumbered.assign(num_tasks_, stats::kNoSystem);
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      const std::size_t i = idx[j];
+      d.gold.push_back(human_[perm.empty() ? i : idx[perm[j]]]);
+      d.metric.push_back(scores_[v][i]);
+      std::size_t& t = renumbered[task_of_item_[i]];
+      if (t == stats::kNoSystem) t = d.num_tasks++;
+      d.task.push_back(t);
+      d.system.push_back(system_of_item_.empty() ? stats::kNoSystem : system_of_item_[i]);
+    }
+    return d;
+  }
+  double value(std::size_t v, const std::vector<std::size_t>& idx,
+               std::span<const std::size_t> perm = {}) const {
+    return stats::level_statistic(statistic_, level_, data(v, idx, perm)).value;
+  }
+  stats::Level level() const { return level_; }
+  stats::LevelStatistic statistic() const { return statistic_; }
+
+ private:
+  const std::vector<std::vector<double>>& scores_;
+  std::span<const double> human_;
+  std::span<const std::size_t> task_of_item_, system_of_item_;
+  std::size_t num_systems_, num_tasks_;
+  stats::Level level_;
+  stats::LevelStatistic statistic_;
+};
+
+void select_at_level(SelectionResult& r, const std::vector<std::vector<double>>& scores,
+                     const std::vector<std::string>& names, const std::vector<std::size_t>& sel,
+                     const std::vector<std::size_t>& test,
+                     std::span<const std::size_t> task_of_item, const LevelHalves& halves,
+                     const SelectionOptions& options) {
+  const std::size_t k = scores.size();
+  r.variants.resize(k);
+  double best = -std::numeric_limits<double>::infinity();
+  for (std::size_t v = 0; v < k; ++v) {
+    r.variants[v].name = names[v];
+    r.variants[v].selection = halves.value(v, sel);
+    r.variants[v].test = halves.value(v, test);
+    if (std::isfinite(r.variants[v].selection) && r.variants[v].selection > best) {
+      best = r.variants[v].selection;
+      r.winner = v;
+    }
+  }
+  const std::size_t w = r.winner;
+  r.winner_test = r.variants[w].test;
+  r.winner_test_ci = {kNaN, kNaN};
+  const stats::LevelData winner_test = halves.data(w, test);
+  if (options.bootstrap > 0 && std::isfinite(r.winner_test)) {
+    stats::BootstrapOptions bo;
+    bo.resamples = options.bootstrap;
+    bo.confidence = options.confidence;
+    bo.seed = options.seed;
+    bo.threads = options.threads;
+    const std::size_t units =
+        halves.level() == stats::Level::kSystem ? winner_test.num_systems : winner_test.num_tasks;
+    r.winner_test_ci = stats::bootstrap(
+                           units,
+                           [&](std::span<const std::size_t> drawn) {
+                             return stats::level_statistic(
+                                        halves.statistic(), halves.level(),
+                                        stats::resample_units(winner_test, halves.level(), drawn))
+                                 .value;
+                           },
+                           bo)
+                           .ci;
+  }
+  stats::PermutationOptions po;
+  po.permutations = options.permutations;
+  po.seed = options.seed;
+  po.threads = options.threads;
+  po.add_one = true;
+  std::vector<double> ps;
+  for (std::size_t v = 0; v < k; ++v) {
+    auto& vr = r.variants[v];
+    vr.delta_vs_winner = vr.p_vs_winner = vr.p_vs_winner_holm = kNaN;
+    if (v == w || options.permutations == 0) continue;
+    const auto t = stats::level_permutation_test(halves.statistic(), halves.level(), winner_test,
+                                                 halves.data(v, test).metric, po);
+    vr.delta_vs_winner = t.delta;
+    vr.p_vs_winner = t.p;
+  }
+  for (std::size_t v = 0; v < k; ++v)
+    if (v != w) ps.push_back(r.variants[v].p_vs_winner);
+  const auto holm = stats::holm(ps);
+  for (std::size_t v = 0, j = 0; v < k; ++v)
+    if (v != w) r.variants[v].p_vs_winner_holm = holm.adjusted[j++];
+  // Ratings permuted within each task, as in the pooled protocol.
+  r.p_max_selection =
+      permutation_p(groups_of(sel, task_of_item), sel.size(), r.variants[w].selection,
+                    options.permutations, options.seed ^ 0x6A09E667F3BCC908ULL, options.threads,
+                    [&](std::span<const std::size_t> perm) {
+                      double m = -std::numeric_limits<double>::infinity();
+                      for (std::size_t v = 0; v < k; ++v) {
+                        const double c = halves.value(v, sel, perm);
+                        if (std::isfinite(c)) m = std::max(m, c);
+                      }
+                      return m;
+                    });
+  r.p_test =
+      permutation_p(groups_of(test, task_of_item), test.size(), r.winner_test, options.permutations,
+                    options.seed ^ 0xBB67AE8584CAA73BULL, options.threads,
+                    [&](std::span<const std::size_t> perm) { return halves.value(w, test, perm); });
+}
+
+}  // namespace
+
 SelectionResult select_variant(const std::vector<std::vector<double>>& scores,
                                const std::vector<std::string>& names, std::span<const double> human,
                                std::span<const std::size_t> task_of_item,
                                std::span<const std::string> task_ids,
-                               const SelectionOptions& options) {
+                               const SelectionOptions& options,
+                               std::span<const std::size_t> system_of_item,
+                               std::size_t num_systems) {
   const std::size_t k = scores.size();
   if (k < 2) throw std::invalid_argument("select: give at least two variants");
   if (names.size() != k) throw std::invalid_argument("select: one name per variant");
@@ -143,6 +282,14 @@ SelectionResult select_variant(const std::vector<std::vector<double>>& scores,
   }
   r.selection_items = sel.size();
   r.test_items = test.size();
+  if (options.level) {
+    if (*options.level == stats::Level::kSystem && system_of_item.size() != n)
+      throw std::invalid_argument("select: the system level needs each item's system");
+    select_at_level(r, scores, names, sel, test, task_of_item,
+                    LevelHalves(scores, human, task_of_item, system_of_item, num_systems, options),
+                    options);
+    return r;
+  }
   auto gather = [&](const std::vector<double>& v, const std::vector<std::size_t>& idx) {
     std::vector<double> out(idx.size());
     for (std::size_t j = 0; j < idx.size(); ++j) out[j] = v[idx[j]];

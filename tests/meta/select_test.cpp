@@ -95,6 +95,59 @@ TEST(SelectVariant, ReportsTheWinnersTestHalfNeverItsSelectionScore) {
   EXPECT_EQ(r.selection_items + r.test_items, 200u);
 }
 
+// --level: the variants are chosen and reported by the level statistic of each half, the CI
+// resamples the half's tasks (or systems) and the paired test is the level's permutation test.
+TEST(SelectVariant, AtALevelChoosesAndReportsTheLevelStatisticOfEachHalf) {
+  const auto s = synthetic(3, 0.5);
+  std::vector<std::size_t> system_of_item;
+  for (std::size_t i = 0; i < s.human.size(); ++i) system_of_item.push_back(i % 5);
+  const auto in_sel = meta::split_tasks(s.task_ids, 0.5, 3);
+  for (stats::Level level : {stats::Level::kTask, stats::Level::kSystem}) {
+    SCOPED_TRACE(std::string(stats::level_name(level)));
+    meta::SelectionOptions o;
+    o.seed = 3;
+    o.bootstrap = 200;
+    o.permutations = 200;
+    o.level = level;
+    o.statistic = stats::LevelStatistic::kKendallB;
+    const auto r = meta::select_variant(s.scores, {"overfit", "steady", "noise"}, s.human,
+                                        s.task_of_item, s.task_ids, o, system_of_item, 5);
+    ASSERT_EQ(r.winner, 0u);
+    // Each half's value is level_statistic over that half's candidates alone.
+    for (std::size_t v = 0; v < 3; ++v)
+      for (bool selection : {true, false}) {
+        stats::LevelData d;
+        d.num_tasks = s.task_ids.size();
+        d.num_systems = 5;
+        for (std::size_t i = 0; i < s.human.size(); ++i) {
+          if (in_sel[s.task_of_item[i]] != selection) continue;
+          d.gold.push_back(s.human[i]);
+          d.metric.push_back(s.scores[v][i]);
+          d.task.push_back(s.task_of_item[i]);
+          d.system.push_back(system_of_item[i]);
+        }
+        const double expected = stats::level_statistic(o.statistic, level, d).value;
+        EXPECT_DOUBLE_EQ(selection ? r.variants[v].selection : r.variants[v].test, expected);
+      }
+    EXPECT_TRUE(r.winner_test_ci.low <= r.winner_test && r.winner_test <= r.winner_test_ci.high);
+    EXPECT_FALSE(std::isnan(r.variants[1].p_vs_winner));
+    EXPECT_GE(r.variants[1].p_vs_winner_holm, r.variants[1].p_vs_winner);
+    EXPECT_LT(r.p_max_selection, 0.05);
+    // Same seed, same bytes at any thread count.
+    o.threads = 1;
+    const auto one = meta::select_variant(s.scores, {"overfit", "steady", "noise"}, s.human,
+                                          s.task_of_item, s.task_ids, o, system_of_item, 5);
+    EXPECT_EQ(one.winner_test_ci.low, r.winner_test_ci.low);
+    EXPECT_EQ(one.p_max_selection, r.p_max_selection);
+    EXPECT_EQ(one.variants[1].p_vs_winner, r.variants[1].p_vs_winner);
+  }
+  meta::SelectionOptions o;
+  o.level = stats::Level::kSystem;
+  EXPECT_THROW(
+      meta::select_variant(s.scores, {"a", "b", "c"}, s.human, s.task_of_item, s.task_ids, o),
+      std::invalid_argument);
+}
+
 TEST(SelectVariant, MaxStatisticPIsLargeWhenNothingIsAssociated) {
   util::SplitMix64 rng(5);
   Synthetic s;
