@@ -87,7 +87,7 @@ struct LevelCorrelation {
   stats::LevelResult result;
   double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = ci_lo;
   std::size_t resamples = 0;  // bootstrap resamples with a defined value
-  // What a resample draws: "tasks" (item and task level) or "systems" (system level).
+  // What a resample draws: "tasks", "systems" or "tasks+systems" (two-stage).
   std::string unit;
 };
 
@@ -224,11 +224,21 @@ void apply_holm(std::vector<StrategyTest>& tests, double alpha);
 std::vector<std::vector<double>> human_matrix(const Dataset& ds, std::span<const ItemRef> items,
                                               const std::vector<std::string>& dimensions);
 
+// What a level row's bootstrap draws (docs/meta-eval.md).
+enum class ResampleUnit {
+  kByLevel,  // tasks at the item and task level, systems at the system level
+  kTasks,    // whole tasks at any level (at the system level the systems' means are recomputed)
+  kSystems,  // whole systems at any level
+  kBoth,     // two-stage: tasks and systems drawn independently, their crossed candidates
+};
+ResampleUnit parse_resample_unit(std::string_view name);  // "level", "tasks", "systems", "both"
+
 struct CorrelationOptions {
   std::size_t bootstrap = 1000;  // resamples of items for the CI of Spearman (0: none)
   double confidence = 0.95;
   std::uint64_t seed = 0;
   unsigned threads = 0;
+  ResampleUnit resample = ResampleUnit::kByLevel;  // level rows only
 };
 
 // Spearman (with bootstrap CI and p), Kendall tau-b and Pearson between `scores` and each

@@ -230,6 +230,11 @@ LevelResult level_statistic(LevelStatistic statistic, Level level, const LevelDa
 // The candidates of whole tasks (item and task level) or systems (system level), drawn with
 // repetition: `units[k]` is the k-th drawn task or system; a unit drawn twice counts twice.
 LevelData resample_units(const LevelData& data, Level level, std::span<const std::size_t> units);
+// Two-stage resampling: the candidates of the drawn tasks that belong to the drawn systems; a
+// candidate whose task is drawn a times and system b times appears a·b times, each drawn task
+// and system a unit of its own. Candidates without a system are left out.
+LevelData resample_tasks_and_systems(const LevelData& data, std::span<const std::size_t> tasks,
+                                     std::span<const std::size_t> systems);
 
 // Paired permutation test between two metrics at a level (mt-metrics-eval PermutationSigDiff):
 // `data.metric` holds metric A, `metric_b` metric B on the same candidates. Candidates where the

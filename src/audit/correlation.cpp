@@ -1,15 +1,19 @@
 // Correlation of a metric with human ratings: the statistical-alignment test of SPEC §5.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "probity/audit.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
 #include "util/hash.hpp"
+#include "util/parallel.hpp"
+#include "util/random.hpp"
 
 namespace probity {
 
@@ -39,7 +43,58 @@ void defined_pairs(std::span<const double> a, std::span<const double> b,
   }
 }
 
+// The percentile CI of a level statistic under resampling of `unit`, and the resamples where it
+// is defined. One-stage draws go through stats::bootstrap; two-stage ones draw tasks and systems
+// from one generator per resample, so the bytes are the same at any thread count.
+std::tuple<double, double, std::size_t> level_bootstrap(stats::LevelStatistic statistic,
+                                                        stats::Level level,
+                                                        const stats::LevelData& data,
+                                                        ResampleUnit unit, std::uint64_t seed,
+                                                        const CorrelationOptions& options) {
+  if (unit != ResampleUnit::kBoth) {
+    stats::BootstrapOptions bo;
+    bo.resamples = options.bootstrap;
+    bo.confidence = options.confidence;
+    bo.threads = options.threads;
+    bo.seed = seed;
+    const bool systems = unit == ResampleUnit::kSystems;
+    // resample_units draws systems for the system level and tasks for the others.
+    const stats::Level by = systems ? stats::Level::kSystem : stats::Level::kTask;
+    auto b = stats::bootstrap(
+        systems ? data.num_systems : data.num_tasks,
+        [&](std::span<const std::size_t> drawn) {
+          return stats::level_statistic(statistic, level, stats::resample_units(data, by, drawn))
+              .value;
+        },
+        bo);
+    return {b.ci.low, b.ci.high, options.bootstrap - b.undefined};
+  }
+  std::vector<double> values(options.bootstrap);
+  util::parallel_for(options.bootstrap, options.threads, [&](std::size_t r) {
+    util::Rng rng(seed, r);
+    std::vector<std::size_t> tasks(data.num_tasks), systems(data.num_systems);
+    for (auto& t : tasks) t = rng.below(static_cast<std::uint32_t>(data.num_tasks));
+    for (auto& s : systems) s = rng.below(static_cast<std::uint32_t>(data.num_systems));
+    values[r] = stats::level_statistic(statistic, level,
+                                       stats::resample_tasks_and_systems(data, tasks, systems))
+                    .value;
+  });
+  const auto ci = stats::percentile_interval(values, options.confidence);
+  const auto defined = static_cast<std::size_t>(
+      std::count_if(values.begin(), values.end(), [](double v) { return std::isfinite(v); }));
+  return {ci.low, ci.high, defined};
+}
+
 }  // namespace
+
+ResampleUnit parse_resample_unit(std::string_view name) {
+  if (name == "level") return ResampleUnit::kByLevel;
+  if (name == "tasks") return ResampleUnit::kTasks;
+  if (name == "systems") return ResampleUnit::kSystems;
+  if (name == "both") return ResampleUnit::kBoth;
+  throw std::invalid_argument(
+      fmt::format("unknown resampling unit '{}' (level, tasks, systems, both)", name));
+}
 
 std::vector<CorrelationResult> human_correlations(std::span<const double> scores,
                                                   const std::vector<std::vector<double>>& human,
@@ -160,28 +215,25 @@ std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<co
         row.level = level;
         row.statistic = statistic;
         row.result = stats::level_statistic(statistic, level, data);
-        row.unit = level == stats::Level::kSystem ? "systems" : "tasks";
+        ResampleUnit unit = options.resample;
+        if (unit == ResampleUnit::kByLevel)
+          unit = level == stats::Level::kSystem ? ResampleUnit::kSystems : ResampleUnit::kTasks;
+        if (unit != ResampleUnit::kTasks && data.num_systems == 0)
+          throw UsageError(
+              "resampling systems needs candidates that name their system (the `system` field)");
+        row.unit = unit == ResampleUnit::kTasks     ? "tasks"
+                   : unit == ResampleUnit::kSystems ? "systems"
+                                                    : "tasks+systems";
         if (options.bootstrap > 0 && !std::isnan(row.result.value)) {
-          stats::BootstrapOptions bo;
-          bo.resamples = options.bootstrap;
-          bo.confidence = options.confidence;
-          bo.threads = options.threads;
-          bo.seed = options.seed ^ util::fnv1a64(fmt::format(
-                                       "{}\x1f{}\x1f{}", dimensions[dim], stats::level_name(level),
-                                       stats::level_statistic_name(statistic)));
-          const std::size_t units =
-              level == stats::Level::kSystem ? data.num_systems : data.num_tasks;
-          auto b = stats::bootstrap(
-              units,
-              [&](std::span<const std::size_t> drawn) {
-                return stats::level_statistic(statistic, level,
-                                              stats::resample_units(data, level, drawn))
-                    .value;
-              },
-              bo);
-          row.ci_lo = b.ci.low;
-          row.ci_hi = b.ci.high;
-          row.resamples = options.bootstrap - b.undefined;
+          const std::uint64_t seed =
+              options.seed ^
+              util::fnv1a64(fmt::format("{}\x1f{}\x1f{}", dimensions[dim], stats::level_name(level),
+                                        stats::level_statistic_name(statistic)));
+          const auto [lo, hi, defined] =
+              level_bootstrap(statistic, level, data, unit, seed, options);
+          row.ci_lo = lo;
+          row.ci_hi = hi;
+          row.resamples = defined;
         }
         rows.push_back(std::move(row));
       }

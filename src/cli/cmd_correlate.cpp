@@ -123,10 +123,14 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
         "\npreference-acc: over the pairs with a human preference, 1 when the metric prefers the "
         "same candidate, 1/2 when it ties them; human ties are counted apart (JSON).\n");
   if (args.bootstrap > 0)
-    fmt::print(
-        "\nCI: {} bootstrap resamples of whole tasks (item, task level) or systems (system "
-        "level), percentile, seed {}.\n",
-        args.bootstrap, args.seed);
+    fmt::print("\nCI: {} bootstrap resamples of {}, percentile, seed {}.\n", args.bootstrap,
+               args.resample == "level"     ? "whole tasks (item, task level) or systems (system "
+                                              "level)"
+               : args.resample == "tasks"   ? "whole tasks"
+               : args.resample == "systems" ? "whole systems"
+                                            : "tasks and systems drawn independently (two-stage; "
+                                              "their crossed candidates)",
+               args.seed);
   for (const auto& c : columns)
     if (!c.signature.empty()) fmt::print("{}: {}\n", c.metric, c.signature);
   return kExitOk;
@@ -196,7 +200,10 @@ int run_correlate(const CorrelateArgs& args) {
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
                              args.skip_invalid, args.allow_missing, !preference);
   const auto human = human_matrix(l.ds, l.items, l.dims);
-  CorrelationOptions opts{args.bootstrap, args.confidence, args.seed, args.threads};
+  CorrelationOptions opts{args.bootstrap, args.confidence, args.seed, args.threads,
+                          parse_resample_unit(args.resample)};
+  if (args.resample != "level" && args.levels.empty() && args.statistics.empty())
+    throw UsageError("--resample applies to the --level/--statistic rows");
   if (!args.levels.empty() || !args.statistics.empty())
     return run_level_correlate(args, l, human, opts);
   json out = json::array();

@@ -43,6 +43,7 @@ struct CorrelateArgs {
   std::vector<std::string> levels;
   std::vector<std::string> statistics;
   bool baselines = true;  // with levels: the length and random baselines as extra rows
+  std::string resample = "level";  // the level rows' bootstrap unit (parse_resample_unit)
   std::size_t bootstrap = 1000;
   double confidence = 0.95;
   std::uint64_t seed = 0;

@@ -156,6 +156,12 @@ int main(int argc, char** argv) {
                  "Bootstrap resamples for the CI (of Spearman; with --level/--statistic of every "
                  "value, resampling tasks, or systems at the system level; 0: none)")
       ->capture_default_str();
+  cc->add_option("--resample", corr.resample,
+                 "With --level: what the bootstrap draws: level (tasks at the item and task "
+                 "level, systems at the system level), tasks, systems, or both (two-stage: tasks "
+                 "and systems drawn independently)")
+      ->check(CLI::IsMember({"level", "tasks", "systems", "both"}))
+      ->capture_default_str();
   cc->add_option("--confidence", corr.confidence, "Confidence level")->capture_default_str();
   cc->add_option("--seed", corr.seed, "Seed of the bootstrap")->capture_default_str();
   cc->add_flag("--json", corr.json, "Print JSON instead of a table");

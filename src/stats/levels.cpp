@@ -337,6 +337,34 @@ LevelData resample_units(const LevelData& data, Level level, std::span<const std
   return out;
 }
 
+LevelData resample_tasks_and_systems(const LevelData& data, std::span<const std::size_t> tasks,
+                                     std::span<const std::size_t> systems) {
+  check(data);
+  if (data.system.empty()) throw std::invalid_argument("two-stage: the candidates carry no system");
+  std::vector<std::vector<std::size_t>> of_task(data.num_tasks);
+  for (std::size_t i = 0; i < data.gold.size(); ++i)
+    if (data.system[i] != kNoSystem) of_task[data.task[i]].push_back(i);
+  std::vector<std::vector<std::size_t>> copies(data.num_systems);  // system -> its drawn copies
+  for (std::size_t l = 0; l < systems.size(); ++l) {
+    if (systems[l] >= data.num_systems) throw std::invalid_argument("resample: unit out of range");
+    copies[systems[l]].push_back(l);
+  }
+  LevelData out;
+  out.num_tasks = tasks.size();
+  out.num_systems = systems.size();
+  for (std::size_t k = 0; k < tasks.size(); ++k) {
+    if (tasks[k] >= data.num_tasks) throw std::invalid_argument("resample: unit out of range");
+    for (std::size_t i : of_task[tasks[k]])
+      for (std::size_t l : copies[data.system[i]]) {
+        out.gold.push_back(data.gold[i]);
+        out.metric.push_back(data.metric[i]);
+        out.task.push_back(k);
+        out.system.push_back(l);
+      }
+  }
+  return out;
+}
+
 PermutationResult level_permutation_test(LevelStatistic statistic, Level level,
                                          const LevelData& data, std::span<const double> metric_b,
                                          const PermutationOptions& options) {

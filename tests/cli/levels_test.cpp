@@ -12,6 +12,7 @@
 #include "cli_runner.hpp"
 #include "probity/engine.hpp"
 #include "probity/metric.hpp"
+#include "probity/stats.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -262,6 +263,70 @@ TEST(Baselines, LengthCountsCharactersOrTokensAndRandomIsUniformAndSeeded) {
   in.candidate = texts[0];
   EXPECT_EQ(r0->score(in)[0], r0->score(in)[0]);
   EXPECT_NE(r0->score(in)[0], r1->score(in)[0]);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CorrelateLevels, ResamplingUnitsAreNamedAndTwoStageCrossesTasksAndSystems) {
+  // stats: a candidate of a task drawn twice and a system drawn three times appears six times.
+  probity::stats::LevelData d;
+  d.num_tasks = 2;
+  d.num_systems = 2;
+  d.gold = {1, 2, 3, 4};
+  d.metric = {1, 2, 3, 4};
+  d.task = {0, 0, 1, 1};
+  d.system = {0, 1, 0, 1};
+  const std::vector<std::size_t> tasks{0, 0}, systems{1, 1, 1};
+  const auto r = probity::stats::resample_tasks_and_systems(d, tasks, systems);
+  EXPECT_EQ(r.gold, std::vector<double>(6, 2.0));  // task 0, system 1 only
+  EXPECT_EQ(r.num_tasks, 2u);
+  EXPECT_EQ(r.num_systems, 3u);
+  EXPECT_EQ(r.task, (std::vector<std::size_t>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(r.system, (std::vector<std::size_t>{0, 1, 2, 0, 1, 2}));
+
+  const std::string base = "correlate --data " +
+                           probity::test::data_path("summeval/summeval.jsonl") + " --scores " +
+                           probity::test::golden_path("meta_eval/summeval_scores.jsonl") +
+                           " --metric chrf --dimension relevance --level task --level system"
+                           " --statistic kendall --bootstrap 300 --seed 4 --json --no-baselines";
+  std::map<std::string, json> by_unit;
+  for (const std::string unit : {"level", "tasks", "systems", "both"}) {
+    auto out = run_probity(base + " --resample " + unit);
+    ASSERT_EQ(out.exit_code, 0) << out.err;
+    by_unit[unit] = json::parse(out.out)["results"];
+    // Same bytes at one thread.
+    auto one = run_probity(base + " --resample " + unit + " --threads 1");
+    EXPECT_EQ(one.out, out.out) << unit;
+  }
+  EXPECT_EQ(by_unit["level"][0]["resampled"], "tasks");
+  EXPECT_EQ(by_unit["level"][1]["resampled"], "systems");
+  EXPECT_EQ(by_unit["tasks"][1]["resampled"], "tasks");
+  EXPECT_EQ(by_unit["systems"][0]["resampled"], "systems");
+  EXPECT_EQ(by_unit["both"][0]["resampled"], "tasks+systems");
+  // The level default is the same draw as naming its unit.
+  EXPECT_EQ(by_unit["level"][0]["ci"], by_unit["tasks"][0]["ci"]);
+  EXPECT_EQ(by_unit["level"][1]["ci"], by_unit["systems"][1]["ci"]);
+  for (const auto& [unit, rows] : by_unit)
+    for (const json& row : rows) {
+      EXPECT_EQ(row["value"], by_unit["level"][row == rows[0] ? 0 : 1]["value"]);
+      EXPECT_LE(row["ci"][0].get<double>(), row["value"].get<double>()) << unit;
+      EXPECT_GE(row["ci"][1].get<double>(), row["value"].get<double>()) << unit;
+    }
+  // Two sources of variation: the two-stage interval is wider than either one-stage one.
+  auto width = [](const json& row) {
+    return row["ci"][1].get<double>() - row["ci"][0].get<double>();
+  };
+  for (std::size_t k : {0u, 1u}) {
+    EXPECT_GT(width(by_unit["both"][k]), width(by_unit["tasks"][k]));
+    EXPECT_GT(width(by_unit["both"][k]), width(by_unit["systems"][k]));
+  }
+  auto bad = run_probity(base +
+                         " --resample both --level item --dimension coherence "
+                         "--data " +
+                         probity::test::data_path("lfqa_e/lfqa_e_zh.jsonl"));
+  EXPECT_NE(bad.exit_code, 0);
 }
 
 }  // namespace
