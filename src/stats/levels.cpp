@@ -4,6 +4,7 @@
 // (tests/golden/meta_eval).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -403,6 +404,47 @@ PermutationResult level_permutation_test(LevelStatistic statistic, Level level,
     for (std::vector<double>* v : {&ma, &mb})
       if (std::adjacent_find(v->begin(), v->end(), std::not_equal_to<>()) != v->end())
         *v = detail::zscore(*v);
+  }
+  // Fast paths; each computes exactly what level_statistic does, without copying the data per
+  // permutation. Item level (and the system level, now one group of systems) with a correlation:
+  // the pooled test's evaluator, which never sorts inside the loop.
+  const bool correlation =
+      statistic != LevelStatistic::kPairwiseAcc && statistic != LevelStatistic::kAccEq;
+  if (level == Level::kItem && correlation) {
+    PermutationOptions o = options;
+    o.standardize = false;  // done above, keeping a constant metric as it is
+    return permutation_correlation_diff(ma, mb, a.gold, correlation_type(statistic), o);
+  }
+  if (level == Level::kTask && correlation) {
+    // The tasks' gold scores once; per evaluation only the metric values are gathered per task
+    // and the group coefficients averaged in task order, as level_statistic does.
+    std::vector<std::vector<std::size_t>> members(a.num_tasks);
+    for (std::size_t i = 0; i < a.gold.size(); ++i) members[a.task[i]].push_back(i);
+    std::erase_if(members, [](const auto& m) { return m.empty(); });
+    std::vector<std::vector<double>> gold(members.size());
+    for (std::size_t t = 0; t < members.size(); ++t)
+      for (std::size_t i : members[t]) gold[t].push_back(a.gold[i]);
+    const CorrelationType type = correlation_type(statistic);
+    PairStatistic diff = [members = std::move(members), gold = std::move(gold), type](
+                             std::span<const double> x, std::span<const double> y) {
+      thread_local std::vector<double> values;
+      auto mean_over_tasks = [&](std::span<const double> metric) {
+        double sum = 0;
+        std::size_t defined = 0;
+        for (std::size_t t = 0; t < members.size(); ++t) {
+          values.clear();
+          for (std::size_t i : members[t]) values.push_back(metric[i]);
+          const double v = detail::coefficient(type, gold[t], values);
+          if (std::isnan(v)) continue;
+          sum += v;
+          ++defined;
+        }
+        return defined > 0 ? sum / static_cast<double>(defined)
+                           : std::numeric_limits<double>::quiet_NaN();
+      };
+      return mean_over_tasks(x) - mean_over_tasks(y);
+    };
+    return paired_permutation_test(ma, mb, diff, options);
   }
   const LevelData shape = a;  // gold, tasks and systems; the metric is filled per evaluation
   PairStatistic diff = [shape, statistic, level](std::span<const double> x,

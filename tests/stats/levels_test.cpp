@@ -257,6 +257,79 @@ TEST(Levels, PermutationTestSeparatesAMetricFromItsNegationAndNotFromItself) {
   }
 }
 
+// The permutation test's fast paths (the pooled evaluator at the item and system level, the
+// per-task gather at the task level) give what the generic path gives: level_statistic on each
+// permutation's swapped scores, with the same swaps.
+TEST(Levels, PermutationFastPathsEqualTheGenericComputation) {
+  const json& g = golden("summeval");
+  const st::LevelData d = from_matrices(g["gold"]["relevance"], g["metrics"]["chrf"]);
+  const st::LevelData e = from_matrices(g["gold"]["relevance"], g["metrics"]["gem"]);
+  st::PermutationOptions o;
+  o.permutations = 300;
+  o.seed = 11;
+  o.alternative = st::Alternative::kGreater;
+  for (auto statistic : {st::LevelStatistic::kPearson, st::LevelStatistic::kSpearman,
+                         st::LevelStatistic::kKendallB, st::LevelStatistic::kKendallC}) {
+    for (auto level : {st::Level::kItem, st::Level::kTask, st::Level::kSystem}) {
+      SCOPED_TRACE(std::string(st::level_name(level)) + " " +
+                   std::string(st::level_statistic_name(statistic)));
+      const auto fast = st::level_permutation_test(statistic, level, d, e.metric, o);
+      // The generic computation: z-scored cells (system means at the system level), swapped
+      // per cell, level_statistic of both sides.
+      st::LevelData a = d, b = d;
+      b.metric = e.metric;
+      st::Level at = level;
+      if (level == st::Level::kSystem) {
+        auto means = [](const st::LevelData& x) {
+          std::vector<double> gold(x.num_systems), metric(x.num_systems), n(x.num_systems);
+          for (std::size_t i = 0; i < x.gold.size(); ++i)
+            if (std::isfinite(x.gold[i]) && std::isfinite(x.metric[i])) {
+              gold[x.system[i]] += x.gold[i];
+              metric[x.system[i]] += x.metric[i];
+              n[x.system[i]] += 1;
+            }
+          st::LevelData m;
+          m.num_tasks = 1;
+          for (std::size_t s = 0; s < gold.size(); ++s) {
+            m.gold.push_back(gold[s] / n[s]);
+            m.metric.push_back(metric[s] / n[s]);
+            m.task.push_back(0);
+          }
+          return m;
+        };
+        a = means(d);
+        b = means(b);
+        at = st::Level::kItem;
+      }
+      auto z = [](std::vector<double> v) {
+        double mean = 0, sq = 0;
+        for (double x : v) mean += x;
+        mean /= static_cast<double>(v.size());
+        for (double x : v) sq += (x - mean) * (x - mean);
+        const double sd = std::sqrt(sq / static_cast<double>(v.size()));
+        for (double& x : v) x = (x - mean) / sd;
+        return v;
+      };
+      const std::vector<double> za = z(a.metric), zb = z(b.metric);
+      const st::LevelData shape = a;
+      const auto generic = st::paired_permutation_test(
+          za, zb,
+          [&](std::span<const double> x, std::span<const double> y) {
+            st::LevelData dx = shape;
+            dx.metric.assign(x.begin(), x.end());
+            st::LevelData dy = shape;
+            dy.metric.assign(y.begin(), y.end());
+            return st::level_statistic(statistic, at, dx).value -
+                   st::level_statistic(statistic, at, dy).value;
+          },
+          o);
+      EXPECT_NEAR(fast.delta, generic.delta, 1e-12);
+      EXPECT_EQ(fast.extreme, generic.extreme) << fast.delta << " " << generic.delta;
+      EXPECT_EQ(fast.permutations, generic.permutations);
+    }
+  }
+}
+
 TEST(Preferences, StrictPreferencesScoreTiesHalfAndHumanTiesApart) {
   // a preferred and the metric agrees; b preferred and the metric agrees; a preferred but the
   // metric ties (1/2); b preferred and the metric disagrees; a human tie the metric ties; a human
