@@ -552,7 +552,7 @@ def _human_columns(human, dimensions):
 
 
 def correlate(scores, human, *, dimensions=None, bootstrap=1000, confidence=0.95, seed=0,
-              threads=0):
+              threads=0, level=None, statistic=None, baselines=True, resample="level"):
     """Correlation of metric scores with human ratings, as ``probity correlate --json``.
 
     Args:
@@ -564,11 +564,25 @@ def correlate(scores, human, *, dimensions=None, bootstrap=1000, confidence=0.95
         bootstrap: resamples for the Spearman CI (0: none).
 
     Returns:
+        level, statistic: a level name ("item", "task", "system") or a list of them, and a
+            statistic name ("pearson", "spearman", "kendall", "kendall-c", "pairwise-acc",
+            "acc-eq") or a list, as ``probity correlate --level --statistic``; ``human`` must then
+            be the :class:`Dataset` (its tasks and systems). Either one alone takes the other's
+            default (item level; pearson, spearman and kendall).
+        baselines: with levels, the ``baseline:length`` and ``baseline:random`` rows too.
+        resample: with levels, the bootstrap unit: "level", "tasks", "systems" or "both".
+
+    Returns:
         list of dict: per metric and dimension (plus a ``"mean"`` row when there are several),
         the ``results`` rows of ``probity correlate --json``: metric, dimension, n, spearman,
         spearman_ci [lo, hi], spearman_p, kendall_tau_b, pearson, signature. NaN where the CLI
-        writes null.
+        writes null. With levels, the rows of ``probity correlate --level --json``: metric,
+        baseline, dimension, level, statistic, value, ci [lo, hi], resampled, n, groups,
+        skipped_groups, signature (and epsilon for acc-eq).
     """
+    if level is not None or statistic is not None:
+        return _level_correlate(scores, human, dimensions, level, statistic, bootstrap,
+                                confidence, seed, threads, baselines, resample)
     columns, signatures = _score_columns(scores)
     dims, human_cols = _human_columns(human, dimensions)
     out = []
@@ -579,6 +593,38 @@ def correlate(scores, human, *, dimensions=None, bootstrap=1000, confidence=0.95
             out.append({"metric": name, "dimension": dim, "n": n, "spearman": rho,
                         "spearman_ci": [lo, hi], "spearman_p": p, "kendall_tau_b": tau,
                         "pearson": r, "signature": signatures.get(name, "")})
+    return out
+
+
+def _names(value, default):
+    if value is None:
+        return list(default)
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _level_correlate(scores, human, dimensions, level, statistic, bootstrap, confidence, seed,
+                     threads, baselines, resample):
+    if not isinstance(human, Dataset):
+        raise UsageError("correlate with level/statistic needs the Dataset as `human` "
+                         "(its tasks and systems)")
+    levels = _names(level, ["item"])
+    statistics = _names(statistic, ["pearson", "spearman", "kendall"])
+    dims, _ = _human_columns(human, dimensions)
+    columns, signatures = _score_columns(scores)
+    columns = [(name, values, signatures.get(name, ""), False) for name, values in columns.items()]
+    if baselines:
+        columns += [(name, values, sig, True) for name, sig, values in _stats.baselines(human)]
+    out = []
+    for name, values, sig, is_baseline in columns:
+        rows = _stats.level_correlations(human, values, dims, levels, statistics, bootstrap,
+                                         confidence, seed, threads, resample)
+        for dim, lv, st, value, lo, hi, unit, n, groups, skipped, epsilon in rows:
+            row = {"metric": name, "baseline": is_baseline, "dimension": dim, "level": lv,
+                   "statistic": st, "value": value, "ci": [lo, hi], "resampled": unit, "n": n,
+                   "groups": groups, "skipped_groups": skipped, "signature": sig}
+            if st == "acc-eq":
+                row["epsilon"] = epsilon
+            out.append(row)
     return out
 
 

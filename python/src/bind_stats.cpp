@@ -5,6 +5,7 @@
 #include "common.hpp"
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
+#include "probity/scoring.hpp"
 #include "probity/stats.hpp"
 
 namespace probity::python {
@@ -84,6 +85,53 @@ py::list human_correlations_rows(const DoubleArray& scores, const std::vector<Do
   for (const auto& r : rows)
     out.append(py::make_tuple(r.dimension, r.n, r.spearman, r.spearman_lo, r.spearman_hi,
                               r.spearman_p, r.kendall, r.pearson));
+  return out;
+}
+
+// The rows of `probity correlate --level --statistic` for one score column aligned with every
+// candidate of `ds` (all_items order): (dimension, level, statistic, value, ci_lo, ci_hi,
+// resampled, n, groups, skipped, epsilon).
+py::list level_rows(const Dataset& ds, const DoubleArray& scores,
+                    const std::vector<std::string>& dimensions,
+                    const std::vector<std::string>& level_names,
+                    const std::vector<std::string>& statistic_names, std::size_t bootstrap,
+                    double confidence, std::uint64_t seed, unsigned threads,
+                    const std::string& resample) {
+  const auto items = all_items(ds);
+  auto s = to_vector(scores, "scores");
+  if (s.size() != items.size())
+    throw UsageError(
+        fmt::format("scores: {} values for {} candidates of the dataset", s.size(), items.size()));
+  std::vector<stats::Level> levels;
+  std::vector<stats::LevelStatistic> statistics;
+  CorrelationOptions options{bootstrap, confidence, seed, threads};
+  try {
+    for (const auto& l : level_names) levels.push_back(stats::parse_level(l));
+    for (const auto& st : statistic_names) statistics.push_back(stats::parse_level_statistic(st));
+    options.resample = parse_resample_unit(resample);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  std::vector<LevelCorrelation> rows;
+  {
+    py::gil_scoped_release release;
+    const auto human = human_matrix(ds, items, dimensions);
+    rows = level_correlations(ds, items, s, human, dimensions, levels, statistics, options);
+  }
+  py::list out;
+  for (const auto& r : rows)
+    out.append(py::make_tuple(r.dimension, std::string(stats::level_name(r.level)),
+                              std::string(stats::level_statistic_name(r.statistic)), r.result.value,
+                              r.ci_lo, r.ci_hi, r.unit, r.result.n, r.result.groups,
+                              r.result.skipped, r.result.epsilon));
+  return out;
+}
+
+// The length and random baselines of every candidate of `ds`: [(name, signature, values)].
+py::list baseline_columns(const Dataset& ds) {
+  py::list out;
+  for (auto& b : baseline_scores(ds, all_items(ds)))
+    out.append(py::make_tuple(b.metric, b.signature, to_array(b.values)));
   return out;
 }
 
@@ -177,6 +225,10 @@ void bind_stats(py::module_& m) {
       },
       py::arg("statistic"), py::arg("level"), py::arg("gold"), py::arg("metric"), py::arg("task"),
       py::arg("system"));
+  s.def("level_correlations", &level_rows, py::arg("dataset"), py::arg("scores"),
+        py::arg("dimensions"), py::arg("levels"), py::arg("statistics"), py::arg("bootstrap"),
+        py::arg("confidence"), py::arg("seed"), py::arg("threads"), py::arg("resample"));
+  s.def("baselines", &baseline_columns, py::arg("dataset"));
   s.def(
       "rankdata_average",
       [](const DoubleArray& x) { return to_array(stats::rankdata_average(to_vector(x, "x"))); },

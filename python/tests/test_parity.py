@@ -2,6 +2,7 @@
 
 import json
 import math
+import pathlib
 import tempfile
 import unittest
 
@@ -203,3 +204,32 @@ class LevelParity(unittest.TestCase):
         self.assertEqual(compared, 26)
         with self.assertRaises(ValueError):
             probity.level_statistic([1, 2], [1, 2], [0, 0], level="segment")
+
+    def test_correlate_at_levels_gives_the_cli_rows(self):
+        """probity.correlate(level=, statistic=) against `probity correlate --level --json` on
+        the same scores: the same rows, baselines and bootstrap intervals."""
+        ds = probity.load_dataset(str(SAMPLE))
+        scores = probity.score_dataset(ds, ["chrf", "rougeL.f"], threads=1)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "scores.jsonl"
+            run_cli("score", "--data", SAMPLE, "--metric", "chrf", "--metric", "rougeL.f",
+                    "--out", path)
+            cli = json.loads(run_cli("correlate", "--data", SAMPLE, "--scores", path,
+                                     "--level", "task", "--level", "system", "--statistic",
+                                     "kendall", "--statistic", "acc-eq", "--bootstrap", "50",
+                                     "--resample", "both", "--seed", "2", "--json").stdout)
+        got = probity.correlate(scores, ds, level=["task", "system"],
+                                statistic=["kendall", "acc-eq"], bootstrap=50, seed=2,
+                                resample="both")
+        self.assertEqual(len(got), len(cli["results"]))
+        for mine, theirs in zip(got, cli["results"]):
+            for key in ("metric", "baseline", "dimension", "level", "statistic", "resampled",
+                        "n", "groups", "skipped_groups"):
+                self.assertEqual(mine[key], theirs[key], (key, theirs))
+            self.assertEqual(mine["value"], theirs["value"])
+            self.assertEqual(mine["ci"], theirs["ci"])
+            if theirs["statistic"] == "acc-eq":
+                self.assertEqual(mine["epsilon"], theirs["epsilon"])
+        self.assertTrue(any(r["baseline"] for r in got))
+        with self.assertRaises(probity.UsageError):
+            probity.correlate(scores, {"q": [1.0] * len(scores["chrf"])}, level="task")
