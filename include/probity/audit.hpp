@@ -276,6 +276,12 @@ std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<co
 // Agreement of `scores` (aligned with `items`) with the human pairwise preferences of the tasks
 // (`pairs`), with a percentile bootstrap CI over tasks (options.bootstrap resamples; 0: none).
 // UsageError when no task has preferences.
+// Pairs derived from rating differences, for data with ratings only (never the default; label
+// them): per task, every two candidates rated on `dimension` (annotator means), the higher one
+// preferred, a tie when the means differ by at most `margin`. Replaces the tasks' `pairs`;
+// returns the number of pairs. UsageError when a task already has human pairs.
+std::size_t derive_preferences(Dataset& ds, const std::string& dimension, double margin);
+
 PreferenceAgreement preference_agreement(const Dataset& ds, std::span<const ItemRef> items,
                                          std::span<const double> scores,
                                          const CorrelationOptions& options = {});

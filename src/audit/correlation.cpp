@@ -242,6 +242,29 @@ std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<co
   return rows;
 }
 
+std::size_t derive_preferences(Dataset& ds, const std::string& dimension, double margin) {
+  std::size_t count = 0;
+  for (Task& t : ds.tasks) {
+    if (!t.pairs.empty())
+      throw UsageError(fmt::format(
+          "task '{}' has human pairwise preferences: pairs are derived from ratings only for data "
+          "without them",
+          t.task_id));
+    for (std::size_t i = 0; i < t.candidates.size(); ++i) {
+      const double hi = t.candidates[i].human_mean(dimension);
+      if (!std::isfinite(hi)) continue;
+      for (std::size_t j = i + 1; j < t.candidates.size(); ++j) {
+        const double hj = t.candidates[j].human_mean(dimension);
+        if (!std::isfinite(hj)) continue;
+        const char* preferred = std::abs(hi - hj) <= margin ? "tie" : hi > hj ? "a" : "b";
+        t.pairs.push_back({t.candidates[i].id, t.candidates[j].id, preferred});
+        ++count;
+      }
+    }
+  }
+  return count;
+}
+
 PreferenceAgreement preference_agreement(const Dataset& ds, std::span<const ItemRef> items,
                                          std::span<const double> scores,
                                          const CorrelationOptions& options) {

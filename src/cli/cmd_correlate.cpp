@@ -63,8 +63,10 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
     report_gaps(c);
     if (preference) {
       const PreferenceAgreement p = preference_agreement(l.ds, l.items, c.values, opts);
+      const std::string pairs = args.pairs_from.empty() ? "human" : "derived:" + args.pairs_from;
       out.push_back({{"metric", c.metric},
                      {"baseline", baseline},
+                     {"pairs", pairs},
                      {"dimension", "preference"},
                      {"level", "pair"},
                      {"statistic", "preference-acc"},
@@ -78,7 +80,8 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
                      {"tie_agreement", number(p.result.tie_agreement)},
                      {"signature", c.signature}});
       table.push_back(
-          {c.metric, "preference", "pair", "preference-acc", fixed(p.result.accuracy),
+          {c.metric, args.pairs_from.empty() ? "preference" : "derived:" + args.pairs_from, "pair",
+           "preference-acc", fixed(p.result.accuracy),
            std::isfinite(p.ci_lo) ? fmt::format("[{}, {}]", fixed(p.ci_lo), fixed(p.ci_hi)) : "-",
            std::to_string(p.result.strict), fmt::format("{} tasks", p.tasks)});
     }
@@ -199,6 +202,18 @@ int run_correlate(const CorrelateArgs& args) {
                                     "preference-acc") != args.statistics.end();
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
                              args.skip_invalid, args.allow_missing, !preference);
+  if (!args.pairs_from.empty()) {
+    if (!preference) throw UsageError("--pairs-from goes with --statistic preference-acc");
+    const auto dims = l.ds.dimensions();
+    if (std::find(dims.begin(), dims.end(), args.pairs_from) == dims.end())
+      throw UsageError(
+          fmt::format("--pairs-from: dimension '{}' is not in '{}'", args.pairs_from, args.data));
+    const std::size_t n = derive_preferences(l.ds, args.pairs_from, args.pairs_margin);
+    fmt::print(stderr,
+               "note: preference-acc over {} pairs DERIVED from '{}' rating differences (tie "
+               "within {}), not human pairwise judgements\n",
+               n, args.pairs_from, args.pairs_margin);
+  }
   const auto human = human_matrix(l.ds, l.items, l.dims);
   CorrelationOptions opts{args.bootstrap, args.confidence, args.seed, args.threads,
                           parse_resample_unit(args.resample)};

@@ -44,6 +44,10 @@ struct CorrelateArgs {
   std::vector<std::string> statistics;
   bool baselines = true;  // with levels: the length and random baselines as extra rows
   std::string resample = "level";  // the level rows' bootstrap unit (parse_resample_unit)
+  // --pairs-from DIM: preference-acc over pairs derived from DIM's rating differences (labelled
+  // as such), for data without human pairs; ties within --pairs-margin.
+  std::string pairs_from;
+  double pairs_margin = 0.0;
   std::size_t bootstrap = 1000;
   double confidence = 0.95;
   std::uint64_t seed = 0;

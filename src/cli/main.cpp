@@ -156,6 +156,13 @@ int main(int argc, char** argv) {
                  "Bootstrap resamples for the CI (of Spearman; with --level/--statistic of every "
                  "value, resampling tasks, or systems at the system level; 0: none)")
       ->capture_default_str();
+  cc->add_option("--pairs-from", corr.pairs_from,
+                 "With --statistic preference-acc on data without human pairs: derive the pairs "
+                 "from this dimension's rating differences within each task (labelled as derived)");
+  cc->add_option("--pairs-margin", corr.pairs_margin,
+                 "--pairs-from: rating means this close are a tie")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cc->add_option("--resample", corr.resample,
                  "With --level: what the bootstrap draws: level (tasks at the item and task "
                  "level, systems at the system level), tasks, systems, or both (two-stage: tasks "

@@ -13,6 +13,8 @@
 #include <tuple>
 
 #include "cli_runner.hpp"
+#include "probity/audit.hpp"
+#include "probity/error.hpp"
 #include "probity/report.hpp"
 #include "test_paths.hpp"
 
@@ -170,6 +172,44 @@ TEST(AuditLevels, TheSystemLevelWithoutSystemsIsAUsageError) {
   EXPECT_EQ(a.exit_code, 2) << a.err;
   EXPECT_NE(a.err.find("--level system needs candidates that name their system"), std::string::npos)
       << a.err;
+}
+
+}  // namespace
+}  // namespace probity::test
+
+namespace probity::test {
+namespace {
+
+TEST(AuditLevels, PairsDerivedFromRatingsAreEveryRatedPairOfATask) {
+  Dataset ds;
+  Task t;
+  t.task_id = "t";
+  t.references = {{"r", "x"}};
+  auto cand = [](std::string id, double q) {
+    Candidate c;
+    c.id = std::move(id);
+    c.text = "x";
+    c.human["q"] = {q};
+    return c;
+  };
+  t.candidates = {cand("a", 3), cand("b", 1), cand("c", 3.2), cand("d", 0)};
+  t.candidates[3].human.clear();  // d is not rated: in no pair
+  ds.tasks.push_back(t);
+  EXPECT_EQ(derive_preferences(ds, "q", 0.5), 3u);
+  const auto& p = ds.tasks[0].pairs;
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].a + p[0].b + p[0].preferred, "aba");    // 3 > 1
+  EXPECT_EQ(p[1].a + p[1].b + p[1].preferred, "actie");  // |3 - 3.2| <= 0.5
+  EXPECT_EQ(p[2].a + p[2].b + p[2].preferred, "bcb");    // 1 < 3.2
+  // The agreement of a metric with them: a over b agrees, b under c agrees; the tie is apart.
+  const std::vector<ItemRef> items = {{0, 0}, {0, 1}, {0, 2}, {0, 3}};
+  const std::vector<double> scores = {0.9, 0.1, 0.5, 0.0};
+  const auto agreement = preference_agreement(ds, items, scores, {0});
+  EXPECT_EQ(agreement.result.strict, 2u);
+  EXPECT_EQ(agreement.result.human_ties, 1u);
+  EXPECT_EQ(agreement.result.accuracy, 1.0);
+  // Human pairs are never replaced.
+  EXPECT_THROW(derive_preferences(ds, "q", 0), UsageError);
 }
 
 }  // namespace
