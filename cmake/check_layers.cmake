@@ -21,6 +21,7 @@ set(PUBLIC_scoring metrics)
 set(PUBLIC_engine metrics)  # declarations only: assembled by audit/engine.cpp
 set(PUBLIC_perturb perturb)
 set(PUBLIC_audit audit)
+set(PUBLIC_attack audit)
 set(PUBLIC_report report)
 set(PUBLIC_meta meta)
 

@@ -130,10 +130,8 @@ std::vector<LocalResult> local_accuracy(std::span<const double> scores,
 
 // ---- Selection of a variant on held-out tasks -----------------------------------------------
 
-// Assigns each task to the selection half (true) or the test half: tasks ranked by a hash of
-// (seed, task id), the first round(fraction · n) go to selection. Independent of file order.
-std::vector<bool> split_tasks(std::span<const std::string> task_ids, double fraction,
-                              std::uint64_t seed);
+// Assigns each task to the selection half (true) or the test half (stats::split_tasks).
+using stats::split_tasks;  // stats.hpp: the seeded split of tasks
 
 struct SelectionOptions {
   double split = 0.5;  // fraction of tasks in the selection half

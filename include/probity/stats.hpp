@@ -180,6 +180,12 @@ PermutationResult permutation_correlation_diff(std::span<const double> a, std::s
                                                std::span<const double> human, CorrelationType type,
                                                const PermutationOptions& options = {});
 
+// A seeded split of tasks (not items): ranked by a hash of (seed, task id), the first
+// round(fraction · n) are true (the selection or search half). Independent of file order.
+// std::invalid_argument unless 0 < fraction < 1.
+std::vector<bool> split_tasks(std::span<const std::string> task_ids, double fraction,
+                              std::uint64_t seed);
+
 // ---- Meta-evaluation levels (mt-metrics-eval's conventions, docs/meta-eval.md) ----------------
 
 // item: pooled over all candidates (mt-metrics-eval average_by="none"); task: within each task

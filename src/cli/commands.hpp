@@ -42,7 +42,7 @@ struct CorrelateArgs {
   // item) with every statistic (default pearson, spearman, kendall); names as stats::parse_*.
   std::vector<std::string> levels;
   std::vector<std::string> statistics;
-  bool baselines = true;  // with levels: the length and random baselines as extra rows
+  bool baselines = true;           // with levels: the length and random baselines as extra rows
   std::string resample = "level";  // the level rows' bootstrap unit (parse_resample_unit)
   // --pairs-from DIM: preference-acc over pairs derived from DIM's rating differences (labelled
   // as such), for data without human pairs; ties within --pairs-margin.
@@ -154,6 +154,25 @@ struct SelectArgs {
   unsigned threads = 0;
 };
 int run_select(const SelectArgs& args, Engine& engine);
+
+struct AttackArgs {
+  std::string data;
+  std::vector<std::string> metrics;
+  std::string out;  // directory: attack.json
+  std::string strategy = "greedy";
+  std::size_t budget = 200, steps = 3, beam = 4;
+  std::vector<std::string> families;
+  bool copy_source = false;
+  double delta = 0.0;
+  std::size_t program_length = 2, programs = 10;
+  double split = 0.5, alpha = 0.05;
+  std::size_t bootstrap = 1000, min_applied = 30, sample = 0;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+  bool skip_invalid = false;
+};
+// Writes DIR/attack.json and prints the per-metric summary (docs/attack.md).
+int run_attack(const AttackArgs& args, Engine& engine);
 
 // `probity meta global` / `probity meta local` (SPEC §6).
 struct MetaArgs {

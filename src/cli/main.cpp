@@ -388,6 +388,55 @@ int main(int argc, char** argv) {
                  "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(selc, sel.threads);
 
+  cli::AttackArgs atk;
+  auto* atc = app.add_subcommand(
+      "attack",
+      "Search for content-free edits that raise a metric's score: per item under a query "
+      "budget, and universal edit programs chosen on half the tasks and tested on the other");
+  atc->add_option("--data", atk.data, "Dataset")->required()->check(CLI::ExistingFile);
+  atc->add_option("--metric", atk.metrics, "Metric(s) to attack; repeatable")->required();
+  atc->add_option("--out", atk.out, "Output directory (attack.json)")->required();
+  atc->add_option("--strategy", atk.strategy, "Per-item search: greedy, beam or random")
+      ->check(CLI::IsMember({"greedy", "beam", "random"}))
+      ->capture_default_str();
+  atc->add_option("--budget", atk.budget, "Metric queries per item")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  atc->add_option("--steps", atk.steps, "Edits per item (random: the longest program)")
+      ->capture_default_str();
+  atc->add_option("--beam", atk.beam, "Beam width (--strategy beam)")->capture_default_str();
+  atc->add_option("--family", atk.families,
+                  "Only these edit families (filler, hedge, intensifier, sentiment, reorder, "
+                  "repetition, casing, tokenisation, formatting, padding, injection; "
+                  "copy-source adds task content); repeatable")
+      ->delimiter(',');
+  atc->add_flag("--copy-source", atk.copy_source,
+                "Also the copy-source family (sentences of the task's source: CAN ADD CONTENT)");
+  atc->add_option("--delta", atk.delta, "An item counts as attacked above this score increase")
+      ->capture_default_str();
+  atc->add_option("--program-length", atk.program_length,
+                  "Universal programs: up to this many operators")
+      ->capture_default_str();
+  atc->add_option("--programs", atk.programs,
+                  "Universal programs (best on the search half) tested on the held-out half")
+      ->capture_default_str();
+  atc->add_option("--split", atk.split, "Share of tasks in the search half")
+      ->check(CLI::Range(0.01, 0.99))
+      ->capture_default_str();
+  atc->add_option("--alpha", atk.alpha, "Significance level of the held-out tests")
+      ->capture_default_str();
+  atc->add_option("--bootstrap", atk.bootstrap, "Bootstrap resamples for the CIs of d")
+      ->capture_default_str();
+  atc->add_option("--min-applied", atk.min_applied, "Applied items a program needs to be tested")
+      ->capture_default_str();
+  atc->add_option("--sample", atk.sample, "Candidates, sampled with the seed (0: all)")
+      ->capture_default_str();
+  atc->add_option("--seed", atk.seed, "Seed of every random step")->capture_default_str();
+  atc->add_flag("--skip-invalid", atk.skip_invalid, "Skip invalid items and report them");
+  add_threads(atc, atk.threads);
+  cli::LlmFlags attack_llm;
+  add_llm_flags(atc, attack_llm);
+
   auto* meta = app.add_subcommand("meta",
                                   "Dual-perspective meta-evaluation (global CEM, local "
                                   "adjacent accuracy)");
@@ -555,6 +604,13 @@ int main(int argc, char** argv) {
       const int code = cli::run_select(sel, *engine);
       cli::report_llm_usage(session, "");
       return cli::with_llm_failures(code, session, select_llm);
+    }
+    if (atc->parsed()) {
+      auto engine = cli::make_engine(attack_llm);
+      const auto session = engine->llm_or_null();
+      const int code = cli::run_attack(atk, *engine);
+      cli::report_llm_usage(session, "");
+      return cli::with_llm_failures(code, session, attack_llm);
     }
     if (mg->parsed()) return cli::run_meta_global(mglobal);
     if (ml->parsed()) return cli::run_meta_local(mlocal);

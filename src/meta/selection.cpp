@@ -101,20 +101,6 @@ std::vector<std::vector<std::size_t>> groups_of(const std::vector<std::size_t>& 
 
 }  // namespace
 
-std::vector<bool> split_tasks(std::span<const std::string> task_ids, double fraction,
-                              std::uint64_t seed) {
-  if (!(fraction > 0.0 && fraction < 1.0))
-    throw std::invalid_argument("split: the selection fraction must be in (0, 1)");
-  std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
-  for (std::size_t t = 0; t < task_ids.size(); ++t)
-    keyed.emplace_back(util::mix64(util::mix64(seed) ^ util::fnv1a64(task_ids[t])), t);
-  std::sort(keyed.begin(), keyed.end());
-  const auto take =
-      static_cast<std::size_t>(std::llround(fraction * static_cast<double>(task_ids.size())));
-  std::vector<bool> selection(task_ids.size(), false);
-  for (std::size_t r = 0; r < take && r < keyed.size(); ++r) selection[keyed[r].second] = true;
-  return selection;
-}
 
 namespace {
 

@@ -1,0 +1,461 @@
+// `probity attack` (issue 15; seed 000 §7's adaptive adversary). Two searches per metric:
+//
+// - per item, a black-box search over sequences of content-free edits (greedy, beam or random)
+//   under a query budget, maximising the score increase; descriptive: the best edits are chosen
+//   on the very items they are measured on;
+// - universal programs: every sequence of up to program_length operators is scored on a seeded
+//   half of the tasks (the search half), the best few are then tested on the other half with the
+//   audit's paired one-sided test (manipulation sense: H1 mean Δ > 0), SMD with CI and Holm over
+//   the programs tested, so a reported vulnerability is a held-out, corrected finding.
+//
+// Every random choice is seeded from (seed, item, query) or (seed, item, program), so the same
+// inputs give the same bytes at any thread count; the metric is called in batches through
+// compute_stats (its threads, LLM cache and concurrency).
+#include "probity/attack.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "perturb/edit_ops.hpp"
+#include "probity/error.hpp"
+#include "probity/stats.hpp"
+#include "util/hash.hpp"
+#include "util/random.hpp"
+
+namespace probity {
+namespace {
+
+using perturb::EditOp;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Texts scored per compute_stats call: large enough to fill the threads and an LLM's batches.
+constexpr std::size_t kBatch = 4096;
+
+std::uint64_t item_key(const Dataset& ds, const ItemRef& it) {
+  const Task& t = ds.tasks[it.task];
+  return util::fnv1a64(t.task_id + '\x1f' + t.candidates[it.candidate].id);
+}
+
+perturb::Rng rng_for(std::uint64_t seed, std::uint64_t item, std::uint64_t stream) {
+  return perturb::Rng(util::mix64(util::mix64(seed ^ 0xA77AC4ULL) ^ item) ^
+                      util::mix64(stream + 0x9E3779B97F4A7C15ULL));
+}
+
+// Primary-part scores of `texts` as the candidates of `items`, in batches.
+std::vector<double> score_texts(const Dataset& ds, std::span<const ItemRef> items,
+                                std::span<const std::string> texts, MetricSelection& metric,
+                                unsigned threads) {
+  std::vector<double> out(items.size(), kNaN);
+  std::vector<double> parts(metric.metric->parts().size());
+  for (std::size_t begin = 0; begin < items.size(); begin += kBatch) {
+    const std::size_t end = std::min(items.size(), begin + kBatch);
+    std::vector<std::string_view> views(texts.begin() + static_cast<std::ptrdiff_t>(begin),
+                                        texts.begin() + static_cast<std::ptrdiff_t>(end));
+    ScoreOptions so;
+    so.threads = threads;
+    so.fit = false;
+    auto stats = compute_stats(ds, items.subspan(begin, end - begin),
+                               std::span<MetricSelection>(&metric, 1), so, views);
+    for (std::size_t i = begin; i < end; ++i) {
+      metric.metric->sentence_score(stats[0].row(i - begin), parts);
+      out[i] = parts[metric.primary];
+    }
+  }
+  return out;
+}
+
+// The program applied in order; nullopt when an operator does not apply or nothing changed.
+std::optional<std::string> apply_program(std::span<const EditOp* const> ops,
+                                         std::span<const std::size_t> program,
+                                         std::string_view text, const Task& task,
+                                         perturb::Rng& rng) {
+  std::string cur(text);
+  for (std::size_t k : program) {
+    auto next = ops[k]->apply(cur, task, rng);
+    if (!next) return std::nullopt;
+    cur = std::move(*next);
+  }
+  if (cur == text) return std::nullopt;
+  return cur;
+}
+
+std::vector<std::string> program_names(std::span<const EditOp* const> ops,
+                                       std::span<const std::size_t> program) {
+  std::vector<std::string> names;
+  for (std::size_t k : program) names.push_back(ops[k]->name);
+  return names;
+}
+
+std::vector<std::size_t> checkpoints(std::size_t budget) {
+  std::vector<std::size_t> out;
+  for (std::size_t base = 1; base <= budget; base *= 10)
+    for (std::size_t m : {1, 2, 5})
+      if (base * m <= budget) out.push_back(base * m);
+  if (out.empty() || out.back() != budget) out.push_back(budget);
+  return out;
+}
+
+struct Node {
+  std::string text;
+  double score = kNaN;
+  std::vector<std::size_t> program;
+};
+
+struct ItemSearch {
+  double original = kNaN;
+  Node best;                     // the best edit found (program empty: none better)
+  std::vector<Node> frontier;    // greedy: one node; beam: up to `beam`
+  std::size_t used = 0;          // queries spent
+  std::size_t drawn = 0;         // random search: programs drawn (those that apply are queries)
+  std::vector<double> at_point;  // best Δ after each checkpoint's queries
+  std::size_t next_point = 0;
+  bool done = false;
+};
+
+// Records a scored query of one item: the running best and the budget checkpoints.
+void record(ItemSearch& s, const Node& n, std::span<const std::size_t> points) {
+  ++s.used;
+  if (std::isfinite(n.score) && n.score > (s.best.program.empty() ? s.original : s.best.score))
+    s.best = n;
+  while (s.next_point < points.size() && points[s.next_point] == s.used) {
+    s.at_point[s.next_point++] = (s.best.program.empty() ? s.original : s.best.score) - s.original;
+  }
+}
+
+// The per-item search of one metric over all items at once (every round is one batch).
+std::vector<ItemSearch> search_items(const Dataset& ds, std::span<const ItemRef> items,
+                                     std::span<const double> original, MetricSelection& metric,
+                                     std::span<const EditOp* const> ops, const AttackOptions& o) {
+  const auto points = checkpoints(o.budget);
+  std::vector<ItemSearch> state(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    state[i].original = original[i];
+    state[i].at_point.assign(points.size(), 0.0);
+    const std::string& text = ds.tasks[items[i].task].candidates[items[i].candidate].text;
+    state[i].frontier.push_back({text, original[i], {}});
+    state[i].done = !std::isfinite(original[i]);
+  }
+  const bool random = o.strategy == "random";
+  const std::size_t width = o.strategy == "beam" ? std::max<std::size_t>(o.beam, 1) : 1;
+  // Random search: rounds of up to `per_round` random programs per item from the original.
+  const std::size_t per_round =
+      std::max<std::size_t>(1, kBatch / std::max<std::size_t>(items.size(), 1));
+  for (std::size_t round = 0;; ++round) {
+    if (!random && round >= o.steps) break;
+    std::vector<ItemRef> q_items;
+    std::vector<std::string> q_texts;
+    std::vector<std::pair<std::size_t, Node>> proposals;  // (item, node without score)
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      ItemSearch& s = state[i];
+      if (s.done) continue;
+      const Task& task = ds.tasks[items[i].task];
+      std::size_t planned = 0;
+      if (random) {
+        // A draw that does not apply spends its stream but no query; 10 x budget draws at most.
+        for (std::size_t r = 0;
+             r < per_round && s.used + planned < o.budget && s.drawn < 10 * o.budget; ++r) {
+          perturb::Rng rng = rng_for(o.seed, item_key(ds, items[i]), s.drawn++);
+          std::vector<std::size_t> program(1 + rng.below(std::max<std::size_t>(o.steps, 1)));
+          for (auto& k : program) k = rng.below(ops.size());
+          auto text = apply_program(ops, program, s.frontier[0].text, task, rng);
+          if (!text) continue;
+          proposals.push_back({i, {std::move(*text), kNaN, std::move(program)}});
+          ++planned;
+        }
+        if (s.used + planned >= o.budget || s.drawn >= 10 * o.budget) s.done = true;
+        continue;
+      }
+      for (const Node& from : s.frontier) {
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+          if (s.used + planned >= o.budget) break;
+          perturb::Rng rng =
+              rng_for(o.seed, item_key(ds, items[i]), (round << 32) ^ (planned * 131 + k));
+          auto text = ops[k]->apply(from.text, task, rng);
+          if (!text || *text == from.text) continue;
+          std::vector<std::size_t> program = from.program;
+          program.push_back(k);
+          proposals.push_back({i, {std::move(*text), kNaN, std::move(program)}});
+          ++planned;
+        }
+      }
+      if (planned == 0) s.done = true;
+    }
+    if (proposals.empty()) break;
+    for (const auto& [i, n] : proposals) {
+      q_items.push_back(items[i]);
+      q_texts.push_back(n.text);
+    }
+    const auto scores = score_texts(ds, q_items, q_texts, metric, o.threads);
+    std::map<std::size_t, std::vector<Node>> next;
+    for (std::size_t p = 0; p < proposals.size(); ++p) {
+      auto& [i, n] = proposals[p];
+      n.score = scores[p];
+      record(state[i], n, points);
+      if (!random && std::isfinite(n.score)) next[i].push_back(std::move(n));
+    }
+    if (random) {
+      if (std::all_of(state.begin(), state.end(), [](const ItemSearch& s) { return s.done; }))
+        break;
+      continue;
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      ItemSearch& s = state[i];
+      if (s.done) continue;
+      auto& cands = next[i];
+      std::stable_sort(cands.begin(), cands.end(),
+                       [](const Node& a, const Node& b) { return a.score > b.score; });
+      // Greedy keeps climbing only while an edit improves on the current text.
+      if (cands.empty() || (width == 1 && !(cands[0].score > s.frontier[0].score))) {
+        s.done = true;
+        continue;
+      }
+      if (cands.size() > width) cands.resize(width);
+      s.frontier = std::move(cands);
+    }
+  }
+  // Checkpoints past the queries an item spent hold its final best.
+  for (auto& s : state)
+    for (std::size_t p = s.next_point; p < points.size(); ++p)
+      s.at_point[p] = (s.best.program.empty() ? s.original : s.best.score) - s.original;
+  return state;
+}
+
+// Every program of 1..length distinct operators, in a fixed order; above `cap` a seeded sample.
+std::vector<std::vector<std::size_t>> all_programs(std::size_t n, std::size_t length,
+                                                   std::uint64_t seed, std::size_t cap = 5000) {
+  std::vector<std::vector<std::size_t>> out;
+  std::vector<std::vector<std::size_t>> level = {{}};
+  for (std::size_t l = 1; l <= length; ++l) {
+    std::vector<std::vector<std::size_t>> grown;
+    for (const auto& p : level)
+      for (std::size_t k = 0; k < n; ++k) {
+        if (std::find(p.begin(), p.end(), k) != p.end()) continue;
+        auto q = p;
+        q.push_back(k);
+        grown.push_back(std::move(q));
+      }
+    out.insert(out.end(), grown.begin(), grown.end());
+    level = std::move(grown);
+    if (out.size() > 4 * cap) break;
+  }
+  if (out.size() > cap) {
+    perturb::Rng rng(util::mix64(seed ^ 0x5EA4C4ULL));
+    for (std::size_t i = 0; i < cap; ++i) std::swap(out[i], out[i + rng.below(out.size() - i)]);
+    out.resize(cap);
+  }
+  return out;
+}
+
+// Scores of one program applied to `items`: perturbed score (NaN where not applied), statuses.
+struct ProgramRun {
+  std::vector<double> scores;
+  std::vector<PerturbResult::Status> status;
+};
+
+std::vector<ProgramRun> run_programs(const Dataset& ds, std::span<const ItemRef> items,
+                                     const std::vector<std::vector<std::size_t>>& programs,
+                                     MetricSelection& metric, std::span<const EditOp* const> ops,
+                                     const AttackOptions& o) {
+  std::vector<ProgramRun> runs(programs.size());
+  std::vector<ItemRef> q_items;
+  std::vector<std::string> q_texts;
+  std::vector<std::pair<std::size_t, std::size_t>> where;  // (program, item)
+  auto flush = [&] {
+    const auto scores = score_texts(ds, q_items, q_texts, metric, o.threads);
+    for (std::size_t k = 0; k < where.size(); ++k)
+      runs[where[k].first].scores[where[k].second] = scores[k];
+    q_items.clear();
+    q_texts.clear();
+    where.clear();
+  };
+  for (std::size_t p = 0; p < programs.size(); ++p) {
+    runs[p].scores.assign(items.size(), kNaN);
+    runs[p].status.assign(items.size(), PerturbResult::Status::kNotApplicable);
+    const std::uint64_t program_key = util::fnv1a64(fmt::format("{}", fmt::join(programs[p], ",")));
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Task& task = ds.tasks[items[i].task];
+      perturb::Rng rng = rng_for(o.seed, item_key(ds, items[i]), program_key);
+      auto text =
+          apply_program(ops, programs[p], task.candidates[items[i].candidate].text, task, rng);
+      if (!text) continue;
+      runs[p].status[i] = PerturbResult::Status::kApplied;
+      q_items.push_back(items[i]);
+      q_texts.push_back(std::move(*text));
+      where.emplace_back(p, i);
+    }
+    if (q_items.size() >= kBatch) flush();
+  }
+  if (!q_items.empty()) flush();
+  return runs;
+}
+
+}  // namespace
+
+AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
+                        std::vector<MetricSelection>& metrics, const AttackOptions& o,
+                        const perturb::EditOpRegistry& registry) {
+  if (o.strategy != "greedy" && o.strategy != "beam" && o.strategy != "random")
+    throw UsageError(fmt::format("--strategy {}: greedy, beam or random", o.strategy));
+  if (o.budget == 0) throw UsageError("--budget must be positive");
+  std::vector<const EditOp*> ops;
+  try {
+    ops = registry.select(o.families, o.include_content);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (ops.empty()) throw UsageError("attack: no edit operator selected");
+  AttackReport report;
+  report.options = o;
+  for (const EditOp* op : ops) report.operators.push_back(op->name);
+
+  std::vector<std::string> task_ids;
+  for (const auto& t : ds.tasks) task_ids.push_back(t.task_id);
+  const auto in_search = stats::split_tasks(task_ids, o.split, o.seed);
+  std::vector<ItemRef> search, held;
+  std::vector<std::size_t> search_pos, held_pos;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    (in_search[items[i].task] ? search : held).push_back(items[i]);
+    (in_search[items[i].task] ? search_pos : held_pos).push_back(i);
+  }
+  for (bool b : in_search) (b ? report.search_tasks : report.held_out_tasks) += 1;
+  const auto points = checkpoints(o.budget);
+
+  for (auto& m : metrics) require_references(ds, items, m);
+  for (auto& m : metrics) m.metric->fit(ds.tasks);
+  for (auto& metric : metrics) {
+    MetricAttack a;
+    a.metric = metric.primary_name();
+    a.signature = metric.metric->signature();
+    std::vector<std::string> texts;
+    for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
+    const auto original = score_texts(ds, items, texts, metric, o.threads);
+
+    // Per-item search.
+    const auto start = std::chrono::steady_clock::now();
+    const auto state = search_items(ds, items, original, metric, ops, o);
+    a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::vector<double> best(items.size(), kNaN);
+    std::vector<PerturbResult::Status> status(items.size(), PerturbResult::Status::kUnchanged);
+    std::map<std::string, std::size_t> families;
+    std::size_t successes = 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const auto& s = state[i];
+      a.queries += s.used;
+      if (!std::isfinite(s.original)) continue;
+      ++a.items;
+      const double gain = s.best.program.empty() ? 0.0 : s.best.score - s.original;
+      sum += gain;
+      successes += gain > o.delta;
+      if (!s.best.program.empty()) {
+        best[i] = s.best.score;
+        status[i] = PerturbResult::Status::kApplied;
+        ++families[ops[s.best.program.front()]->family];
+      }
+    }
+    if (a.items > 0) {
+      a.success_rate = static_cast<double>(successes) / static_cast<double>(a.items);
+      a.mean_best_delta = sum / static_cast<double>(a.items);
+    }
+    for (const auto& [f, n] : families) a.families.emplace_back(f, n);
+    std::stable_sort(a.families.begin(), a.families.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    a.best_edits =
+        test_strategy(StrategyKind::kManipulation, original, best, status, o.alpha, o.bootstrap,
+                      o.confidence, o.seed ^ util::fnv1a64(a.metric), o.threads, 2);
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      BudgetPoint bp;
+      bp.queries = points[p];
+      std::size_t ok = 0;
+      double total = 0;
+      for (const auto& s : state) {
+        if (!std::isfinite(s.original)) continue;
+        ok += s.at_point[p] > o.delta;
+        total += s.at_point[p];
+      }
+      if (a.items > 0) {
+        bp.success_rate = static_cast<double>(ok) / static_cast<double>(a.items);
+        bp.mean_best_delta = total / static_cast<double>(a.items);
+      }
+      a.budget_curve.push_back(bp);
+    }
+    std::vector<std::size_t> order(items.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      const double gx = state[x].best.program.empty() ? 0 : state[x].best.score - state[x].original;
+      const double gy = state[y].best.program.empty() ? 0 : state[y].best.score - state[y].original;
+      return gx > gy;
+    });
+    for (std::size_t k = 0; k < order.size() && a.examples.size() < o.examples; ++k) {
+      const auto& s = state[order[k]];
+      if (s.best.program.empty()) break;
+      const Task& t = ds.tasks[items[order[k]].task];
+      a.examples.push_back({t.task_id, t.candidates[items[order[k]].candidate].id,
+                            program_names(ops, s.best.program),
+                            t.candidates[items[order[k]].candidate].text, s.best.text, s.original,
+                            s.best.score});
+    }
+
+    // Universal programs: chosen on the search half, tested on the held-out half.
+    if (!search.empty() && !held.empty() && o.programs > 0) {
+      const auto programs = all_programs(ops.size(), o.program_length, o.seed);
+      a.programs_searched = programs.size();
+      std::vector<double> search_original, held_original;
+      for (std::size_t i : search_pos) search_original.push_back(original[i]);
+      for (std::size_t i : held_pos) held_original.push_back(original[i]);
+      const auto runs = run_programs(ds, search, programs, metric, ops, o);
+      std::vector<std::pair<double, std::size_t>> ranked;  // (mean Δ, program)
+      const std::size_t need = std::min(o.min_applied, search.size());
+      for (std::size_t p = 0; p < programs.size(); ++p) {
+        double total = 0;
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < search.size(); ++i) {
+          if (!std::isfinite(runs[p].scores[i]) || !std::isfinite(search_original[i])) continue;
+          total += runs[p].scores[i] - search_original[i];
+          ++n;
+        }
+        if (n >= std::max<std::size_t>(need, 1))
+          ranked.emplace_back(total / static_cast<double>(n), p);
+      }
+      std::stable_sort(ranked.begin(), ranked.end(),
+                       [](const auto& x, const auto& y) { return x.first > y.first; });
+      if (ranked.size() > o.programs) ranked.resize(o.programs);
+      std::vector<std::vector<std::size_t>> chosen;
+      for (const auto& r : ranked) chosen.push_back(programs[r.second]);
+      const auto tested = run_programs(ds, held, chosen, metric, ops, o);
+      std::vector<StrategyTest> tests;
+      for (std::size_t c = 0; c < chosen.size(); ++c) {
+        StrategyTest t = test_strategy(
+            StrategyKind::kManipulation, held_original, tested[c].scores, tested[c].status, o.alpha,
+            o.bootstrap, o.confidence,
+            o.seed ^ util::fnv1a64(a.metric + fmt::format("{}", fmt::join(chosen[c], ","))),
+            o.threads, o.min_applied);
+        t.dataset = "held-out";
+        t.metric = a.metric;
+        t.code = fmt::format("{}", fmt::join(program_names(ops, chosen[c]), "+"));
+        t.name = t.code;
+        tests.push_back(std::move(t));
+      }
+      apply_holm(tests, o.alpha);
+      for (std::size_t c = 0; c < chosen.size(); ++c) {
+        UniversalProgram u;
+        u.program = program_names(ops, chosen[c]);
+        u.search_mean_delta = ranked[c].first;
+        u.search_applied = static_cast<std::size_t>(
+            std::count(runs[ranked[c].second].status.begin(), runs[ranked[c].second].status.end(),
+                       PerturbResult::Status::kApplied));
+        u.held_out = tests[c];
+        a.universal.push_back(std::move(u));
+      }
+    }
+    report.metrics.push_back(std::move(a));
+  }
+  return report;
+}
+
+}  // namespace probity

@@ -1,0 +1,163 @@
+// `probity attack`: the search for content-free edits a metric misses (run_attack in
+// src/audit/attack.cpp), written to DIR/attack.json with a summary table.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "perturb/edit_ops.hpp"
+#include "probity/attack.hpp"
+#include "probity/engine.hpp"
+#include "probity/error.hpp"
+#include "probity/scoring.hpp"
+#include "util/output_file.hpp"
+
+namespace probity::cli {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson test_json(const StrategyTest& t) {
+  return {{"applied", t.applied},
+          {"considered", t.considered},
+          {"testable", t.testable},
+          {"untestable", t.untestable},
+          {"mean_delta", number(t.mean_delta)},
+          {"d", number(t.d)},
+          {"d_ci", {number(t.d_lo), number(t.d_hi)}},
+          {"p", number(t.p)},
+          {"p_holm", number(t.p_holm)},
+          // A manipulation test "passes" when the metric resists; an attack is found otherwise.
+          {"significant", t.testable && !t.passed},
+          {"significant_holm", t.testable && !t.passed_holm}};
+}
+
+}  // namespace
+
+int run_attack(const AttackArgs& args, Engine& engine) {
+  if (args.metrics.empty()) throw UsageError("attack: at least one --metric is required");
+  Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  print_skipped(ds.skipped);
+  auto items = all_items(ds);
+  if (items.empty()) throw InputError(args.data, 0, "", "no valid items");
+  if (args.sample > 0 && args.sample < items.size()) {
+    // A seeded sample of candidates, in dataset order.
+    std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      keyed.emplace_back(util::mix64(args.seed ^ (0x5A3F1EULL + i)), i);
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<std::size_t> keep;
+    for (std::size_t k = 0; k < args.sample; ++k) keep.push_back(keyed[k].second);
+    std::sort(keep.begin(), keep.end());
+    std::vector<ItemRef> sampled;
+    for (std::size_t i : keep) sampled.push_back(items[i]);
+    items = std::move(sampled);
+  }
+  std::vector<MetricSelection> metrics;
+  for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
+  AttackOptions o;
+  o.strategy = args.strategy;
+  o.budget = args.budget;
+  o.steps = args.steps;
+  o.beam = args.beam;
+  o.families = args.families;
+  o.include_content = args.copy_source;
+  o.delta = args.delta;
+  o.program_length = args.program_length;
+  o.programs = args.programs;
+  o.split = args.split;
+  o.alpha = args.alpha;
+  o.bootstrap = args.bootstrap;
+  o.min_applied = args.min_applied;
+  o.seed = args.seed;
+  o.threads = args.threads;
+  const auto registry = perturb::EditOpRegistry::builtin();
+  const AttackReport r = run_attack(ds, items, metrics, o, registry);
+
+  ojson doc = {{"schema", "probity.attack/1"},
+               {"data", args.data},
+               {"items", items.size()},
+               {"search_tasks", r.search_tasks},
+               {"held_out_tasks", r.held_out_tasks},
+               {"operators", r.operators},
+               {"options",
+                {{"strategy", o.strategy},
+                 {"budget", o.budget},
+                 {"steps", o.steps},
+                 {"beam", o.beam},
+                 {"delta", o.delta},
+                 {"program_length", o.program_length},
+                 {"programs", o.programs},
+                 {"split", o.split},
+                 {"alpha", o.alpha},
+                 {"bootstrap", o.bootstrap},
+                 {"seed", o.seed},
+                 {"copy_source", o.include_content}}},
+               {"metrics", ojson::array()}};
+  std::vector<std::vector<std::string>> table{{"metric", "attacked", "mean best Δ", "queries/s",
+                                               "held-out programs", "best held-out program"}};
+  for (const auto& a : r.metrics) {
+    ojson m = {{"metric", a.metric},
+               {"signature", a.signature},
+               {"items", a.items},
+               {"queries", a.queries},
+               {"seconds", number(a.seconds)},
+               {"success_rate", number(a.success_rate)},
+               {"mean_best_delta", number(a.mean_best_delta)},
+               {"best_edits", test_json(a.best_edits)},
+               {"families", ojson::object()},
+               {"budget_curve", ojson::array()},
+               {"programs_searched", a.programs_searched},
+               {"universal", ojson::array()},
+               {"examples", ojson::array()}};
+    for (const auto& [f, n] : a.families) m["families"][f] = n;
+    for (const auto& p : a.budget_curve)
+      m["budget_curve"].push_back({{"queries", p.queries},
+                                   {"success_rate", number(p.success_rate)},
+                                   {"mean_best_delta", number(p.mean_best_delta)}});
+    std::size_t found = 0;
+    std::string best_program = "-";
+    for (const auto& u : a.universal) {
+      m["universal"].push_back({{"program", u.program},
+                                {"search_applied", u.search_applied},
+                                {"search_mean_delta", number(u.search_mean_delta)},
+                                {"held_out", test_json(u.held_out)}});
+      if (u.held_out.testable && !u.held_out.passed_holm) {
+        if (found++ == 0)
+          best_program = fmt::format("{} (d {} [{}, {}], Holm p {})", fmt::join(u.program, "+"),
+                                     fixed(u.held_out.d, 2), fixed(u.held_out.d_lo, 2),
+                                     fixed(u.held_out.d_hi, 2), fixed(u.held_out.p_holm, 3));
+      }
+    }
+    for (const auto& e : a.examples)
+      m["examples"].push_back({{"task_id", e.task_id},
+                               {"candidate_id", e.candidate_id},
+                               {"program", e.program},
+                               {"before", number(e.before)},
+                               {"after", number(e.after)},
+                               {"original", e.original},
+                               {"attacked", e.attacked}});
+    doc["metrics"].push_back(std::move(m));
+    const double qps = a.seconds > 0 ? static_cast<double>(a.queries) / a.seconds : 0;
+    table.push_back({a.metric, fmt::format("{:.1f}%", 100 * a.success_rate),
+                     fixed(a.mean_best_delta), fmt::format("{:.0f}", qps),
+                     fmt::format("{}/{} significant", found, a.universal.size()), best_program});
+  }
+  std::filesystem::create_directories(args.out);
+  const std::string path = (std::filesystem::path(args.out) / "attack.json").string();
+  util::write_file_atomically(path,
+                              doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n");
+  print_table(table, 1);
+  fmt::print(
+      "\nattacked: items whose best edit ({} search, {} queries per item, up to {} edits) raises "
+      "the score by more than {}. Held-out programs: the {} best edit programs (up to {} "
+      "operators) on {} search tasks, tested on {} held-out tasks (one-sided paired t, Holm over "
+      "the programs, alpha {}). Operators: {}.\nreport: {}\n",
+      o.strategy, o.budget, o.steps, o.delta, o.programs, o.program_length, r.search_tasks,
+      r.held_out_tasks, o.alpha, fmt::join(r.operators, ", "), path);
+  return kExitOk;
+}
+
+}  // namespace probity::cli

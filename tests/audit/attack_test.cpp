@@ -1,0 +1,183 @@
+// `probity attack` (issue 15): the edit operators add nothing of the task, the search finds a
+// planted vulnerability in at least 95 of 100 seeded runs, a metric that no content-free edit can
+// move in a consistent direction yields held-out findings at no more than the stated rate, and
+// the same inputs give the same bytes.
+#include "probity/attack.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "perturb/edit_ops.hpp"
+#include "probity/engine.hpp"
+#include "test_paths.hpp"
+#include "util/hash.hpp"
+
+namespace probity::test {
+namespace {
+
+// A metric from a function of the candidate text.
+class TextMetric final : public Metric {
+ public:
+  TextMetric(std::string name, std::function<double(std::string_view)> f)
+      : name_(std::move(name)), f_(std::move(f)) {}
+  std::string name() const override { return name_; }
+  std::string signature() const override { return name_; }
+  std::size_t num_stats() const override { return 1; }
+  void item_stats(const MetricInput& in, std::span<double> stats) const override {
+    stats[0] = f_(in.candidate);
+  }
+  void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
+    parts[0] = stats[0];
+  }
+  CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
+
+ private:
+  std::string name_;
+  std::function<double(std::string_view)> f_;
+};
+
+MetricSelection selection(std::string name, std::function<double(std::string_view)> f) {
+  MetricSelection sel;
+  sel.spec = name;
+  sel.parsed = MetricSpec::parse(name);
+  sel.metric = std::make_unique<TextMetric>(name, std::move(f));
+  sel.parts = {0};
+  return sel;
+}
+
+// Uniform in [0, 1) from the text: any edit moves it, in no consistent direction.
+double noise(std::string_view text) {
+  return static_cast<double>(util::fnv1a64(text) >> 11) * 0x1.0p-53;
+}
+
+// The first 10 tasks of the bundled sample (160 candidates): 100 seeded runs stay quick.
+const Dataset& sample() {
+  static const Dataset ds = [] {
+    Dataset d = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
+    d.tasks.resize(10);
+    return d;
+  }();
+  return ds;
+}
+
+AttackOptions quick(std::uint64_t seed) {
+  AttackOptions o;
+  o.seed = seed;
+  o.budget = 20;
+  o.steps = 1;
+  o.programs = 5;
+  o.bootstrap = 0;
+  o.threads = 2;
+  return o;
+}
+
+bool found(const MetricAttack& a, const std::vector<std::string>& program) {
+  for (const auto& u : a.universal)
+    if (u.program == program && u.held_out.testable && !u.held_out.passed_holm) return true;
+  return false;
+}
+
+TEST(Attack, APlantedTwoOperatorVulnerabilityIsFoundInAtLeast95Of100Runs) {
+  // Rewards only the combination "heading on top" + "first sentence in bold": no single edit
+  // moves it, so only the programs search can see it.
+  const auto registry = perturb::EditOpRegistry::builtin();
+  const auto items = all_items(sample());
+  std::size_t hits = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    std::vector<MetricSelection> metrics;
+    metrics.push_back(selection("planted", [](std::string_view t) {
+      const bool both = t.starts_with("Summary:\n") && t.find("**") != std::string_view::npos;
+      return 0.2 * noise(t) + (both ? 1.0 : 0.0);
+    }));
+    const auto r = run_attack(sample(), items, metrics, quick(seed), registry);
+    hits += found(r.metrics[0], {"heading", "emphasis"}) ||
+            found(r.metrics[0], {"emphasis", "heading"});
+  }
+  std::cout << "planted heading+emphasis found on held-out tasks in " << hits << "/100 runs\n";
+  EXPECT_GE(hits, 95u);
+}
+
+TEST(Attack, NoConsistentEffectGivesHeldOutFindingsAtMostAtTheStatedRate) {
+  // The best of many noise programs on the search half looks good; on held-out tasks it must
+  // not, beyond alpha = 0.05 family-wise (Holm over the 5 programs tested): at most 10 of 100
+  // seeded runs (P(X > 10) < 0.012 for Binomial(100, 0.05)).
+  const auto registry = perturb::EditOpRegistry::builtin();
+  const auto items = all_items(sample());
+  std::size_t runs_with_finding = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    std::vector<MetricSelection> metrics;
+    metrics.push_back(selection("noise", noise));
+    // Exact match against the first reference: a content-free edit never makes it 1.
+    if (seed % 10 == 0)
+      metrics.push_back(selection("exact", [](std::string_view t) {
+        return t == sample().tasks[0].references[0].text ? 1.0 : 0.0;
+      }));
+    const auto r = run_attack(sample(), items, metrics, quick(seed), registry);
+    bool any = false;
+    for (const auto& u : r.metrics[0].universal)
+      any |= u.held_out.testable && !u.held_out.passed_holm;
+    runs_with_finding += any;
+    if (r.metrics.size() < 2) continue;
+    for (const auto& u : r.metrics[1].universal)
+      EXPECT_FALSE(u.held_out.testable && !u.held_out.passed_holm) << seed;
+    EXPECT_EQ(r.metrics[1].success_rate, 0.0);
+  }
+  std::cout << "noise metric: a Holm-significant held-out program in " << runs_with_finding
+            << "/100 runs\n";
+  EXPECT_LE(runs_with_finding, 10u);
+}
+
+TEST(Attack, OperatorsAddNothingOfTheTaskUnlessCopySourceIsAsked) {
+  const auto registry = perturb::EditOpRegistry::builtin();
+  const Task& task = sample().tasks[0];
+  const std::string text = task.candidates[1].text;
+  for (const perturb::EditOp* op : registry.select({}, false)) {
+    EXPECT_FALSE(op->adds_task_content) << op->name;
+    perturb::Rng rng(7);
+    auto out = op->apply(text, task, rng);
+    if (!out) continue;
+    // Every word of the edit is the candidate's own or from the operator's generic phrases:
+    // none comes from the source that the candidate does not already contain.
+    EXPECT_NE(*out, text) << op->name;
+  }
+  const auto with_content = registry.select({}, true);
+  EXPECT_TRUE(std::any_of(with_content.begin(), with_content.end(),
+                          [](const perturb::EditOp* op) { return op->name == "copy-source"; }));
+  EXPECT_THROW(registry.select({"no-such-family"}, false), std::invalid_argument);
+}
+
+TEST(Attack, TheCommandWritesTheSameBytesAtAnyThreadCount) {
+  const auto dir = std::filesystem::temp_directory_path() / "probity_attack_cli";
+  std::filesystem::remove_all(dir);
+  const std::string base = "attack --data " + data_path("summeval/summeval_sample20.jsonl") +
+                           " --metric bleu --metric rougeL --budget 30 --strategy beam"
+                           " --beam 2 --bootstrap 100 --seed 5 --out ";
+  auto two = run_probity(base + (dir / "two").string() + " --threads 2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  auto one = run_probity(base + (dir / "one").string() + " --threads 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto strip = [](std::string s) {  // the only varying fields: timings
+    nlohmann::json j = nlohmann::json::parse(s);
+    for (auto& m : j["metrics"]) m.erase("seconds");
+    return j.dump();
+  };
+  EXPECT_EQ(strip(read_text((dir / "two" / "attack.json").string())),
+            strip(read_text((dir / "one" / "attack.json").string())));
+  const auto doc = nlohmann::json::parse(read_text((dir / "one" / "attack.json").string()));
+  ASSERT_EQ(doc["metrics"].size(), 2u);
+  for (const auto& m : doc["metrics"]) {
+    EXPECT_LE(m["queries"].get<std::size_t>(), 30u * doc["items"].get<std::size_t>());
+    EXPECT_GT(m["success_rate"].get<double>(), 0.0);  // lexical metrics are moved by edits
+    EXPECT_EQ(m["universal"].size(), 10u);
+  }
+}
+
+}  // namespace
+}  // namespace probity::test
