@@ -339,6 +339,8 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
     const auto start = std::chrono::steady_clock::now();
     const auto state = search_items(ds, items, original, metric, ops, o);
     a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Every item with a defined score is in the test of the best edits; an item whose search
+    // found nothing better keeps its original (Δ = 0), so d is not inflated by leaving it out.
     std::vector<double> best(items.size(), kNaN);
     std::vector<PerturbResult::Status> status(items.size(), PerturbResult::Status::kUnchanged);
     std::map<std::string, std::size_t> families;
@@ -352,11 +354,9 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
       const double gain = s.best.program.empty() ? 0.0 : s.best.score - s.original;
       sum += gain;
       successes += gain > o.delta;
-      if (!s.best.program.empty()) {
-        best[i] = s.best.score;
-        status[i] = PerturbResult::Status::kApplied;
-        ++families[ops[s.best.program.front()]->family];
-      }
+      best[i] = s.best.program.empty() ? s.original : s.best.score;
+      status[i] = PerturbResult::Status::kApplied;
+      if (!s.best.program.empty()) ++families[ops[s.best.program.front()]->family];
     }
     if (a.items > 0) {
       a.success_rate = static_cast<double>(successes) / static_cast<double>(a.items);

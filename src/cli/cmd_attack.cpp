@@ -2,6 +2,7 @@
 // src/audit/attack.cpp), written to DIR/attack.json with a summary table.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
 #include "util/output_file.hpp"
+#include "util/random.hpp"
 
 namespace probity::cli {
 namespace {
