@@ -20,6 +20,29 @@ namespace probity {
 
 class Engine;
 
+// ---- probity attack (attack.hpp runs it; docs/attack.md) ----------------------------------
+
+struct AttackOptions {
+  std::string strategy = "greedy";    // greedy, beam or random
+  std::size_t budget = 200;           // metric queries per item
+  std::size_t steps = 3;              // edits per item (random: the longest program)
+  std::size_t beam = 4;               // beam width (beam)
+  std::vector<std::string> families;  // edit families (empty: every content-free one)
+  bool include_content = false;       // also the copy-source family (can add task content)
+  double delta = 0.0;                 // an item is attacked when its best Δ exceeds this
+  std::size_t program_length = 2;     // universal programs: up to this many operators
+  std::size_t programs = 10;          // programs (best on the search half) tested on held-out
+  double split = 0.5;                 // share of tasks in the search half
+  double alpha = 0.05;
+  std::size_t bootstrap = 1000;
+  double confidence = 0.95;
+  std::size_t min_applied = 30;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+  std::size_t examples = 3;  // items shown with their best edit
+  bool fit = true;           // fit the metrics on the dataset first (the audit has already)
+};
+
 // Multiple-comparison control over the pairs of a ranking (rank_metrics).
 enum class RankCorrection { kNone, kHolm, kBenjaminiHochberg };
 RankCorrection parse_rank_correction(std::string_view name);  // "none", "holm", "bh"
@@ -59,6 +82,9 @@ struct AuditOptions {
   bool rank = false;
   std::size_t rank_permutations = 1000;
   RankCorrection rank_correction = RankCorrection::kHolm;
+  // --attack: the attack section (run_attack on the audited items of each dataset).
+  bool attack = false;
+  AttackOptions attack_options;
   // Progress of long stages: (stage, done, total).
   std::function<void(std::string_view, std::size_t, std::size_t)> progress;
   // Metrics given as objects instead of registry names (the Python module's callables), audited
@@ -156,6 +182,43 @@ struct StrategyTest {
   double d_boot_lo = 0, d_boot_hi = 0;  // paired bootstrap CI of d
 };
 
+// The attack's results per metric (and dataset, in the audit).
+struct AttackExample {
+  std::string task_id, candidate_id;
+  std::vector<std::string> program;  // operator names in order
+  std::string original, attacked;
+  double before = 0, after = 0;
+};
+
+struct UniversalProgram {
+  std::vector<std::string> program;
+  std::size_t search_applied = 0;
+  double search_mean_delta = 0;  // on the search half (used only to choose)
+  StrategyTest held_out;         // the paired test on the held-out half (manipulation sense)
+};
+
+struct BudgetPoint {
+  std::size_t queries = 0;
+  double success_rate = 0;  // items whose best Δ after this many queries exceeds delta
+  double mean_best_delta = 0;
+};
+
+struct MetricAttack {
+  std::string dataset;  // in the audit report
+  std::string metric, signature;
+  std::size_t items = 0;       // items attacked (with a defined original score)
+  std::size_t queries = 0;     // metric calls of the per-item search
+  double seconds = 0;          // of the per-item search
+  double success_rate = 0;     // share of items with best Δ > delta
+  double mean_best_delta = 0;  // over the items
+  StrategyTest best_edits;     // the paired test of the best per-item edits against the originals
+  std::vector<std::pair<std::string, std::size_t>> families;  // family of the first best edit
+  std::vector<BudgetPoint> budget_curve;
+  std::vector<UniversalProgram> universal;  // best on the search half, tested on held-out
+  std::size_t programs_searched = 0;
+  std::vector<AttackExample> examples;
+};
+
 struct StrategyInfo {
   StrategyKind kind = StrategyKind::kDegradation;
   std::string code, name, description, signature;
@@ -189,6 +252,7 @@ struct AuditReport {
   std::vector<MetricRanking> rankings;           // --rank: significance clusters
   std::vector<std::string> levels;               // --level, as given (empty: pooled only)
   std::vector<StrategyTest> tests;
+  std::vector<MetricAttack> attacks;  // --attack
   std::vector<PerturbationExample> examples;
   std::size_t cache_hits = 0, cache_misses = 0;
   double seconds = 0;

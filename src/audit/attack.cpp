@@ -326,7 +326,8 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
   const auto points = checkpoints(o.budget);
 
   for (auto& m : metrics) require_references(ds, items, m);
-  for (auto& m : metrics) m.metric->fit(ds.tasks);
+  if (o.fit)
+    for (auto& m : metrics) m.metric->fit(ds.tasks);
   for (auto& metric : metrics) {
     MetricAttack a;
     a.metric = metric.primary_name();

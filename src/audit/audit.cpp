@@ -12,8 +12,10 @@
 
 #include "audit/cache.hpp"
 #include "llm/session.hpp"
+#include "perturb/edit_ops.hpp"
 #include "perturb/llm_strategies.hpp"
 #include "perturb/suites.hpp"
+#include "probity/attack.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
@@ -532,6 +534,16 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
         t.code = strategy->code();
         t.name = strategy->name();
         report.tests.push_back(std::move(t));
+      }
+    }
+    if (options.attack) {
+      AttackOptions ao = options.attack_options;
+      ao.fit = false;  // fitted above
+      ao.threads = options.threads;
+      const auto registry = perturb::EditOpRegistry::builtin();
+      for (auto& a : run_attack(ds, items, metrics, ao, registry).metrics) {
+        a.dataset = name;
+        report.attacks.push_back(std::move(a));
       }
     }
   }

@@ -13,6 +13,7 @@
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
+#include "report/json_value.hpp"
 #include "util/output_file.hpp"
 #include "util/random.hpp"
 
@@ -20,21 +21,6 @@ namespace probity::cli {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-ojson test_json(const StrategyTest& t) {
-  return {{"applied", t.applied},
-          {"considered", t.considered},
-          {"testable", t.testable},
-          {"untestable", t.untestable},
-          {"mean_delta", number(t.mean_delta)},
-          {"d", number(t.d)},
-          {"d_ci", {number(t.d_lo), number(t.d_hi)}},
-          {"p", number(t.p)},
-          {"p_holm", number(t.p_holm)},
-          // A manipulation test "passes" when the metric resists; an attack is found otherwise.
-          {"significant", t.testable && !t.passed},
-          {"significant_holm", t.testable && !t.passed_holm}};
-}
 
 }  // namespace
 
@@ -101,47 +87,16 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   std::vector<std::vector<std::string>> table{{"metric", "attacked", "mean best Δ", "queries/s",
                                                "held-out programs", "best held-out program"}};
   for (const auto& a : r.metrics) {
-    ojson m = {{"metric", a.metric},
-               {"signature", a.signature},
-               {"items", a.items},
-               {"queries", a.queries},
-               {"seconds", number(a.seconds)},
-               {"success_rate", number(a.success_rate)},
-               {"mean_best_delta", number(a.mean_best_delta)},
-               {"best_edits", test_json(a.best_edits)},
-               {"families", ojson::object()},
-               {"budget_curve", ojson::array()},
-               {"programs_searched", a.programs_searched},
-               {"universal", ojson::array()},
-               {"examples", ojson::array()}};
-    for (const auto& [f, n] : a.families) m["families"][f] = n;
-    for (const auto& p : a.budget_curve)
-      m["budget_curve"].push_back({{"queries", p.queries},
-                                   {"success_rate", number(p.success_rate)},
-                                   {"mean_best_delta", number(p.mean_best_delta)}});
     std::size_t found = 0;
     std::string best_program = "-";
     for (const auto& u : a.universal) {
-      m["universal"].push_back({{"program", u.program},
-                                {"search_applied", u.search_applied},
-                                {"search_mean_delta", number(u.search_mean_delta)},
-                                {"held_out", test_json(u.held_out)}});
-      if (u.held_out.testable && !u.held_out.passed_holm) {
-        if (found++ == 0)
-          best_program = fmt::format("{} (d {} [{}, {}], Holm p {})", fmt::join(u.program, "+"),
-                                     fixed(u.held_out.d, 2), fixed(u.held_out.d_lo, 2),
-                                     fixed(u.held_out.d_hi, 2), fixed(u.held_out.p_holm, 3));
-      }
+      if (u.held_out.testable && !u.held_out.passed_holm && found++ == 0)
+        best_program = fmt::format("{} (d {} [{}, {}], Holm p {})", fmt::join(u.program, "+"),
+                                   fixed(u.held_out.d, 2), fixed(u.held_out.d_lo, 2),
+                                   fixed(u.held_out.d_hi, 2), fixed(u.held_out.p_holm, 3));
     }
-    for (const auto& e : a.examples)
-      m["examples"].push_back({{"task_id", e.task_id},
-                               {"candidate_id", e.candidate_id},
-                               {"program", e.program},
-                               {"before", number(e.before)},
-                               {"after", number(e.after)},
-                               {"original", e.original},
-                               {"attacked", e.attacked}});
-    doc["metrics"].push_back(std::move(m));
+    doc["metrics"].push_back(report::attack_json(a));
+
     const double qps = a.seconds > 0 ? static_cast<double>(a.queries) / a.seconds : 0;
     table.push_back({a.metric, fmt::format("{:.1f}%", 100 * a.success_rate),
                      fixed(a.mean_best_delta), fmt::format("{:.0f}", qps),

@@ -40,6 +40,14 @@ int run_audit(const AuditArgs& args, Engine& engine) {
   opts.rank = args.rank;
   opts.rank_permutations = args.permutations;
   opts.rank_correction = parse_rank_correction(args.correction);
+  opts.attack = args.attack;
+  opts.attack_options.strategy = args.attack_strategy;
+  opts.attack_options.budget = args.attack_budget;
+  opts.attack_options.programs = args.attack_programs;
+  opts.attack_options.seed = args.seed;
+  opts.attack_options.alpha = args.alpha;
+  opts.attack_options.bootstrap = args.bootstrap;
+  opts.attack_options.min_applied = args.min_applied;
   if (args.shard_count > 1) opts.bootstrap = 0;  // a shard reports no statistics
   std::unique_ptr<Progress> bar;
   std::string current;

@@ -118,6 +118,9 @@ struct AuditArgs {
   bool rank = false;                             // --rank: significance clusters
   std::size_t permutations = 1000;
   std::string correction = "holm";
+  bool attack = false;  // --attack: the attack section (docs/attack.md)
+  std::string attack_strategy = "greedy";
+  std::size_t attack_budget = 200, attack_programs = 10;
 };
 int run_audit(const AuditArgs& args, Engine& engine);
 

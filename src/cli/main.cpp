@@ -294,6 +294,18 @@ int main(int argc, char** argv) {
                  "--rank: multiple-comparison control over all pairs: holm, bh or none")
       ->check(CLI::IsMember({"holm", "bh", "none"}))
       ->capture_default_str();
+  ac->add_flag("--attack", audit.attack,
+               "Add the attack section: search for content-free edits each metric rewards "
+               "(docs/attack.md)");
+  ac->add_option("--attack-strategy", audit.attack_strategy, "--attack: greedy, beam or random")
+      ->check(CLI::IsMember({"greedy", "beam", "random"}))
+      ->capture_default_str();
+  ac->add_option("--attack-budget", audit.attack_budget, "--attack: metric queries per item")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  ac->add_option("--attack-programs", audit.attack_programs,
+                 "--attack: universal programs tested on held-out tasks")
+      ->capture_default_str();
   ac->add_option("--out", audit.out, "Output directory (report files and resume cache)")
       ->required();
   ac->add_flag("--ascii", audit.ascii, "ASCII tables instead of Unicode");

@@ -157,6 +157,8 @@ struct Table {
 // The pooled table per dataset (metrics, then baselines), its --level tables and its preference
 // agreement table, after a summary over datasets when there are several.
 std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym);
+// --attack: per metric and dataset, what the search found (rows empty without an attack).
+Table attack_table(const TestIndex& index, const Symbols& sym);
 // --rank: significance clusters per (dataset, level, statistic), one row per dimension.
 std::vector<Table> ranking_tables(const TestIndex& index, const Symbols& sym);
 Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym);

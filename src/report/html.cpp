@@ -584,6 +584,8 @@ std::string to_html(const AuditReport& report) {
   out += "<nav class=\"toc\">";
   if (!correlations.empty()) out += "<a href=\"#correlation\">Human correlation</a>";
   if (!rankings.empty()) out += "<a href=\"#ranking\">Significance clusters</a>";
+  Table attack = attack_table(index, sym);
+  if (!attack.rows.empty()) out += "<a href=\"#attack\">Attack</a>";
   if (grid_has_tests(grids[0]) || grid_has_tests(grids[1]))
     out += "<a href=\"#grids\">Pass/fail grids</a>";
   if (!sections.empty()) out += "<a href=\"#effects\">Effect sizes</a>";
@@ -602,6 +604,13 @@ std::string to_html(const AuditReport& report) {
       t.title.clear();
       out += html_table(t, "corr");
     }
+    out += "</section>\n";
+  }
+  if (!attack.rows.empty()) {
+    out += "<section id=\"attack\">\n<h2>Attack</h2>\n";
+    append(out, {"<h3>", esc(attack.title), "</h3>\n"});
+    attack.title.clear();
+    out += html_table(attack, "attack");
     out += "</section>\n";
   }
   if (!rankings.empty()) {

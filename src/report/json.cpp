@@ -174,6 +174,52 @@ ojson test_json(const StrategyTest& t) {
   return j;
 }
 
+}  // namespace
+
+nlohmann::ordered_json attack_json(const MetricAttack& a) {
+  ojson j = ojson::object();
+  if (!a.dataset.empty()) j["dataset"] = a.dataset;
+  j["metric"] = a.metric;
+  j["signature"] = a.signature;
+  j["items"] = a.items;
+  j["queries"] = a.queries;
+  j["seconds"] = num(a.seconds);
+  j["success_rate"] = num(a.success_rate);
+  j["mean_best_delta"] = num(a.mean_best_delta);
+  j["best_edits"] = test_json(a.best_edits);
+  j["families"] = ojson::array();  // most frequent first
+  for (const auto& [f, n] : a.families) j["families"].push_back({{"family", f}, {"items", n}});
+  j["budget_curve"] = ojson::array();
+  for (const auto& p : a.budget_curve)
+    j["budget_curve"].push_back({{"queries", p.queries},
+                                 {"success_rate", num(p.success_rate)},
+                                 {"mean_best_delta", num(p.mean_best_delta)}});
+  j["programs_searched"] = a.programs_searched;
+  j["universal"] = ojson::array();
+  for (const auto& u : a.universal) {
+    ojson row = ojson::object();
+    row["program"] = u.program;
+    row["search_applied"] = u.search_applied;
+    row["search_mean_delta"] = num(u.search_mean_delta);
+    // A manipulation test "passes" when the metric resists: a finding is the opposite.
+    row["vulnerable"] = u.held_out.testable && !u.held_out.passed_holm;
+    row["held_out"] = test_json(u.held_out);
+    j["universal"].push_back(std::move(row));
+  }
+  j["examples"] = ojson::array();
+  for (const auto& e : a.examples)
+    j["examples"].push_back({{"task_id", e.task_id},
+                             {"candidate_id", e.candidate_id},
+                             {"program", e.program},
+                             {"before", num(e.before)},
+                             {"after", num(e.after)},
+                             {"original", e.original},
+                             {"attacked", e.attacked}});
+  return j;
+}
+
+namespace {
+
 ojson example_json(const PerturbationExample& e) {
   ojson j = ojson::object();
   j["dataset"] = e.dataset;
@@ -428,6 +474,47 @@ void read_test(const Reader& r, StrategyTest& t) {
   r.number("d_boot_hi", t.d_boot_hi);
 }
 
+void read_attack(const Reader& r, MetricAttack& a) {
+  r.str("dataset", a.dataset);
+  r.str("metric", a.metric);
+  r.str("signature", a.signature);
+  r.unsigned_int("items", a.items);
+  r.unsigned_int("queries", a.queries);
+  r.number("seconds", a.seconds);
+  r.number("success_rate", a.success_rate);
+  r.number("mean_best_delta", a.mean_best_delta);
+  std::optional<StrategyTest> best;
+  r.object("best_edits", best, read_test);
+  if (best) a.best_edits = *best;
+  r.objects("families", a.families, [](const Reader& p, std::pair<std::string, std::size_t>& f) {
+    p.str("family", f.first);
+    p.unsigned_int("items", f.second);
+  });
+  r.objects("budget_curve", a.budget_curve, [](const Reader& p, BudgetPoint& b) {
+    p.unsigned_int("queries", b.queries);
+    p.number("success_rate", b.success_rate);
+    p.number("mean_best_delta", b.mean_best_delta);
+  });
+  r.unsigned_int("programs_searched", a.programs_searched);
+  r.objects("universal", a.universal, [](const Reader& p, UniversalProgram& u) {
+    p.strings("program", u.program);
+    p.unsigned_int("search_applied", u.search_applied);
+    p.number("search_mean_delta", u.search_mean_delta);
+    std::optional<StrategyTest> t;
+    p.object("held_out", t, read_test);
+    if (t) u.held_out = *t;
+  });
+  r.objects("examples", a.examples, [](const Reader& p, AttackExample& e) {
+    p.str("task_id", e.task_id);
+    p.str("candidate_id", e.candidate_id);
+    p.strings("program", e.program);
+    p.number("before", e.before);
+    p.number("after", e.after);
+    p.str("original", e.original);
+    p.str("attacked", e.attacked);
+  });
+}
+
 void read_example(const Reader& r, PerturbationExample& e) {
   r.str("dataset", e.dataset);
   r.str("task_id", e.task_id);
@@ -465,6 +552,10 @@ nlohmann::ordered_json to_json_value(const AuditReport& report) {
   }
   j["tests"] = ojson::array();
   for (const auto& t : report.tests) j["tests"].push_back(test_json(t));
+  if (!report.attacks.empty()) {
+    j["attacks"] = ojson::array();
+    for (const auto& a : report.attacks) j["attacks"].push_back(attack_json(a));
+  }
   j["examples"] = ojson::array();
   for (const auto& e : report.examples) j["examples"].push_back(example_json(e));
   j["cache_hits"] = report.cache_hits;
@@ -509,6 +600,7 @@ AuditReport from_json(const std::string& text) {
   r.strings("levels", report.levels);
   r.objects("rankings", report.rankings, read_ranking);
   r.objects("tests", report.tests, read_test);
+  r.objects("attacks", report.attacks, read_attack);
   r.objects("examples", report.examples, read_example);
   r.unsigned_int("cache_hits", report.cache_hits);
   r.unsigned_int("cache_misses", report.cache_misses);

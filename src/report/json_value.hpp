@@ -8,5 +8,7 @@
 namespace probity::report {
 
 nlohmann::ordered_json to_json_value(const AuditReport& report);
+// One metric's attack results, as in report.json's "attacks" and `probity attack`'s attack.json.
+nlohmann::ordered_json attack_json(const MetricAttack& attack);
 
 }  // namespace probity::report

@@ -181,6 +181,8 @@ std::string to_markdown(const AuditReport& report) {
     out += "## Human correlation\n\n";
     for (const auto& t : correlations) out += md_section(t, "###");
   }
+  if (Table attack = attack_table(index, sym); !attack.rows.empty())
+    out += md_section(attack, "##");
   auto rankings = ranking_tables(index, sym);
   if (!rankings.empty()) {
     out += "## Significance clusters\n\n";

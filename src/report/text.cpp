@@ -14,6 +14,8 @@ std::string to_text(const AuditReport& report, bool unicode) {
   for (const auto& t : correlation_tables(index, sym))
     append(out, {"\n", render_text_table(t, sym)});
   for (const auto& t : ranking_tables(index, sym)) append(out, {"\n", render_text_table(t, sym)});
+  if (Table attack = attack_table(index, sym); !attack.rows.empty())
+    append(out, {"\n", render_text_table(attack, sym)});
   for (StrategyKind kind : kKinds) {
     Grid grid = build_grid(index, kind);
     if (grid_has_tests(grid))

@@ -16,6 +16,7 @@
 #include "cli_runner.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/engine.hpp"
+#include "probity/report.hpp"
 #include "test_paths.hpp"
 #include "util/hash.hpp"
 
@@ -177,6 +178,25 @@ TEST(Attack, TheCommandWritesTheSameBytesAtAnyThreadCount) {
     EXPECT_GT(m["success_rate"].get<double>(), 0.0);  // lexical metrics are moved by edits
     EXPECT_EQ(m["universal"].size(), 10u);
   }
+}
+
+TEST(Attack, AuditAttackAddsTheSectionAndReportJsonReadsItBack) {
+  const auto dir = std::filesystem::temp_directory_path() / "probity_audit_attack";
+  std::filesystem::remove_all(dir);
+  auto r = run_probity("audit --data " + data_path("summeval/summeval_sample20.jsonl") +
+                       " --metric bleu --degrade none --manipulate none --attack"
+                       " --attack-budget 20 --bootstrap 50 --out " +
+                       dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_text((dir / "report.json").string());
+  const auto doc = nlohmann::json::parse(text);
+  ASSERT_EQ(doc["attacks"].size(), 1u);
+  EXPECT_EQ(doc["attacks"][0]["dataset"], "summeval_sample20");
+  EXPECT_EQ(doc["attacks"][0]["metric"], "bleu");
+  EXPECT_EQ(doc["attacks"][0]["universal"].size(), 10u);
+  EXPECT_EQ(report::to_json(report::from_json(text)), text);
+  EXPECT_NE(read_text((dir / "report.md").string()).find("## Attack"), std::string::npos);
+  EXPECT_NE(read_text((dir / "report.html").string()).find("id=\"attack\""), std::string::npos);
 }
 
 }  // namespace
