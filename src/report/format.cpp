@@ -133,7 +133,7 @@ TestIndex::TestIndex(const AuditReport& report) : report_(&report) {
   }
   for (const auto& c : report.correlations) {
     add_unique(datasets_, c.dataset);
-    add_unique(metrics_, c.metric);
+    if (!c.baseline) add_unique(metrics_, c.metric);  // baselines have no strategy tests
   }
 }
 

@@ -92,6 +92,17 @@ TEST(AuditLevels, LevelRowsAreMtMetricsEvalsValuesAndBaselinesSitBesideTheMetric
   EXPECT_NE(md.find("Human correlation by level — summeval: task level, kendall"),
             std::string::npos);
   EXPECT_NE(md.find("system level, acc-eq"), std::string::npos);
+  // Baselines are in the correlation tables only, never in the strategy grids.
+  const std::string grid_dir = out_dir("grid");
+  auto g =
+      run_probity("audit --data " + data_path("summeval/summeval_sample20.jsonl") +
+                  " --metric bleu --degrade none --manipulate R --bootstrap 0 --out " + grid_dir);
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  const std::string grid_md = read_text(grid_dir + "/report.md");
+  ASSERT_NE(grid_md.find("## Manipulation tests"), std::string::npos);
+  EXPECT_EQ(grid_md.substr(grid_md.find("## Manipulation tests")).find("baseline:"),
+            std::string::npos);
+  EXPECT_NE(grid_md.find("| baseline:length |"), std::string::npos);
 
   // report.json reads back and writes out byte-identical.
   const std::string text = read_text(dir + "/report.json");
