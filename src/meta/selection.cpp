@@ -99,11 +99,6 @@ std::vector<std::vector<std::size_t>> groups_of(const std::vector<std::size_t>& 
   return groups;
 }
 
-}  // namespace
-
-
-namespace {
-
 // select_variant at a level: the same protocol with the level statistic in place of the pooled
 // correlation (see SelectionOptions::level).
 class LevelHalves {

@@ -10,38 +10,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "metrics/builtin.hpp"
+#include "metrics/flagged_wrapper.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 
 namespace probity::metrics {
 namespace {
 
-class ReferenceSelection final : public Metric {
+class ReferenceSelection final : public FlaggedWrapper {
  public:
   ReferenceSelection(std::unique_ptr<Metric> inner, std::vector<std::string> ids)
-      : inner_(std::move(inner)), ids_(std::move(ids)) {}
+      : FlaggedWrapper(std::move(inner)), ids_(std::move(ids)) {}
 
-  std::string name() const override { return inner_->name(); }
   std::string signature() const override {
-    return Signature(inner_->signature())
+    return Signature(inner().signature())
         .field("refs", fmt::format("{}", fmt::join(ids_, "+")))
         .format();
   }
-  std::vector<std::string> parts() const override { return inner_->parts(); }
-  std::size_t primary_part() const override { return inner_->primary_part(); }
-  // The inner metric's statistics, then 1 when the task has none of the chosen references.
-  std::size_t num_stats() const override { return inner_->num_stats() + 1; }
-  bool needs_fit() const override { return inner_->needs_fit(); }
+  bool needs_fit() const override { return inner().needs_fit(); }
   NegativeSpec negatives() const override {
-    NegativeSpec spec = inner_->negatives();
+    NegativeSpec spec = inner().negatives();
     spec.reference_ids = ids_;
     return spec;
   }
-  CorpusAggregation corpus_aggregation() const override { return inner_->corpus_aggregation(); }
-  std::size_t batch_size() const override { return inner_->batch_size(); }
+  std::size_t batch_size() const override { return inner().batch_size(); }
 
   // A misspelt id would leave every item undefined: when no task has a chosen reference, that
   // is an error naming the ids the data has.
@@ -60,59 +56,31 @@ class ReferenceSelection final : public Metric {
                       "the data: {})",
                       fmt::join(ids_, "|"), ids_.size() > 1 ? "these ids" : "this id",
                       present.empty() ? "none" : fmt::format("{}", fmt::join(present, ", "))));
-    inner_->fit(chosen);
+    inner().fit(chosen);
   }
   void prefetch(std::span<const MetricInput> inputs) const override {
     std::vector<MetricInput> chosen;
     for (const auto& in : inputs)
-      if (auto c = select(in); !c.references.empty()) chosen.push_back(std::move(c));
-    inner_->prefetch(chosen);
+      if (auto c = select(in)) chosen.push_back(std::move(*c));
+    inner().prefetch(chosen);
   }
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
-    const std::size_t n = inner_->num_stats();
-    const MetricInput chosen = select(input);
-    if (chosen.references.empty()) {
-      std::fill(stats.begin(), stats.begin() + static_cast<std::ptrdiff_t>(n), std::nan(""));
-      stats[n] = 1;
-      return;
-    }
-    stats[n] = 0;
-    inner_->item_stats(chosen, stats.first(n));
-  }
-  void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
-    const std::size_t n = inner_->num_stats();
-    if (stats[n] > 0) {
-      std::fill(parts.begin(), parts.end(), std::nan(""));
-      return;
-    }
-    inner_->sentence_score(stats.first(n), parts);
-  }
-  void corpus_score(std::span<const double> summed, std::span<double> parts) const override {
-    const std::size_t n = inner_->num_stats();
-    if (summed[n] > 0) {
-      std::fill(parts.begin(), parts.end(), std::nan(""));
-      return;
-    }
-    inner_->corpus_score(summed.first(n), parts);
-  }
-  std::string undefined_reason(std::span<const double> stats) const override {
-    const std::size_t n = inner_->num_stats();
-    if (stats.size() > n && stats[n] > 0)
-      return fmt::format("the task has no reference with id {}", fmt::join(ids_, " or "));
-    return inner_->undefined_reason(stats.first(std::min(n, stats.size())));
+    stats_of(select(input), stats);
   }
   std::string explain(const MetricInput& input) const override {
-    const MetricInput chosen = select(input);
-    if (chosen.references.empty()) return {};
-    return inner_->explain(chosen);
+    const auto chosen = select(input);
+    return chosen ? inner().explain(*chosen) : std::string();
   }
 
  private:
+  std::string flag_reason() const override {
+    return fmt::format("the task has no reference with id {}", fmt::join(ids_, " or "));
+  }
   bool wanted(std::string_view id) const {
     return std::find(ids_.begin(), ids_.end(), id) != ids_.end();
   }
-  // The input with only the chosen references, in the task's order.
-  MetricInput select(const MetricInput& input) const {
+  // The input with only the chosen references, in the task's order; nullopt without any.
+  std::optional<MetricInput> select(const MetricInput& input) const {
     MetricInput out;
     out.candidate = input.candidate;
     out.source = input.source;
@@ -123,10 +91,10 @@ class ReferenceSelection final : public Metric {
         out.reference_ids.push_back(input.reference_ids[r]);
       }
     }
+    if (out.references.empty()) return std::nullopt;
     return out;
   }
 
-  std::unique_ptr<Metric> inner_;
   std::vector<std::string> ids_;
 };
 

@@ -21,6 +21,7 @@
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
+#include "metrics/flagged_wrapper.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
@@ -30,21 +31,20 @@ namespace {
 
 constexpr std::string_view kPrefix = "The text";
 
-class StyleNormalized final : public Metric {
+class StyleNormalized final : public FlaggedWrapper {
  public:
   StyleNormalized(std::unique_ptr<Metric> inner, std::string role, int reasks,
                   const std::string& prompts_dir, std::shared_ptr<llm::Session> session)
-      : inner_(std::move(inner)),
+      : FlaggedWrapper(std::move(inner)),
         role_(std::move(role)),
         reasks_(reasks),
         session_(std::move(session)),
         client_(&session_->client(role_)),
         prompt_(llm::load_prompt("style_normalize.v1", prompts_dir)) {}
 
-  std::string name() const override { return inner_->name(); }
   std::string signature() const override {
     // The inner metric's signature already carries the version.
-    return Signature(inner_->signature())
+    return Signature(inner().signature())
         .field("style", "llm")
         .field("role", role_)
         .field("reasks", reasks_)
@@ -52,14 +52,8 @@ class StyleNormalized final : public Metric {
         .field("prompt", prompt_.id())
         .format();
   }
-  std::vector<std::string> parts() const override { return inner_->parts(); }
-  std::size_t primary_part() const override { return inner_->primary_part(); }
-  // The inner metric's statistics, then 1 when a text of the item could not be normalised.
-  std::size_t num_stats() const override { return inner_->num_stats() + 1; }
   bool needs_fit() const override { return true; }
-  bool needs_references() const override { return inner_->needs_references(); }
-  NegativeSpec negatives() const override { return inner_->negatives(); }
-  CorpusAggregation corpus_aggregation() const override { return inner_->corpus_aggregation(); }
+  NegativeSpec negatives() const override { return inner().negatives(); }
 
   // Every reference and candidate is normalised (one batch), and the inner metric is fitted on
   // the normalised tasks; references whose rewrite failed are left out of that fit.
@@ -81,7 +75,7 @@ class StyleNormalized final : public Metric {
       for (auto& c : t.candidates)
         if (const auto& n = memo_.at(c.text)) c.text = *n;
     }
-    inner_->fit(normalized);
+    inner().fit(normalized);
   }
 
   std::size_t batch_size() const override { return 256; }
@@ -93,11 +87,11 @@ class StyleNormalized final : public Metric {
       texts.insert(texts.end(), in.negatives.begin(), in.negatives.end());
     }
     normalize_all(texts);
-    if (inner_->batch_size() == 0) return;
+    if (inner().batch_size() == 0) return;
     std::vector<MetricInput> normalized;
     for (const auto& in : inputs)
       if (auto n = normalized_input(in)) normalized.push_back(std::move(*n));
-    inner_->prefetch(normalized);
+    inner().prefetch(normalized);
   }
 
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
@@ -105,45 +99,18 @@ class StyleNormalized final : public Metric {
     texts.insert(texts.end(), input.references.begin(), input.references.end());
     texts.insert(texts.end(), input.negatives.begin(), input.negatives.end());
     normalize_all(texts);  // only what prefetch() did not already do
-    const std::size_t n = inner_->num_stats();
-    auto normalized = normalized_input(input);
-    if (!normalized) {
-      std::fill(stats.begin(), stats.begin() + static_cast<std::ptrdiff_t>(n), std::nan(""));
-      stats[n] = 1;
-      return;
-    }
-    stats[n] = 0;
-    inner_->item_stats(*normalized, stats.first(n));
-  }
-  void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
-    const std::size_t n = inner_->num_stats();
-    if (stats[n] > 0) {
-      std::fill(parts.begin(), parts.end(), std::nan(""));
-      return;
-    }
-    inner_->sentence_score(stats.first(n), parts);
-  }
-  void corpus_score(std::span<const double> summed, std::span<double> parts) const override {
-    const std::size_t n = inner_->num_stats();
-    if (summed[n] > 0) {
-      std::fill(parts.begin(), parts.end(), std::nan(""));
-      return;
-    }
-    inner_->corpus_score(summed.first(n), parts);
-  }
-  std::string undefined_reason(std::span<const double> stats) const override {
-    const std::size_t n = inner_->num_stats();
-    if (stats.size() > n && stats[n] > 0)
-      return "style normalisation by the LLM failed or stayed unparseable after re-asking";
-    return inner_->undefined_reason(stats.first(std::min(n, stats.size())));
+    stats_of(normalized_input(input), stats);
   }
   std::string explain(const MetricInput& input) const override {
     auto normalized = normalized_input(input);
     if (!normalized) return {};
-    return inner_->explain(*normalized);
+    return inner().explain(*normalized);
   }
 
  private:
+  std::string flag_reason() const override {
+    return "style normalisation by the LLM failed or stayed unparseable after re-asking";
+  }
   // Rewrites the texts not yet in the memo, in one batch.
   void normalize_all(std::span<const std::string_view> texts) const {
     std::vector<std::string> todo;
@@ -228,7 +195,6 @@ class StyleNormalized final : public Metric {
     return out;
   }
 
-  std::unique_ptr<Metric> inner_;
   std::string role_;
   int reasks_;
   std::shared_ptr<llm::Session> session_;
