@@ -266,6 +266,11 @@ struct AuditReport {
 AuditReport run_audit(const AuditOptions& options, Engine& engine);
 AuditReport run_audit(const AuditOptions& options);
 
+// A seeded sample of `k` item positions out of `n` (all when k is 0 or at least n), in file
+// order; `name` (the dataset's) makes the draw differ between datasets. audit and attack --sample.
+std::vector<std::size_t> choose_sample(std::size_t n, std::size_t k, std::uint64_t seed,
+                                       const std::string& name);
+
 // Deterministic task-to-shard assignment by a stable hash of the task id, independent of file
 // order: every task belongs to exactly one of `count` shards.
 bool in_shard(std::string_view task_id, std::size_t index, std::size_t count);

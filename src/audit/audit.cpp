@@ -36,22 +36,6 @@ std::string dataset_name(const std::string& path) {
   return std::filesystem::path(path).stem().string();
 }
 
-// A seeded sample of `k` item positions out of `n`, returned in file order.
-std::vector<std::size_t> choose_sample(std::size_t n, std::size_t k, std::uint64_t seed,
-                                       const std::string& name) {
-  std::vector<std::size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  if (k == 0 || k >= n) return idx;
-  util::Rng rng(seed, util::fnv1a64(name));
-  for (std::size_t i = 0; i < k; ++i) {  // partial Fisher-Yates
-    std::size_t j = i + rng.below(static_cast<std::uint32_t>(n - i));
-    std::swap(idx[i], idx[j]);
-  }
-  idx.resize(k);
-  std::sort(idx.begin(), idx.end());
-  return idx;
-}
-
 // Identity of an item's inputs: a changed text or reference gives a new cache key.
 std::string content_hash(const Task& task, std::string_view candidate) {
   std::uint64_t h = util::fnv1a64(candidate);
@@ -355,6 +339,21 @@ bool in_shard(std::string_view task_id, std::size_t index, std::size_t count) {
 AuditReport run_audit(const AuditOptions& options) {
   Engine engine;
   return run_audit(options, engine);
+}
+
+std::vector<std::size_t> choose_sample(std::size_t n, std::size_t k, std::uint64_t seed,
+                                       const std::string& name) {
+  std::vector<std::size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  if (k == 0 || k >= n) return idx;
+  util::Rng rng(seed, util::fnv1a64(name));
+  for (std::size_t i = 0; i < k; ++i) {  // partial Fisher-Yates
+    std::size_t j = i + rng.below(static_cast<std::uint32_t>(n - i));
+    std::swap(idx[i], idx[j]);
+  }
+  idx.resize(k);
+  std::sort(idx.begin(), idx.end());
+  return idx;
 }
 
 AuditReport run_audit(const AuditOptions& options, Engine& engine) {

@@ -15,7 +15,6 @@
 #include "probity/scoring.hpp"
 #include "report/json_value.hpp"
 #include "util/output_file.hpp"
-#include "util/random.hpp"
 
 namespace probity::cli {
 namespace {
@@ -30,17 +29,11 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   print_skipped(ds.skipped);
   auto items = all_items(ds);
   if (items.empty()) throw InputError(args.data, 0, "", "no valid items");
-  if (args.sample > 0 && args.sample < items.size()) {
-    // A seeded sample of candidates, in dataset order.
-    std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
-    for (std::size_t i = 0; i < items.size(); ++i)
-      keyed.emplace_back(util::mix64(args.seed ^ (0x5A3F1EULL + i)), i);
-    std::sort(keyed.begin(), keyed.end());
-    std::vector<std::size_t> keep;
-    for (std::size_t k = 0; k < args.sample; ++k) keep.push_back(keyed[k].second);
-    std::sort(keep.begin(), keep.end());
+  if (args.sample > 0) {  // the audit's seeded sample, so --sample picks the same items
     std::vector<ItemRef> sampled;
-    for (std::size_t i : keep) sampled.push_back(items[i]);
+    for (std::size_t i : choose_sample(items.size(), args.sample, args.seed,
+                                       std::filesystem::path(args.data).stem().string()))
+      sampled.push_back(items[i]);
     items = std::move(sampled);
   }
   std::vector<MetricSelection> metrics;

@@ -99,6 +99,30 @@ std::vector<std::vector<std::size_t>> groups_of(const std::vector<std::size_t>& 
   return groups;
 }
 
+// The winner: the best selection value (an undefined value never wins; ties keep the first
+// variant given); the choice sees only the selection half.
+void choose_winner(SelectionResult& r) {
+  double best = -std::numeric_limits<double>::infinity();
+  for (std::size_t v = 0; v < r.variants.size(); ++v) {
+    if (std::isfinite(r.variants[v].selection) && r.variants[v].selection > best) {
+      best = r.variants[v].selection;
+      r.winner = v;
+    }
+  }
+  r.winner_test = r.variants[r.winner].test;
+  r.winner_test_ci = {kNaN, kNaN};
+}
+
+// Holm's adjustment of the winner-against-each-variant p-values over the K - 1 comparisons.
+void adjust_vs_winner(SelectionResult& r) {
+  std::vector<double> ps;
+  for (std::size_t v = 0; v < r.variants.size(); ++v)
+    if (v != r.winner) ps.push_back(r.variants[v].p_vs_winner);
+  const auto holm = stats::holm(ps);
+  for (std::size_t v = 0, j = 0; v < r.variants.size(); ++v)
+    if (v != r.winner) r.variants[v].p_vs_winner_holm = holm.adjusted[j++];
+}
+
 // select_variant at a level: the same protocol with the level statistic in place of the pooled
 // correlation (see SelectionOptions::level).
 class LevelHalves {
@@ -161,19 +185,13 @@ void select_at_level(SelectionResult& r, const std::vector<std::vector<double>>&
                      const SelectionOptions& options) {
   const std::size_t k = scores.size();
   r.variants.resize(k);
-  double best = -std::numeric_limits<double>::infinity();
   for (std::size_t v = 0; v < k; ++v) {
     r.variants[v].name = names[v];
     r.variants[v].selection = halves.value(v, sel);
     r.variants[v].test = halves.value(v, test);
-    if (std::isfinite(r.variants[v].selection) && r.variants[v].selection > best) {
-      best = r.variants[v].selection;
-      r.winner = v;
-    }
   }
+  choose_winner(r);
   const std::size_t w = r.winner;
-  r.winner_test = r.variants[w].test;
-  r.winner_test_ci = {kNaN, kNaN};
   const stats::LevelData winner_test = halves.data(w, test);
   if (options.bootstrap > 0 && std::isfinite(r.winner_test)) {
     stats::BootstrapOptions bo;
@@ -199,7 +217,6 @@ void select_at_level(SelectionResult& r, const std::vector<std::vector<double>>&
   po.seed = options.seed;
   po.threads = options.threads;
   po.add_one = true;
-  std::vector<double> ps;
   for (std::size_t v = 0; v < k; ++v) {
     auto& vr = r.variants[v];
     vr.delta_vs_winner = vr.p_vs_winner = vr.p_vs_winner_holm = kNaN;
@@ -209,11 +226,7 @@ void select_at_level(SelectionResult& r, const std::vector<std::vector<double>>&
     vr.delta_vs_winner = t.delta;
     vr.p_vs_winner = t.p;
   }
-  for (std::size_t v = 0; v < k; ++v)
-    if (v != w) ps.push_back(r.variants[v].p_vs_winner);
-  const auto holm = stats::holm(ps);
-  for (std::size_t v = 0, j = 0; v < k; ++v)
-    if (v != w) r.variants[v].p_vs_winner_holm = holm.adjusted[j++];
+  adjust_vs_winner(r);
   // Ratings permuted within each task, as in the pooled protocol.
   r.p_max_selection =
       permutation_p(groups_of(sel, task_of_item), sel.size(), r.variants[w].selection,
@@ -286,21 +299,13 @@ SelectionResult select_variant(const std::vector<std::vector<double>>& scores,
   }
 
   r.variants.resize(k);
-  double best = -std::numeric_limits<double>::infinity();
   for (std::size_t v = 0; v < k; ++v) {
     r.variants[v].name = names[v];
     r.variants[v].selection = stats::correlation(options.correlation, s_sel[v], h_sel).statistic;
     r.variants[v].test = stats::correlation(options.correlation, s_test[v], h_test).statistic;
-    // The choice sees only the selection half; an undefined value never wins; ties keep the
-    // first variant given.
-    if (std::isfinite(r.variants[v].selection) && r.variants[v].selection > best) {
-      best = r.variants[v].selection;
-      r.winner = v;
-    }
   }
+  choose_winner(r);
   const std::size_t w = r.winner;
-  r.winner_test = r.variants[w].test;
-  r.winner_test_ci = {kNaN, kNaN};
 
   if (options.bootstrap > 0 && test.size() >= 3) {
     stats::BootstrapOptions bo;
@@ -314,7 +319,6 @@ SelectionResult select_variant(const std::vector<std::vector<double>>& scores,
   }
 
   // Paired permutation tests of the winner against each other variant on the test half.
-  std::vector<double> ps;
   stats::PermutationOptions po;
   po.permutations = options.permutations;
   po.seed = options.seed;
@@ -331,11 +335,7 @@ SelectionResult select_variant(const std::vector<std::vector<double>>& scores,
     vr.delta_vs_winner = t.delta;
     vr.p_vs_winner = t.p;
   }
-  for (std::size_t v = 0; v < k; ++v)
-    if (v != w) ps.push_back(r.variants[v].p_vs_winner);
-  const auto holm = stats::holm(ps);
-  for (std::size_t v = 0, j = 0; v < k; ++v)
-    if (v != w) r.variants[v].p_vs_winner_holm = holm.adjusted[j++];
+  adjust_vs_winner(r);
 
   // Max statistic over all variants on the selection half (the selection step itself).
   const PermutedCorrelations sel_corr(s_sel, h_sel, options.correlation);
