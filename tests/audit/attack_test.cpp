@@ -79,6 +79,14 @@ AttackOptions quick(std::uint64_t seed) {
   return o;
 }
 
+// The 100-run claims below take ~25 s each here but ~400 s under ASan+UBSan, where 10 runs check
+// the same code paths for memory and UB errors; the rate claims are the normal build's.
+#ifdef PROBITY_SANITIZED_BUILD
+constexpr std::uint64_t kRuns = 10;
+#else
+constexpr std::uint64_t kRuns = 100;
+#endif
+
 bool found(const MetricAttack& a, const std::vector<std::string>& program) {
   for (const auto& u : a.universal)
     if (u.program == program && u.held_out.testable && !u.held_out.passed_holm) return true;
@@ -91,7 +99,7 @@ TEST(Attack, APlantedTwoOperatorVulnerabilityIsFoundInAtLeast95Of100Runs) {
   const auto registry = perturb::EditOpRegistry::builtin();
   const auto items = all_items(sample());
   std::size_t hits = 0;
-  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+  for (std::uint64_t seed = 0; seed < kRuns; ++seed) {
     std::vector<MetricSelection> metrics;
     metrics.push_back(selection("planted", [](std::string_view t) {
       const bool both = t.starts_with("Summary:\n") && t.find("**") != std::string_view::npos;
@@ -101,8 +109,9 @@ TEST(Attack, APlantedTwoOperatorVulnerabilityIsFoundInAtLeast95Of100Runs) {
     hits += found(r.metrics[0], {"heading", "emphasis"}) ||
             found(r.metrics[0], {"emphasis", "heading"});
   }
-  std::cout << "planted heading+emphasis found on held-out tasks in " << hits << "/100 runs\n";
-  EXPECT_GE(hits, 95u);
+  std::cout << "planted heading+emphasis found on held-out tasks in " << hits << "/" << kRuns
+            << " runs\n";
+  EXPECT_GE(hits, kRuns * 95 / 100);
 }
 
 TEST(Attack, NoConsistentEffectGivesHeldOutFindingsAtMostAtTheStatedRate) {
@@ -112,7 +121,7 @@ TEST(Attack, NoConsistentEffectGivesHeldOutFindingsAtMostAtTheStatedRate) {
   const auto registry = perturb::EditOpRegistry::builtin();
   const auto items = all_items(sample());
   std::size_t runs_with_finding = 0;
-  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+  for (std::uint64_t seed = 0; seed < kRuns; ++seed) {
     std::vector<MetricSelection> metrics;
     metrics.push_back(selection("noise", noise));
     // Exact match against the first reference: a content-free edit never makes it 1.
@@ -130,9 +139,10 @@ TEST(Attack, NoConsistentEffectGivesHeldOutFindingsAtMostAtTheStatedRate) {
       EXPECT_FALSE(u.held_out.testable && !u.held_out.passed_holm) << seed;
     EXPECT_EQ(r.metrics[1].success_rate, 0.0);
   }
-  std::cout << "noise metric: a Holm-significant held-out program in " << runs_with_finding
-            << "/100 runs\n";
-  EXPECT_LE(runs_with_finding, 10u);
+  std::cout << "noise metric: a Holm-significant held-out program in " << runs_with_finding << "/"
+            << kRuns << " runs\n";
+  // 10 runs: at most 3 (P(X > 3) < 0.002 for Binomial(10, 0.05)).
+  EXPECT_LE(runs_with_finding, kRuns == 100 ? 10u : 3u);
 }
 
 TEST(Attack, OperatorsAddNothingOfTheTaskUnlessCopySourceIsAsked) {
