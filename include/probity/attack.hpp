@@ -4,6 +4,7 @@
 // programs chosen on a seeded half of the tasks and tested on the other half with the audit's
 // paired one-sided test, SMD with CI and Holm over the programs tested.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ namespace probity {
 namespace perturb {
 class EditOpRegistry;
 }
+namespace llm {
+class Session;
+}
 
 // AttackOptions and MetricAttack are in audit.hpp (the audit's --attack section holds them).
 
@@ -25,12 +29,15 @@ struct AttackReport {
   std::size_t search_tasks = 0, held_out_tasks = 0;
   std::vector<std::string> operators;  // names used
   AttackOptions options;
+  std::string attacker, guard;  // signatures (strategy llm)
   std::vector<MetricAttack> metrics;
 };
 
-// Attacks every metric on `items` of `ds` (the metrics fitted here on the dataset).
+// Attacks every metric on `items` of `ds` (the metrics fitted here on the dataset). Strategy llm
+// and guard llm talk to `session` (roles attacker and guard); UsageError without one.
 AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
                         std::vector<MetricSelection>& metrics, const AttackOptions& options,
-                        const perturb::EditOpRegistry& registry);
+                        const perturb::EditOpRegistry& registry,
+                        std::shared_ptr<llm::Session> session = nullptr);
 
 }  // namespace probity

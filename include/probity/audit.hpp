@@ -23,10 +23,12 @@ class Engine;
 // ---- probity attack (attack.hpp runs it; docs/attack.md) ----------------------------------
 
 struct AttackOptions {
-  std::string strategy = "greedy";    // greedy, beam or random
-  std::size_t budget = 200;           // metric queries per item
-  std::size_t steps = 3;              // edits per item (random: the longest program)
-  std::size_t beam = 4;               // beam width (beam)
+  std::string strategy = "greedy";  // greedy, beam, random, evolution or llm
+  std::size_t budget = 200;         // metric queries per item
+  std::size_t steps = 3;  // edits per item (random, evolution: the longest program; llm: rounds)
+  std::size_t beam = 4;   // beam width (beam), population (evolution)
+  std::size_t proposals = 4;          // llm: rewrites asked for per attacker request
+  std::string guard = "support";      // llm: the information guard, support or llm
   std::vector<std::string> families;  // edit families (empty: every content-free one)
   bool include_content = false;       // also the copy-source family (can add task content)
   double delta = 0.0;                 // an item is attacked when its best Δ exceeds this
@@ -203,6 +205,21 @@ struct BudgetPoint {
   double mean_best_delta = 0;
 };
 
+// The LLM attacker's rewrites of one metric's search (strategy llm; empty otherwise).
+struct RejectedRewrite {
+  std::string task_id, candidate_id, rewrite, reason;
+};
+struct RewriteAccounting {
+  std::string guard;                // "support" or "llm"; empty when no LLM attacker ran
+  std::size_t proposed = 0;         // rewrites the attacker returned
+  std::size_t duplicates = 0;       // equal to the original or an earlier try: not scored
+  std::size_t rejected = 0;         // the guard found information added: discarded
+  std::size_t guard_failed = 0;     // the guard's answer failed: discarded
+  std::size_t attacker_failed = 0;  // attacker requests that failed or stayed unparseable
+  std::string first_attacker_error;
+  std::vector<RejectedRewrite> rejected_examples;  // the first few, with the guard's reason
+};
+
 struct MetricAttack {
   std::string dataset;  // in the audit report
   std::string metric, signature;
@@ -217,6 +234,7 @@ struct MetricAttack {
   std::vector<UniversalProgram> universal;  // best on the search half, tested on held-out
   std::size_t programs_searched = 0;
   std::vector<AttackExample> examples;
+  RewriteAccounting rewrites;
 };
 
 struct StrategyInfo {

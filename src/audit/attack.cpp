@@ -1,8 +1,10 @@
 // `probity attack` (issue 15; seed 000 §7's adaptive adversary). Two searches per metric:
 //
-// - per item, a black-box search over sequences of content-free edits (greedy, beam or random)
-//   under a query budget, maximising the score increase; descriptive: the best edits are chosen
-//   on the very items they are measured on;
+// - per item, a black-box search under a query budget, maximising the score increase: over
+//   sequences of content-free edits (greedy, beam, random or a seeded evolutionary search), or
+//   over rewrites an LLM attacker proposes from the metric's feedback, each checked by an
+//   information guard before it is scored (llm_attacker.hpp); descriptive: the best edits are
+//   chosen on the very items they are measured on;
 // - universal programs: every sequence of up to program_length operators is scored on a seeded
 //   half of the tasks (the search half), the best few are then tested on the other half with the
 //   audit's paired one-sided test (manipulation sense: H1 mean Δ > 0), SMD with CI and Holm over
@@ -21,7 +23,9 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
+#include "audit/llm_attacker.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
@@ -84,10 +88,21 @@ std::optional<std::string> apply_program(std::span<const EditOp* const> ops,
   return cur;
 }
 
+// The program entry of an LLM attacker's rewrite (not an operator index).
+constexpr std::size_t kLlmRewrite = std::numeric_limits<std::size_t>::max();
+constexpr std::string_view kLlmRewriteName = "llm-rewrite";
+
+std::string op_name(std::span<const EditOp* const> ops, std::size_t k) {
+  return k == kLlmRewrite ? std::string(kLlmRewriteName) : ops[k]->name;
+}
+std::string op_family(std::span<const EditOp* const> ops, std::size_t k) {
+  return k == kLlmRewrite ? std::string(kLlmRewriteName) : ops[k]->family;
+}
+
 std::vector<std::string> program_names(std::span<const EditOp* const> ops,
                                        std::span<const std::size_t> program) {
   std::vector<std::string> names;
-  for (std::size_t k : program) names.push_back(ops[k]->name);
+  for (std::size_t k : program) names.push_back(op_name(ops, k));
   return names;
 }
 
@@ -127,19 +142,60 @@ void record(ItemSearch& s, const Node& n, std::span<const std::size_t> points) {
   }
 }
 
-// The per-item search of one metric over all items at once (every round is one batch).
-std::vector<ItemSearch> search_items(const Dataset& ds, std::span<const ItemRef> items,
-                                     std::span<const double> original, MetricSelection& metric,
-                                     std::span<const EditOp* const> ops, const AttackOptions& o) {
-  const auto points = checkpoints(o.budget);
+using Proposals = std::vector<std::pair<std::size_t, Node>>;  // (item, node before scoring)
+
+std::vector<ItemSearch> init_state(const Dataset& ds, std::span<const ItemRef> items,
+                                   std::span<const double> original, std::size_t points) {
   std::vector<ItemSearch> state(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     state[i].original = original[i];
-    state[i].at_point.assign(points.size(), 0.0);
+    state[i].at_point.assign(points, 0.0);
     const std::string& text = ds.tasks[items[i].task].candidates[items[i].candidate].text;
     state[i].frontier.push_back({text, original[i], {}});
     state[i].done = !std::isfinite(original[i]);
   }
+  return state;
+}
+
+// Scores every proposal in one batch and records it in its item's search.
+void score_and_record(const Dataset& ds, std::span<const ItemRef> items, MetricSelection& metric,
+                      const AttackOptions& o, std::span<const std::size_t> points,
+                      std::vector<ItemSearch>& state, Proposals& proposals) {
+  std::vector<ItemRef> q_items;
+  std::vector<std::string> q_texts;
+  for (const auto& [i, n] : proposals) {
+    q_items.push_back(items[i]);
+    q_texts.push_back(n.text);
+  }
+  const auto scores = score_texts(ds, q_items, q_texts, metric, o.threads);
+  for (std::size_t p = 0; p < proposals.size(); ++p) {
+    auto& [i, n] = proposals[p];
+    n.score = scores[p];
+    record(state[i], n, points);
+  }
+}
+
+// Checkpoints past the queries an item spent hold its final best.
+void finish(std::vector<ItemSearch>& state, std::size_t points) {
+  for (auto& s : state)
+    for (std::size_t p = s.next_point; p < points; ++p)
+      s.at_point[p] = (s.best.program.empty() ? s.original : s.best.score) - s.original;
+}
+
+// A random program of 1..steps operators.
+std::vector<std::size_t> random_program(perturb::Rng& rng, std::size_t ops, std::size_t steps) {
+  std::vector<std::size_t> program(1 + rng.below(std::max<std::size_t>(steps, 1)));
+  for (auto& k : program) k = rng.below(ops);
+  return program;
+}
+
+// Greedy, beam and random search over operator sequences, all items at once (every round is
+// one batch).
+std::vector<ItemSearch> search_items(const Dataset& ds, std::span<const ItemRef> items,
+                                     std::span<const double> original, MetricSelection& metric,
+                                     std::span<const EditOp* const> ops, const AttackOptions& o) {
+  const auto points = checkpoints(o.budget);
+  auto state = init_state(ds, items, original, points.size());
   const bool random = o.strategy == "random";
   const std::size_t width = o.strategy == "beam" ? std::max<std::size_t>(o.beam, 1) : 1;
   // Random search: rounds of up to `per_round` random programs per item from the original.
@@ -147,9 +203,7 @@ std::vector<ItemSearch> search_items(const Dataset& ds, std::span<const ItemRef>
       std::max<std::size_t>(1, kBatch / std::max<std::size_t>(items.size(), 1));
   for (std::size_t round = 0;; ++round) {
     if (!random && round >= o.steps) break;
-    std::vector<ItemRef> q_items;
-    std::vector<std::string> q_texts;
-    std::vector<std::pair<std::size_t, Node>> proposals;  // (item, node without score)
+    Proposals proposals;
     for (std::size_t i = 0; i < items.size(); ++i) {
       ItemSearch& s = state[i];
       if (s.done) continue;
@@ -160,8 +214,7 @@ std::vector<ItemSearch> search_items(const Dataset& ds, std::span<const ItemRef>
         for (std::size_t r = 0;
              r < per_round && s.used + planned < o.budget && s.drawn < 10 * o.budget; ++r) {
           perturb::Rng rng = rng_for(o.seed, item_key(ds, items[i]), s.drawn++);
-          std::vector<std::size_t> program(1 + rng.below(std::max<std::size_t>(o.steps, 1)));
-          for (auto& k : program) k = rng.below(ops.size());
+          auto program = random_program(rng, ops.size(), o.steps);
           auto text = apply_program(ops, program, s.frontier[0].text, task, rng);
           if (!text) continue;
           proposals.push_back({i, {std::move(*text), kNaN, std::move(program)}});
@@ -186,23 +239,15 @@ std::vector<ItemSearch> search_items(const Dataset& ds, std::span<const ItemRef>
       if (planned == 0) s.done = true;
     }
     if (proposals.empty()) break;
-    for (const auto& [i, n] : proposals) {
-      q_items.push_back(items[i]);
-      q_texts.push_back(n.text);
-    }
-    const auto scores = score_texts(ds, q_items, q_texts, metric, o.threads);
-    std::map<std::size_t, std::vector<Node>> next;
-    for (std::size_t p = 0; p < proposals.size(); ++p) {
-      auto& [i, n] = proposals[p];
-      n.score = scores[p];
-      record(state[i], n, points);
-      if (!random && std::isfinite(n.score)) next[i].push_back(std::move(n));
-    }
+    score_and_record(ds, items, metric, o, points, state, proposals);
     if (random) {
       if (std::all_of(state.begin(), state.end(), [](const ItemSearch& s) { return s.done; }))
         break;
       continue;
     }
+    std::map<std::size_t, std::vector<Node>> next;
+    for (auto& [i, n] : proposals)
+      if (std::isfinite(n.score)) next[i].push_back(std::move(n));
     for (std::size_t i = 0; i < items.size(); ++i) {
       ItemSearch& s = state[i];
       if (s.done) continue;
@@ -218,10 +263,170 @@ std::vector<ItemSearch> search_items(const Dataset& ds, std::span<const ItemRef>
       s.frontier = std::move(cands);
     }
   }
-  // Checkpoints past the queries an item spent hold its final best.
-  for (auto& s : state)
-    for (std::size_t p = s.next_point; p < points.size(); ++p)
-      s.at_point[p] = (s.best.program.empty() ? s.original : s.best.score) - s.original;
+  finish(state, points.size());
+  return state;
+}
+
+// A seeded (mu + lambda) evolutionary search per item: a population of `beam` programs (up to
+// `steps` operators, applied to the original), each generation `beam` children by tournament
+// selection, one-point crossover (half of the children) and one mutation (replace, insert or
+// delete an operator); the best `beam` of parents and children survive.
+std::vector<ItemSearch> search_items_evolution(const Dataset& ds, std::span<const ItemRef> items,
+                                               std::span<const double> original,
+                                               MetricSelection& metric,
+                                               std::span<const EditOp* const> ops,
+                                               const AttackOptions& o) {
+  const auto points = checkpoints(o.budget);
+  auto state = init_state(ds, items, original, points.size());
+  const std::size_t population = std::max<std::size_t>(o.beam, 2);
+  const std::size_t steps = std::max<std::size_t>(o.steps, 1);
+  std::vector<std::set<std::string>> seen(items.size());  // texts already scored per item
+  for (std::size_t generation = 0;; ++generation) {
+    Proposals proposals;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      ItemSearch& s = state[i];
+      if (s.done) continue;
+      const Task& task = ds.tasks[items[i].task];
+      const std::string& text = task.candidates[items[i].candidate].text;
+      // The first generation is drawn at random; later ones breed from the population.
+      const bool breed = generation > 0 && !s.frontier.front().program.empty();
+      std::size_t planned = 0;
+      for (std::size_t draw = 0;
+           draw < 8 * population && planned < population && s.used + planned < o.budget; ++draw) {
+        perturb::Rng rng =
+            rng_for(o.seed, item_key(ds, items[i]), (generation << 32) ^ (draw + 0xE7u));
+        std::vector<std::size_t> program;
+        if (!breed) {
+          program = random_program(rng, ops.size(), steps);
+        } else {
+          auto tournament = [&]() -> const Node& {
+            const Node& a = s.frontier[rng.below(s.frontier.size())];
+            const Node& b = s.frontier[rng.below(s.frontier.size())];
+            return a.score >= b.score ? a : b;
+          };
+          program = tournament().program;
+          if (rng.below(2) == 0) {  // crossover: a prefix of one parent, a suffix of another
+            const auto& other = tournament().program;
+            const std::size_t cut_a = rng.below(program.size() + 1);
+            const std::size_t cut_b = rng.below(other.size() + 1);
+            program.resize(cut_a);
+            program.insert(program.end(), other.begin() + static_cast<std::ptrdiff_t>(cut_b),
+                           other.end());
+          }
+          const std::size_t kind = rng.below(3);
+          if (program.empty() || (kind == 1 && program.size() < steps)) {
+            program.insert(
+                program.begin() + static_cast<std::ptrdiff_t>(rng.below(program.size() + 1)),
+                rng.below(ops.size()));
+          } else if (kind == 2 && program.size() > 1) {
+            program.erase(program.begin() + static_cast<std::ptrdiff_t>(rng.below(program.size())));
+          } else {
+            program[rng.below(program.size())] = rng.below(ops.size());
+          }
+          if (program.size() > steps) program.resize(steps);
+        }
+        auto edited = apply_program(ops, program, text, task, rng);
+        if (!edited || !seen[i].insert(*edited).second) continue;
+        proposals.push_back({i, {std::move(*edited), kNaN, std::move(program)}});
+        ++planned;
+      }
+      if (planned == 0 || s.used + planned >= o.budget) s.done = true;
+    }
+    if (proposals.empty()) break;
+    score_and_record(ds, items, metric, o, points, state, proposals);
+    std::map<std::size_t, std::vector<Node>> children;
+    for (auto& [i, n] : proposals)
+      if (std::isfinite(n.score)) children[i].push_back(std::move(n));
+    for (auto& [i, kids] : children) {
+      auto& pop = state[i].frontier;
+      if (pop.size() == 1 && pop.front().program.empty()) pop.clear();  // the original
+      pop.insert(pop.end(), std::make_move_iterator(kids.begin()),
+                 std::make_move_iterator(kids.end()));
+      std::stable_sort(pop.begin(), pop.end(),
+                       [](const Node& a, const Node& b) { return a.score > b.score; });
+      if (pop.size() > population) pop.resize(population);
+    }
+  }
+  finish(state, points.size());
+  return state;
+}
+
+// The LLM attacker: `steps` rounds per item, each asking for `proposals` rewrites of the
+// original given the best earlier tries and their scores; a rewrite is scored only when the
+// guard passes it.
+std::vector<ItemSearch> search_items_llm(const Dataset& ds, std::span<const ItemRef> items,
+                                         std::span<const double> original, MetricSelection& metric,
+                                         const attack::LlmAttacker& llm,
+                                         const attack::InformationGuard& guard,
+                                         const AttackOptions& o, RewriteAccounting& acct) {
+  constexpr std::size_t kHistory = 4;  // earlier tries shown to the attacker
+  const auto points = checkpoints(o.budget);
+  auto state = init_state(ds, items, original, points.size());
+  std::vector<std::vector<std::pair<std::string, double>>> tried(items.size());
+  std::vector<std::set<std::string>> seen(items.size());
+  for (std::size_t round = 0; round < std::max<std::size_t>(o.steps, 1); ++round) {
+    std::vector<attack::AttackerQuery> queries;
+    std::vector<std::size_t> asked;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      ItemSearch& s = state[i];
+      if (s.done || s.used >= o.budget) continue;
+      attack::AttackerQuery q;
+      q.original = ds.tasks[items[i].task].candidates[items[i].candidate].text;
+      q.original_score = s.original;
+      q.tried.assign(tried[i].begin(), tried[i].begin() + static_cast<std::ptrdiff_t>(
+                                                              std::min(tried[i].size(), kHistory)));
+      q.count = std::min(std::max<std::size_t>(o.proposals, 1), o.budget - s.used);
+      q.seed = static_cast<std::int64_t>(
+          util::mix64(util::mix64(o.seed ^ 0xA77AC4E2ULL) ^ item_key(ds, items[i]) ^ round) >> 1);
+      queries.push_back(std::move(q));
+      asked.push_back(i);
+    }
+    if (queries.empty()) break;
+    const auto answers = llm.propose(queries);
+    std::vector<std::pair<std::string, std::string>> pairs;
+    std::vector<std::size_t> pair_item;
+    for (std::size_t k = 0; k < answers.size(); ++k) {
+      const std::size_t i = asked[k];
+      if (!answers[k].ok) {
+        ++acct.attacker_failed;
+        if (acct.first_attacker_error.empty()) acct.first_attacker_error = answers[k].error;
+        continue;
+      }
+      for (const auto& r : answers[k].rewrites) {
+        ++acct.proposed;
+        if (r == queries[k].original || !seen[i].insert(r).second) {
+          ++acct.duplicates;
+          continue;
+        }
+        pairs.emplace_back(queries[k].original, r);
+        pair_item.push_back(i);
+      }
+    }
+    const auto verdicts = guard.check(pairs);
+    Proposals proposals;
+    std::vector<std::size_t> planned(items.size(), 0);
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+      const std::size_t i = pair_item[p];
+      if (!verdicts[p].passed) {
+        ++(verdicts[p].failed ? acct.guard_failed : acct.rejected);
+        if (acct.rejected_examples.size() < 3) {
+          const Task& t = ds.tasks[items[i].task];
+          acct.rejected_examples.push_back({t.task_id, t.candidates[items[i].candidate].id,
+                                            pairs[p].second, verdicts[p].reason});
+        }
+        continue;
+      }
+      if (state[i].used + planned[i]++ >= o.budget) continue;
+      proposals.push_back({i, {pairs[p].second, kNaN, {kLlmRewrite}}});
+    }
+    score_and_record(ds, items, metric, o, points, state, proposals);
+    for (auto& [i, n] : proposals)
+      if (std::isfinite(n.score)) tried[i].emplace_back(n.text, n.score);
+    for (auto& t : tried)
+      std::stable_sort(t.begin(), t.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
+  finish(state, points.size());
   return state;
 }
 
@@ -298,9 +503,12 @@ std::vector<ProgramRun> run_programs(const Dataset& ds, std::span<const ItemRef>
 
 AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
                         std::vector<MetricSelection>& metrics, const AttackOptions& o,
-                        const perturb::EditOpRegistry& registry) {
-  if (o.strategy != "greedy" && o.strategy != "beam" && o.strategy != "random")
-    throw UsageError(fmt::format("--strategy {}: greedy, beam or random", o.strategy));
+                        const perturb::EditOpRegistry& registry,
+                        std::shared_ptr<llm::Session> session) {
+  if (o.strategy != "greedy" && o.strategy != "beam" && o.strategy != "random" &&
+      o.strategy != "evolution" && o.strategy != "llm")
+    throw UsageError(
+        fmt::format("--strategy {}: greedy, beam, random, evolution or llm", o.strategy));
   if (o.budget == 0) throw UsageError("--budget must be positive");
   std::vector<const EditOp*> ops;
   try {
@@ -325,6 +533,16 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
   for (bool b : in_search) (b ? report.search_tasks : report.held_out_tasks) += 1;
   const auto points = checkpoints(o.budget);
 
+  // The LLM attacker and its guard exist once per run; the guard is fitted on the dataset.
+  std::optional<attack::LlmAttacker> attacker;
+  std::unique_ptr<attack::InformationGuard> guard;
+  if (o.strategy == "llm") {
+    attacker.emplace(session);
+    guard = attack::make_guard(o.guard, ds.tasks, o.seed, session);
+    report.attacker = attacker->signature();
+    report.guard = guard->signature();
+  }
+
   for (auto& m : metrics) require_references(ds, items, m);
   if (o.fit)
     for (auto& m : metrics) m.metric->fit(ds.tasks);
@@ -338,7 +556,12 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
 
     // Per-item search.
     const auto start = std::chrono::steady_clock::now();
-    const auto state = search_items(ds, items, original, metric, ops, o);
+    const auto state =
+        o.strategy == "llm"
+            ? search_items_llm(ds, items, original, metric, *attacker, *guard, o, a.rewrites)
+        : o.strategy == "evolution" ? search_items_evolution(ds, items, original, metric, ops, o)
+                                    : search_items(ds, items, original, metric, ops, o);
+    a.rewrites.guard = o.strategy == "llm" ? guard->name() : "";
     a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Every item with a defined score is in the test of the best edits; an item whose search
     // found nothing better keeps its original (Δ = 0), so d is not inflated by leaving it out.
@@ -357,7 +580,7 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
       successes += gain > o.delta;
       best[i] = s.best.program.empty() ? s.original : s.best.score;
       status[i] = PerturbResult::Status::kApplied;
-      if (!s.best.program.empty()) ++families[ops[s.best.program.front()]->family];
+      if (!s.best.program.empty()) ++families[op_family(ops, s.best.program.front())];
     }
     if (a.items > 0) {
       a.success_rate = static_cast<double>(successes) / static_cast<double>(a.items);

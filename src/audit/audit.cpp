@@ -540,7 +540,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
       ao.fit = false;  // fitted above
       ao.threads = options.threads;
       const auto registry = perturb::EditOpRegistry::builtin();
-      for (auto& a : run_attack(ds, items, metrics, ao, registry).metrics) {
+      for (auto& a : run_attack(ds, items, metrics, ao, registry, engine.llm_or_null()).metrics) {
         a.dataset = name;
         report.attacks.push_back(std::move(a));
       }

@@ -43,6 +43,8 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   o.budget = args.budget;
   o.steps = args.steps;
   o.beam = args.beam;
+  o.proposals = args.proposals;
+  o.guard = args.guard;
   o.families = args.families;
   o.include_content = args.copy_source;
   o.delta = args.delta;
@@ -55,7 +57,7 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   o.seed = args.seed;
   o.threads = args.threads;
   const auto registry = perturb::EditOpRegistry::builtin();
-  const AttackReport r = run_attack(ds, items, metrics, o, registry);
+  const AttackReport r = run_attack(ds, items, metrics, o, registry, engine.llm_or_null());
 
   ojson doc = {{"schema", "probity.attack/1"},
                {"data", args.data},
@@ -68,6 +70,8 @@ int run_attack(const AttackArgs& args, Engine& engine) {
                  {"budget", o.budget},
                  {"steps", o.steps},
                  {"beam", o.beam},
+                 {"proposals", o.proposals},
+                 {"guard", o.guard},
                  {"delta", o.delta},
                  {"program_length", o.program_length},
                  {"programs", o.programs},
@@ -76,6 +80,8 @@ int run_attack(const AttackArgs& args, Engine& engine) {
                  {"bootstrap", o.bootstrap},
                  {"seed", o.seed},
                  {"copy_source", o.include_content}}},
+               {"attacker", r.attacker.empty() ? ojson(nullptr) : ojson(r.attacker)},
+               {"guard", r.guard.empty() ? ojson(nullptr) : ojson(r.guard)},
                {"metrics", ojson::array()}};
   std::vector<std::vector<std::string>> table{{"metric", "attacked", "mean best Δ", "queries/s",
                                                "held-out programs", "best held-out program"}};
@@ -100,13 +106,27 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   util::write_file_atomically(path,
                               doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n");
   print_table(table, 1);
+  for (const auto& a : r.metrics) {
+    const auto& w = a.rewrites;
+    if (w.guard.empty()) continue;
+    fmt::print(
+        "\n{}: the LLM attacker proposed {} rewrites: {} scored, {} repeats not scored, {} "
+        "rejected by the {} guard as adding information, {} without a guard verdict (discarded); "
+        "{} attacker requests failed{}\n",
+        a.metric, w.proposed, a.queries, w.duplicates, w.rejected, w.guard, w.guard_failed,
+        w.attacker_failed,
+        w.first_attacker_error.empty() ? "" : fmt::format(" (first: {})", w.first_attacker_error));
+    for (const auto& e : w.rejected_examples)
+      fmt::print("  rejected ({}/{}): {}\n", e.task_id, e.candidate_id, e.reason);
+  }
   fmt::print(
-      "\nattacked: items whose best edit ({} search, {} queries per item, up to {} edits) raises "
+      "\nattacked: items whose best edit ({} search, {} queries per item, up to {} {}) raises "
       "the score by more than {}. Held-out programs: the {} best edit programs (up to {} "
       "operators) on {} search tasks, tested on {} held-out tasks (one-sided paired t, Holm over "
       "the programs, alpha {}). Operators: {}.\nreport: {}\n",
-      o.strategy, o.budget, o.steps, o.delta, o.programs, o.program_length, r.search_tasks,
-      r.held_out_tasks, o.alpha, fmt::join(r.operators, ", "), path);
+      o.strategy, o.budget, o.steps, o.strategy == "llm" ? "attacker rounds" : "edits", o.delta,
+      o.programs, o.program_length, r.search_tasks, r.held_out_tasks, o.alpha,
+      fmt::join(r.operators, ", "), path);
   return kExitOk;
 }
 

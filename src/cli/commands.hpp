@@ -163,7 +163,8 @@ struct AttackArgs {
   std::vector<std::string> metrics;
   std::string out;  // directory: attack.json
   std::string strategy = "greedy";
-  std::size_t budget = 200, steps = 3, beam = 4;
+  std::size_t budget = 200, steps = 3, beam = 4, proposals = 4;
+  std::string guard = "support";
   std::vector<std::string> families;
   bool copy_source = false;
   double delta = 0.0;

@@ -297,8 +297,10 @@ int main(int argc, char** argv) {
   ac->add_flag("--attack", audit.attack,
                "Add the attack section: search for content-free edits each metric rewards "
                "(docs/attack.md)");
-  ac->add_option("--attack-strategy", audit.attack_strategy, "--attack: greedy, beam or random")
-      ->check(CLI::IsMember({"greedy", "beam", "random"}))
+  ac->add_option("--attack-strategy", audit.attack_strategy,
+                 "--attack: greedy, beam, random, evolution or llm (the LLM attacker, role "
+                 "attacker, with the offline support guard)")
+      ->check(CLI::IsMember({"greedy", "beam", "random", "evolution", "llm"}))
       ->capture_default_str();
   ac->add_option("--attack-budget", audit.attack_budget, "--attack: metric queries per item")
       ->check(CLI::PositiveNumber)
@@ -408,15 +410,29 @@ int main(int argc, char** argv) {
   atc->add_option("--data", atk.data, "Dataset")->required()->check(CLI::ExistingFile);
   atc->add_option("--metric", atk.metrics, "Metric(s) to attack; repeatable")->required();
   atc->add_option("--out", atk.out, "Output directory (attack.json)")->required();
-  atc->add_option("--strategy", atk.strategy, "Per-item search: greedy, beam or random")
-      ->check(CLI::IsMember({"greedy", "beam", "random"}))
+  atc->add_option("--strategy", atk.strategy,
+                  "Per-item search: greedy, beam, random, evolution (seeded, over edit programs) "
+                  "or llm (rewrites proposed by the LLM role attacker from the metric's feedback, "
+                  "each checked by --guard before it is scored)")
+      ->check(CLI::IsMember({"greedy", "beam", "random", "evolution", "llm"}))
+      ->capture_default_str();
+  atc->add_option("--guard", atk.guard,
+                  "--strategy llm: the information guard every rewrite must pass: support (the "
+                  "offline support judge fitted on the data) or llm (the LLM role guard)")
+      ->check(CLI::IsMember({"support", "llm"}))
+      ->capture_default_str();
+  atc->add_option("--proposals", atk.proposals,
+                  "--strategy llm: rewrites asked for per attacker request (one per round)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   atc->add_option("--budget", atk.budget, "Metric queries per item")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  atc->add_option("--steps", atk.steps, "Edits per item (random: the longest program)")
+  atc->add_option("--steps", atk.steps,
+                  "Edits per item (random, evolution: the longest program; llm: attacker rounds)")
       ->capture_default_str();
-  atc->add_option("--beam", atk.beam, "Beam width (--strategy beam)")->capture_default_str();
+  atc->add_option("--beam", atk.beam, "Beam width (beam), population (evolution)")
+      ->capture_default_str();
   atc->add_option("--family", atk.families,
                   "Only these edit families (filler, hedge, intensifier, sentiment, reorder, "
                   "repetition, casing, tokenisation, formatting, padding, injection; "

@@ -26,10 +26,18 @@ ConfigError::ConfigError(std::string file, std::size_t line, std::string key,
       key_(std::move(key)) {}
 
 const std::vector<std::string>& role_names() {
-  static const std::vector<std::string> names = {"default",   "judge", "oracle",
-                                                 "perturber", "lm",    "decomposer"};
+  static const std::vector<std::string> names = {"default", "judge",      "oracle",   "perturber",
+                                                 "lm",      "decomposer", "attacker", "guard"};
   return names;
 }
+
+namespace {
+// "default, judge, ... or guard", for messages.
+std::string role_list() {
+  const auto& names = role_names();
+  return fmt::format("{} or {}", fmt::join(names.begin(), names.end() - 1, ", "), names.back());
+}
+}  // namespace
 
 void EndpointSettings::apply_to(EndpointConfig& c) const {
   if (base_url) c.base_url = *base_url;
@@ -61,10 +69,7 @@ bool LlmConfig::has_role(std::string_view role) const {
 EndpointConfig LlmConfig::endpoint(std::string_view role) const {
   const auto& names = role_names();
   if (std::find(names.begin(), names.end(), role) == names.end())
-    throw UsageError(
-        fmt::format("unknown llm role '{}' (expected default, judge, oracle, "
-                    "perturber, lm or decomposer)",
-                    role));
+    throw UsageError(fmt::format("unknown llm role '{}' (expected {})", role, role_list()));
   EndpointConfig c;
   c.name = std::string(role);
   if (auto it = roles.find("default"); it != roles.end()) it->second.apply_to(c);
@@ -354,8 +359,7 @@ LlmConfig parse_config(std::string_view toml, const std::string& path) {
       if (!v->is_table()) reader.fail("llm", key, "expected a table [llm." + key + "]");
       config.roles[key] = reader.role("llm." + key, *v->as_table());
     } else if (v->is_table()) {
-      reader.fail("llm." + key, "",
-                  "unknown role (expected default, judge, oracle, perturber, lm or decomposer)");
+      reader.fail("llm." + key, "", fmt::format("unknown role (expected {})", role_list()));
     } else {
       reader.fail("llm", key, "unknown key (expected cache, cache_mode or a role table)");
     }

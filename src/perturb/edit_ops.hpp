@@ -43,6 +43,11 @@ class EditOpRegistry {
   std::vector<EditOp> ops_;
 };
 
+// The generic phrases the content-free operators insert (fillers, hedges, injections, headings,
+// ...): they name nothing of any task, so the attack's support guard treats their words as
+// adding no information.
+const std::vector<std::string_view>& generic_phrases();
+
 // Sentences of a plain text: split after ., ! or ? followed by whitespace (the text's own
 // boundaries; empty pieces dropped). Joined back with single spaces by join_sentences.
 std::vector<std::string> split_sentences(std::string_view text);

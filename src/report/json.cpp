@@ -215,6 +215,22 @@ nlohmann::ordered_json attack_json(const MetricAttack& a) {
                              {"after", num(e.after)},
                              {"original", e.original},
                              {"attacked", e.attacked}});
+  if (const auto& w = a.rewrites; !w.guard.empty()) {
+    ojson r = {{"guard", w.guard},
+               {"proposed", w.proposed},
+               {"duplicates", w.duplicates},
+               {"rejected", w.rejected},
+               {"guard_failed", w.guard_failed},
+               {"attacker_failed", w.attacker_failed},
+               {"first_attacker_error", w.first_attacker_error},
+               {"rejected_examples", ojson::array()}};
+    for (const auto& e : w.rejected_examples)
+      r["rejected_examples"].push_back({{"task_id", e.task_id},
+                                        {"candidate_id", e.candidate_id},
+                                        {"rewrite", e.rewrite},
+                                        {"reason", e.reason}});
+    j["llm_rewrites"] = std::move(r);
+  }
   return j;
 }
 
@@ -513,6 +529,23 @@ void read_attack(const Reader& r, MetricAttack& a) {
     p.str("original", e.original);
     p.str("attacked", e.attacked);
   });
+  std::optional<RewriteAccounting> w;
+  r.object("llm_rewrites", w, [](const Reader& p, RewriteAccounting& x) {
+    p.str("guard", x.guard);
+    p.unsigned_int("proposed", x.proposed);
+    p.unsigned_int("duplicates", x.duplicates);
+    p.unsigned_int("rejected", x.rejected);
+    p.unsigned_int("guard_failed", x.guard_failed);
+    p.unsigned_int("attacker_failed", x.attacker_failed);
+    p.str("first_attacker_error", x.first_attacker_error);
+    p.objects("rejected_examples", x.rejected_examples, [](const Reader& q, RejectedRewrite& e) {
+      q.str("task_id", e.task_id);
+      q.str("candidate_id", e.candidate_id);
+      q.str("rewrite", e.rewrite);
+      q.str("reason", e.reason);
+    });
+  });
+  if (w) a.rewrites = std::move(*w);
 }
 
 void read_example(const Reader& r, PerturbationExample& e) {
