@@ -9,6 +9,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "perturb/strategies.hpp"
+
 namespace probity::perturb {
 namespace {
 
@@ -233,6 +235,42 @@ EditOpRegistry EditOpRegistry::builtin() {
         auto s = split_sentences(t);
         if (s.empty()) return std::nullopt;
         s[0] = "**" + s[0] + "**";
+        return join_sentences(s);
+      });
+  add("synonym", "synonym",
+      "safe synonyms for some content words (curated list, else WordNet's first sense)",
+      [](std::string_view t, const Task&, Rng& rng) { return substitute_synonyms_once(t, rng); });
+  add("repeat-phrase", "repetition",
+      "a phrase of three to six of the candidate's own words said again after its sentence",
+      [](std::string_view t, const Task&, Rng& rng) -> std::optional<std::string> {
+        auto s = split_sentences(t);
+        if (s.empty()) return std::nullopt;
+        std::string& sentence = s[pick(rng, s.size())];
+        std::vector<std::string_view> words;
+        for (std::size_t at = 0; at < sentence.size();) {
+          const std::size_t end = std::min(sentence.find(' ', at), sentence.size());
+          if (end > at) words.push_back(std::string_view(sentence).substr(at, end - at));
+          at = end + 1;
+        }
+        if (words.size() < 4) return std::nullopt;
+        const std::size_t len = std::min<std::size_t>(3 + pick(rng, 4), words.size() - 1);
+        const std::size_t from = pick(rng, words.size() - len);
+        std::string phrase;
+        for (std::size_t k = from; k < from + len; ++k) {
+          std::string_view w = words[k];
+          while (!w.empty() && std::string_view(".!?,;:").find(w.back()) != std::string_view::npos)
+            w.remove_suffix(1);
+          if (w.empty()) continue;
+          if (!phrase.empty()) phrase += ' ';
+          phrase += w;
+        }
+        if (phrase.empty()) return std::nullopt;
+        const bool stop = !sentence.empty() &&
+                          std::string_view(".!?").find(sentence.back()) != std::string_view::npos;
+        const char end = stop ? sentence.back() : '.';
+        if (stop) sentence.pop_back();
+        while (!sentence.empty() && sentence.back() == ' ') sentence.pop_back();
+        sentence += styled(fmt::format(", {}{}", decap(phrase), end), t);
         return join_sentences(s);
       });
   add("pad", "padding", "a generic tail phrase on the last sentence (\"..., and so on.\")",

@@ -761,6 +761,22 @@ class StrongShift final : public ClaimShift {
 
 }  // namespace
 
+std::optional<std::string> substitute_synonyms_once(std::string_view text, Rng& rng) {
+  EditFrame f{std::string(text)};
+  std::size_t substituted = 0;
+  // Most sentences keep their words; where nothing was drawn, every safe synonym of one pass.
+  for (double rate : {0.35, 1.0}) {
+    edit_sentences(f.doc, 0.5, rng, [&](Sentence& s) {
+      const std::size_t n = substitute_synonyms(s, f.style, f.names, rate, rng);
+      substituted += n;
+      return n > 0;
+    });
+    if (substituted > 0) break;
+  }
+  if (substituted == 0) return std::nullopt;
+  return render_doc(f.doc);
+}
+
 std::vector<PerturbationInfo> manipulation_infos() {
   return infos_of<Rephrase, MeaninglessElongation, PositiveShift, NegativeShift, HedgedShift,
                   StrongShift>();

@@ -1,7 +1,9 @@
 #pragma once
 // The offline, rule-based realisations of the SPEC §5 strategies and what they share.
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "perturb/textops.hpp"
@@ -33,6 +35,11 @@ class RuleStrategy : public Perturbation {
   std::string description_;
   std::string parameters_;
 };
+
+// The rephrase manipulation's safe synonyms (curated list, else WordNet's first sense; no
+// clause reordering) in about half of the sentences, for the attack's "synonym" operator;
+// nullopt when no word has one.
+std::optional<std::string> substitute_synonyms_once(std::string_view text, Rng& rng);
 
 PerturbResult not_applicable(std::string note);
 PerturbResult unchanged(std::string note);
