@@ -435,7 +435,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   atc->add_option("--family", atk.families,
                   "Only these edit families (filler, hedge, intensifier, sentiment, reorder, "
-                  "repetition, casing, tokenisation, formatting, padding, injection; "
+                  "repetition, synonym, casing, tokenisation, formatting, padding, injection; "
                   "copy-source adds task content); repeatable")
       ->delimiter(',');
   atc->add_flag("--copy-source", atk.copy_source,
