@@ -541,6 +541,60 @@ std::string anchor(std::string_view prefix, const std::string& name) {
   return out;
 }
 
+// The attack's gameability against query budget: the share of items attacked after 1, 2, 5, ...
+// queries, one line per metric and dataset (log-scaled queries).
+std::string budget_plot(const std::vector<MetricAttack>& attacks) {
+  static constexpr const char* kColours[] = {"#0969da", "#cf222e", "#1a7f37", "#8250df",
+                                             "#bc4c00", "#57606a", "#bf3989", "#116329"};
+  std::size_t max_queries = 1;
+  for (const auto& a : attacks)
+    for (const auto& p : a.budget_curve) max_queries = std::max(max_queries, p.queries);
+  const double width = 548, height = 240, left = 48, right = 12, top = 10, bottom = 40;
+  const double log_max = std::max(std::log10(static_cast<double>(max_queries)), 1.0);
+  auto x = [&](double q) {
+    return left + std::log10(std::max(q, 1.0)) / log_max * (width - left - right);
+  };
+  auto y = [&](double share) { return top + (1 - share) * (height - top - bottom); };
+  std::string out = fmt::format(
+      "<figure class=\"panel\"><figcaption><span><b>Gameability against query budget</b></span>"
+      "</figcaption>\n<svg viewBox=\"0 0 {0:.0f} {1:.0f}\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
+      "role=\"img\" aria-label=\"Share of items attacked against metric queries per item\">\n",
+      width, height);
+  out += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f6f8fa\"/>\n",
+      left, top, width - left - right, height - top - bottom);
+  for (double share : {0.0, 0.25, 0.5, 0.75, 1.0})
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#d0d7de\"/>"
+        "<text x=\"{3:.1f}\" y=\"{4:.1f}\" text-anchor=\"end\" class=\"muted\">{5:.0f}%</text>\n",
+        left, width - right, y(share), left - 4, y(share) + 4, 100 * share);
+  for (double q = 1; q <= static_cast<double>(max_queries) * 1.0001; q *= 10)
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#d0d7de\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"middle\" class=\"muted\">{4:.0f}</text>\n",
+        x(q), top, height - bottom, height - bottom + 14, q);
+  out += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"muted\">metric queries per "
+      "item (log scale); y: share of items whose best edit raises the score</text>\n",
+      left + (width - left - right) / 2, height - 6);
+  std::string legend;
+  for (std::size_t k = 0; k < attacks.size(); ++k) {
+    const auto& a = attacks[k];
+    const char* colour = kColours[k % std::size(kColours)];
+    std::string points;
+    for (const auto& p : a.budget_curve)
+      points += fmt::format("{:.1f},{:.1f} ", x(static_cast<double>(p.queries)), y(p.success_rate));
+    out += fmt::format(
+        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"><title>{}</title>"
+        "</polyline>\n",
+        colour, points, esc(a.dataset.empty() ? a.metric : a.dataset + " / " + a.metric));
+    legend += fmt::format("<span style=\"color:{}\">&#9632;</span> {} ", colour,
+                          esc(a.dataset.empty() ? a.metric : a.dataset + " / " + a.metric));
+  }
+  out += "</svg><p class=\"note\">" + legend + "</p></figure>\n";
+  return out;
+}
+
 }  // namespace
 
 std::string to_html(const AuditReport& report) {
@@ -611,6 +665,23 @@ std::string to_html(const AuditReport& report) {
     append(out, {"<h3>", esc(attack.title), "</h3>\n"});
     attack.title.clear();
     out += html_table(attack, "attack");
+    out += budget_plot(report.attacks);
+    // The largest gains per metric, with what changed.
+    out += "<div class=\"examples\">\n";
+    for (const auto& a : report.attacks)
+      for (const auto& e : a.examples) {
+        auto diff = diff_html(e.original, e.attacked, sym);
+        append(out, {"<div class=\"example\"><div class=\"head\"><b>", esc(a.metric), "</b> ",
+                     esc(fmt::format("{} ({:.4g} → {:.4g})", fmt::join(e.program, " + "), e.before,
+                                     e.after)),
+                     " <span class=\"note\">",
+                     esc(fmt::format("{}{}{}task {}{}candidate {}", sym.dot(), a.dataset, sym.dot(),
+                                     e.task_id, sym.dot(), e.candidate_id)),
+                     "</span></div>\n<div class=\"body\"><div><h4>Original</h4><p class=\"text\">",
+                     diff.first, "</p></div><div><h4>Attacked</h4><p class=\"text\">", diff.second,
+                     "</p></div></div></div>\n"});
+      }
+    out += "</div>\n";
     out += "</section>\n";
   }
   if (!rankings.empty()) {

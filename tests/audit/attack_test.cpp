@@ -257,7 +257,15 @@ TEST(Attack, AuditAttackAddsTheSectionAndReportJsonReadsItBack) {
   EXPECT_EQ(doc["attacks"][0]["universal"].size(), 10u);
   EXPECT_EQ(report::to_json(report::from_json(text)), text);
   EXPECT_NE(read_text((dir / "report.md").string()).find("## Attack"), std::string::npos);
-  EXPECT_NE(read_text((dir / "report.html").string()).find("id=\"attack\""), std::string::npos);
+  const std::string html = read_text((dir / "report.html").string());
+  EXPECT_NE(html.find("id=\"attack\""), std::string::npos);
+  // The budget curve as a plot (one line per metric) and the examples with word diffs.
+  EXPECT_NE(html.find("Gameability against query budget"), std::string::npos);
+  ASSERT_NE(html.find("<polyline"), std::string::npos);
+  EXPECT_EQ(html.find("<polyline"), html.rfind("<polyline"));
+  ASSERT_FALSE(doc["attacks"][0]["examples"].empty());
+  EXPECT_NE(html.find("<h4>Attacked</h4>"), std::string::npos);
+  EXPECT_NE(html.find("<mark class=\"ins\">"), std::string::npos);
 }
 
 }  // namespace
