@@ -190,6 +190,34 @@ TEST(LlmAttacker, RewritesThatAddInformationAreCountedAndNeverScored) {
   }
 }
 
+TEST(LlmAttacker, ARerunWithTheResponseCacheSendsNoRequestAndWritesTheSameResult) {
+  // What resumes an interrupted LLM attack: every attacker, guard and judge prompt of a seeded
+  // run is the same again, so the response cache answers all of them.
+  Fake fake(Judge::kLength);
+  const std::string out = temp("probity_llm_attack_cache");
+  std::filesystem::create_directories(out);
+  const std::string cmd = "attack --data " + data_path("summeval/summeval_sample20.jsonl") +
+                          " --metric llm-judge --strategy llm --guard llm --steps 2 --programs 2"
+                          " --program-length 1 --family injection --min-applied 5 --sample 30"
+                          " --bootstrap 100 --cache " +
+                          out + "/llm.sqlite" + fake.flags() + " --out ";
+  auto r = run_probity(cmd + out + "/first");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t sent = fake.server->count();
+  EXPECT_GT(sent, 0u);
+  r = run_probity(cmd + out + "/again");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(fake.server->count(), sent);  // no request the second time
+  auto strip = [](const std::string& text) {
+    json j = json::parse(text);
+    for (auto& m : j["metrics"]) m.erase("seconds");
+    return j.dump();
+  };
+  EXPECT_EQ(strip(read_text(out + "/first/attack.json")),
+            strip(read_text(out + "/again/attack.json")));
+  std::filesystem::remove_all(out);
+}
+
 TEST(LlmAttacker, AnAttackerThatDoesNotAnswerInJsonFailsTheRunWithItsCause) {
   Fake fake(Judge::kLength, /*garbled=*/true);
   const std::string out = temp("probity_llm_attack_garbled");
