@@ -315,13 +315,15 @@ std::vector<ItemSearch> search_items_evolution(const Dataset& ds, std::span<cons
           }
           const std::size_t kind = rng.below(3);
           if (program.empty() || (kind == 1 && program.size() < steps)) {
-            program.insert(
-                program.begin() + static_cast<std::ptrdiff_t>(rng.below(program.size() + 1)),
-                rng.below(ops.size()));
+            // Draws in a fixed order: the order of evaluating arguments is unspecified.
+            const std::size_t at = rng.below(program.size() + 1);
+            const std::size_t op = rng.below(ops.size());
+            program.insert(program.begin() + static_cast<std::ptrdiff_t>(at), op);
           } else if (kind == 2 && program.size() > 1) {
             program.erase(program.begin() + static_cast<std::ptrdiff_t>(rng.below(program.size())));
           } else {
-            program[rng.below(program.size())] = rng.below(ops.size());
+            const std::size_t at = rng.below(program.size());
+            program[at] = rng.below(ops.size());
           }
           if (program.size() > steps) program.resize(steps);
         }

@@ -169,7 +169,9 @@ EditOpRegistry EditOpRegistry::builtin() {
       [](std::string_view t, const Task&, Rng& rng) -> std::optional<std::string> {
         const std::size_t n = split_sentences(t).size();
         if (n < 2) return std::nullopt;
-        return insert_sentence(t, styled(choose(rng, kFillers), t), 1 + pick(rng, n - 1));
+        // Draws in a fixed order (GCC's, as before): position, then phrase.
+        const std::size_t position = 1 + pick(rng, n - 1);
+        return insert_sentence(t, styled(choose(rng, kFillers), t), position);
       });
   add("hedge", "hedge", "a hedge before a sentence (\"Arguably, ...\")",
       [](std::string_view t, const Task&, Rng& rng) {

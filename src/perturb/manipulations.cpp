@@ -207,7 +207,10 @@ bool add_adjective(Sentence& s, Tone tone, Rng& rng) {
       spots.push_back(i + 1);
   }
   if (spots.empty()) return false;
-  s.insert(rng.pick(spots), std::string(rng.pick(lex::adjectives(tone))));
+  // Two draws in a fixed order (the order of evaluating arguments is unspecified; this is the
+  // order GCC used, so earlier GCC results stay as they were and clang builds now agree).
+  const std::string word(rng.pick(lex::adjectives(tone)));
+  s.insert(rng.pick(spots), word);
   return true;
 }
 
@@ -223,7 +226,10 @@ bool add_copula_adverb(Sentence& s, Tone tone, bool any_complement, Rng& rng) {
       spots.push_back(i + 1);
   }
   if (spots.empty()) return false;
-  s.insert(rng.pick(spots), std::string(rng.pick(lex::adverbs(tone))));
+  // Two draws in a fixed order (the order of evaluating arguments is unspecified; this is the
+  // order GCC used, so earlier GCC results stay as they were and clang builds now agree).
+  const std::string word(rng.pick(lex::adverbs(tone)));
+  s.insert(rng.pick(spots), word);
   return true;
 }
 
