@@ -541,6 +541,21 @@ std::string anchor(std::string_view prefix, const std::string& name) {
   return out;
 }
 
+// One example card: a head (already HTML), where it comes from, and both texts with their
+// word-level diff.
+std::string example_card(const std::string& head_html, const std::string& dataset,
+                         const std::string& task_id, const std::string& candidate_id,
+                         std::string_view original, std::string_view changed,
+                         std::string_view changed_label, const Symbols& sym) {
+  auto diff = diff_html(original, changed, sym);
+  return cat({"<div class=\"example\"><div class=\"head\">", head_html, " <span class=\"note\">",
+              esc(fmt::format("{}{}{}task {}{}candidate {}", sym.dot(), dataset, sym.dot(), task_id,
+                              sym.dot(), candidate_id)),
+              "</span></div>\n<div class=\"body\"><div><h4>Original</h4><p class=\"text\">",
+              diff.first, "</p></div><div><h4>", std::string(changed_label),
+              "</h4><p class=\"text\">", diff.second, "</p></div></div></div>\n"});
+}
+
 // The attack's gameability against query budget: the share of items attacked after 1, 2, 5, ...
 // queries, one line per metric and dataset (log-scaled queries).
 std::string budget_plot(const std::vector<MetricAttack>& attacks) {
@@ -669,18 +684,12 @@ std::string to_html(const AuditReport& report) {
     // The largest gains per metric, with what changed.
     out += "<div class=\"examples\">\n";
     for (const auto& a : report.attacks)
-      for (const auto& e : a.examples) {
-        auto diff = diff_html(e.original, e.attacked, sym);
-        append(out, {"<div class=\"example\"><div class=\"head\"><b>", esc(a.metric), "</b> ",
-                     esc(fmt::format("{} ({:.4g} → {:.4g})", fmt::join(e.program, " + "), e.before,
-                                     e.after)),
-                     " <span class=\"note\">",
-                     esc(fmt::format("{}{}{}task {}{}candidate {}", sym.dot(), a.dataset, sym.dot(),
-                                     e.task_id, sym.dot(), e.candidate_id)),
-                     "</span></div>\n<div class=\"body\"><div><h4>Original</h4><p class=\"text\">",
-                     diff.first, "</p></div><div><h4>Attacked</h4><p class=\"text\">", diff.second,
-                     "</p></div></div></div>\n"});
-      }
+      for (const auto& e : a.examples)
+        out += example_card(cat({"<b>", esc(a.metric), "</b> ",
+                                 esc(fmt::format("{} ({:.4g} → {:.4g})",
+                                                 fmt::join(e.program, " + "), e.before, e.after))}),
+                            a.dataset, e.task_id, e.candidate_id, e.original, e.attacked,
+                            "Attacked", sym);
     out += "</div>\n";
     out += "</section>\n";
   }
@@ -764,15 +773,10 @@ std::string to_html(const AuditReport& report) {
     for (std::size_t i = 0; i < shown; ++i) {
       const auto& e = report.examples[i];
       std::string kind(kind_name(e.kind));
-      auto diff = diff_html(e.original, e.perturbed, sym);
-      append(out, {"<div class=\"example\"><div class=\"head\"><span class=\"badge ", kind, "\">",
-                   kind, "</span><b>", esc(e.code), "</b> ",
-                   esc(index.strategy_name(e.kind, e.code)), " <span class=\"note\">",
-                   esc(fmt::format("{}{}{}task {}{}candidate {}", sym.dot(), e.dataset, sym.dot(),
-                                   e.task_id, sym.dot(), e.candidate_id)),
-                   "</span></div>\n<div class=\"body\"><div><h4>Original</h4><p class=\"text\">",
-                   diff.first, "</p></div><div><h4>Perturbed</h4><p class=\"text\">", diff.second,
-                   "</p></div></div></div>\n"});
+      out += example_card(cat({"<span class=\"badge ", kind, "\">", kind, "</span><b>", esc(e.code),
+                               "</b> ", esc(index.strategy_name(e.kind, e.code))}),
+                          e.dataset, e.task_id, e.candidate_id, e.original, e.perturbed,
+                          "Perturbed", sym);
     }
     out += "</div>\n";
     if (shown < report.examples.size())
