@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "perturb/strategies.hpp"
+#include "probity/text.hpp"
 
 namespace probity::perturb {
 namespace {
@@ -248,12 +249,7 @@ EditOpRegistry EditOpRegistry::builtin() {
         auto s = split_sentences(t);
         if (s.empty()) return std::nullopt;
         std::string& sentence = s[pick(rng, s.size())];
-        std::vector<std::string_view> words;
-        for (std::size_t at = 0; at < sentence.size();) {
-          const std::size_t end = std::min(sentence.find(' ', at), sentence.size());
-          if (end > at) words.push_back(std::string_view(sentence).substr(at, end - at));
-          at = end + 1;
-        }
+        const auto words = text::split_whitespace(sentence);
         if (words.size() < 4) return std::nullopt;
         const std::size_t len = std::min<std::size_t>(3 + pick(rng, 4), words.size() - 1);
         const std::size_t from = pick(rng, words.size() - len);
