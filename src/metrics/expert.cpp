@@ -585,8 +585,8 @@ void ExpertMetric::prefetch(std::span<const MetricInput> inputs) const {
   if (pairs.empty()) return;
   const auto threads = static_cast<unsigned>(
       std::min<std::size_t>({pairs.size(), std::max<std::size_t>(judge_->parallelism(), 1), 256}));
-  util::parallel_for(
-      pairs.size(), threads, [&](std::size_t i) { analysis(pairs[i].first, pairs[i].second); }, 1);
+  util::blocking_for(pairs.size(), threads,
+                     [&](std::size_t i) { analysis(pairs[i].first, pairs[i].second); });
 }
 
 std::vector<std::string_view> ExpertMetric::references(const MetricInput& input) const {

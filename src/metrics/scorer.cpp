@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -149,13 +151,27 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
     out[m].stats.assign(items.size() * out[m].num_stats, 0.0);
   }
   std::atomic<std::size_t> done{0};
-  std::atomic<bool> finished{false};
+  // The reporter wakes every 100 ms, or at once when scoring ends (a plain sleep would hold
+  // the end of every call back by up to 100 ms).
+  std::mutex finished_mutex;
+  std::condition_variable finished_cv;
+  bool finished = false;
+  auto finish = [&] {
+    {
+      std::lock_guard lock(finished_mutex);
+      finished = true;
+    }
+    finished_cv.notify_all();
+  };
   std::thread reporter;
   if (options.progress) {
     reporter = std::thread([&] {
-      while (!finished.load()) {
+      std::unique_lock lock(finished_mutex);
+      while (!finished) {
+        lock.unlock();
         options.progress(done.load(), items.size());
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        lock.lock();
+        finished_cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return finished; });
       }
     });
   }
@@ -199,11 +215,11 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
           end - begin, options.threads, [&](std::size_t j) { score_item(begin + j); }, 16);
     }
   } catch (...) {
-    finished.store(true);
+    finish();
     if (reporter.joinable()) reporter.join();
     throw;
   }
-  finished.store(true);
+  finish();
   if (reporter.joinable()) reporter.join();
   if (options.progress) options.progress(items.size(), items.size());
   return out;
