@@ -168,7 +168,6 @@ class Auditor {
     }
     const bool model = prefetch || metric.metric->batch_size() > 0;
     const std::size_t batch = model ? kModelBatch : kBatch;
-    std::vector<double> parts(metric.metric->parts().size());
     for (std::size_t begin = 0; begin < missing.size(); begin += batch) {
       const std::size_t end = std::min(missing.size(), begin + batch);
       std::vector<ItemRef> batch_items;
@@ -188,13 +187,18 @@ class Auditor {
       so.fit = false;
       auto computed =
           compute_stats(ds, batch_items, std::span<MetricSelection>(&metric, 1), so, batch_texts);
-      std::vector<std::pair<audit::CacheKey, double>> rows;
-      rows.reserve(end - begin);
-      for (std::size_t j = begin; j < end; ++j) {
-        metric.metric->sentence_score(computed[0].row(j - begin), parts);
-        out[missing[j]] = parts[metric.primary];
-        rows.emplace_back(keys[missing[j]], out[missing[j]]);
-      }
+      std::vector<std::pair<audit::CacheKey, double>> rows(end - begin);
+      util::parallel_for(
+          end - begin, options_.threads,
+          [&](std::size_t j) {
+            thread_local std::vector<double> parts;
+            parts.resize(metric.metric->parts().size());
+            metric.metric->sentence_score(computed[0].row(j), parts);
+            const std::size_t i = missing[begin + j];
+            out[i] = parts[metric.primary];
+            rows[j] = {keys[i], out[i]};
+          },
+          256);
       cache_.put_scores(std::move(rows));  // committed by the writer while the next batch runs
       if (options_.progress) options_.progress(stage_name, end, missing.size());
     }
