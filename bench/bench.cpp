@@ -329,6 +329,7 @@ struct Options {
   int rounds = 5;
   std::string peers_file;
   bool run_peers = false;
+  std::string peers_out;  // where --run-peers keeps its JSON (default: a temporary file)
   std::string python = "/usr/bin/python3";
   std::string valgrind = "valgrind";
   std::vector<std::size_t> sizes = {1000, 10000, 100000};
@@ -369,7 +370,7 @@ class Bench {
     std::string file = o_.peers_file.empty() ? committed : o_.peers_file;
     if (o_.run_peers) {
       fs::create_directories(dir_);
-      file = (dir_ / "peers.json").string();
+      file = o_.peers_out.empty() ? (dir_ / "peers.json").string() : o_.peers_out;
       fmt::print("\nrunning bench/peers.py (one core, median of {} rounds)...\n", o_.rounds);
       std::fflush(stdout);
       auto r = run_measured(fmt::format("{} {}/bench/peers.py --data {} --rounds {} --out {}",
@@ -500,7 +501,7 @@ class Bench {
       bo.resamples = 1000;
       bo.threads = threads;
       probity::stats::BootstrapResult b;
-      const Timing tb = measure(o_.rounds, threads == 1, [&] {
+      const Timing tb = measure(o_.rounds, false, [&] {
         b = probity::stats::bootstrap_correlation(x, y, probity::stats::CorrelationType::kSpearman,
                                                   bo);
       });
@@ -509,7 +510,7 @@ class Bench {
       po.permutations = 1000;
       po.threads = threads;
       probity::stats::PermutationResult p;
-      const Timing tp = measure(o_.rounds, threads == 1, [&] {
+      const Timing tp = measure(o_.rounds, false, [&] {
         p = probity::stats::permutation_correlation_diff(
             x, z, y, probity::stats::CorrelationType::kSpearman, po);
       });
@@ -827,6 +828,9 @@ int main(int argc, char** argv) {
   app.add_flag("--run-peers", o.run_peers,
                "Run bench/peers.py first (needs sacrebleu, rouge_score, scipy importable by "
                "--python) and compare with its figures");
+  app.add_option("--peers-out", o.peers_out,
+                 "With --run-peers: keep its JSON in this file (e.g. to commit it as "
+                 "bench/peers-reference.json)");
   app.add_option("--python", o.python, "Python interpreter for --run-peers and the python section");
   app.add_option("--valgrind", o.valgrind, "valgrind executable for the instructions section");
   app.add_option("--sizes", o.sizes, "Candidates of the scaling runs")->delimiter(',');
