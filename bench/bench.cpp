@@ -183,6 +183,9 @@ struct PeerRow {
   std::string tool, call, basis;
   double cpu_s = 0, pairs_per_s = 0, checksum = std::nan("");
   std::map<std::string, double> variants;  // variant -> CPU seconds
+  // callgrind counts by peers.py --instructions (0: not counted)
+  double instr_per_pass = 0, instr_pairs = 0;
+  std::string instr_variant;
 };
 
 struct Peers {
@@ -231,6 +234,13 @@ std::optional<Peers> read_peers(const std::string& path, bool same_run, bool com
       row.pairs_per_s = r["pairs_per_s"].get<double>();
     if (r.contains("checksum") && r["checksum"].is_number())
       row.checksum = r["checksum"].get<double>();
+    if (r.contains("instructions") && r["instructions"].is_object()) {
+      const json& ins = r["instructions"];
+      row.instr_per_pass = ins.value("per_pass", 0.0);
+      if (ins.contains("pairs") && ins["pairs"].is_number())
+        row.instr_pairs = ins["pairs"].get<double>();
+      row.instr_variant = ins.value("variant", "");
+    }
     const json variants = r.value("variants", json::object());
     for (const auto& [v, vr] : variants.items()) row.variants[v] = vr.value("cpu_s", 0.0);
     p.rows[key] = row;
@@ -533,11 +543,13 @@ class Bench {
     char self[4096] = {0};
     const ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (len <= 0) return;
-    fmt::print("{:<28} {:>16} {:>14}\n", "row", "instructions", "per pair");
+    fmt::print("{:<28} {:>14} {:>12} {:>14} {:>9}  {}\n", "row", "instructions", "per pair",
+               "peer per pair", "ratio", "peer (bench/peers.py --instructions)");
     std::vector<std::pair<std::string, std::string>> rows;
     for (const auto& r : lex_rows()) rows.emplace_back(r.key, r.name);
     rows.emplace_back("bootstrap", "bootstrap CI, 1000");
     rows.emplace_back("permutation", "permutation test, 1000");
+    const double pairs = static_cast<double>(std::min(o_.instr_pairs, pairs_.size()));
     for (const auto& [key, name] : rows) {
       const std::string out = (dir_ / ("callgrind." + key)).string();
       auto run = run_measured(fmt::format(
@@ -555,11 +567,24 @@ class Bench {
         continue;
       }
       const bool lexical = key != "bootstrap" && key != "permutation";
-      fmt::print("{:<28} {:>16.0f} {:>14}\n", name, ir,
-                 lexical ? fmt::format("{:.0f}", ir / static_cast<double>(
-                                                          std::min(o_.instr_pairs, pairs_.size())))
-                         : std::string("-"));
+      // Lexical rows compare per pair, statistics per run (the same n = 1,600 on both sides).
+      const double mine = lexical ? ir / pairs : ir;
+      const PeerRow* p = peer(key);
+      std::string peer_cols = fmt::format("{:>14} {:>9}", "-", "-");
+      if (p && p->instr_per_pass > 0) {
+        const double theirs =
+            lexical && p->instr_pairs > 0 ? p->instr_per_pass / p->instr_pairs : p->instr_per_pass;
+        peer_cols = fmt::format(
+            "{:>14.0f} {:>8.1f}x  {} ({}{})", theirs, theirs / mine, p->tool, p->instr_variant,
+            lexical && p->instr_pairs != pairs ? fmt::format("; first {:.0f} pairs", p->instr_pairs)
+                                               : "");
+      }
+      fmt::print("{:<28} {:>14.0f} {:>12} {}\n", name, ir,
+                 lexical ? fmt::format("{:.0f}", mine) : std::string("per run"), peer_cols);
     }
+    fmt::print(
+        "(instructions are not time: the ratio of counts is stable, but a Python peer "
+        "retires its instructions at another rate than probity's kernels)\n");
   }
 
   // The child of instructions(): the chosen row's warm-up pass, then the counted pass.
@@ -858,7 +883,8 @@ int main(int argc, char** argv) {
   Bench bench(o);
   if (!o.workload.empty()) return bench.workload();
   bench.header();
-  if (chosen.count("lexical") || chosen.count("python") || chosen.count("stats"))
+  if (chosen.count("lexical") || chosen.count("python") || chosen.count("stats") ||
+      chosen.count("instructions"))
     bench.load_peers();
   // Sections in the fixed order of kSections, whatever the order given.
   for (const auto& s : kSections) {

@@ -4,10 +4,10 @@ as JSON for `probity-bench --peers FILE`, so that the ratios it prints come from
 one run instead of committed reference figures.
 
     PYTHONPATH=/path/to/sacrebleu:/path/to/rouge_score /usr/bin/python3 bench/peers.py \
-        --out peers.json [--data data/summeval/summeval.jsonl] [--rounds 5]
+        --out peers.json [--data data/summeval/summeval.jsonl] [--rounds 5] [--instructions 200]
 
-Every peer is optional: a row whose tool does not import is left out (the bench then prints the
-committed reference figure for it, labelled as such). No peer code is part of probity.
+Every peer is optional: a row whose tool does not import is left out (the bench then prints no
+ratio for it). No peer code is part of probity.
 
 Method, the same for every row and the same as probity-bench's one-thread rows: the process is
 pinned to one core; a round is one pass over the 1,600 (candidate, first reference) pairs of
@@ -38,6 +38,9 @@ median of --rounds rounds. Rows:
 
 Each row records a checksum of what it computed (sum of the scores, or the statistic's estimate)
 that probity-bench compares with its own, so a row is only compared when both did the same work.
+
+--instructions PAIRS adds callgrind instruction counts per pass (see count_child), for a ratio
+that does not move with the machine's load.
 """
 
 import argparse
@@ -48,6 +51,7 @@ import os
 import platform
 import re
 import statistics
+import subprocess
 import sys
 import time
 import warnings
@@ -204,18 +208,25 @@ def spearman_along(a, b, axis=-1):
     return (ra * rb).sum(axis=axis) / np.sqrt((ra * ra).sum(axis=axis) * (rb * rb).sum(axis=axis))
 
 
-def measure_scipy(hyps, refs, refs2, relevance, rounds):
+def stats_inputs(hyps, refs, refs2, relevance):
+    """BLEU against the first and second reference (sacreBLEU) and the relevance ratings, the
+    inputs of probity-bench's statistics rows."""
     import numpy as np
-    import scipy
     from sacrebleu.metrics import BLEU
+
+    bleu = BLEU(effective_order=True)
+    x = np.array([bleu.sentence_score(h, [r]).score for h, r in zip(hyps, refs)])
+    z = np.array([bleu.sentence_score(h, [r]).score for h, r in zip(hyps, refs2)])
+    return x, z, np.array(relevance)
+
+
+def stats_bodies(x, z, y):
+    """key -> variant -> callable: the SciPy calls of the statistics rows."""
+    import numpy as np
     from scipy import stats
 
     # permutation_test computes the count of all permutations (2**1600) as a float first.
     warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning)
-    bleu = BLEU(effective_order=True)
-    x = np.array([bleu.sentence_score(h, [r]).score for h, r in zip(hyps, refs)])
-    z = np.array([bleu.sentence_score(h, [r]).score for h, r in zip(hyps, refs2)])
-    y = np.array(relevance)
 
     def boot_loop():
         stats.bootstrap((x, y), lambda a, b: stats.spearmanr(a, b)[0], paired=True,
@@ -226,6 +237,7 @@ def measure_scipy(hyps, refs, refs2, relevance, rounds):
         stats.bootstrap((x, y), spearman_along, paired=True, vectorized=True, n_resamples=1000,
                         method="percentile", random_state=np.random.default_rng(0))
 
+    # z-scored as mt-metrics-eval's PermutationSigDiff (and probity) do before swapping.
     xs = (x - x.mean()) / x.std()
     zs = (z - z.mean()) / z.std()
 
@@ -241,31 +253,138 @@ def measure_scipy(hyps, refs, refs2, relevance, rounds):
             permutation_type="samples", vectorized=True, n_resamples=1000,
             random_state=np.random.default_rng(0))
 
+    return {"bootstrap": {"loop": boot_loop, "vectorized": boot_vec},
+            "permutation": {"loop": perm_loop, "vectorized": perm_vec}}, xs, zs
+
+
+def measure_scipy(hyps, refs, refs2, relevance, rounds):
+    import numpy as np
+    import scipy
+    from scipy import stats
+
+    x, z, y = stats_inputs(hyps, refs, refs2, relevance)
+    bodies, xs, zs = stats_bodies(x, z, y)
     rows = {}
-    for key, loop, vec, estimate, call in (
-            ("bootstrap", boot_loop, boot_vec, stats.spearmanr(x, y)[0],
+    for key, estimate, call in (
+            ("bootstrap", stats.spearmanr(x, y)[0],
              "scipy.stats.bootstrap((bleu, relevance), spearman, paired=True, n_resamples=1000, "
              "method='percentile')"),
-            ("permutation", perm_loop, perm_vec,
-             stats.spearmanr(xs, y)[0] - stats.spearmanr(zs, y)[0],
+            ("permutation", stats.spearmanr(xs, y)[0] - stats.spearmanr(zs, y)[0],
              "scipy.stats.permutation_test((bleu1_z, bleu2_z), rho(a, h) - rho(b, h), "
              "permutation_type='samples', n_resamples=1000)")):
-        variants = {"loop": median_cpu(rounds, loop), "vectorized": median_cpu(rounds, vec)}
+        variants = {k: median_cpu(rounds, f) for k, f in bodies[key].items()}
         best = min(variants, key=lambda k: variants[k][0])
         rows[key] = row(f"SciPy {scipy.__version__}", call, variants, best, float(estimate))
     return rows, {"scipy": scipy.__version__, "numpy": np.__version__}
 
 
+# Instruction counts. A child process (this script with --count) runs one row's workload under
+# callgrind: a warm-up pass, then with --measured one more pass. The difference between the
+# two children's totals is the instructions of one pass, whatever Python's start-up and imports
+# cost. PYTHONHASHSEED is fixed so that both children do the same work. Lexical rows only:
+# scipy.stats does not import under valgrind (3.19: SystemError initialising its Boost ufuncs).
+COUNTED = {"bleu": "warm", "chrf": "warm", "rouge": "one pass", "rougeLsum": "one pass"}
+
+
+class _NoScipy:
+    """Import hook refusing scipy: NLTK imports it when present but the stemmer never uses it,
+    and under valgrind the import fails."""
+
+    def find_spec(self, name, path, target=None):
+        if name == "scipy" or name.startswith("scipy."):
+            raise ImportError("scipy is not imported in instruction-count children")
+        return None
+
+
+def count_child(args):
+    sys.meta_path.insert(0, _NoScipy())
+    hyps, refs, _, _ = load_pairs(args.data)
+    key = args.count
+    h, r = hyps[:args.pairs], refs[:args.pairs]
+    if key in ("bleu", "chrf"):
+        from sacrebleu.metrics import BLEU, CHRF
+        metric = BLEU(effective_order=True) if key == "bleu" else CHRF()
+
+        def body():
+            for a, b in zip(h, r):
+                metric.sentence_score(a, [b])
+    else:
+        from rouge_score import rouge_scorer
+        types = ["rouge1", "rouge2", "rougeL"] if key == "rouge" else ["rougeLsum"]
+        scorer = rouge_scorer.RougeScorer(types, use_stemmer=True)
+        if key == "rougeLsum":
+            h = [split_sentences(t) for t in h]
+            r = [split_sentences(t) for t in r]
+
+        def body():
+            for a, b in zip(h, r):
+                scorer.score(b, a)
+    body()  # warm-up (fills sacreBLEU's tokenizer cache: the warm variant)
+    if args.measured:
+        body()
+
+
+def callgrind_total(valgrind, argv, env):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={out}"] + argv,
+                       env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        total = 0
+        with open(out) as f:
+            for line in f:
+                if line.startswith(("summary:", "totals:")):
+                    total = max(total, int(line.split(":", 1)[1].split()[0]))
+        return total
+
+
+def count_instructions(rows, args):
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    for key, r in rows.items():
+        if key not in COUNTED or COUNTED[key] not in r["variants"]:
+            continue
+        base = [sys.executable, os.path.abspath(__file__), "--count", key, "--data", args.data,
+                "--pairs", str(args.instructions)]
+        try:
+            diff = (callgrind_total(args.valgrind, base + ["--measured"], env) -
+                    callgrind_total(args.valgrind, base, env))
+        except (OSError, subprocess.CalledProcessError) as e:  # no valgrind, or the child failed
+            print(f"peers.py: instruction count of {key} failed ({e})", file=sys.stderr)
+            continue
+        r["instructions"] = {
+            "variant": COUNTED[key],
+            "per_pass": diff,
+            "pairs": args.instructions,
+            "per_pair": diff / args.instructions,
+            "method": "callgrind Ir of (warm-up + one pass) minus (warm-up) in two child "
+                      f"processes, PYTHONHASHSEED=0, first {args.instructions} pairs",
+        }
+        print(f"peers.py: {key}: {diff} instructions per pass", file=sys.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=os.path.join(ROOT, "data/summeval/summeval.jsonl"))
-    parser.add_argument("--out", required=True, help="JSON file for probity-bench --peers")
+    parser.add_argument("--out", help="JSON file for probity-bench --peers")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cpu", type=int, default=None,
                         help="core to pin to (default: the first allowed one)")
     parser.add_argument("--note", action="append", default=[],
                         help="provenance note to record (e.g. where a peer's code came from)")
+    parser.add_argument("--instructions", type=int, default=0, metavar="PAIRS",
+                        help="also count the lexical rows' instructions per pass with callgrind "
+                             "on the first PAIRS pairs; slow")
+    parser.add_argument("--valgrind", default="valgrind")
+    parser.add_argument("--count", help=argparse.SUPPRESS)  # internal: the callgrind child
+    parser.add_argument("--pairs", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--measured", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.count:
+        count_child(args)
+        return
+    if not args.out:
+        parser.error("--out is required")
 
     allowed = sorted(os.sched_getaffinity(0))
     core = args.cpu if args.cpu is not None else allowed[0]
@@ -288,6 +407,8 @@ def main():
         rows.update(r)
         versions.update(v)
         print(f"peers.py: {name} measured", file=sys.stderr)
+    if args.instructions > 0:
+        count_instructions(rows, args)
 
     doc = {
         "generator": "bench/peers.py",
