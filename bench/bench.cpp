@@ -842,9 +842,10 @@ int main(int argc, char** argv) {
   app.add_option("data_positional", o.data, "Dataset (default: SummEval)")
       ->check(CLI::ExistingFile);
   app.add_option("--data", o.data, "Dataset (default: SummEval)")->check(CLI::ExistingFile);
-  app.add_option("--sections", sections,
-                 "Comma-separated: lexical, python, stats, instructions, mi, audit, scaling, "
-                 "attack, or all");
+  auto* sections_opt =
+      app.add_option("--sections", sections,
+                     "Comma-separated: lexical, python, stats, instructions, mi, audit, scaling, "
+                     "attack, or all");
   app.add_option("--rounds", o.rounds, "Rounds per in-process figure (the median is printed)")
       ->check(CLI::PositiveNumber);
   app.add_option("--peers", o.peers_file,
@@ -852,11 +853,20 @@ int main(int argc, char** argv) {
                  "figures, bench/peers-reference.json)");
   app.add_flag("--run-peers", o.run_peers,
                "Run bench/peers.py first (needs sacrebleu, rouge_score, scipy importable by "
-               "--python) and compare with its figures");
+               "--interpreter) and compare with its figures");
   app.add_option("--peers-out", o.peers_out,
                  "With --run-peers: keep its JSON in this file (e.g. to commit it as "
                  "bench/peers-reference.json)");
-  app.add_option("--python", o.python, "Python interpreter for --run-peers and the python section");
+  app.add_option("--interpreter", o.python,
+                 "Python interpreter of --run-peers and the python section (default "
+                 "/usr/bin/python3)");
+  bool python_mode = false, instructions_mode = false;
+  app.add_flag("--python", python_mode,
+               "The python section: the lexical rows through the Python module (alone unless "
+               "--sections is given too)");
+  app.add_flag("--instructions", instructions_mode,
+               "The instructions section: callgrind counts (alone unless --sections is given "
+               "too)");
   app.add_option("--valgrind", o.valgrind, "valgrind executable for the instructions section");
   app.add_option("--sizes", o.sizes, "Candidates of the scaling runs")->delimiter(',');
   app.add_option("--scaling-rounds", o.scaling_rounds,
@@ -868,6 +878,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   std::set<std::string> chosen;
+  if (python_mode) chosen.insert("python");
+  if (instructions_mode) chosen.insert("instructions");
+  if (!chosen.empty() && sections_opt->count() == 0) sections.clear();
   std::stringstream ss(sections);
   for (std::string s; std::getline(ss, s, ',');) {
     if (s == "all") {
