@@ -390,6 +390,7 @@ def main():
     core = args.cpu if args.cpu is not None else allowed[0]
     os.sched_setaffinity(0, {core})
     load_start = load_average()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     with open(args.data, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     hyps, refs, refs2, relevance = load_pairs(args.data)
@@ -407,18 +408,19 @@ def main():
         rows.update(r)
         versions.update(v)
         print(f"peers.py: {name} measured", file=sys.stderr)
+    load_end = load_average()  # of the timed part: instruction counts do not depend on the load
     if args.instructions > 0:
         count_instructions(rows, args)
 
     doc = {
         "generator": "bench/peers.py",
         "measured": {
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "date": started,
             "cpu": cpu_model(),
             "cores": os.cpu_count(),
             "pinned_core": core,
             "load_start": load_start,
-            "load_end": load_average(),
+            "load_end": load_end,
             "kernel": platform.release(),
             "method": f"one core, process CPU time (time.process_time), median of {args.rounds} "
                       "rounds of one pass each",
