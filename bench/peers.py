@@ -402,8 +402,9 @@ def main():
         try:
             r, v = fn(*fargs)
         except ImportError as e:
-            skipped[name] = f"not importable: {e}"
-            print(f"peers.py: {name} skipped ({e})", file=sys.stderr)
+            why = f"{e}; its inputs are sacreBLEU's BLEU" if name == "scipy" else str(e)
+            skipped[name] = f"not importable: {why}"
+            print(f"peers.py: {name} skipped ({why})", file=sys.stderr)
             continue
         rows.update(r)
         versions.update(v)
