@@ -326,10 +326,9 @@ void Chrf::item_stats(const MetricInput& input, std::span<double> stats) const {
   if (n_word > 0) {
     std::size_t bytes = 0;
     for (std::string_view t : sc.texts) bytes += t.size();
-    sc.word_vocab.prepare(bytes);
+    sc.word_vocab.reset(bytes);
     for (std::string_view t : sc.texts) add_words(t, sc);
     sc.words.vocab = sc.word_vocab.size();
-    sc.word_vocab.clear();
   }
 
   const std::size_t k = num_stats();
