@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -75,14 +76,32 @@ void split_spaces(std::string_view s, Word&& word) {
   if (s.size() > start) word(s.substr(start));
 }
 
+// out holds the words that split(text, word) gives, joined by single spaces (as tokenize_13a_into
+// writes its tokens). They are not longer than text: separators are at least one byte.
+template <class Split>
+void join_words(std::string_view text, Split&& split, text::TokenizedLine& out) {
+  if (out.buffer.size() < text.size() + 16) out.buffer.resize(text.size() + 16);
+  if (out.starts.size() < text.size() + 2) out.starts.resize(text.size() + 2);
+  char* const begin = out.buffer.data();
+  char* p = begin;
+  std::size_t count = 0;
+  split(text, [&](std::string_view w) {
+    if (count > 0) *p++ = ' ';
+    out.starts[count++] = static_cast<std::uint32_t>(p - begin);
+    std::memcpy(p, w.data(), w.size());
+    p += w.size();
+  });
+  out.text = std::string_view(begin, static_cast<std::size_t>(p - begin));
+  out.count = count;
+  out.starts[count] = static_cast<std::uint32_t>(out.text.size() + 1);
+}
+
 // What BLEU needs of an item's references, prepared once per reference set: the references as
 // sacreBLEU keeps them (empty ones dropped unless all are, then one empty reference remains:
 // sacreBLEU would refuse the item), their token counts, their tokens as symbols and the maximum
 // count of each of their n-grams over the references.
-using Span = std::pair<std::uint32_t, std::uint32_t>;  // (offset, size) of a token
-
 struct PreparedRefs {
-  std::string text;  // the preprocessed references one after another (vocab points into it)
+  std::string text;  // the references' tokens, padded (vocab points into it)
   StrInterner vocab;
   std::vector<std::uint32_t> lengths;
   NgramIndex ngrams;
@@ -90,14 +109,13 @@ struct PreparedRefs {
 
 // Per-thread working memory.
 struct Scratch {
-  std::string lowered, tokenized;  // tokenized: intl
-  text::Tokens13a tokens13a;
-  std::vector<Span> spans;           // the tokens of the text tokenized last
+  std::string lowered, tokenized;    // tokenized: intl
+  text::TokenizedLine line;          // the text tokenized last
   std::vector<std::uint32_t> ids;    // n-gram ids of the current order by position
   std::vector<std::uint32_t> count;  // hypothesis count by n-gram id, all zero between uses
   std::vector<std::uint32_t> touched;
   // Preparing references.
-  std::vector<Span> ref_spans;          // the tokens in PreparedRefs::text
+  std::vector<std::uint32_t> starts;    // of the tokens in PreparedRefs::text, and its size + 1
   std::vector<std::size_t> ref_bounds;  // reference r has tokens [bounds[r], bounds[r + 1])
   std::vector<std::uint32_t> symbols;
 };
@@ -220,43 +238,28 @@ class Bleu final : public Metric {
 
  private:
   // sacreBLEU's BLEU._preprocess_segment (lowercase, rstrip, tokenize), then the split of
-  // extract_all_ngrams: the tokens as sc.spans into the returned text (`line` or a buffer).
-  std::string_view tokens(std::string_view line, Scratch& sc) const {
+  // extract_all_ngrams, into sc.line.
+  const text::TokenizedLine& tokens(std::string_view line, Scratch& sc) const {
     if (lowercase_) {
       sc.lowered = lower(line);
       line = sc.lowered;
     }
     line = rstrip(line);
-    sc.spans.clear();
-    auto split = [&sc](std::string_view t, auto&& splitter) {
-      splitter(t, [&sc, base = t.data()](std::string_view w) {
-        sc.spans.push_back(
-            {static_cast<std::uint32_t>(w.data() - base), static_cast<std::uint32_t>(w.size())});
-      });
-      return t;
-    };
     switch (tokenizer_) {
-      case Tokenizer::k13a: {
-        text::tokenize_13a_into(line, sc.tokens13a);
-        // Tokens are separated by single spaces.
-        const std::size_t n = sc.tokens13a.count;
-        const std::uint32_t* starts = sc.tokens13a.starts.data();
-        sc.spans.resize(n);
-        Span* spans = sc.spans.data();
-        for (std::size_t k = 0; k + 1 < n; ++k)
-          spans[k] = {starts[k], starts[k + 1] - 1 - starts[k]};
-        if (n > 0)
-          spans[n - 1] = {starts[n - 1],
-                          static_cast<std::uint32_t>(sc.tokens13a.text.size()) - starts[n - 1]};
-        return sc.tokens13a.text;
-      }
+      case Tokenizer::k13a:
+        text::tokenize_13a_into(line, sc.line);
+        break;
       case Tokenizer::kIntl:
         text::tokenize_intl_into(line, sc.tokenized);
-        return split(sc.tokenized, [](std::string_view t, auto&& word) { split_spaces(t, word); });
+        join_words(
+            sc.tokenized, [](std::string_view t, auto&& word) { split_spaces(t, word); }, sc.line);
+        break;
       case Tokenizer::kNone:
+        join_words(
+            line, [](std::string_view t, auto&& word) { detail::split_py(t, word); }, sc.line);
         break;
     }
-    return split(line, [](std::string_view t, auto&& word) { detail::split_py(t, word); });
+    return sc.line;
   }
   void prepare(std::span<const std::string_view> given, PreparedRefs& p, Scratch& sc) const;
 
@@ -284,12 +287,11 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
   const std::size_t n_refs = refs.lengths.size();
 
   // The hypothesis as symbols of the references' vocabulary (0: in no reference).
-  const char* const hyp = tokens(input.candidate, sc).data();
-  const std::size_t hyp_len = sc.spans.size();
+  const text::TokenizedLine& hyp = tokens(input.candidate, sc);
+  const std::size_t hyp_len = hyp.count;
   sc.ids.resize(hyp_len + 1);
   std::uint32_t* ids = sc.ids.data();
-  for (std::size_t k = 0; k < hyp_len; ++k)
-    ids[k] = refs.vocab.find(std::string_view(hyp + sc.spans[k].first, sc.spans[k].second));
+  for (std::size_t k = 0; k < hyp_len; ++k) ids[k] = refs.vocab.find(hyp.token(k));
   stats[0] = static_cast<double>(hyp_len);
 
   // Closest reference length, ties to the shorter one.
@@ -327,7 +329,6 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
     std::size_t correct = 0, n_touched = 0;
     for (std::size_t i = 0; i < positions; ++i) {
       const std::uint32_t id = ids[i];
-      if (id == 0) continue;
       const std::uint32_t c = ++count[id];
       correct += c <= max_count[id];
       touched[n_touched] = id;
@@ -339,35 +340,36 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
 }
 
 void Bleu::prepare(std::span<const std::string_view> given, PreparedRefs& p, Scratch& sc) const {
-  // The preprocessed references one after another in p.text, their tokens as spans into it.
+  // The tokenized references one after another in p.text, padded.
   p.text.clear();
-  auto& spans = sc.ref_spans;
+  auto& starts = sc.starts;
   auto& bounds = sc.ref_bounds;
-  spans.clear();
+  starts.clear();
   bounds.assign(1, 0);
   p.lengths.clear();
   for (std::string_view r : given) {
     if (r.empty()) continue;
-    const std::string_view t = tokens(r, sc);
+    const text::TokenizedLine& t = tokens(r, sc);
+    if (!p.text.empty() && t.count > 0) p.text += ' ';  // exactly one byte between tokens
     const auto offset = static_cast<std::uint32_t>(p.text.size());
-    p.text += t;
-    const std::size_t first = spans.size(), n = sc.spans.size();
-    spans.resize(first + n);
-    for (std::size_t k = 0; k < n; ++k)
-      spans[first + k] = {offset + sc.spans[k].first, sc.spans[k].second};
-    bounds.push_back(spans.size());
+    p.text += t.text;
+    for (std::size_t k = 0; k < t.count; ++k) starts.push_back(offset + t.starts[k]);
+    bounds.push_back(starts.size());
   }
   if (bounds.size() == 1) bounds.push_back(0);  // all empty: one empty reference
+  starts.push_back(static_cast<std::uint32_t>(p.text.size() + 1));
+  p.text.append(detail::kPadding, '\0');
   const std::size_t n_refs = bounds.size() - 1;
   for (std::size_t r = 0; r < n_refs; ++r)
     p.lengths.push_back(static_cast<std::uint32_t>(bounds[r + 1] - bounds[r]));
 
-  const char* const text = p.text.data();
-  const std::size_t n_tokens = spans.size();
+  // Token k ends a byte before token k + 1 starts.
+  const std::string_view text = p.text;
+  const std::size_t n_tokens = starts.size() - 1;
   p.vocab.reset(n_tokens);
   sc.symbols.resize(n_tokens);
-  for (std::size_t i = 0; i < n_tokens; ++i)
-    sc.symbols[i] = p.vocab.intern(std::string_view(text + spans[i].first, spans[i].second));
+  for (std::size_t k = 0; k < n_tokens; ++k)
+    sc.symbols[k] = p.vocab.intern(text.substr(starts[k], starts[k + 1] - 1 - starts[k]));
   p.ngrams.build(sc.symbols, bounds, p.vocab.size(), max_order_, NgramIndex::Counts::kMax);
 }
 

@@ -146,25 +146,24 @@ inline std::uint32_t load32(const char* p) {
   return w;
 }
 
-// A fast 64-bit hash of a token. For up to 8 bytes it is injective for each length (the bytes
-// are packed into one word, as XXH3 does for short inputs, and mixed by a bijection), so equal
-// hashes and lengths mean equal strings: short tokens are compared without reading them.
-inline std::uint64_t hash_bytes(std::string_view s) {
+// Strings that are followed by at least 8 readable bytes (a buffer's padding) can be read a
+// word at a time, the last word masked to the string's bytes: no branch on the length of a
+// token, which is unpredictable.
+inline constexpr std::size_t kPadding = 8;
+inline std::uint64_t low_bytes(std::uint64_t w, std::size_t n) {  // n in 1..8
+  return w & (~std::uint64_t{0} >> (64 - 8 * n));
+}
+
+// A fast 64-bit hash of a padded string. For up to 8 bytes it is injective for each length (the
+// bytes form one word, mixed by a bijection), so equal hashes and lengths mean equal strings:
+// short tokens are compared without reading them.
+inline std::uint64_t hash_padded(std::string_view s) {
   const char* p = s.data();
   const std::size_t n = s.size();
-  std::uint64_t w = 0;
-  if (n > 8) {
-    w = n;
-    for (std::size_t i = 0; i + 8 < n; i += 8) {
-      w = (w ^ load64(p + i)) * 0xBF58476D1CE4E5B9ull;
-      w ^= w >> 31;
-    }
-    w ^= load64(p + n - 8);  // the last 8 bytes, overlapping the previous word
-  } else if (n >= 4) {
-    w = load32(p) | std::uint64_t{load32(p + n - 4)} << 32;
-  } else if (n > 0) {
-    const auto* u = reinterpret_cast<const unsigned char*>(p);
-    w = u[0] | std::uint64_t{u[n >> 1]} << 8 | std::uint64_t{u[n - 1]} << 16;
+  std::uint64_t w = n == 0 ? 0 : low_bytes(load64(p), n < 8 ? n : 8);
+  for (std::size_t i = 8; i < n; i += 8) {  // rare: tokens of more than 8 bytes
+    w = (w ^ (w >> 31)) * 0xBF58476D1CE4E5B9ull;
+    w ^= low_bytes(load64(p + i), n - i < 8 ? n - i : 8);
   }
   w += n * 0x9E3779B97F4A7C15ull;
   w *= 0xBF58476D1CE4E5B9ull;
@@ -173,15 +172,16 @@ inline std::uint64_t hash_bytes(std::string_view s) {
   return w ^ (w >> 29);
 }
 
-// Equality of a string of more than 8 bytes with s of the same length, a word at a time.
-inline bool same_long_bytes(const char* data, std::string_view s) {
-  const std::size_t n = s.size();
-  for (std::size_t i = 0; i + 8 < n; i += 8)
-    if (load64(data + i) != load64(s.data() + i)) return false;
-  return load64(data + n - 8) == load64(s.data() + n - 8);
+// Equality of two padded strings of the same length n > 8.
+inline bool same_long_bytes(const char* a, const char* b, std::size_t n) {
+  for (std::size_t i = 0; i < n; i += 8) {
+    const std::size_t k = n - i < 8 ? n - i : 8;
+    if (low_bytes(load64(a + i), k) != low_bytes(load64(b + i), k)) return false;
+  }
+  return true;
 }
 
-// Maps strings (views that outlive the call) to ids 1, 2, ...
+// Maps padded strings (views that outlive the map) to ids 1, 2, ...
 class StrInterner {
  public:
   // Empties the map and sizes it for up to max_keys keys (load factor at most 1/2; a compact table
@@ -195,7 +195,7 @@ class StrInterner {
     count_ = 0;
   }
   std::uint32_t intern(std::string_view s) {
-    const std::uint64_t h = hash_bytes(s);
+    const std::uint64_t h = hash_padded(s);
     for (std::size_t i = h >> shift_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
       if (slot.id == 0) {
@@ -208,11 +208,11 @@ class StrInterner {
   // The id of s, or 0 when it was never interned. Found and absent strings leave the loop by the
   // same branch (whether a word is known is unpredictable; a collision is rare).
   std::uint32_t find(std::string_view s) const {
-    const std::uint64_t h = hash_bytes(s);
+    const std::uint64_t h = hash_padded(s);
     for (std::size_t i = h >> shift_;; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
       if ((slot.id == 0) | ((slot.hash == h) & (slot.size == s.size()))) {
-        if (slot.size <= 8 || same_long_bytes(slot.data, s)) return slot.id;
+        if (slot.size <= 8 || same_long_bytes(slot.data, s.data(), s.size())) return slot.id;
       }
     }
   }
@@ -225,7 +225,7 @@ class StrInterner {
     std::uint32_t size;
     std::uint32_t id;  // 0: empty
     bool matches(std::uint64_t h, std::string_view s) const {
-      return hash == h && size == s.size() && (size <= 8 || same_long_bytes(data, s));
+      return hash == h && size == s.size() && (size <= 8 || same_long_bytes(data, s.data(), size));
     }
   };
   std::vector<Slot> slots_ = std::vector<Slot>(16);  // the first mask_ + 1 are the table

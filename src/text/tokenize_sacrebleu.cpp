@@ -191,12 +191,12 @@ inline std::size_t common_stretch(const char* s, std::size_t i, TokenWriter& w) 
 //     is followed by a space or a non-digit. Hence: gaps inside the run are spaced; P|c1 is spaced
 //     unless P and F are digits and k == 1 ("3.5"); ck|F is spaced unless F is a digit and k is
 //     even after a non-digit P or odd after a digit P ("3..4" -> "3 . . 4", "a..4" -> "a . .4").
-void regexp_rules(std::string_view s, Tokens13a& out) {
+void regexp_rules(std::string_view s, TokenizedLine& out) {
   const std::size_t n = s.size();
   // Buffers only grow (no refill per call): every gap gets at most one space, a token has at
   // least one byte, and common_stretch stores 16 bytes at a time.
   if (out.buffer.size() < 2 * n + 16) out.buffer.resize(2 * n + 16);
-  if (out.starts.size() < n + 1) out.starts.resize(n + 1);
+  if (out.starts.size() < n + 2) out.starts.resize(n + 2);
   TokenWriter w{out.buffer.data(), out.buffer.data(), out.starts.data()};
   const auto* b = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = b + n;
@@ -258,11 +258,12 @@ void regexp_rules(std::string_view s, Tokens13a& out) {
   }
   out.text = std::string_view(w.begin, static_cast<std::size_t>(w.p - w.begin));
   out.count = w.n_starts;
+  out.starts[out.count] = static_cast<std::uint32_t>(out.text.size() + 1);
 }
 
 }  // namespace
 
-void tokenize_13a_into(std::string_view line, Tokens13a& out) {
+void tokenize_13a_into(std::string_view line, TokenizedLine& out) {
   // Language-independent part (Tokenizer13a.__call__), each replacement only when it can match.
   thread_local std::string cur, next;
   const bool has_lt = line.find('<') != std::string_view::npos;
@@ -387,7 +388,7 @@ void encode(char32_t cp, std::string& out) {
 }  // namespace
 
 std::string tokenize_13a(std::string_view line) {
-  Tokens13a out;
+  TokenizedLine out;
   tokenize_13a_into(line, out);
   return std::string(out.text);
 }

@@ -9,14 +9,21 @@
 
 namespace probity::text {
 
-// tokenize_13a's output with the offset of each token, in buffers reused between calls.
-struct Tokens13a {
-  std::string_view text;              // tokenize_13a(line): tokens separated by single spaces
-  std::size_t count = 0;              // starts[0, count) are the offsets of the tokens in text
-  std::vector<std::uint32_t> starts;  // (longer than count)
+// A tokenized line in buffers reused between calls: the tokens separated by single spaces, where
+// each starts, and at least 16 readable bytes after the text (a token can be read a word at a
+// time).
+struct TokenizedLine {
+  std::string_view text;
+  std::size_t count = 0;              // number of tokens
+  std::vector<std::uint32_t> starts;  // starts[k]: offset of token k; starts[count]: size + 1
   std::string buffer;                 // holds text
+
+  std::string_view token(std::size_t k) const {
+    return text.substr(starts[k], starts[k + 1] - 1 - starts[k]);
+  }
 };
-void tokenize_13a_into(std::string_view line, Tokens13a& out);
+// `out` becomes tokenize_13a(line).
+void tokenize_13a_into(std::string_view line, TokenizedLine& out);
 // `out` becomes tokenize_intl(line).
 void tokenize_intl_into(std::string_view line, std::string& out);
 
