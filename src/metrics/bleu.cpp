@@ -38,8 +38,10 @@ std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t ma
 
 namespace {
 
+using detail::compact_nonzero;
 using detail::lower;
 using detail::NgramIndex;
+using detail::NgramNumbering;
 using detail::space_len;
 using detail::StrInterner;
 
@@ -96,10 +98,10 @@ void join_words(std::string_view text, Split&& split, text::TokenizedLine& out) 
   out.starts[count] = static_cast<std::uint32_t>(out.text.size() + 1);
 }
 
-// What BLEU needs of an item's references, prepared once per reference set: the references as
-// sacreBLEU keeps them (empty ones dropped unless all are, then one empty reference remains:
-// sacreBLEU would refuse the item), their token counts, their tokens as symbols and the maximum
-// count of each of their n-grams over the references.
+// What BLEU needs of an item's references, prepared once per reference set: their token counts
+// and the maximum count of each of their n-grams over the references. An empty reference is a
+// reference of length 0, as in sacreBLEU (which drops only None references): it can be the
+// closest length.
 struct PreparedRefs {
   std::string text;  // the references' tokens, padded (vocab points into it)
   StrInterner vocab;
@@ -114,6 +116,13 @@ struct Scratch {
   std::vector<std::uint32_t> ids;    // n-gram ids of the current order by position
   std::vector<std::uint32_t> count;  // hypothesis count by n-gram id, all zero between uses
   std::vector<std::uint32_t> touched;
+  // One reference scored directly (Bleu::pair_stats).
+  text::TokenizedLine ref_line;
+  StrInterner vocab;
+  std::vector<std::uint32_t> hyp_symbols, ref_symbols, hyp_ids, ref_ids, hyp_count, ref_count,
+      live_ids;
+  std::vector<std::uint8_t> hyp_live, ref_live;
+  NgramNumbering numbering;
   // Preparing references.
   std::vector<std::uint32_t> starts;    // of the tokens in PreparedRefs::text, and its size + 1
   std::vector<std::size_t> ref_bounds;  // reference r has tokens [bounds[r], bounds[r + 1])
@@ -238,8 +247,9 @@ class Bleu final : public Metric {
 
  private:
   // sacreBLEU's BLEU._preprocess_segment (lowercase, rstrip, tokenize), then the split of
-  // extract_all_ngrams, into sc.line.
-  const text::TokenizedLine& tokens(std::string_view line, Scratch& sc) const {
+  // extract_all_ngrams, into `out`.
+  const text::TokenizedLine& tokens(std::string_view line, Scratch& sc,
+                                    text::TokenizedLine& out) const {
     if (lowercase_) {
       sc.lowered = lower(line);
       line = sc.lowered;
@@ -247,21 +257,23 @@ class Bleu final : public Metric {
     line = rstrip(line);
     switch (tokenizer_) {
       case Tokenizer::k13a:
-        text::tokenize_13a_into(line, sc.line);
+        text::tokenize_13a_into(line, out);
         break;
       case Tokenizer::kIntl:
         text::tokenize_intl_into(line, sc.tokenized);
         join_words(
-            sc.tokenized, [](std::string_view t, auto&& word) { split_spaces(t, word); }, sc.line);
+            sc.tokenized, [](std::string_view t, auto&& word) { split_spaces(t, word); }, out);
         break;
       case Tokenizer::kNone:
         join_words(
-            line, [](std::string_view t, auto&& word) { detail::split_py(t, word); }, sc.line);
+            line, [](std::string_view t, auto&& word) { detail::split_py(t, word); }, out);
         break;
     }
-    return sc.line;
+    return out;
   }
   void prepare(std::span<const std::string_view> given, PreparedRefs& p, Scratch& sc) const;
+  void pair_stats(std::string_view hyp, std::string_view ref, Scratch& sc,
+                  std::span<double> stats) const;
 
   std::string name_;
   Tokenizer tokenizer_ = Tokenizer::k13a;
@@ -282,12 +294,17 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
 
   const std::span<const std::string_view> given(input.references.data(),
                                                 first_ref_only_ ? 1 : input.references.size());
-  const PreparedRefs& refs =
-      cache.get(cache_tag_, given, [&](PreparedRefs& p) { prepare(given, p, sc); });
+  const PreparedRefs* prepared = cache.get(cache_tag_, given, given.size() == 1,
+                                           [&](PreparedRefs& p) { prepare(given, p, sc); });
+  if (!prepared) {
+    pair_stats(input.candidate, given[0], sc, stats);
+    return;
+  }
+  const PreparedRefs& refs = *prepared;
   const std::size_t n_refs = refs.lengths.size();
 
   // The hypothesis as symbols of the references' vocabulary (0: in no reference).
-  const text::TokenizedLine& hyp = tokens(input.candidate, sc);
+  const text::TokenizedLine& hyp = tokens(input.candidate, sc, sc.line);
   const std::size_t hyp_len = hyp.count;
   sc.ids.resize(hyp_len + 1);
   std::uint32_t* ids = sc.ids.data();
@@ -323,18 +340,85 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
       stats[1 + n] = 0.0;
       continue;
     }
-    if (n > 1) refs.ngrams.advance(ids, positions);
-    // Branch-free (whether an n-gram is in a reference is unpredictable): id 0, in no
-    // reference, has a maximum count of 0.
-    std::size_t correct = 0, n_touched = 0;
-    for (std::size_t i = 0; i < positions; ++i) {
-      const std::uint32_t id = ids[i];
-      const std::uint32_t c = ++count[id];
-      correct += c <= max_count[id];
-      touched[n_touched] = id;
-      n_touched += c == 1;
-    }
-    for (std::size_t t = 0; t < n_touched; ++t) count[touched[t]] = 0;
+    if (n > 1) refs.ngrams.advance(n, ids, positions);
+    // Only n-grams in some reference (id != 0) are counted, without a branch per position:
+    // whether one is present is unpredictable.
+    const std::size_t m = compact_nonzero(ids, positions, touched);
+    std::size_t correct = 0;
+    for (std::size_t j = 0; j < m; ++j) correct += ++count[touched[j]] <= max_count[touched[j]];
+    for (std::size_t j = 0; j < m; ++j) count[touched[j]] = 0;
+    stats[1 + n] = static_cast<double>(correct);
+  }
+}
+
+void Bleu::pair_stats(std::string_view candidate, std::string_view reference, Scratch& sc,
+                      std::span<double> stats) const {
+  // Both sides' tokens in one vocabulary (the two lines are padded).
+  const text::TokenizedLine& hyp = tokens(candidate, sc, sc.line);
+  const text::TokenizedLine& ref = tokens(reference, sc, sc.ref_line);
+  const std::size_t nh = hyp.count, nr = ref.count;
+  sc.vocab.reset(nh + nr);
+  sc.hyp_symbols.resize(nh + 1);
+  sc.ref_symbols.resize(nr + 1);
+  std::uint32_t* const hs = sc.hyp_symbols.data();
+  std::uint32_t* const rs = sc.ref_symbols.data();
+  for (std::size_t k = 0; k < nr; ++k) rs[k] = sc.vocab.intern(ref.token(k));
+  for (std::size_t k = 0; k < nh; ++k) hs[k] = sc.vocab.intern(hyp.token(k));
+  const std::uint32_t vocab = sc.vocab.size();
+
+  stats[0] = static_cast<double>(nh);
+  stats[1] = static_cast<double>(nr);
+  for (std::size_t n = 1; n <= max_order_; ++n) {
+    stats[1 + n] = 0.0;
+    stats[1 + max_order_ + n] = static_cast<double>(nh >= n ? nh - n + 1 : 0);
+  }
+  if (nh == 0 || nr == 0) return;
+
+  // Order 1. correct = sum over n-grams of min(hypothesis count, reference count): each
+  // hypothesis occurrence matches while its running count is within the reference's count.
+  detail::zero_fill(sc.ref_count, std::size_t{vocab} + 1);
+  detail::zero_fill(sc.hyp_count, std::size_t{vocab} + 1);
+  std::uint32_t* rc = sc.ref_count.data();
+  std::uint32_t* hc = sc.hyp_count.data();
+  for (std::size_t k = 0; k < nr; ++k) ++rc[rs[k]];
+  std::size_t correct = 0;
+  for (std::size_t k = 0; k < nh; ++k) correct += ++hc[hs[k]] <= rc[hs[k]];
+  stats[2] = static_cast<double>(correct);
+
+  // Higher orders count only n-grams both sides can have: live[i] says the (n-1)-gram at i
+  // occurs on the other side.
+  sc.hyp_live.resize(nh + 1);
+  sc.ref_live.resize(nr + 1);
+  std::uint8_t* hl = sc.hyp_live.data();
+  std::uint8_t* rl = sc.ref_live.data();
+  for (std::size_t k = 0; k < nh; ++k) hl[k] = rc[hs[k]] != 0;
+  for (std::size_t k = 0; k < nr; ++k) rl[k] = hc[rs[k]] != 0;
+  if (sc.live_ids.size() < nh + nr + 1) sc.live_ids.resize(nh + nr + 1);
+  sc.hyp_ids.assign(hs, hs + nh + 1);
+  sc.ref_ids.assign(rs, rs + nr + 1);
+  std::uint32_t* hid = sc.hyp_ids.data();
+  std::uint32_t* rid = sc.ref_ids.data();
+  std::size_t n_ids = vocab;
+  for (std::size_t n = 2; n <= max_order_ && correct > 0 && nh >= n && nr >= n; ++n) {
+    const std::size_t mh = nh - n + 1, mr = nr - n + 1;
+    sc.numbering.start(n_ids, std::size_t{vocab} + 1, mh);
+    sc.numbering.number(mh, hid, hs + n - 1, hl, [](std::uint32_t) {});
+    n_ids = sc.numbering.count();
+    sc.numbering.look_up(mr, rid, rs + n - 1, rl, [](std::uint32_t) {});
+    sc.numbering.finish();
+    detail::zero_fill(sc.ref_count, n_ids + 1);
+    detail::zero_fill(sc.hyp_count, n_ids + 1);
+    rc = sc.ref_count.data();
+    hc = sc.hyp_count.data();
+    // Only the live positions' ids are counted (dead ones, id 0, would chain increments of one
+    // counter through memory).
+    std::uint32_t* live_ids = sc.live_ids.data();
+    std::size_t m = compact_nonzero(rid, mr, live_ids);
+    for (std::size_t j = 0; j < m; ++j) ++rc[live_ids[j]];
+    m = compact_nonzero(hid, mh, live_ids);
+    correct = 0;
+    for (std::size_t j = 0; j < m; ++j) correct += ++hc[live_ids[j]] <= rc[live_ids[j]];
+    for (std::size_t i = 0; i < mh; ++i) hl[i] = rc[hid[i]] != 0;
     stats[1 + n] = static_cast<double>(correct);
   }
 }
@@ -348,15 +432,13 @@ void Bleu::prepare(std::span<const std::string_view> given, PreparedRefs& p, Scr
   bounds.assign(1, 0);
   p.lengths.clear();
   for (std::string_view r : given) {
-    if (r.empty()) continue;
-    const text::TokenizedLine& t = tokens(r, sc);
+    const text::TokenizedLine& t = tokens(r, sc, sc.line);
     if (!p.text.empty() && t.count > 0) p.text += ' ';  // exactly one byte between tokens
     const auto offset = static_cast<std::uint32_t>(p.text.size());
     p.text += t.text;
     for (std::size_t k = 0; k < t.count; ++k) starts.push_back(offset + t.starts[k]);
     bounds.push_back(starts.size());
   }
-  if (bounds.size() == 1) bounds.push_back(0);  // all empty: one empty reference
   starts.push_back(static_cast<std::uint32_t>(p.text.size() + 1));
   p.text.append(detail::kPadding, '\0');
   const std::size_t n_refs = bounds.size() - 1;

@@ -6,6 +6,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -345,6 +346,18 @@ class NgramNumbering {
   bool use_grid_ = true;
 };
 
+// The non-zero values (n-gram ids: 0 is "in no reference") of ids[0, count) into out, in order
+// (branch-free); returns how many.
+inline std::size_t compact_nonzero(const std::uint32_t* ids, std::size_t count,
+                                   std::uint32_t* out) {
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    out[m] = ids[i];
+    m += ids[i] != 0;
+  }
+  return m;
+}
+
 // ---- n-gram index of a reference set -----------------------------------------------------------
 
 // Open-addressing (linear probing) map from pairs of non-zero 32-bit ids to ids, sized exactly for
@@ -401,8 +414,9 @@ class PairTable {
 
 // The n-grams of orders 1..max_order of some references over symbols 1..vocab, each with a dense
 // id (order 1: the symbol itself; order n >= 2: numbered after order n-1) and its counts: the
-// maximum over the references (BLEU) or each reference's count (chrF). Built once per reference
-// set (ReferenceCache keeps it), then queried with hypotheses.
+// maximum over the references (BLEU) or each reference's count (chrF; with one reference that is
+// its count, kept as the maximum). Built once per reference set (ReferenceCache keeps it), then
+// queried with hypotheses.
 //
 // An n-gram is named by the ids of its two (n-1)-grams, left and right: a hypothesis position
 // whose (n-1)-grams no reference has cannot hold a reference n-gram and costs no lookup.
@@ -418,22 +432,30 @@ class NgramIndex {
              std::uint32_t vocab, std::size_t max_order, Counts counts) {
     const std::size_t n_refs = bounds.size() - 1;
     max_order_ = max_order;
-    std::size_t positions = 0;  // bounds the number of n-grams of orders >= 2
-    for (std::size_t r = 0; r < n_refs; ++r) {
-      const std::size_t len = bounds[r + 1] - bounds[r];
-      for (std::size_t n = 2; n <= max_order && n <= len; ++n) positions += len - n + 1;
+    // One table per order (a pass over the hypothesis reads one); the positions of an order
+    // bound its number of n-grams.
+    if (tables_.size() < max_order + 1) tables_.resize(max_order + 1);
+    std::size_t positions = 0;
+    for (std::size_t n = 2; n <= max_order; ++n) {
+      std::size_t of_order = 0;
+      for (std::size_t r = 0; r < n_refs; ++r) {
+        const std::size_t len = bounds[r + 1] - bounds[r];
+        if (len >= n) of_order += len - n + 1;
+      }
+      tables_[n].reset(of_order);
+      positions += of_order;
     }
-    table_.reset(positions);
     const std::size_t bound = std::size_t{vocab} + positions + 1;
     // With one reference its counts are the maxima, counted directly.
-    const bool direct = counts == Counts::kMax && n_refs == 1;
+    const bool direct = n_refs == 1;
+    single_ = direct;
     // Working memory of the build, per thread rather than per index: cached indexes stay small.
     thread_local Workspace ws;
     if (!direct) {
       zero_fill(ws.cur, bound);
       zero_fill(ws.tag, bound);
     }
-    if (counts == Counts::kMax) {
+    if (counts == Counts::kMax || direct) {
       zero_fill(max_, bound);
     } else {
       ws.triples.clear();
@@ -453,8 +475,9 @@ class NgramIndex {
         const auto t = static_cast<std::uint32_t>(r + 1);
         std::uint32_t* const w = work + bounds[r];
         if (n > 1) {
+          PairTable& table = tables_[n];
           for (std::size_t i = 0; i < m; ++i) {
-            std::uint32_t& id = table_.insert(w[i], w[i + 1]);
+            std::uint32_t& id = table.insert(w[i], w[i + 1]);
             if (id == 0) id = ++next;
             w[i] = id;
           }
@@ -486,7 +509,7 @@ class NgramIndex {
       }
     }
     size_ = next;
-    if (counts == Counts::kPerReference) {
+    if (counts == Counts::kPerReference && !direct) {
       // Entries grouped by id (a counting sort), in reference order within an id.
       begin_.assign(std::size_t{size_} + 2, 0);
       for (const Triple& tr : ws.triples) ++begin_[tr.id + 1];
@@ -503,16 +526,21 @@ class NgramIndex {
   std::uint32_t size() const { return size_; }
 
   // ids[0, count] hold ids of order n-1 (0: in no reference); afterwards ids[0, count) hold
-  // those of order n.
-  void advance(std::uint32_t* ids, std::size_t count) const {
+  // those of order n (n >= 2).
+  void advance(std::size_t n, std::uint32_t* ids, std::size_t count) const {
+    const PairTable& table = tables_[n];
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t a = ids[i], b = ids[i + 1];
-      ids[i] = a != 0 && b != 0 ? table_.find(a, b) : 0;
+      ids[i] = a != 0 && b != 0 ? table.find(a, b) : 0;
     }
   }
-  // Counts::kMax: the largest count of each n-gram in one reference, by id.
+  // Built from one reference.
+  bool single() const { return single_; }
+  // Counts::kMax, or a single reference: the largest count of each n-gram in one reference, by
+  // id (0 for id 0).
   const std::uint32_t* max_counts() const { return max_.data(); }
-  // Counts::kPerReference: the references that have the n-gram, with their counts.
+  // Counts::kPerReference with several references: the references that have the n-gram, with
+  // their counts.
   std::span<const Entry> entries(std::uint32_t id) const {
     return std::span<const Entry>(entries_).subspan(begin_[id], begin_[id + 1] - begin_[id]);
   }
@@ -525,11 +553,12 @@ class NgramIndex {
     std::vector<std::uint32_t> work, cur, tag, distinct;
     std::vector<Triple> triples;
   };
-  PairTable table_;  // (left id, right id) -> id, orders >= 2
+  std::vector<PairTable> tables_;  // by order n >= 2: (left id, right id) -> id
   std::vector<std::uint32_t> max_, begin_;
   std::vector<Entry> entries_;
   std::size_t max_order_ = 0;
   std::uint32_t size_ = 0;
+  bool single_ = false;
 };
 
 // ---- cache of prepared reference sets ----------------------------------------------------------
@@ -549,24 +578,31 @@ std::size_t reference_cache_capacity();
 // (a stream where references do not repeat keeps rebuilding one entry, which stays in the CPU
 // cache), else an empty or the least recently used entry. Reference sets larger than kMaxBytes
 // are prepared in a scratch entry that is never looked up (bounds the memory kept per thread).
+//
+// With `defer`, a reference set is only prepared when it comes again (its hash is remembered):
+// the first time get() returns nullptr and the caller scores the item directly, which is cheaper
+// than preparing for a single use (one reference).
 template <class Prepared>
 class ReferenceCache {
  public:
   static constexpr std::size_t kMaxBytes = std::size_t{1} << 14;
 
   // The prepared form of `refs` under `tag`: a cached one, or build(prepared) fills one (it must
-  // overwrite everything it reads later, whatever the entry held before).
+  // overwrite everything it reads later, whatever the entry held before); nullptr for a deferred
+  // first sight.
   template <class Build>
-  const Prepared& get(std::string_view tag, std::span<const std::string_view> refs, Build&& build) {
+  const Prepared* get(std::string_view tag, std::span<const std::string_view> refs, bool defer,
+                      Build&& build) {
     key_.clear();
     append_sized(tag);
     const std::size_t tag_bytes = key_.size();
     for (std::string_view r : refs) append_sized(r);
     const std::size_t capacity = reference_cache_capacity();
     if (capacity == 0 || key_.size() > kMaxBytes) {
+      if (defer) return nullptr;
       if (!scratch_) scratch_ = std::make_unique<Prepared>();
       build(*scratch_);
-      return *scratch_;
+      return scratch_.get();
     }
     const XXH128_hash_t hash = XXH3_128bits(key_.data(), key_.size());
     ++clock_;
@@ -577,12 +613,23 @@ class ReferenceCache {
       if (XXH128_isEqual(e->hash, hash) && e->key == key_) {
         e->last_use = clock_;
         ++e->hits;
-        return e->value;
+        return &e->value;
       }
       if (std::string_view(e->key).substr(0, tag_bytes) ==
               std::string_view(key_).substr(0, tag_bytes) &&
           (!same_tag || e->last_use > same_tag->last_use))
         same_tag = e.get();
+    }
+    if (defer) {
+      // First sight: remember the hash (a collision only prepares a set early).
+      const auto seen = std::find_if(seen_.begin(), seen_.end(), [&](const XXH128_hash_t& h) {
+        return XXH128_isEqual(h, hash);
+      });
+      if (seen == seen_.end()) {
+        seen_[next_seen_++ % seen_.size()] = hash;
+        return nullptr;
+      }
+      *seen = XXH128_hash_t{};
     }
     Entry* slot = nullptr;
     if (same_tag && same_tag->hits == 0) {
@@ -602,11 +649,14 @@ class ReferenceCache {
     slot->last_use = clock_;
     slot->hits = 0;
     slot->valid = true;
-    return slot->value;
+    return &slot->value;
   }
 
   // Forgets every entry (ROUGE: when its token ids are renumbered).
-  void clear() { entries_.clear(); }
+  void clear() {
+    entries_.clear();
+    seen_.fill(XXH128_hash_t{});
+  }
 
  private:
   struct Entry {
@@ -626,6 +676,8 @@ class ReferenceCache {
   std::unique_ptr<Prepared> scratch_;
   std::string key_;
   std::uint64_t clock_ = 0;
+  std::array<XXH128_hash_t, 16> seen_{};  // hashes of deferred sets, most recent 16
+  std::size_t next_seen_ = 0;
 };
 
 }  // namespace probity::metrics::detail
