@@ -120,7 +120,7 @@ struct Scratch {
   text::TokenizedLine ref_line;
   StrInterner vocab;
   std::vector<std::uint32_t> hyp_symbols, ref_symbols, hyp_ids, ref_ids, hyp_count, ref_count,
-      live_ids;
+      live_ids, shared;
   std::vector<std::uint8_t> hyp_live, ref_live;
   NgramNumbering numbering;
   // Preparing references.
@@ -385,23 +385,30 @@ void Bleu::pair_stats(std::string_view candidate, std::string_view reference, Sc
   for (std::size_t k = 0; k < nh; ++k) correct += ++hc[hs[k]] <= rc[hs[k]];
   stats[2] = static_cast<double>(correct);
 
-  // Higher orders count only n-grams both sides can have: live[i] says the (n-1)-gram at i
-  // occurs on the other side.
+  // Higher orders count only n-grams both sides can have, made of tokens both sides have: those
+  // are renumbered 1..shared (0: the others), which keeps the numbering grids small. live[i] says
+  // the (n-1)-gram at i occurs on the other side.
+  sc.shared.resize(std::size_t{vocab} + 1);
+  std::uint32_t* shared = sc.shared.data();
+  std::uint32_t n_shared = 0;
+  for (std::size_t v = 1; v <= vocab; ++v) shared[v] = rc[v] != 0 && hc[v] != 0 ? ++n_shared : 0;
+  for (std::size_t k = 0; k < nh; ++k) hs[k] = shared[hs[k]];
+  for (std::size_t k = 0; k < nr; ++k) rs[k] = shared[rs[k]];
   sc.hyp_live.resize(nh + 1);
   sc.ref_live.resize(nr + 1);
   std::uint8_t* hl = sc.hyp_live.data();
   std::uint8_t* rl = sc.ref_live.data();
-  for (std::size_t k = 0; k < nh; ++k) hl[k] = rc[hs[k]] != 0;
-  for (std::size_t k = 0; k < nr; ++k) rl[k] = hc[rs[k]] != 0;
+  for (std::size_t k = 0; k < nh; ++k) hl[k] = hs[k] != 0;
+  for (std::size_t k = 0; k < nr; ++k) rl[k] = rs[k] != 0;
   if (sc.live_ids.size() < nh + nr + 1) sc.live_ids.resize(nh + nr + 1);
   sc.hyp_ids.assign(hs, hs + nh + 1);
   sc.ref_ids.assign(rs, rs + nr + 1);
   std::uint32_t* hid = sc.hyp_ids.data();
   std::uint32_t* rid = sc.ref_ids.data();
-  std::size_t n_ids = vocab;
+  std::size_t n_ids = n_shared;
   for (std::size_t n = 2; n <= max_order_ && correct > 0 && nh >= n && nr >= n; ++n) {
     const std::size_t mh = nh - n + 1, mr = nr - n + 1;
-    sc.numbering.start(n_ids, std::size_t{vocab} + 1, mh);
+    sc.numbering.start(n_ids, std::size_t{n_shared} + 1, mh);
     sc.numbering.number(mh, hid, hs + n - 1, hl, [](std::uint32_t) {});
     n_ids = sc.numbering.count();
     sc.numbering.look_up(mr, rid, rs + n - 1, rl, [](std::uint32_t) {});
