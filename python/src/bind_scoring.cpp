@@ -181,6 +181,24 @@ py::dict score_texts(PyEngine& e, const std::string& spec, const py::sequence& c
       if (item_refs.empty() && sel.metric->needs_references())
         throw UsageError(
             fmt::format("references[{}]: metric '{}' needs at least one reference", i, spec));
+      // Fast path: the previous item's very strings (candidates of a task listed together).
+      if (i > 0 && (!sources || (*sources)[i] == (*sources)[i - 1])) {
+        const auto prev =
+            std::span(refs).subspan(ref_begin[i - 1], ref_begin[i] - ref_begin[i - 1]);
+        if (std::equal(item_refs.begin(), item_refs.end(), prev.begin(), prev.end(),
+                       [](std::string_view a, std::string_view b) {
+                         return a.data() == b.data() && a.size() == b.size();
+                       })) {
+          Task& t = ds.tasks[items[i - 1].task];
+          items[i] = {items[i - 1].task, t.candidates.size()};
+          Candidate& c = t.candidates.emplace_back();
+          if (fitted) {
+            c.id = fmt::format("c{}", i);
+            c.text = std::string(texts[i]);
+          }
+          continue;
+        }
+      }
       std::uint64_t h = XXH3_64bits_withSeed(source.data(), source.size(), item_refs.size());
       for (std::string_view r : item_refs)
         h = XXH3_64bits_withSeed(r.data(), r.size(), h ^ r.size());
