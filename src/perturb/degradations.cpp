@@ -153,9 +153,9 @@ std::vector<Chunk> conjoin(std::vector<Chunk> a, std::vector<Chunk> b, const Sty
 enum Boundary { kNone, kPreposition, kConjunction, kNounPhrase, kOf, kTo };
 
 Boundary boundary_kind(const Chunk& c) {
-  const std::string low = core_lower(c);
-  if (!split_word(c.text).lead.empty() || !split_word(c.text).trail.empty() || low.empty())
-    return kNone;
+  const WordParts parts = split_word(c.text);
+  if (!parts.lead.empty() || !parts.trail.empty() || parts.core.empty()) return kNone;
+  const std::string low = lower(parts.core);
   if (low == "to") return kTo;
   if (low == "of") return kOf;
   if (lex::is_split_word(low)) return lex::is_preposition(low) ? kPreposition : kConjunction;
@@ -169,26 +169,46 @@ struct Cut {
   std::size_t i, j;  // head = first[0, i), tail = second[j, end)
 };
 
+// A sentence's chunks with each chunk's boundary kind and the word counts before each chunk,
+// computed once rather than for every pairing.
+struct Cuttable {
+  explicit Cuttable(const std::string& sentence) : chunks(to_chunks(sentence)) {
+    kinds.reserve(chunks.size());
+    words_before.reserve(chunks.size() + 1);
+    words_before.push_back(0);
+    for (const auto& c : chunks) {
+      kinds.push_back(boundary_kind(c));
+      words_before.push_back(words_before.back() + (has_alnum(c.text) ? 1 : 0));
+    }
+  }
+  std::size_t size() const { return chunks.size(); }
+  // words_in(chunks, begin, end)
+  std::size_t words(std::size_t begin, std::size_t end) const {
+    return words_before[end] - words_before[begin];
+  }
+
+  std::vector<Chunk> chunks;
+  std::vector<Boundary> kinds;
+  std::vector<std::size_t> words_before;
+};
+
 // Cut pairs where the head ends and the tail starts at a boundary word of the same kind
 // ("in the record books" for "on the guinness website"), or where the head keeps its
-// preposition and the tail starts with a noun phrase; `any` collects the other pairings.
-void find_cuts(const std::vector<Chunk>& first, const std::vector<Chunk>& second, bool same,
-               std::vector<Cut>& matched, std::vector<Cut>& any) {
+// preposition and the tail starts with a noun phrase.
+void find_cuts(const Cuttable& first, const Cuttable& second, bool same,
+               std::vector<Cut>& matched) {
   for (std::size_t i = 1; i < first.size(); ++i) {
-    const Boundary ka = boundary_kind(first[i]);
-    if (ka == kNone || words_in(first, 0, i) < 3) continue;
+    const Boundary ka = first.kinds[i];
+    if (ka == kNone || first.words(0, i) < 3) continue;
     for (std::size_t j = 1; j < second.size(); ++j) {
-      const Boundary kb = boundary_kind(second[j]);
-      if (kb == kNone || words_in(second, j, second.size()) < 2) continue;
+      const Boundary kb = second.kinds[j];
+      if (kb == kNone || second.words(j, second.size()) < 2) continue;
       if (same && j <= i + 1) continue;  // skip at least one phrase of the sentence
-      if (!same && words_in(second, 0, j) < 2) continue;
+      if (!same && second.words(0, j) < 2) continue;
       if (ka == kb && ka != kOf) {
         matched.push_back({i, j});
       } else if ((ka == kPreposition || ka == kOf) && kb == kNounPhrase) {
         if (!same || j > i + 2) matched.push_back({i + 1, j});
-      } else if ((ka == kPreposition || ka == kConjunction) &&
-                 (kb == kPreposition || kb == kConjunction)) {
-        any.push_back({i, j});
       }
     }
   }
@@ -221,11 +241,12 @@ std::vector<Chunk> join_at(const std::vector<Chunk>& first, const std::vector<Ch
 // kept sentences, so the filler adds no task information, yet reads like a sentence.
 std::string recombine(const std::string& a, const std::string& b, bool same_sentence,
                       const Style& style, Rng& rng) {
-  const auto ca = to_chunks(a);
-  const auto cb = to_chunks(b);
-  std::vector<Cut> ab_matched, ab_any, ba_matched, ba_any;
-  find_cuts(ca, cb, same_sentence, ab_matched, ab_any);
-  if (!same_sentence) find_cuts(cb, ca, false, ba_matched, ba_any);
+  const Cuttable cut_a(a), cut_b(b);
+  const std::vector<Chunk>& ca = cut_a.chunks;
+  const std::vector<Chunk>& cb = cut_b.chunks;
+  std::vector<Cut> ab_matched, ba_matched;
+  find_cuts(cut_a, cut_b, same_sentence, ab_matched);
+  if (!same_sentence) find_cuts(cut_b, cut_a, false, ba_matched);
   std::vector<Chunk> out;
   // Prefer the previous sentence's head (it keeps the text's order) and matching boundaries.
   for (auto [cuts, first, second] :
@@ -244,8 +265,8 @@ std::string recombine(const std::string& a, const std::string& b, bool same_sent
     out = ca;
     std::size_t cut = 0;
     for (std::size_t i = 1; i < ca.size(); ++i) {
-      const Boundary k = boundary_kind(ca[i]);
-      if ((k == kPreposition || k == kConjunction) && words_in(ca, 0, i) >= 3) cut = i;
+      const Boundary k = cut_a.kinds[i];
+      if ((k == kPreposition || k == kConjunction) && cut_a.words(0, i) >= 3) cut = i;
     }
     if (cut > 0) {
       out.resize(cut);
@@ -268,8 +289,8 @@ class DeletionCompletion final : public RuleStrategy {
  protected:
   PerturbResult run(const PerturbContext& context, Rng& rng) const override {
     const std::string& text = context.candidate_ref().text;
-    const Style style = detect_style(text);
     Doc doc = parse_doc(text);
+    const Style style = detect_style(text, doc);
     const Doc original = doc;
     std::size_t filled = 0;
     for (auto& [section, refs] : sentences_by_section(doc)) {
@@ -402,6 +423,27 @@ std::vector<std::string> weak_context_sentences(const Task& task, WeakContext mo
   return pool;
 }
 
+// weak_context_sentences(task, mode), kept from the previous call on this thread when the source
+// is the same: a task's candidates are mostly perturbed one after another, and splitting a news
+// article into sentences costs more than perturbing a summary.
+const std::vector<std::string>& weak_context_sentences_cached(const Task& task, WeakContext mode) {
+  struct Last {
+    bool valid = false;
+    WeakContext mode = WeakContext::kLead;
+    std::string source;
+    std::vector<std::string> sentences;
+  };
+  thread_local Last last;
+  if (!last.valid || last.mode != mode || last.source != task.source) {
+    last.valid = false;  // stays invalid if splitting throws
+    last.sentences = weak_context_sentences(task, mode);
+    last.source = task.source;
+    last.mode = mode;
+    last.valid = true;
+  }
+  return last.sentences;
+}
+
 // The first `n` words of a natural-text sentence, ended cleanly.
 std::string truncate_natural(const std::string& sentence, std::size_t n) {
   auto chunks = to_chunks(sentence);
@@ -428,11 +470,10 @@ class SurfaceReport final : public RuleStrategy {
       return not_applicable("task has no source");
     if (count_words(text) == 0) return not_applicable("empty candidate");
     const WeakContext mode = weak_context_mode(task);
-    const std::vector<std::string> pool = weak_context_sentences(task, mode);
+    const std::vector<std::string>& pool = weak_context_sentences_cached(task, mode);
     if (pool.empty()) return not_applicable("source has no usable text");
-    const Style style = detect_style(text);
-
     Doc doc = parse_doc(text);
+    const Style style = detect_style(text, doc);
     const auto refs = sentence_refs(doc);
     std::size_t next = 0;
     long deficit = 0;
@@ -572,8 +613,8 @@ class UltraConcise final : public RuleStrategy {
     const std::size_t target =
         std::max<std::size_t>(5, static_cast<std::size_t>(std::lround(0.10 * double(total))));
     if (total <= target) return unchanged("the candidate is already this short");
-    const Style style = detect_style(text);
     const Doc doc = parse_doc(text);
+    const Style style = detect_style(text, doc);
     std::vector<std::string> sentences;
     for (const auto& ref : sentence_refs(doc))
       sentences.push_back(doc.lines[ref.line].sentences[ref.index]);

@@ -43,6 +43,7 @@ struct Sentence {
   }
   void refresh() {
     low.clear();
+    low.reserve(chunks.size());
     for (const auto& c : chunks) low.push_back(core_lower(c));
   }
   std::size_t first() const { return first_word_index(chunks); }
@@ -82,13 +83,14 @@ struct Sentence {
       // Inserted at the very end: it takes over the (empty) trailing space.
       chunks[at].space.swap(chunks[at - 1].space);
     }
-    refresh();
+    // Only the new chunk's word is new (spaces are not in `low`).
+    low.insert(low.begin() + static_cast<std::ptrdiff_t>(at), core_lower(chunks[at]));
   }
   void replace_word(std::size_t i, const std::string& word) {
     const WordParts p = split_word(chunks[i].text);
     chunks[i].text = std::string(p.lead) + match_case(word, p.core) + std::string(p.trail);
     chunks[i].changed = true;
-    refresh();
+    low[i] = core_lower(chunks[i]);
   }
   std::string text() {
     fix_articles(chunks);
@@ -178,14 +180,14 @@ bool add_opener(Sentence& s, std::string_view opener, const Style& style, const 
 // per text).
 struct EditFrame {
   explicit EditFrame(const std::string& text)
-      : style(detect_style(text)), doc(parse_doc(text)), names(midsentence_capitals(doc)) {}
+      : doc(parse_doc(text)), style(detect_style(text, doc)), names(midsentence_capitals(doc)) {}
   // Puts an opener of `tone` not used yet in front of the sentence.
   bool add_opener(Sentence& s, Tone tone, Rng& rng) {
     return perturb::add_opener(s, fresh_opener(tone, used, rng), style, names);
   }
 
+  Doc doc;  // first: the style is read from it
   Style style;
-  Doc doc;
   Names names;
   std::unordered_set<std::string_view> used;
 };
@@ -237,9 +239,10 @@ bool add_copula_adverb(Sentence& s, Tone tone, bool any_complement, Rng& rng) {
 // not run into it.
 void terminate(std::string& text, const Style& style) {
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.pop_back();
-  const auto chunks = to_chunks(text);
-  if (chunks.empty()) return;
-  const std::string& last = chunks.back().text;
+  if (text.empty()) return;
+  // The text of the last chunk (empty when the text is all whitespace).
+  std::string_view last, chunk, space;
+  for (ChunkCursor cursor(text); cursor.next(chunk, space);) last = chunk;
   if (is_terminal_punct(last) || ends_sentence(last) || last.ends_with('"') ||
       last.ends_with("''") || last.ends_with(')'))
     return;
@@ -528,7 +531,7 @@ class MeaninglessElongation final : public RuleStrategy {
   PerturbResult run(const PerturbContext& context, Rng&) const override {
     std::string text = context.candidate_ref().text;
     const Style style = detect_style(text);
-    const std::string filler = render(lex::filler_paragraph(), style);
+    const std::string& filler = render_phrase(lex::filler_paragraph(), style);
     while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t' ||
                              text.back() == '\r'))
       text.pop_back();
@@ -566,7 +569,7 @@ class SentimentShift : public RuleStrategy {
           [&] { return add_copula_adverb(s, tone_, false, rng); });
     });
     // The framing sentence closes the last paragraph or list item.
-    const std::string framing = render(rng.pick(lex::framings(tone_)), f.style);
+    const std::string& framing = render_phrase(rng.pick(lex::framings(tone_)), f.style);
     Line* last = nullptr;
     for (auto& line : f.doc.lines)
       if (line.kind == Line::Kind::kText || line.kind == Line::Kind::kItem) last = &line;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 
 #include "perturb/lexicon.hpp"
 #include "probity/text.hpp"
@@ -46,12 +47,16 @@ bool trail_punct_char(char c) {
          c == '`';
 }
 
+// Every mark of kUtf8Punct starts with a lead byte and ends with a continuation byte: an ASCII
+// byte there rules them all out.
 std::size_t utf8_punct_prefix(std::string_view s) {
+  if (s.empty() || static_cast<unsigned char>(s.front()) < 0x80) return 0;
   for (auto p : kUtf8Punct)
     if (s.starts_with(p)) return p.size();
   return 0;
 }
 std::size_t utf8_punct_suffix(std::string_view s) {
+  if (s.empty() || static_cast<unsigned char>(s.back()) < 0x80) return 0;
   for (auto p : kUtf8Punct)
     if (s.ends_with(p)) return p.size();
   return 0;
@@ -59,10 +64,38 @@ std::size_t utf8_punct_suffix(std::string_view s) {
 
 constexpr std::array<std::string_view, 7> kClitics = {"'s", "'re", "'ve", "'ll", "'d", "'m", "n't"};
 
+// lower(chunk) is one of kClitics.
+bool is_clitic(std::string_view chunk) {
+  // Every clitic has two or three bytes and starts with ' or n.
+  if (chunk.size() < 2 || chunk.size() > 3 ||
+      (chunk.front() != '\'' && text::ascii_lower(chunk.front()) != 'n'))
+    return false;
+  return std::any_of(kClitics.begin(), kClitics.end(),
+                     [chunk](std::string_view c) { return equals_lower(chunk, c); });
+}
+
+// Whether lower(s) contains the lower-case `needle`, which has an apostrophe at `quote`, without
+// lower-casing a copy.
+bool contains_lower(std::string_view s, std::string_view needle, std::size_t quote) {
+  for (std::size_t q = s.find('\''); q != std::string_view::npos; q = s.find('\'', q + 1)) {
+    if (q >= quote && q - quote + needle.size() <= s.size() &&
+        equals_lower(s.substr(q - quote, needle.size()), needle))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string lower(std::string_view s) {
   return text::ascii_lower(s);
+}
+
+bool equals_lower(std::string_view s, std::string_view low) {
+  if (s.size() != low.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (text::ascii_lower(s[i]) != low[i]) return false;
+  return true;
 }
 
 bool has_alnum(std::string_view s) {
@@ -131,21 +164,28 @@ std::size_t count_words(std::string_view text) {
   return n;
 }
 
+bool ChunkCursor::next(std::string_view& text, std::string_view& space) {
+  // Leading whitespace makes a first chunk with empty text.
+  if (i_ >= s_.size()) return false;
+  const std::size_t start = i_;
+  while (i_ < s_.size() && !is_space(s_[i_])) ++i_;
+  const std::size_t word_end = i_;
+  while (i_ < s_.size() && is_space(s_[i_])) ++i_;
+  text = s_.substr(start, word_end - start);
+  space = s_.substr(word_end, i_ - word_end);
+  return true;
+}
+
 std::vector<Chunk> to_chunks(std::string_view s) {
+  // Counted first: one allocation instead of the vector's growth (Chunk moves are not free).
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (is_space(s[i]) ? i == 0 : (i == 0 || is_space(s[i - 1]))) ++n;
   std::vector<Chunk> out;
-  std::size_t i = 0;
-  if (!s.empty() && is_space(s.front())) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    out.push_back({"", std::string(s.substr(0, i))});
-  }
-  while (i < s.size()) {
-    std::size_t start = i;
-    while (i < s.size() && !is_space(s[i])) ++i;
-    std::size_t word_end = i;
-    while (i < s.size() && is_space(s[i])) ++i;
-    out.push_back({std::string(s.substr(start, word_end - start)),
-                   std::string(s.substr(word_end, i - word_end))});
-  }
+  out.reserve(n);
+  ChunkCursor cursor(s);
+  std::string_view text, space;
+  while (cursor.next(text, space)) out.push_back({std::string(text), std::string(space)});
   return out;
 }
 
@@ -160,12 +200,9 @@ std::string join_chunks(const std::vector<Chunk>& chunks) {
 
 WordParts split_word(std::string_view chunk) {
   WordParts parts;
-  const std::string low = lower(chunk);
-  for (auto clitic : kClitics) {
-    if (low == clitic) {
-      parts.core = chunk;
-      return parts;
-    }
+  if (is_clitic(chunk)) {
+    parts.core = chunk;
+    return parts;
   }
   if (!has_alnum(chunk)) {
     parts.lead = chunk;
@@ -249,25 +286,29 @@ void fix_articles(std::vector<Chunk>& chunks) {
 
 // ---- style -----------------------------------------------------------------------------------
 
-Style detect_style(std::string_view text) {
+namespace {
+
+// `doc` is parse_doc(text), or null to parse it when needed.
+Style detect_style(std::string_view text, const Doc* doc) {
   Style style;
   std::size_t detached = 0, attached = 0;
-  for (const auto& chunk : to_chunks(text)) {
-    if (chunk.text.empty()) continue;
-    const std::string low = lower(chunk.text);
-    if (std::find(kClitics.begin(), kClitics.end(), low) != kClitics.end()) {
+  ChunkCursor cursor(text);
+  std::string_view chunk, space;
+  while (cursor.next(chunk, space)) {
+    if (chunk.empty()) continue;
+    if (is_clitic(chunk)) {
       ++detached;
       continue;
     }
-    if (is_punct_chunk(chunk.text)) {
-      if (chunk.text.find_first_of(".,;:!?") != std::string::npos) ++detached;
+    if (is_punct_chunk(chunk)) {
+      if (chunk.find_first_of(".,;:!?") != std::string_view::npos) ++detached;
       continue;
     }
-    const WordParts parts = split_word(chunk.text);
+    const WordParts parts = split_word(chunk);
     if (parts.trail.find_first_of(",;:!?") != std::string_view::npos ||
-        (parts.trail.find('.') != std::string_view::npos && ends_sentence(chunk.text)))
+        (parts.trail.find('.') != std::string_view::npos && ends_sentence(chunk)))
       ++attached;
-    if (low.find("'s") != std::string::npos || low.find("n't") != std::string::npos) ++attached;
+    if (contains_lower(chunk, "'s", 0) || contains_lower(chunk, "n't", 1)) ++attached;
   }
   style.tokenized = detached > attached;
 
@@ -279,14 +320,20 @@ Style detect_style(std::string_view text) {
     return style;
   }
   if (!style.tokenized) return style;
+  Doc parsed;
+  if (doc == nullptr) {
+    parsed = parse_doc(text);
+    doc = &parsed;
+  }
   // Sentence case: every capital is the first letter of a sentence's first word.
   std::size_t capital_starts = 0;
-  for (const auto& line : parse_doc(text).lines) {
+  for (const auto& line : doc->lines) {
     if (line.kind == Line::Kind::kHeader) return style;
     for (const auto& sentence : line.sentences) {
       bool first_word = true;
-      for (const auto& chunk : to_chunks(sentence)) {
-        const WordParts parts = split_word(chunk.text);
+      ChunkCursor words(sentence);
+      while (words.next(chunk, space)) {
+        const WordParts parts = split_word(chunk);
         if (parts.core.empty() || !has_alnum(parts.core)) continue;
         if (first_word) {
           if (has_upper(parts.core.substr(1))) return style;
@@ -300,6 +347,16 @@ Style detect_style(std::string_view text) {
   }
   if (capital_starts >= 2) style.casing = CaseStyle::kSentence;
   return style;
+}
+
+}  // namespace
+
+Style detect_style(std::string_view text) {
+  return detect_style(text, nullptr);
+}
+
+Style detect_style(std::string_view text, const Doc& doc) {
+  return detect_style(text, &doc);
 }
 
 std::string ptb_tokenize(std::string_view natural) {
@@ -337,7 +394,7 @@ std::string ptb_tokenize(std::string_view natural) {
           chunk.replace(p, from.size(), to);
       }
       const bool last = ci + 1 == pieces.size();
-      if (std::find(kClitics.begin(), kClitics.end(), lower(chunk)) != kClitics.end()) {
+      if (is_clitic(chunk)) {
         tokens.push_back(chunk);  // already tokenized ("i 've")
         continue;
       }
@@ -428,6 +485,19 @@ std::string render(std::string_view natural, const Style& style) {
     if (chunk.space.find('\n') != std::string::npos) at_start = true;
   }
   return join_chunks(chunks);
+}
+
+const std::string& render_phrase(std::string_view natural, const Style& style) {
+  // Keyed by the style and the phrase; node-based, so references stay valid as it grows.
+  thread_local std::unordered_map<std::string, std::string> rendered;
+  std::string key;
+  key.reserve(natural.size() + 2);
+  key += static_cast<char>('0' + static_cast<int>(style.casing));
+  key += style.tokenized ? 't' : 'n';
+  key += natural;
+  auto it = rendered.find(key);
+  if (it == rendered.end()) it = rendered.emplace(std::move(key), render(natural, style)).first;
+  return it->second;
 }
 
 // ---- layout ----------------------------------------------------------------------------------
@@ -605,8 +675,10 @@ std::unordered_set<std::string> midsentence_capitals(const Doc& doc) {
   for (const auto& line : doc.lines) {
     for (const auto& sentence : line.sentences) {
       bool first = true;
-      for (const auto& chunk : to_chunks(sentence)) {
-        const WordParts parts = split_word(chunk.text);
+      ChunkCursor cursor(sentence);
+      std::string_view chunk, space;
+      while (cursor.next(chunk, space)) {
+        const WordParts parts = split_word(chunk);
         if (parts.core.empty() || !has_alnum(parts.core)) continue;
         if (!first && is_capitalized(parts.core) && parts.core != "I")
           names.insert(lower(parts.core));

@@ -31,8 +31,14 @@ struct Style {
 };
 
 Style detect_style(std::string_view text);
+struct Doc;
+// The same for a text whose parse_doc() the caller already has (spares parsing it again).
+Style detect_style(std::string_view text, const Doc& doc);
 // Renders natural English text (our own phrases, source sentences) in `style`.
 std::string render(std::string_view natural, const Style& style);
+// render() of one of our fixed phrases (the filler, framings), computed once per thread and
+// style: every distinct phrase is kept, so not for text taken from the input.
+const std::string& render_phrase(std::string_view natural, const Style& style);
 // PTB-like tokenization: splits punctuation, quotes (as `` and ''), and clitics ('s, n't, ...).
 std::string ptb_tokenize(std::string_view natural);
 
@@ -56,7 +62,22 @@ struct Chunk {
 };
 
 std::vector<Chunk> to_chunks(std::string_view s);
+
+// The chunks of to_chunks(s) as views into `s`, for readers that need no copies.
+class ChunkCursor {
+ public:
+  explicit ChunkCursor(std::string_view s) : s_(s) {}
+  // The next chunk's text and following whitespace; false after the last one.
+  bool next(std::string_view& text, std::string_view& space);
+
+ private:
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
 std::string join_chunks(const std::vector<Chunk>& chunks);
+
+// ASCII case-insensitive equality with a lower-case `low`.
+bool equals_lower(std::string_view s, std::string_view low);
 
 // A chunk split into leading punctuation, the word, and trailing punctuation.
 struct WordParts {
