@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -99,6 +102,33 @@ const Set& function_words() {
 }
 
 // ---- WordNet -----------------------------------------------------------------------------------
+
+// A grow-only, thread-safe memo of a pure function of a word: the strategies ask WordNet about
+// the same words over and over, and each answer takes several index look-ups (one per part of
+// speech and detachment rule) or parses data-file lines. Entries stay as small as a vocabulary.
+template <class Value>
+class WordMemo {
+ public:
+  template <class Compute>
+  Value get(std::string_view key, Compute&& compute) {
+    {
+      std::shared_lock lock(mutex_);
+      if (auto it = map_.find(key); it != map_.end()) return it->second;
+    }
+    Value value = compute();  // outside the lock; a racing thread computes the same value
+    std::unique_lock lock(mutex_);
+    map_.try_emplace(std::string(key), value);
+    return value;
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::shared_mutex mutex_;
+  std::unordered_map<std::string, Value, Hash, std::equal_to<>> map_;
+};
 
 namespace wn = text::wordnet;
 
@@ -812,15 +842,18 @@ bool starts_with_vowel_sound(const std::string& word) {
 bool is_common_word(const std::string& word) {
   // WordNet also lists names ("jacksonville"); a SemCor count on some sense marks a word that
   // is used in ordinary running text.
-  require_wordnet();
-  for (wn::Pos p : kWordNetPos) {
-    const std::string base = wn::base_form(word, p);
-    if (base.empty()) continue;
-    const auto& senses = wn::senses(base, p);
-    for (std::size_t k = 0; k < senses.size() && k < 3; ++k)
-      if (wn::tag_count(base, p, int(k) + 1) > 0) return true;
-  }
-  return false;
+  static WordMemo<bool> memo;
+  return memo.get(word, [&word] {
+    require_wordnet();
+    for (wn::Pos p : kWordNetPos) {
+      const std::string base = wn::base_form(word, p);
+      if (base.empty()) continue;
+      const auto& senses = wn::senses(base, p);
+      for (std::size_t k = 0; k < senses.size() && k < 3; ++k)
+        if (wn::tag_count(base, p, int(k) + 1) > 0) return true;
+    }
+    return false;
+  });
 }
 
 // ---- opinion flip ------------------------------------------------------------------------------
@@ -961,13 +994,16 @@ bool is_gradable(const std::string& word) {
 
 WordClasses word_classes(const std::string& word) {
   if (word.empty() || word.size() > 60) return {};
-  require_wordnet();
-  WordClasses classes;
-  classes.noun = !wn::base_form(word, wn::Pos::kNoun).empty();
-  classes.verb = !wn::base_form(word, wn::Pos::kVerb).empty();
-  classes.adj = !wn::base_form(word, wn::Pos::kAdj).empty();
-  classes.adv = !wn::base_form(word, wn::Pos::kAdv).empty();
-  return classes;
+  static WordMemo<WordClasses> memo;
+  return memo.get(word, [&word] {
+    require_wordnet();
+    WordClasses classes;
+    classes.noun = !wn::base_form(word, wn::Pos::kNoun).empty();
+    classes.verb = !wn::base_form(word, wn::Pos::kVerb).empty();
+    classes.adj = !wn::base_form(word, wn::Pos::kAdj).empty();
+    classes.adv = !wn::base_form(word, wn::Pos::kAdv).empty();
+    return classes;
+  });
 }
 
 Synonym curated_synonym(const std::string& word) {
@@ -975,8 +1011,9 @@ Synonym curated_synonym(const std::string& word) {
   return it == curated_synonyms().end() ? Synonym{} : it->second;
 }
 
-std::string wordnet_synonym(const std::string& word, Pos pos) {
-  if (word.size() < 3 || is_function_word(word) || is_rephrase_blocked(word)) return {};
+namespace {
+
+std::string compute_wordnet_synonym(const std::string& word, Pos pos) {
   require_wordnet();
   const wn::Pos p = wn_pos(pos);
   std::string result;
@@ -1014,6 +1051,14 @@ std::string wordnet_synonym(const std::string& word, Pos pos) {
     }
   }
   return result;
+}
+
+}  // namespace
+
+std::string wordnet_synonym(const std::string& word, Pos pos) {
+  if (word.size() < 3 || is_function_word(word) || is_rephrase_blocked(word)) return {};
+  static WordMemo<std::string> memo[4];
+  return memo[static_cast<int>(pos)].get(word, [&] { return compute_wordnet_synonym(word, pos); });
 }
 
 bool is_rephrase_blocked(const std::string& word) {
