@@ -2,15 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
-#include <mutex>
-#include <shared_mutex>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "perturb/memo.hpp"
 #include "text/wordnet.hpp"
 
 namespace probity::perturb::lex {
@@ -102,33 +100,6 @@ const Set& function_words() {
 }
 
 // ---- WordNet -----------------------------------------------------------------------------------
-
-// A grow-only, thread-safe memo of a pure function of a word: the strategies ask WordNet about
-// the same words over and over, and each answer takes several index look-ups (one per part of
-// speech and detachment rule) or parses data-file lines. Entries stay as small as a vocabulary.
-template <class Value>
-class WordMemo {
- public:
-  template <class Compute>
-  Value get(std::string_view key, Compute&& compute) {
-    {
-      std::shared_lock lock(mutex_);
-      if (auto it = map_.find(key); it != map_.end()) return it->second;
-    }
-    Value value = compute();  // outside the lock; a racing thread computes the same value
-    std::unique_lock lock(mutex_);
-    map_.try_emplace(std::string(key), value);
-    return value;
-  }
-
- private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::shared_mutex mutex_;
-  std::unordered_map<std::string, Value, Hash, std::equal_to<>> map_;
-};
 
 namespace wn = text::wordnet;
 
@@ -874,7 +845,8 @@ bool is_negatable_evaluative(const std::string& word) {
   return contains(negatable_evaluatives(), word);
 }
 
-bool is_recommend_verb(const std::string& word) {
+bool is_recommend_verb(const std::string& word_string) {
+  const std::string_view word = word_string;  // compared with literals without strlen
   return word == "recommend" || word == "recommends" || word == "recommended" ||
          word == "recommending" || word == "endorse" || word == "endorses" || word == "endorsed";
 }
@@ -887,7 +859,8 @@ bool is_verdict_word(const std::string& word) {
 }
 
 bool is_negator(const std::string& word) {
-  return word == "not" || word == "n't" || !drop_negation(word).empty();
+  return std::string_view(word) == "not" || std::string_view(word) == "n't" ||
+         !drop_negation(word).empty();
 }
 
 std::string drop_negation(const std::string& word) {
@@ -897,6 +870,10 @@ std::string drop_negation(const std::string& word) {
                           {"can't", "can"},        {"cannot", "can"},   {"couldn't", "could"},
                           {"shouldn't", "should"}, {"hasn't", "has"},   {"haven't", "have"},
                           {"hadn't", "had"},       {"mustn't", "must"}, {"mightn't", "might"}};
+  // Every contraction has an apostrophe (straight or curly): most words end here.
+  if (word.find('\'') == std::string::npos && word.find("\u2019") == std::string::npos &&
+      word != "cannot")
+    return {};
   std::string w = word;
   for (std::size_t p = w.find("\u2019"); p != std::string::npos; p = w.find("\u2019"))
     w.replace(p, 3, 1, '\'');
@@ -916,7 +893,13 @@ bool is_fixed_collocation(const std::string& word, const std::string& next) {
        "great many",    "great barrier", "best friend",      "best friends", "good morning",
        "good night",    "good luck",     "good evening",     "fair play",    "positive for",
        "negative for"});
-  return contains(set, word + " " + next);
+  // Their first words, so that most words need no joined copy.
+  static const Set firsts = [] {
+    Set out;
+    for (const auto& collocation : set) out.insert(collocation.substr(0, collocation.find(' ')));
+    return out;
+  }();
+  return contains(firsts, word) && contains(set, word + " " + next);
 }
 
 // ---- shifts ------------------------------------------------------------------------------------
