@@ -11,8 +11,10 @@
 #include <unordered_set>
 
 #include "perturb/lexicon.hpp"
+#include "perturb/memo.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/text.hpp"
+#include "text/rouge_tokenize.hpp"
 
 namespace probity::perturb {
 namespace {
@@ -21,6 +23,12 @@ using Names = std::unordered_set<std::string>;
 
 std::string core_lower(const Chunk& chunk) {
   return lower(split_word(chunk.text).core);
+}
+
+// `word` is one of `options` (string_views: a std::string compared with a literal calls strlen at
+// run time).
+bool is_any(std::string_view word, std::initializer_list<std::string_view> options) {
+  return std::find(options.begin(), options.end(), word) != options.end();
 }
 
 std::size_t words_in(const std::vector<Chunk>& chunks, std::size_t begin, std::size_t end) {
@@ -158,7 +166,7 @@ class SentenceDeletion final : public RuleStrategy {
 
  protected:
   PerturbResult run(const PerturbContext& context, Rng&) const override {
-    Doc doc = parse_doc(context.candidate_ref().text);
+    Doc doc = analyze(context.candidate_ref().text).doc;
     std::size_t deleted = 0;
     for (auto& [section, refs] : sentences_by_section(doc)) {
       for (std::size_t i = 1; i < refs.size(); i += 2) {
@@ -220,10 +228,12 @@ enum Boundary { kNone, kPreposition, kConjunction, kNounPhrase, kOf, kTo };
 Boundary boundary_kind(const Chunk& c) {
   const WordParts parts = split_word(c.text);
   if (!parts.lead.empty() || !parts.trail.empty() || parts.core.empty()) return kNone;
-  const std::string low = lower(parts.core);
+  const std::string low_string = lower(parts.core);
+  const std::string_view low = low_string;
   if (low == "to") return kTo;
   if (low == "of") return kOf;
-  if (lex::is_split_word(low)) return lex::is_preposition(low) ? kPreposition : kConjunction;
+  if (lex::is_split_word(low_string))
+    return lex::is_preposition(low_string) ? kPreposition : kConjunction;
   if (low == "a" || low == "an" || low == "the" || low == "his" || low == "her" || low == "their" ||
       low == "its")
     return kNounPhrase;
@@ -354,8 +364,9 @@ class DeletionCompletion final : public RuleStrategy {
  protected:
   PerturbResult run(const PerturbContext& context, Rng& rng) const override {
     const std::string& text = context.candidate_ref().text;
-    Doc doc = parse_doc(text);
-    const Style style = detect_style(text, doc);
+    Analysis analysis = analyze(text);
+    Doc& doc = analysis.doc;
+    const Style style = analysis.style;
     const Doc original = doc;
     std::size_t filled = 0;
     for (auto& [section, refs] : sentences_by_section(doc)) {
@@ -537,8 +548,9 @@ class SurfaceReport final : public RuleStrategy {
     const WeakContext mode = weak_context_mode(task);
     const std::vector<std::string>& pool = weak_context_sentences_cached(task, mode);
     if (pool.empty()) return not_applicable("source has no usable text");
-    Doc doc = parse_doc(text);
-    const Style style = detect_style(text, doc);
+    Analysis analysis = analyze(text);
+    Doc& doc = analysis.doc;
+    const Style style = analysis.style;
     const auto refs = sentence_refs(doc);
     std::size_t next = 0;
     long deficit = 0;
@@ -582,13 +594,33 @@ class SurfaceReport final : public RuleStrategy {
 
 // ---- U: ultra-concise ------------------------------------------------------------------------
 
+// text::rouge_tokenize(sentence, true), with each word's stem remembered: Porter stemming took
+// most of the tokenizer's time, and the same words are stemmed for every candidate.
+std::vector<std::string> stemmed_tokens(std::string_view sentence) {
+  struct Collect final : text::RougeTokenSink {
+    std::vector<std::string> out;
+    void operator()(std::string_view token) override {
+      if (text::rouge_should_stem(token)) {
+        static WordMemo<std::string> stems;
+        out.push_back(stems.get(token, [token] { return text::porter_stem(token); }));
+      } else {
+        out.emplace_back(token);
+      }
+      if (out.back().empty()) out.pop_back();  // as rouge_tokenize does
+    }
+  } collect;
+  std::string scratch;
+  text::rouge_scan(sentence, false, scratch, collect);
+  return std::move(collect.out);
+}
+
 // TF-IDF centrality: cosine between each sentence's vector and the whole text's vector, with
 // sentences as the documents of the IDF.
 std::vector<double> centrality(const std::vector<std::string>& sentences) {
   std::vector<std::unordered_map<std::string, double>> tf(sentences.size());
   std::unordered_map<std::string, double> df;
   for (std::size_t s = 0; s < sentences.size(); ++s) {
-    for (const auto& tok : text::rouge_tokenize(sentences[s], true)) {
+    for (const auto& tok : stemmed_tokens(sentences[s])) {
       if (lex::is_function_word(tok) || tok.size() < 2) continue;
       tf[s][tok] += 1;
     }
@@ -678,8 +710,9 @@ class UltraConcise final : public RuleStrategy {
     const std::size_t target =
         std::max<std::size_t>(5, static_cast<std::size_t>(std::lround(0.10 * double(total))));
     if (total <= target) return unchanged("the candidate is already this short");
-    const Doc doc = parse_doc(text);
-    const Style style = detect_style(text, doc);
+    const Analysis analysis = analyze(text);
+    const Doc& doc = analysis.doc;
+    const Style style = analysis.style;
     std::vector<std::string> sentences;
     for (const auto& ref : sentence_refs(doc))
       sentences.push_back(doc.lines[ref.line].sentences[ref.index]);
@@ -736,7 +769,7 @@ class UltraConcise final : public RuleStrategy {
     if (const std::size_t f = first_word_index(chunks); over() && f < chunks.size()) {
       for (std::size_t k = f + 1; k < chunks.size() && k <= f + 3; ++k) {
         const std::string w = core_lower(chunks[k]);
-        if (w != "said" && w != "says" && w != "say" && w != "told" && w != "reported") continue;
+        if (!is_any(w, {"said", "says", "say", "told", "reported"})) continue;
         std::size_t start = k + 1;
         if (start < chunks.size() && core_lower(chunks[start]) == "that") ++start;
         if (split_word(chunks[k].text).trail.empty() && words_in(chunks, start, chunks.size()) >= 4)
@@ -751,9 +784,8 @@ class UltraConcise final : public RuleStrategy {
         const std::string low = core_lower(chunks[i]);
         const bool bare = split_word(chunks[i].text).trail.empty();
         const std::string next = i + 1 < chunks.size() ? core_lower(chunks[i + 1]) : "";
-        if (bare && (low == "a" || low == "an" || low == "the")) continue;
-        if (bare && (low == "has" || low == "have" || low == "had") && next.size() > 3 &&
-            next.ends_with("ed"))
+        if (bare && is_any(low, {"a", "an", "the"})) continue;
+        if (bare && is_any(low, {"has", "have", "had"}) && next.size() > 3 && next.ends_with("ed"))
           continue;
         kept.push_back(chunks[i]);
       }
@@ -782,13 +814,13 @@ bool ends_with_any(const std::string& s, std::initializer_list<std::string_view>
                      [&](std::string_view x) { return s.ends_with(x); });
 }
 
-bool is_clause_coordinator(const std::string& low) {
+bool is_clause_coordinator(std::string_view low) {
   return low == "and" || low == "but" || low == "or" || low == "while" || low == "whereas" ||
          low == "although" || low == "though" || low == "however" || low == "yet" ||
          low == "because";
 }
 
-bool is_degree_adverb(const std::string& low) {
+bool is_degree_adverb(std::string_view low) {
   return low == "very" || low == "quite" || low == "really" || low == "so" || low == "too" ||
          low == "extremely" || low == "truly" || low == "highly" || low == "strongly" ||
          low == "particularly" || low == "especially" || low == "fairly" || low == "rather" ||
@@ -1049,7 +1081,7 @@ class OpinionFlip final : public RuleStrategy {
  protected:
   PerturbResult run(const PerturbContext& context, Rng&) const override {
     const std::string& text = context.candidate_ref().text;
-    Doc doc = parse_doc(text);
+    Doc doc = analyze(text).doc;
     std::size_t flips = 0;
     auto flip = [&](std::string& s) {
       OpinionFlipper flipper(to_chunks(s));

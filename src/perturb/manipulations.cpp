@@ -115,7 +115,8 @@ bool noun_like(const std::string& w) {
   return wc.noun || wc.adj;
 }
 
-bool is_main_copula(const std::string& w) {
+// (A string_view: comparing a std::string with a literal calls strlen at run time.)
+bool is_main_copula(std::string_view w) {
   return w == "is" || w == "are" || w == "was" || w == "were" || w == "seems" || w == "seemed" ||
          w == "remains" || w == "remained" || w == "looks" || w == "looked" || w == "became" ||
          w == "becomes";
@@ -179,16 +180,21 @@ bool add_opener(Sentence& s, std::string_view opener, const Style& style, const 
 // the capitalised words that are probably names, and the openers used so far (each at most once
 // per text).
 struct EditFrame {
-  explicit EditFrame(const std::string& text)
-      : doc(parse_doc(text)), style(detect_style(text, doc)), names(midsentence_capitals(doc)) {}
+  explicit EditFrame(const std::string& text) : EditFrame(analyze(text)) {}
+  explicit EditFrame(Analysis analysis)
+      : doc(std::move(analysis.doc)),
+        style(analysis.style),
+        names_owner(std::move(analysis.names)),
+        names(*names_owner) {}
   // Puts an opener of `tone` not used yet in front of the sentence.
   bool add_opener(Sentence& s, Tone tone, Rng& rng) {
     return perturb::add_opener(s, fresh_opener(tone, used, rng), style, names);
   }
 
-  Doc doc;  // first: the style is read from it
+  Doc doc;
   Style style;
-  Names names;
+  std::shared_ptr<const Names> names_owner;
+  const Names& names;
   std::unordered_set<std::string_view> used;
 };
 
@@ -530,7 +536,7 @@ class MeaninglessElongation final : public RuleStrategy {
  protected:
   PerturbResult run(const PerturbContext& context, Rng&) const override {
     std::string text = context.candidate_ref().text;
-    const Style style = detect_style(text);
+    const Style style = analyze_style(text);
     const std::string& filler = render_phrase(lex::filler_paragraph(), style);
     while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t' ||
                              text.back() == '\r'))

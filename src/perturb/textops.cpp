@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "perturb/lexicon.hpp"
@@ -14,8 +17,25 @@ namespace probity::perturb {
 
 namespace {
 
+// Byte classes, looked up in one table (these tests run for every byte of every chunk).
+enum : std::uint8_t { kSpace = 1, kLeadPunct = 2, kTrailPunct = 4, kAlnum = 8 };
+constexpr std::array<std::uint8_t, 256> kByteClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  auto mark = [&t](std::string_view bytes, std::uint8_t cls) {
+    for (char c : bytes) t[static_cast<unsigned char>(c)] |= cls;
+  };
+  mark(" \t\n\r\f", kSpace);
+  mark("\"'([{<`*_", kLeadPunct);
+  mark("\"')]}>.,;:!?*_`", kTrailPunct);
+  mark("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", kAlnum);
+  return t;
+}();
+
+bool byte_is(char c, std::uint8_t cls) {
+  return (kByteClass[static_cast<unsigned char>(c)] & cls) != 0;
+}
 bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+  return byte_is(c, kSpace);
 }
 bool is_ascii_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -38,13 +58,10 @@ constexpr std::array<std::string_view, 9> kUtf8Punct = {
     "\u201c", "\u201d", "\u2018", "\u2019", "\u00ab", "\u00bb", "\u2026", "\u2014", "\u2013"};
 
 bool lead_punct_char(char c) {
-  return c == '"' || c == '\'' || c == '(' || c == '[' || c == '{' || c == '<' || c == '`' ||
-         c == '*' || c == '_';
+  return byte_is(c, kLeadPunct);
 }
 bool trail_punct_char(char c) {
-  return c == '"' || c == '\'' || c == ')' || c == ']' || c == '}' || c == '>' || c == '.' ||
-         c == ',' || c == ';' || c == ':' || c == '!' || c == '?' || c == '*' || c == '_' ||
-         c == '`';
+  return byte_is(c, kTrailPunct);
 }
 
 // Every mark of kUtf8Punct starts with a lead byte and ends with a continuation byte: an ASCII
@@ -101,7 +118,7 @@ bool equals_lower(std::string_view s, std::string_view low) {
 bool has_alnum(std::string_view s) {
   while (!s.empty()) {
     const char c = s.front();
-    if (is_ascii_alpha(c) || is_digit(c)) return true;
+    if (byte_is(c, kAlnum)) return true;
     if (static_cast<unsigned char>(c) >= 0x80) {
       // Non-ASCII: a letter unless it spells one of the punctuation marks we know.
       std::size_t n = utf8_punct_prefix(s);
@@ -185,7 +202,11 @@ std::vector<Chunk> to_chunks(std::string_view s) {
   out.reserve(n);
   ChunkCursor cursor(s);
   std::string_view text, space;
-  while (cursor.next(text, space)) out.push_back({std::string(text), std::string(space)});
+  while (cursor.next(text, space)) {
+    Chunk& chunk = out.emplace_back();  // filled in place: no temporaries to move
+    chunk.text.assign(text.data(), text.size());
+    chunk.space.assign(space.data(), space.size());
+  }
   return out;
 }
 
@@ -266,7 +287,12 @@ bool is_terminal_punct(std::string_view token) {
 
 void fix_articles(std::vector<Chunk>& chunks) {
   for (std::size_t i = 0; i + 1 < chunks.size(); ++i) {
-    const WordParts art = split_word(chunks[i].text);
+    // An article ends its chunk (no trailing punctuation) with a or n: most chunks stop here.
+    const std::string& text = chunks[i].text;
+    if (text.empty() ||
+        (text.back() != 'a' && text.back() != 'A' && text.back() != 'n' && text.back() != 'N'))
+      continue;
+    const WordParts art = split_word(text);
     const std::string low = lower(art.core);
     if ((low != "a" && low != "an") || !art.trail.empty()) continue;
     std::size_t j = i + 1;
@@ -361,50 +387,63 @@ Style detect_style(std::string_view text, const Doc& doc) {
 
 std::string ptb_tokenize(std::string_view natural) {
   std::string out;
+  out.reserve(natural.size() + natural.size() / 4);
   std::size_t line_start = 0;
+  std::vector<std::string_view> pieces, tail;  // reused from line to line
   while (line_start <= natural.size()) {
     std::size_t nl = natural.find('\n', line_start);
     std::string_view line = natural.substr(
         line_start, nl == std::string_view::npos ? std::string_view::npos : nl - line_start);
-    std::vector<std::string> tokens;
+    // Tokens are written as they come, separated by single spaces.
+    bool first_token = true;
+    auto emit = [&](std::string_view token) {
+      if (!first_token) out += ' ';
+      out += token;
+      first_token = false;
+    };
     // Pieces: whitespace chunks, further cut after a closing bracket glued to a word
     // ("(CNN)Donald") and after a currency sign ("$2.6").
-    std::vector<std::string> pieces;
-    for (const auto& c : to_chunks(line)) {
-      std::string_view rest = c.text;
+    pieces.clear();
+    ChunkCursor cursor(line);
+    std::string_view text, space;
+    while (cursor.next(text, space)) {
+      std::string_view rest = text;
       while (!rest.empty()) {
         std::size_t cut = rest.find(')');
         if (cut == std::string_view::npos || cut + 1 >= rest.size()) cut = std::string_view::npos;
         if (rest.size() > 1 && rest.front() == '$' && is_digit(rest[1])) cut = 0;
         if (cut == std::string_view::npos) {
-          pieces.emplace_back(rest);
+          pieces.push_back(rest);
           break;
         }
-        pieces.emplace_back(rest.substr(0, cut + 1));
+        pieces.push_back(rest.substr(0, cut + 1));
         rest.remove_prefix(cut + 1);
       }
     }
     for (std::size_t ci = 0; ci < pieces.size(); ++ci) {
-      std::string chunk = pieces[ci];
+      std::string chunk(pieces[ci]);
       if (chunk.empty()) continue;
-      // Curly apostrophes and quotes become their ASCII forms, as PTB tokenizers do.
-      for (auto [from, to] : std::array<std::pair<std::string_view, std::string_view>, 4>{
-               {{"\u2019", "'"}, {"\u2018", "'"}, {"\u201c", "\""}, {"\u201d", "\""}}}) {
-        for (std::size_t p = chunk.find(from); p != std::string::npos; p = chunk.find(from, p))
-          chunk.replace(p, from.size(), to);
+      // Curly apostrophes and quotes become their ASCII forms, as PTB tokenizers do (all four
+      // start with the byte E2).
+      if (chunk.find('\xE2') != std::string::npos) {
+        for (auto [from, to] : std::array<std::pair<std::string_view, std::string_view>, 4>{
+                 {{"\u2019", "'"}, {"\u2018", "'"}, {"\u201c", "\""}, {"\u201d", "\""}}}) {
+          for (std::size_t p = chunk.find(from); p != std::string::npos; p = chunk.find(from, p))
+            chunk.replace(p, from.size(), to);
+        }
       }
       const bool last = ci + 1 == pieces.size();
       if (is_clitic(chunk)) {
-        tokens.push_back(chunk);  // already tokenized ("i 've")
+        emit(chunk);  // already tokenized ("i 've")
         continue;
       }
       std::string_view rest = chunk;
-      std::vector<std::string> tail;
+      tail.clear();  // views into `chunk` or literals
       while (!rest.empty() &&
              (rest.front() == '"' || rest.front() == '(' || rest.front() == '[' ||
               rest.front() == '{' || rest.front() == '\'' || rest.front() == '`')) {
         if (rest.size() == 1) break;
-        tokens.push_back(rest.front() == '"' ? "``" : std::string(1, rest.front()));
+        emit(rest.front() == '"' ? std::string_view("``") : rest.substr(0, 1));
         rest.remove_prefix(1);
       }
       while (!rest.empty()) {
@@ -419,7 +458,7 @@ std::string ptb_tokenize(std::string_view natural) {
         }
         if (c == '"' || c == ')' || c == ']' || c == '}' || c == '.' || c == ',' || c == ';' ||
             c == ':' || c == '!' || c == '?') {
-          tail.push_back(c == '"' ? "''" : std::string(1, c));
+          tail.push_back(c == '"' ? std::string_view("''") : rest.substr(rest.size() - 1));
           rest.remove_suffix(1);
         } else if (rest.ends_with("\u2026")) {
           tail.push_back("...");
@@ -430,30 +469,28 @@ std::string ptb_tokenize(std::string_view natural) {
       }
       // Clitics: "can't" -> "ca n't", "team's" -> "team 's".
       if (!rest.empty()) {
-        const std::string low = lower(rest);
+        auto ends_with_lower = [&rest](std::string_view suffix) {
+          return equals_lower(rest.substr(rest.size() - suffix.size()), suffix);
+        };
         std::size_t cut = std::string_view::npos;
-        if (low.size() > 3 && low.ends_with("n't")) {
-          cut = low.size() - 3;
+        if (rest.size() > 3 && ends_with_lower("n't")) {
+          cut = rest.size() - 3;
         } else {
           for (auto clitic : kClitics) {
-            if (clitic != "n't" && low.size() > clitic.size() && low.ends_with(clitic)) {
-              cut = low.size() - clitic.size();
+            if (clitic != "n't" && rest.size() > clitic.size() && ends_with_lower(clitic)) {
+              cut = rest.size() - clitic.size();
               break;
             }
           }
         }
         if (cut != std::string_view::npos) {
-          tokens.emplace_back(rest.substr(0, cut));
-          tokens.emplace_back(rest.substr(cut));
+          emit(rest.substr(0, cut));
+          emit(rest.substr(cut));
         } else {
-          tokens.emplace_back(rest);
+          emit(rest);
         }
       }
-      for (auto it = tail.rbegin(); it != tail.rend(); ++it) tokens.push_back(*it);
-    }
-    for (std::size_t t = 0; t < tokens.size(); ++t) {
-      if (t > 0) out += ' ';
-      out += tokens[t];
+      for (auto it = tail.rbegin(); it != tail.rend(); ++it) emit(*it);
     }
     if (nl == std::string_view::npos) break;
     out += '\n';
@@ -545,7 +582,30 @@ bool looks_like_header(std::string_view t, bool next_line_has_text) {
          last != '.' && last != '!' && last != '?' && last != ',' && last != ';';
 }
 
-void segment(Line& line) {
+// Where the sentences of a line's content are: what is worth remembering of a parse.
+struct Span {
+  std::uint32_t at, size;
+};
+using LineSpans = std::vector<Span>;
+
+// Splits the line into sentences and the gaps around them. With `known`, the spans a former
+// split of the same content found; otherwise the splitter's, recorded in `found` (nullptr: not
+// wanted; cleared when the splitter changed bytes, as no span describes that).
+void segment(Line& line, const LineSpans* known, LineSpans* found) {
+  if (known != nullptr) {
+    line.sentences.clear();
+    line.sentences.reserve(known->size());
+    line.gaps.assign(known->size() + 1, "");
+    std::size_t cursor = 0;
+    for (std::size_t i = 0; i < known->size(); ++i) {
+      const Span span = (*known)[i];
+      line.sentences.push_back(line.content.substr(span.at, span.size));
+      line.gaps[i] = line.content.substr(cursor, span.at - cursor);
+      cursor = span.at + span.size;
+    }
+    line.gaps.back() = line.content.substr(std::min(cursor, line.content.size()));
+    return;
+  }
   line.sentences = text::split_sentences(line.content);
   line.gaps.assign(line.sentences.size() + 1, "");
   std::size_t cursor = 0;
@@ -556,9 +616,13 @@ void segment(Line& line) {
       for (std::size_t g = 1; g < line.sentences.size(); ++g) line.gaps[g].assign(1, ' ');
       line.gaps.front().clear();
       line.gaps.back().clear();
+      if (found != nullptr) found->clear();
       return;
     }
     line.gaps[i] = line.content.substr(cursor, at - cursor);
+    if (found != nullptr)
+      found->push_back(
+          {static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(line.sentences[i].size())});
     cursor = at + line.sentences[i].size();
   }
   line.gaps.back() = line.content.substr(std::min(cursor, line.content.size()));
@@ -572,7 +636,12 @@ std::size_t Doc::num_sentences() const {
   return n;
 }
 
-Doc parse_doc(std::string_view text) {
+namespace {
+
+// parse_doc() with each line's sentence spans taken from `known` (one per line) or recorded in
+// `found`; `representable` turns false when a line's sentences are not slices of it.
+Doc parse_doc(std::string_view text, const std::vector<LineSpans>* known,
+              std::vector<LineSpans>* found, bool* representable) {
   Doc doc;
   std::vector<std::string_view> raw;
   for (std::size_t start = 0;;) {
@@ -582,6 +651,8 @@ Doc parse_doc(std::string_view text) {
     if (nl == std::string_view::npos) break;
     start = nl + 1;
   }
+  if (known != nullptr && known->size() != raw.size()) known = nullptr;  // not this text's
+  if (found != nullptr) found->assign(raw.size(), {});
   std::size_t section = 0;
   for (std::size_t i = 0; i < raw.size(); ++i) {
     Line line;
@@ -615,10 +686,104 @@ Doc parse_doc(std::string_view text) {
       line.content = std::string(body);
     }
     line.section = section;
-    if (line.kind != Line::Kind::kHeader) segment(line);
+    if (line.kind != Line::Kind::kHeader) {
+      if (known != nullptr) {
+        segment(line, &(*known)[i], nullptr);
+      } else {
+        LineSpans* spans = found != nullptr ? &(*found)[i] : nullptr;
+        segment(line, nullptr, spans);
+        if (spans != nullptr && spans->size() != line.sentences.size()) *representable = false;
+      }
+    }
     doc.lines.push_back(std::move(line));
   }
   return doc;
+}
+
+}  // namespace
+
+Doc parse_doc(std::string_view text) {
+  return parse_doc(text, nullptr, nullptr, nullptr);
+}
+
+namespace {
+
+// What analyze() remembers of a text: its style and where its sentences are.
+struct Parsed {
+  Style style;
+  std::vector<LineSpans> spans;
+  std::shared_ptr<const std::unordered_set<std::string>> names;
+};
+
+// Parsed texts, keyed by the whole text (so a hit is exact), in shards that lock separately.
+// Every strategy parses each candidate, one strategy after another over the whole dataset, so
+// only a cache of every candidate helps: it holds at most kCapacity bytes of texts (plus a few
+// bytes per sentence and name) and a full shard starts over.
+class ParseCache {
+ public:
+  std::shared_ptr<const Parsed> find(std::string_view text) {
+    Shard& shard = shard_of(text);
+    std::lock_guard lock(shard.mutex);
+    const auto it = shard.map.find(text);
+    return it == shard.map.end() ? nullptr : it->second;
+  }
+  void insert(std::string_view text, std::shared_ptr<const Parsed> parsed) {
+    Shard& shard = shard_of(text);
+    std::lock_guard lock(shard.mutex);
+    if (shard.bytes + text.size() > kCapacity / kShards) {
+      shard.map.clear();
+      shard.bytes = 0;
+    }
+    if (shard.map.try_emplace(std::string(text), std::move(parsed)).second)
+      shard.bytes += text.size();
+  }
+
+ private:
+  static constexpr std::size_t kShards = 16;
+  static constexpr std::size_t kCapacity = std::size_t{128} << 20;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::shared_ptr<const Parsed>, Hash, std::equal_to<>> map;
+    std::size_t bytes = 0;
+  };
+  Shard& shard_of(std::string_view text) {
+    // The top bits, which the maps' bucket indices (the low ones, modulo) do not follow.
+    return shards_[(Hash{}(text) >> 32) % kShards];
+  }
+  std::array<Shard, kShards> shards_;
+};
+
+ParseCache& parse_cache() {
+  static ParseCache cache;
+  return cache;
+}
+
+}  // namespace
+
+Analysis analyze(std::string_view text) {
+  if (const auto parsed = parse_cache().find(text))
+    return {parse_doc(text, &parsed->spans, nullptr, nullptr), parsed->style, parsed->names};
+  auto parsed = std::make_shared<Parsed>();
+  bool representable = true;
+  Analysis out;
+  out.doc = parse_doc(text, nullptr, &parsed->spans, &representable);
+  out.style = detect_style(text, out.doc);
+  out.names =
+      std::make_shared<const std::unordered_set<std::string>>(midsentence_capitals(out.doc));
+  parsed->style = out.style;
+  parsed->names = out.names;
+  // Text past 4 GiB or that the splitter changed (invalid UTF-8) is parsed every time.
+  if (representable && text.size() <= UINT32_MAX) parse_cache().insert(text, std::move(parsed));
+  return out;
+}
+
+Style analyze_style(std::string_view text) {
+  if (const auto parsed = parse_cache().find(text)) return parsed->style;
+  return analyze(text).style;
 }
 
 std::string render_doc(const Doc& doc) {

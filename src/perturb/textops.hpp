@@ -4,6 +4,7 @@
 // layout model (headers, list items, sentences) that lets edits keep the line structure.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -118,6 +119,18 @@ struct Doc {
 };
 
 Doc parse_doc(std::string_view text);
+
+// parse_doc(), detect_style() and midsentence_capitals() of a text, for the strategies, which
+// start from them. Worked out once per text and remembered (exactly, keyed by the whole text;
+// capped): every strategy analyses every candidate.
+struct Analysis {
+  Doc doc;
+  Style style;
+  std::shared_ptr<const std::unordered_set<std::string>> names;
+};
+Analysis analyze(std::string_view text);
+// analyze(text).style, without building the document when the text was analysed before.
+Style analyze_style(std::string_view text);
 // Reassembles the text. Empty sentences are dropped together with the gap in front of them.
 std::string render_doc(const Doc& doc);
 
