@@ -4,32 +4,37 @@
 #include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "perturb/memo.hpp"
+#include "perturb/word_table.hpp"
 #include "text/wordnet.hpp"
 
 namespace probity::perturb::lex {
 namespace {
 
-using Set = std::unordered_set<std::string>;
-using Map = std::unordered_map<std::string, std::string>;
+using Set = WordSet;
+
+// Word -> word; the first of repeated keys stays (as in std::unordered_map's list constructor).
+class Map : public WordTable<std::string> {
+ public:
+  Map() = default;
+  Map(std::initializer_list<std::pair<std::string_view, std::string_view>> pairs) {
+    for (auto [key, value] : pairs) emplace(key, std::string(value));
+  }
+};
 
 Set make_set(std::initializer_list<std::string_view> words) {
-  Set set;
-  for (auto w : words) set.emplace(w);
-  return set;
+  return Set(words);
 }
 
-bool contains(const Set& set, const std::string& word) {
-  return set.find(word) != set.end();
+bool contains(const Set& set, std::string_view word) {
+  return set.contains(word);
 }
 
-std::string lookup(const Map& map, const std::string& word) {
-  auto it = map.find(word);
-  return it == map.end() ? std::string() : it->second;
+std::string lookup(const Map& map, std::string_view word) {
+  const std::string* value = map.find(word);
+  return value == nullptr ? std::string() : *value;
 }
 
 // ---- closed classes ----------------------------------------------------------------------------
@@ -92,8 +97,7 @@ const Set& function_words() {
          "out",        "up",      "down",     "away",     "back",      "until",  "unless",
          "whilst",     "upon",    "ever",     "already",  "yes",       "okay",   "ok",
          "oh",         "well",    "let",      "get",      "got",       "whom",   "whose"});
-    for (const auto* other : {&determiners(), &prepositions(), &modals()})
-      s.insert(other->begin(), other->end());
+    for (const auto* other : {&determiners(), &prepositions(), &modals()}) s.insert_all(*other);
     return s;
   }();
   return set;
@@ -389,10 +393,10 @@ const Map& antonym_map() {
   static const Map map = [] {
     Map m;
     for (auto [a, b] : kAntonymPairs) {
-      m.emplace(a, b);
-      m.emplace(b, a);
+      m.emplace(a, std::string(b));
+      m.emplace(b, std::string(a));
     }
-    for (auto [a, b] : kAntonymOneWay) m.insert_or_assign(std::string(a), std::string(b));
+    for (auto [a, b] : kAntonymOneWay) m.insert_or_assign(a, std::string(b));
     return m;
   }();
   return map;
@@ -551,12 +555,12 @@ const Set& gradables() {
 // ---- rephrase ----------------------------------------------------------------------------------
 
 // Curated synonyms by part of speech; verbs list every form so no inflection is guessed.
-const std::unordered_map<std::string, Synonym>& curated_synonyms() {
-  static const std::unordered_map<std::string, Synonym> map = [] {
-    std::unordered_map<std::string, Synonym> m;
+const WordTable<Synonym>& curated_synonyms() {
+  static const WordTable<Synonym> map = [] {
+    WordTable<Synonym> m;
     auto add = [&](Pos pos,
                    std::initializer_list<std::pair<std::string_view, std::string_view>> pairs) {
-      for (auto [from, to] : pairs) m.emplace(std::string(from), Synonym{std::string(to), pos});
+      for (auto [from, to] : pairs) m.emplace(from, Synonym{std::string(to), pos});
     };
     add(Pos::kVerb, {{"said", "stated"},
                      {"says", "states"},
@@ -758,11 +762,14 @@ const Set& subordinators() {
 
 const Set& split_words() {
   static const Set set = [] {
-    Set s = prepositions();
+    Set s;
+    // Not "of": "a spot of" leaves a dangling head; "of" rarely starts a clean tail.
+    prepositions().for_each([&s](std::string_view w) {
+      if (w != "of") s.insert(w);
+    });
     for (auto w : {"and", "but", "while", "because", "as", "when", "who", "which", "that", "after",
                    "before", "where", "although"})
-      s.emplace(w);
-    s.erase("of");  // "a spot of" leaves a dangling head; "of" rarely starts a clean tail
+      s.insert(w);
     return s;
   }();
   return set;
@@ -896,7 +903,7 @@ bool is_fixed_collocation(const std::string& word, const std::string& next) {
   // Their first words, so that most words need no joined copy.
   static const Set firsts = [] {
     Set out;
-    for (const auto& collocation : set) out.insert(collocation.substr(0, collocation.find(' ')));
+    set.for_each([&out](std::string_view c) { out.insert(c.substr(0, c.find(' '))); });
     return out;
   }();
   return contains(firsts, word) && contains(set, word + " " + next);
@@ -990,8 +997,8 @@ WordClasses word_classes(const std::string& word) {
 }
 
 Synonym curated_synonym(const std::string& word) {
-  auto it = curated_synonyms().find(word);
-  return it == curated_synonyms().end() ? Synonym{} : it->second;
+  const Synonym* synonym = curated_synonyms().find(word);
+  return synonym == nullptr ? Synonym{} : *synonym;
 }
 
 namespace {

@@ -1,13 +1,17 @@
 #pragma once
-// A grow-only, thread-safe memo of a pure function of a word, for the lexicon's WordNet
-// questions and the stems of the ultra-concise strategy: the strategies ask about the same words
-// for every candidate. Entries are as many as the words asked about (a vocabulary).
-#include <functional>
+// A grow-only memo of a pure function of a word, for the lexicon's WordNet questions and the
+// stems of the ultra-concise strategy: the strategies ask about the same words for every
+// candidate. Each thread looks in its own table first, without a lock; the shared table (behind
+// a reader-writer lock) spares the threads computing the same words again. Entries are as many
+// as the words asked about (a vocabulary). For memos of static storage duration only.
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
-#include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "perturb/word_table.hpp"
 
 namespace probity::perturb {
 
@@ -18,23 +22,38 @@ class WordMemo {
   // thread may compute the same value too).
   template <class Compute>
   Value get(std::string_view key, Compute&& compute) {
+    WordTable<Value>& local = local_table();
+    if (const Value* value = local.find(key)) return *value;
+    Value value{};
+    bool known = false;
     {
       std::shared_lock lock(mutex_);
-      if (auto it = map_.find(key); it != map_.end()) return it->second;
+      if (const Value* shared = shared_.find(key)) {
+        value = *shared;
+        known = true;
+      }
     }
-    Value value = compute();
-    std::unique_lock lock(mutex_);
-    map_.try_emplace(std::string(key), value);
+    if (!known) {
+      value = compute();
+      std::unique_lock lock(mutex_);
+      shared_.emplace(key, value);
+    }
+    local.emplace(key, value);
     return value;
   }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
+  // This thread's table for this memo.
+  WordTable<Value>& local_table() {
+    thread_local std::vector<std::pair<const WordMemo*, std::unique_ptr<WordTable<Value>>>> tables;
+    for (auto& [memo, table] : tables)
+      if (memo == this) return *table;
+    tables.emplace_back(this, std::make_unique<WordTable<Value>>());
+    return *tables.back().second;
+  }
+
   std::shared_mutex mutex_;
-  std::unordered_map<std::string, Value, Hash, std::equal_to<>> map_;
+  WordTable<Value> shared_;
 };
 
 }  // namespace probity::perturb

@@ -1,0 +1,120 @@
+#pragma once
+// A hash table of words for the lexicon's word lists and the word memos: open addressing over a
+// power-of-two array of slots (linear probing; each slot keeps its key's hash), looked up by
+// string_view. The lists are asked about every word of every candidate, and std::unordered_map's
+// prime-modulo division, node chasing and std::string keys made those lookups a large share of
+// the strategies' time. Not thread-safe for writers; concurrent readers are fine.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "util/hash.hpp"
+
+namespace probity::perturb {
+
+template <class Value>
+class WordTable {
+ public:
+  // The value stored for `key`, or nullptr.
+  const Value* find(std::string_view key) const {
+    if (slots_.empty()) return nullptr;
+    const std::uint64_t h = hash(key);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (!slot.used) return nullptr;
+      if (slot.hash == h && slot.key == key) return &slot.value;
+    }
+  }
+  bool contains(std::string_view key) const { return find(key) != nullptr; }
+
+  // Adds `key` unless it is there (as unordered_map::emplace: the first value stays).
+  void emplace(std::string_view key, Value value) { put(key, std::move(value), false); }
+  // Adds `key` or replaces its value.
+  void insert_or_assign(std::string_view key, Value value) { put(key, std::move(value), true); }
+
+  std::size_t size() const { return size_; }
+  // Calls f(key, value) for every entry, in slot order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Slot& slot : slots_)
+      if (slot.used) f(std::string_view(slot.key), slot.value);
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::string key;
+    Value value{};
+    bool used = false;
+  };
+
+  static std::uint64_t hash(std::string_view key) {
+    // FNV-1a mixes the last byte weakly into the low bits that pick the slot: finish with a
+    // multiply-xorshift.
+    std::uint64_t h = util::fnv1a64(key, util::kFnvOffsetBasis);
+    h *= 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 32);
+  }
+
+  void put(std::string_view key, Value value, bool replace) {
+    if (2 * (size_ + 1) > slots_.size()) grow();  // at most half full
+    const std::uint64_t h = hash(key);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if (!slot.used) {
+        slot.hash = h;
+        slot.key.assign(key);
+        slot.value = std::move(value);
+        slot.used = true;
+        ++size_;
+        return;
+      }
+      if (slot.hash == h && slot.key == key) {
+        if (replace) slot.value = std::move(value);
+        return;
+      }
+    }
+  }
+
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.clear();
+    slots_.resize(old.empty() ? 16 : 2 * old.size());
+    mask_ = slots_.size() - 1;
+    for (Slot& slot : old) {
+      if (!slot.used) continue;
+      std::size_t i = slot.hash & mask_;
+      while (slots_[i].used) i = (i + 1) & mask_;
+      slots_[i] = std::move(slot);
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
+
+// A set of words.
+class WordSet {
+ public:
+  WordSet() = default;
+  WordSet(std::initializer_list<std::string_view> words) {
+    for (auto w : words) insert(w);
+  }
+  bool contains(std::string_view word) const { return table_.contains(word); }
+  void insert(std::string_view word) { table_.emplace(word, true); }
+  void insert_all(const WordSet& other) {
+    other.table_.for_each([this](std::string_view w, bool) { insert(w); });
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    table_.for_each([&f](std::string_view w, bool) { f(w); });
+  }
+
+ private:
+  WordTable<bool> table_;
+};
+
+}  // namespace probity::perturb
