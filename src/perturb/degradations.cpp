@@ -594,50 +594,58 @@ class SurfaceReport final : public RuleStrategy {
 
 // ---- U: ultra-concise ------------------------------------------------------------------------
 
-// text::rouge_tokenize(sentence, true), with each word's stem remembered: Porter stemming took
-// most of the tokenizer's time, and the same words are stemmed for every candidate.
-std::vector<std::string> stemmed_tokens(std::string_view sentence) {
-  struct Collect final : text::RougeTokenSink {
-    std::vector<std::string> out;
+// Counts the terms of a sentence: the tokens of text::rouge_tokenize(sentence, true), in order,
+// that are neither function words nor single characters. Each word's stem is remembered (Porter
+// stemming took most of the tokenizer's time, and the same words come up for every candidate).
+void count_terms(std::string_view sentence, std::unordered_map<std::string, double>& counts) {
+  struct Count final : text::RougeTokenSink {
+    std::unordered_map<std::string, double>* counts = nullptr;
     void operator()(std::string_view token) override {
-      if (text::rouge_should_stem(token)) {
-        static WordMemo<std::string> stems;
-        out.push_back(stems.get(token, [token] { return text::porter_stem(token); }));
-      } else {
-        out.emplace_back(token);
-      }
-      if (out.back().empty()) out.pop_back();  // as rouge_tokenize does
+      static WordMemo<std::string> stems;
+      std::string term = text::rouge_should_stem(token)
+                             ? stems.get(token, [token] { return text::porter_stem(token); })
+                             : std::string(token);
+      if (term.size() < 2 || lex::is_function_word(term)) return;  // empty stems too
+      (*counts)[std::move(term)] += 1;
     }
-  } collect;
+  } count;
+  count.counts = &counts;
   std::string scratch;
-  text::rouge_scan(sentence, false, scratch, collect);
-  return std::move(collect.out);
+  text::rouge_scan(sentence, false, scratch, count);
 }
 
 // TF-IDF centrality: cosine between each sentence's vector and the whole text's vector, with
 // sentences as the documents of the IDF.
 std::vector<double> centrality(const std::vector<std::string>& sentences) {
   std::vector<std::unordered_map<std::string, double>> tf(sentences.size());
-  std::unordered_map<std::string, double> df;
+  // Per term: the number of sentences with it, its IDF weight and its weight in the whole text.
+  // Its insertion order is that of the text's weights in one map of their own (both follow the
+  // sentences' terms), so the sum over it below adds in the same order.
+  struct Term {
+    double df = 0, idf = 0, doc = 0;
+  };
+  std::unordered_map<std::string, Term> terms;
   for (std::size_t s = 0; s < sentences.size(); ++s) {
-    for (const auto& tok : stemmed_tokens(sentences[s])) {
-      if (lex::is_function_word(tok) || tok.size() < 2) continue;
-      tf[s][tok] += 1;
-    }
-    for (const auto& [tok, n] : tf[s]) df[tok] += 1;
+    count_terms(sentences[s], tf[s]);
+    for (const auto& [tok, n] : tf[s]) terms[tok].df += 1;
   }
   const double n_sent = static_cast<double>(sentences.size());
-  std::unordered_map<std::string, double> doc;
-  for (const auto& counts : tf)
-    for (const auto& [tok, n] : counts) doc[tok] += n * std::log(1.0 + n_sent / df[tok]);
+  for (auto& [tok, term] : terms) term.idf = std::log(1.0 + n_sent / term.df);
+  for (const auto& counts : tf) {
+    for (const auto& [tok, n] : counts) {
+      Term& term = terms.find(tok)->second;
+      term.doc += n * term.idf;
+    }
+  }
   double doc_norm = 0;
-  for (const auto& [tok, w] : doc) doc_norm += w * w;
+  for (const auto& [tok, term] : terms) doc_norm += term.doc * term.doc;
   std::vector<double> scores(sentences.size(), 0.0);
   for (std::size_t s = 0; s < sentences.size(); ++s) {
     double dot = 0, norm = 0;
     for (const auto& [tok, n] : tf[s]) {
-      const double w = n * std::log(1.0 + n_sent / df[tok]);
-      dot += w * doc.at(tok);
+      const Term& term = terms.find(tok)->second;
+      const double w = n * term.idf;
+      dot += w * term.doc;
       norm += w * w;
     }
     scores[s] = norm > 0 && doc_norm > 0 ? dot / std::sqrt(norm * doc_norm) : 0.0;
