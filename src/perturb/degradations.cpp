@@ -48,9 +48,6 @@ std::map<std::size_t, std::vector<SentenceRef>> sentences_by_section(const Doc& 
 std::string& sentence_at(Doc& doc, const SentenceRef& ref) {
   return doc.lines[ref.line].sentences[ref.index];
 }
-const std::string& sentence_at(const Doc& doc, const SentenceRef& ref) {
-  return doc.lines[ref.line].sentences[ref.index];
-}
 
 // ---- R: random replacement -------------------------------------------------------------------
 
@@ -367,13 +364,14 @@ class DeletionCompletion final : public RuleStrategy {
     Analysis analysis = analyze(text);
     Doc& doc = analysis.doc;
     const Style style = analysis.style;
-    const Doc original = doc;
     std::size_t filled = 0;
     for (auto& [section, refs] : sentences_by_section(doc)) {
       for (std::size_t k = 1; k < refs.size(); k += 2) {
-        const std::string& prev = sentence_at(original, refs[k - 1]);
+        // Odd positions are replaced and only even ones are read (k - 3, k - 1, k + 1): the
+        // sentences read are still the original ones.
+        const std::string& prev = sentence_at(doc, refs[k - 1]);
         std::size_t next_index = k + 1 < refs.size() ? k + 1 : (k >= 3 ? k - 3 : k - 1);
-        const std::string& next = sentence_at(original, refs[next_index]);
+        const std::string& next = sentence_at(doc, refs[next_index]);
         sentence_at(doc, refs[k]) = recombine(prev, next, next_index == k - 1, style, rng);
         ++filled;
       }
@@ -869,6 +867,7 @@ class OpinionFlipper {
         begin = i + 1;
       }
     }
+    if (flips_ == 0) return {};  // nothing changed: the caller keeps the sentence
     std::vector<Chunk> out;
     for (std::size_t i = 0; i < c_.size(); ++i) {
       for (auto& ins : before_[i]) out.push_back(std::move(ins));
@@ -880,17 +879,19 @@ class OpinionFlipper {
   }
 
  private:
-  std::string word(std::size_t i) const { return i < low_.size() ? low_[i] : std::string(); }
-  std::string prev_word(std::size_t i) const {
+  // Lower-cased words ("" when none), by reference: they are asked for every word.
+  const std::string& word(std::size_t i) const { return i < low_.size() ? low_[i] : kNoWord; }
+  const std::string& prev_word(std::size_t i) const {
     for (std::size_t k = i; k-- > 0;)
       if (!low_[k].empty()) return low_[k];
-    return {};
+    return kNoWord;
   }
-  std::string next_word(std::size_t i) const {
+  const std::string& next_word(std::size_t i) const {
     for (std::size_t k = i + 1; k < low_.size(); ++k)
       if (!low_[k].empty()) return low_[k];
-    return {};
+    return kNoWord;
   }
+  static inline const std::string kNoWord;
 
   bool flippable(std::size_t i) const {
     const std::string& w = low_[i];
@@ -987,7 +988,7 @@ class OpinionFlipper {
     }
     if (w == "well") {
       // "well written", "works well"; not "as well" or an interjection ("well, ...").
-      const std::string next = next_word(i);
+      const std::string& next = next_word(i);
       if (prev == "as" || prev.empty() ||
           (!split_word(c_[i].text).trail.empty() && split_word(c_[i].text).trail != "."))
         return false;

@@ -55,16 +55,18 @@ struct Sentence {
     return static_cast<std::size_t>(std::count_if(
         chunks.begin(), chunks.end(), [](const Chunk& c) { return has_alnum(c.text); }));
   }
-  std::string prev(std::size_t i) const {
+  // The nearest word before / after chunk i ("" when none); valid until the next edit.
+  const std::string& prev(std::size_t i) const {
     for (std::size_t k = i; k-- > 0;)
       if (!low[k].empty()) return low[k];
-    return {};
+    return kNoWord;
   }
-  std::string next(std::size_t i) const {
+  const std::string& next(std::size_t i) const {
     for (std::size_t k = i + 1; k < low.size(); ++k)
       if (!low[k].empty()) return low[k];
-    return {};
+    return kNoWord;
   }
+  static inline const std::string kNoWord;
   // The chunk at i is a bare word (no punctuation around it).
   bool bare(std::size_t i) const {
     if (i >= chunks.size()) return false;
@@ -471,7 +473,8 @@ std::size_t substitute_synonyms(Sentence& s, const Style& style, const Names& na
     if (style.casing == CaseStyle::kNatural && is_capitalized(core) && i != first) continue;
     if (has_upper(core.substr(1))) continue;
     if (!rng.chance(rate)) continue;
-    const std::string prev = s.prev(i), next = s.next(i);
+    const std::string& prev = s.prev(i);
+    const std::string& next = s.next(i);
     const lex::Synonym curated = lex::curated_synonym(w);
     std::string synonym;
     if (!curated.word.empty()) {
@@ -606,7 +609,8 @@ bool hedge_first_verb(Sentence& s) {
   for (std::size_t i = 0; i < s.chunks.size(); ++i) {
     const std::string& w = s.low[i];
     if (w.empty() || !s.bare(i)) continue;
-    const std::string prev = s.prev(i), next = s.next(i);
+    const std::string& prev = s.prev(i);
+    const std::string& next = s.next(i);
     if (lex::is_modal(prev) || prev == "to" || lex::is_negator(prev) || lex::is_determiner(prev))
       continue;
     // Hedge the main clause, not a subordinate one ("when he was 12").
@@ -640,7 +644,7 @@ bool soften_words(Sentence& s) {
   for (std::size_t i = 0; i < s.chunks.size(); ++i) {
     const std::string softer = lex::soften(s.low[i]);
     if (softer.empty()) continue;
-    const std::string next = s.next(i);
+    const std::string& next = s.next(i);
     if (s.low[i] == "very" &&
         (next == "much" || next == "many" || next == "few" || next == "little" || next == "own"))
       continue;
@@ -702,7 +706,8 @@ bool intensify_words(Sentence& s) {
     const std::string& w = s.low[i];
     const std::string stronger = lex::intensify(w);
     if (stronger.empty() || !s.word(i)) continue;
-    const std::string prev = s.prev(i), next = s.next(i);
+    const std::string& prev = s.prev(i);
+    const std::string& next = s.next(i);
     if (lex::is_fixed_collocation(w, next) || lex::is_fixed_collocation(prev, w)) continue;
     if ((w == "many" || w == "very") &&
         (next == "of" || next == "than" || next == "much" || next == "more" || prev == "how" ||

@@ -638,10 +638,18 @@ std::size_t Doc::num_sentences() const {
 
 namespace {
 
-// parse_doc() with each line's sentence spans taken from `known` (one per line) or recorded in
-// `found`; `representable` turns false when a line's sentences are not slices of it.
-Doc parse_doc(std::string_view text, const std::vector<LineSpans>* known,
-              std::vector<LineSpans>* found, bool* representable) {
+// How parse_doc() read a line: its kind, the lengths of its prefix and content (the suffix is
+// the rest) and where its sentences are. What is worth remembering of a parse.
+struct LineLayout {
+  Line::Kind kind = Line::Kind::kBlank;
+  std::uint32_t prefix = 0, content = 0;
+  LineSpans spans;
+};
+
+// parse_doc() with each line read as `known` says (one layout per line), or read afresh and
+// recorded in `found`; `representable` turns false when a line's sentences are not slices of it.
+Doc parse_doc(std::string_view text, const std::vector<LineLayout>* known,
+              std::vector<LineLayout>* found, bool* representable) {
   Doc doc;
   std::vector<std::string_view> raw;
   for (std::size_t start = 0;;) {
@@ -653,10 +661,28 @@ Doc parse_doc(std::string_view text, const std::vector<LineSpans>* known,
   }
   if (known != nullptr && known->size() != raw.size()) known = nullptr;  // not this text's
   if (found != nullptr) found->assign(raw.size(), {});
+  doc.lines.reserve(raw.size());
   std::size_t section = 0;
   for (std::size_t i = 0; i < raw.size(); ++i) {
     Line line;
     std::string_view r = raw[i];
+    if (known != nullptr) {
+      const LineLayout& layout = (*known)[i];
+      line.kind = layout.kind;
+      if (line.kind == Line::Kind::kBlank) {
+        line.suffix = std::string(r);
+      } else {
+        line.prefix = std::string(r.substr(0, layout.prefix));
+        line.content = std::string(r.substr(layout.prefix, layout.content));
+        line.suffix = std::string(r.substr(layout.prefix + layout.content));
+        if (line.kind == Line::Kind::kHeader) ++section;
+      }
+      line.section = section;
+      if (line.kind == Line::Kind::kItem || line.kind == Line::Kind::kText)
+        segment(line, &layout.spans, nullptr);
+      doc.lines.push_back(std::move(line));
+      continue;
+    }
     std::size_t end = r.size();
     while (end > 0 && is_space(r[end - 1])) --end;
     std::size_t begin = 0;
@@ -686,14 +712,16 @@ Doc parse_doc(std::string_view text, const std::vector<LineSpans>* known,
       line.content = std::string(body);
     }
     line.section = section;
+    LineLayout* layout = found != nullptr ? &(*found)[i] : nullptr;
+    if (layout != nullptr) {
+      layout->kind = line.kind;
+      layout->prefix = static_cast<std::uint32_t>(line.prefix.size());
+      layout->content = static_cast<std::uint32_t>(line.content.size());
+    }
     if (line.kind != Line::Kind::kHeader) {
-      if (known != nullptr) {
-        segment(line, &(*known)[i], nullptr);
-      } else {
-        LineSpans* spans = found != nullptr ? &(*found)[i] : nullptr;
-        segment(line, nullptr, spans);
-        if (spans != nullptr && spans->size() != line.sentences.size()) *representable = false;
-      }
+      segment(line, nullptr, layout != nullptr ? &layout->spans : nullptr);
+      if (layout != nullptr && layout->spans.size() != line.sentences.size())
+        *representable = false;
     }
     doc.lines.push_back(std::move(line));
   }
@@ -708,10 +736,10 @@ Doc parse_doc(std::string_view text) {
 
 namespace {
 
-// What analyze() remembers of a text: its style and where its sentences are.
+// What analyze() remembers of a text: its style, how its lines read and its names.
 struct Parsed {
   Style style;
-  std::vector<LineSpans> spans;
+  std::vector<LineLayout> lines;
   std::shared_ptr<const std::unordered_set<std::string>> names;
 };
 
@@ -722,13 +750,14 @@ struct Parsed {
 class ParseCache {
  public:
   std::shared_ptr<const Parsed> find(std::string_view text) {
-    Shard& shard = shard_of(text);
+    const Probe probe{text, Hash{}(text)};  // the text is hashed once, for shard and map
+    Shard& shard = shard_of(probe.hash);
     std::lock_guard lock(shard.mutex);
-    const auto it = shard.map.find(text);
+    const auto it = shard.map.find(probe);
     return it == shard.map.end() ? nullptr : it->second;
   }
   void insert(std::string_view text, std::shared_ptr<const Parsed> parsed) {
-    Shard& shard = shard_of(text);
+    Shard& shard = shard_of(Hash{}(text));
     std::lock_guard lock(shard.mutex);
     if (shard.bytes + text.size() > kCapacity / kShards) {
       shard.map.clear();
@@ -741,18 +770,30 @@ class ParseCache {
  private:
   static constexpr std::size_t kShards = 16;
   static constexpr std::size_t kCapacity = std::size_t{128} << 20;
+  // A text with its hash.
+  struct Probe {
+    std::string_view text;
+    std::size_t hash;
+  };
   struct Hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    std::size_t operator()(const Probe& p) const { return p.hash; }
+  };
+  struct Equal {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+    bool operator()(const Probe& a, std::string_view b) const { return a.text == b; }
+    bool operator()(std::string_view a, const Probe& b) const { return a == b.text; }
   };
   struct Shard {
     std::mutex mutex;
-    std::unordered_map<std::string, std::shared_ptr<const Parsed>, Hash, std::equal_to<>> map;
+    std::unordered_map<std::string, std::shared_ptr<const Parsed>, Hash, Equal> map;
     std::size_t bytes = 0;
   };
-  Shard& shard_of(std::string_view text) {
+  Shard& shard_of(std::size_t hash) {
     // The top bits, which the maps' bucket indices (the low ones, modulo) do not follow.
-    return shards_[(Hash{}(text) >> 32) % kShards];
+    return shards_[(hash >> 32) % kShards];
   }
   std::array<Shard, kShards> shards_;
 };
@@ -766,11 +807,11 @@ ParseCache& parse_cache() {
 
 Analysis analyze(std::string_view text) {
   if (const auto parsed = parse_cache().find(text))
-    return {parse_doc(text, &parsed->spans, nullptr, nullptr), parsed->style, parsed->names};
+    return {parse_doc(text, &parsed->lines, nullptr, nullptr), parsed->style, parsed->names};
   auto parsed = std::make_shared<Parsed>();
   bool representable = true;
   Analysis out;
-  out.doc = parse_doc(text, nullptr, &parsed->spans, &representable);
+  out.doc = parse_doc(text, nullptr, &parsed->lines, &representable);
   out.style = detect_style(text, out.doc);
   out.names =
       std::make_shared<const std::unordered_set<std::string>>(midsentence_capitals(out.doc));
