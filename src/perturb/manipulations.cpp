@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
+#include <array>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -293,13 +293,22 @@ std::size_t edit_sentences(Doc& doc, double rate, Rng& rng, Edit&& edit) {
   return edited;
 }
 
-// Tries the edits in a random order and stops at the first that applies.
+// Tries the edits in a random order and stops at the first that applies. (The order is a
+// Fisher-Yates shuffle of their positions, drawn as when the edits themselves were shuffled in a
+// vector of std::function, which allocated for every sentence.)
 template <class... Edits>
 bool one_of(Rng& rng, Edits&&... edits) {
-  std::vector<std::function<bool()>> all = {std::forward<Edits>(edits)...};
-  for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[rng.below(i)]);
-  for (auto& e : all)
-    if (e()) return true;
+  constexpr std::size_t n = sizeof...(Edits);
+  std::array<std::size_t, n> order{};
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+  for (std::size_t k : order) {
+    std::size_t position = 0;
+    bool applied = false;
+    // Runs the edit at position k.
+    ((position++ == k ? (applied = edits(), true) : false) || ...);
+    if (applied) return true;
+  }
   return false;
 }
 
