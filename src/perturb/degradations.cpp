@@ -614,7 +614,7 @@ void count_terms(std::string_view sentence, std::unordered_map<std::string, doub
 
 // TF-IDF centrality: cosine between each sentence's vector and the whole text's vector, with
 // sentences as the documents of the IDF.
-std::vector<double> centrality(const std::vector<std::string>& sentences) {
+std::vector<double> centrality(const std::vector<std::string_view>& sentences) {
   std::vector<std::unordered_map<std::string, double>> tf(sentences.size());
   // Per term: the number of sentences with it, its IDF weight and its weight in the whole text.
   // Its insertion order is that of the text's weights in one map of their own (both follow the
@@ -719,7 +719,7 @@ class UltraConcise final : public RuleStrategy {
     const Analysis analysis = analyze(text);
     const Doc& doc = analysis.doc;
     const Style style = analysis.style;
-    std::vector<std::string> sentences;
+    std::vector<std::string_view> sentences;  // views into `doc`, which stays as it is
     for (const auto& ref : sentence_refs(doc))
       sentences.push_back(doc.lines[ref.line].sentences[ref.index]);
     if (sentences.empty()) return unchanged("no sentence found");
@@ -746,7 +746,7 @@ class UltraConcise final : public RuleStrategy {
 
  private:
   // Headline-style compression of one sentence to at most `target` words.
-  static std::vector<Chunk> compress(const std::string& sentence, std::size_t target,
+  static std::vector<Chunk> compress(std::string_view sentence, std::size_t target,
                                      const Style& style, bool& clean) {
     auto chunks = to_chunks(sentence);
     const std::size_t first_word = first_word_index(chunks);
