@@ -600,9 +600,12 @@ void count_terms(std::string_view sentence, std::unordered_map<std::string, doub
     std::unordered_map<std::string, double>* counts = nullptr;
     void operator()(std::string_view token) override {
       static WordMemo<std::string> stems;
-      std::string term = text::rouge_should_stem(token)
-                             ? stems.get(token, [token] { return text::porter_stem(token); })
-                             : std::string(token);
+      if (!text::rouge_should_stem(token)) {
+        if (token.size() < 2 || lex::is_function_word(token)) return;  // before copying it
+        (*counts)[std::string(token)] += 1;
+        return;
+      }
+      std::string term = stems.get(token, [token] { return text::porter_stem(token); });
       if (term.size() < 2 || lex::is_function_word(term)) return;  // empty stems too
       (*counts)[std::move(term)] += 1;
     }
@@ -686,19 +689,21 @@ bool drop_comma_aside(std::vector<Chunk>& chunks) {
 }
 
 // Drops "( ... )" and "-- ... --" asides.
-std::vector<Chunk> drop_asides(const std::vector<Chunk>& chunks) {
+std::vector<Chunk> drop_asides(std::vector<Chunk> chunks) {
   std::vector<Chunk> out;
+  out.reserve(chunks.size());
   int depth = 0;
-  for (const auto& c : chunks) {
+  for (auto& c : chunks) {
     const WordParts parts = split_word(c.text);
     const bool opens = c.text.starts_with('(') || c.text.starts_with('[');
     const bool closes =
         c.text.find(')') != std::string::npos || c.text.find(']') != std::string::npos;
     if (opens && !(closes && !parts.core.empty() && c.text.back() != ')')) ++depth;
-    if (depth == 0) out.push_back(c);
+    if (depth == 0) out.push_back(std::move(c));
     if (closes && depth > 0) --depth;
   }
-  return out.empty() ? chunks : out;
+  if (out.empty()) return chunks;  // when nothing was kept, nothing was moved
+  return out;
 }
 
 class UltraConcise final : public RuleStrategy {
@@ -752,7 +757,7 @@ class UltraConcise final : public RuleStrategy {
     const std::size_t first_word = first_word_index(chunks);
     const bool capitalized =
         first_word < chunks.size() && is_capitalized(split_word(chunks[first_word].text).core);
-    chunks = drop_asides(chunks);
+    chunks = drop_asides(std::move(chunks));
     auto over = [&] { return words_in(chunks, 0, chunks.size()) > target; };
     // A fronted adverbial or subordinate clause ("on tuesday ,", "after X did Y ,") goes: the
     // main clause carries the news.
@@ -785,17 +790,27 @@ class UltraConcise final : public RuleStrategy {
     }
     if (over()) {
       // Articles and perfect-tense auxiliaries go first, as in a headline.
-      std::vector<Chunk> kept;
+      std::vector<bool> keep(chunks.size(), true);
+      std::size_t kept_words = 0;
       for (std::size_t i = 0; i < chunks.size(); ++i) {
         const std::string low = core_lower(chunks[i]);
         const bool bare = split_word(chunks[i].text).trail.empty();
         const std::string next = i + 1 < chunks.size() ? core_lower(chunks[i + 1]) : "";
-        if (bare && is_any(low, {"a", "an", "the"})) continue;
-        if (bare && is_any(low, {"has", "have", "had"}) && next.size() > 3 && next.ends_with("ed"))
+        if ((bare && is_any(low, {"a", "an", "the"})) ||
+            (bare && is_any(low, {"has", "have", "had"}) && next.size() > 3 &&
+             next.ends_with("ed"))) {
+          keep[i] = false;
           continue;
-        kept.push_back(chunks[i]);
+        }
+        kept_words += has_alnum(chunks[i].text) ? 1 : 0;
       }
-      if (words_in(kept, 0, kept.size()) >= 2) chunks = std::move(kept);
+      // Only when at least two words remain; the chunks are moved once that is known.
+      if (kept_words >= 2) {
+        std::vector<Chunk> kept;
+        for (std::size_t i = 0; i < chunks.size(); ++i)
+          if (keep[i]) kept.push_back(std::move(chunks[i]));
+        chunks = std::move(kept);
+      }
     }
     clean = !over();
     if (!clean) {

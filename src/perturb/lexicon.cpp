@@ -779,26 +779,26 @@ const Set& split_words() {
 
 // ---- closed classes ----------------------------------------------------------------------------
 
-bool is_function_word(const std::string& word) {
+bool is_function_word(std::string_view word) {
   return contains(function_words(), word);
 }
-bool is_determiner(const std::string& word) {
+bool is_determiner(std::string_view word) {
   return contains(determiners(), word);
 }
-bool is_preposition(const std::string& word) {
+bool is_preposition(std::string_view word) {
   return contains(prepositions(), word);
 }
-bool is_copula(const std::string& word) {
+bool is_copula(std::string_view word) {
   return contains(copulas(), word);
 }
-bool is_modal(const std::string& word) {
+bool is_modal(std::string_view word) {
   return contains(modals(), word);
 }
-bool is_subject_pronoun(const std::string& word) {
+bool is_subject_pronoun(std::string_view word) {
   return contains(subject_pronouns(), word);
 }
 
-bool is_abbreviation(const std::string& word) {
+bool is_abbreviation(std::string_view word) {
   static const Set set = make_set(
       {"mr.",  "mrs.",    "ms.",  "dr.",   "prof.", "sr.",  "jr.",  "st.",  "mt.",   "gen.",
        "col.", "lt.",     "sgt.", "capt.", "gov.",  "sen.", "rep.", "rev.", "hon.",  "vs.",
@@ -848,17 +848,16 @@ std::string flip_antonym(const std::string& word) {
   return {};
 }
 
-bool is_negatable_evaluative(const std::string& word) {
+bool is_negatable_evaluative(std::string_view word) {
   return contains(negatable_evaluatives(), word);
 }
 
-bool is_recommend_verb(const std::string& word_string) {
-  const std::string_view word = word_string;  // compared with literals without strlen
+bool is_recommend_verb(std::string_view word) {
   return word == "recommend" || word == "recommends" || word == "recommended" ||
          word == "recommending" || word == "endorse" || word == "endorses" || word == "endorsed";
 }
 
-bool is_verdict_word(const std::string& word) {
+bool is_verdict_word(std::string_view word) {
   static const Set set =
       make_set({"accept", "accepts", "accepted", "accepting", "acceptance", "reject", "rejects",
                 "rejected", "rejecting", "rejection", "acceptable", "unacceptable", "publication"});
@@ -976,7 +975,7 @@ std::string soften(const std::string& word) {
 std::string intensify(const std::string& word) {
   return lookup(intensifications(), word);
 }
-bool is_gradable(const std::string& word) {
+bool is_gradable(std::string_view word) {
   return contains(gradables(), word);
 }
 
@@ -1051,10 +1050,10 @@ std::string wordnet_synonym(const std::string& word, Pos pos) {
   return memo[static_cast<int>(pos)].get(word, [&] { return compute_wordnet_synonym(word, pos); });
 }
 
-bool is_rephrase_blocked(const std::string& word) {
+bool is_rephrase_blocked(std::string_view word) {
   return contains(rephrase_blocked(), word);
 }
-bool is_subordinator(const std::string& word) {
+bool is_subordinator(std::string_view word) {
   return contains(subordinators(), word);
 }
 
@@ -1068,7 +1067,7 @@ std::string_view filler_paragraph() {
 
 // ---- degradations ------------------------------------------------------------------------------
 
-bool is_split_word(const std::string& word) {
+bool is_split_word(std::string_view word) {
   return contains(split_words(), word);
 }
 
