@@ -5,12 +5,11 @@
 // prime-modulo division, node chasing and std::string keys made those lookups a large share of
 // the strategies' time. Not thread-safe for writers; concurrent readers are fine.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "util/hash.hpp"
 
 namespace probity::perturb {
 
@@ -50,11 +49,25 @@ class WordTable {
     bool used = false;
   };
 
+  // Eight bytes at a time (words are short), each step mixed with splitmix64's constants.
   static std::uint64_t hash(std::string_view key) {
-    // FNV-1a mixes the last byte weakly into the low bits that pick the slot: finish with a
-    // multiply-xorshift.
-    std::uint64_t h = util::fnv1a64(key, util::kFnvOffsetBasis);
-    h *= 0x9E3779B97F4A7C15ULL;
+    std::uint64_t h = (key.size() + 1) * 0x9E3779B97F4A7C15ULL;
+    std::size_t i = 0;
+    auto mix = [&h](std::uint64_t word) {
+      h = (h ^ word) * 0xBF58476D1CE4E5B9ULL;
+      h ^= h >> 31;
+    };
+    for (; i + 8 <= key.size(); i += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, key.data() + i, 8);
+      mix(word);
+    }
+    if (i < key.size()) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, key.data() + i, key.size() - i);
+      mix(word);
+    }
+    h *= 0x94D049BB133111EBULL;
     return h ^ (h >> 32);
   }
 
