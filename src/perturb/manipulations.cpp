@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "perturb/lexicon.hpp"
 #include "perturb/strategies.hpp"
+#include "text/ascii.hpp"
 
 namespace probity::perturb {
 namespace {
@@ -44,7 +46,10 @@ struct Sentence {
   void refresh() {
     low.clear();
     low.reserve(chunks.size());
-    for (const auto& c : chunks) low.push_back(core_lower(c));
+    for (const auto& c : chunks) {
+      std::string& word = low.emplace_back(split_word(c.text).core);  // core_lower, in place
+      for (char& ch : word) ch = text::ascii_lower(ch);
+    }
   }
   std::size_t first() const { return first_word_index(chunks); }
   bool starts_capitalized() const {
@@ -173,8 +178,14 @@ bool add_opener(Sentence& s, std::string_view opener, const Style& style, const 
     p.space = " ";
     p.changed = true;
   }
-  s.chunks.insert(s.chunks.begin(), pieces.begin(), pieces.end());
-  s.refresh();
+  // Only the new chunks' words are new: the first word changed case, not its lower-case form.
+  std::vector<std::string> lows;
+  lows.reserve(pieces.size());
+  for (const auto& p : pieces) lows.push_back(core_lower(p));
+  s.chunks.insert(s.chunks.begin(), std::make_move_iterator(pieces.begin()),
+                  std::make_move_iterator(pieces.end()));
+  s.low.insert(s.low.begin(), std::make_move_iterator(lows.begin()),
+               std::make_move_iterator(lows.end()));
   return true;
 }
 
