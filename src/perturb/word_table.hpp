@@ -49,23 +49,36 @@ class WordTable {
     bool used = false;
   };
 
-  // Eight bytes at a time (words are short), each step mixed with splitmix64's constants.
+  // Eight bytes at a time, each step mixed with splitmix64's multipliers; a tail of fewer than
+  // eight bytes is read as two overlapping four-byte loads or three single bytes (as wyhash
+  // does), so that short words take no byte loop or memcpy call.
   static std::uint64_t hash(std::string_view key) {
-    std::uint64_t h = (key.size() + 1) * 0x9E3779B97F4A7C15ULL;
-    std::size_t i = 0;
+    const char* p = key.data();
+    const std::size_t n = key.size();
+    std::uint64_t h = (n + 1) * 0x9E3779B97F4A7C15ULL;
     auto mix = [&h](std::uint64_t word) {
       h = (h ^ word) * 0xBF58476D1CE4E5B9ULL;
       h ^= h >> 31;
     };
-    for (; i + 8 <= key.size(); i += 8) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, key.data() + i, 8);
+    auto load32 = [](const char* at) {
+      std::uint32_t v;
+      std::memcpy(&v, at, 4);
+      return static_cast<std::uint64_t>(v);
+    };
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t word;
+      std::memcpy(&word, p + i, 8);
       mix(word);
     }
-    if (i < key.size()) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, key.data() + i, key.size() - i);
-      mix(word);
+    const std::size_t rest = n - i;
+    if (rest >= 4) {
+      mix(load32(p + i) | (load32(p + n - 4) << 32));
+    } else if (rest > 0) {
+      const auto byte = [p](std::size_t at) {
+        return static_cast<std::uint64_t>(static_cast<unsigned char>(p[at]));
+      };
+      mix(byte(i) | (byte(i + rest / 2) << 8) | (byte(n - 1) << 16));
     }
     h *= 0x94D049BB133111EBULL;
     return h ^ (h >> 32);
