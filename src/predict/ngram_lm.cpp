@@ -128,6 +128,10 @@ void NgramLm::Builder::add(std::span<const std::string_view> tokens) {
 }
 
 void NgramLm::Builder::add(std::span<const Id> ids) {
+  add(ids, 1);
+}
+
+void NgramLm::Builder::add(std::span<const Id> ids, std::uint32_t count) {
   sentence_.assign(1, kBos);
   for (Id w : ids) {
     if (w <= kUnk || w >= words_.size()) {
@@ -135,7 +139,7 @@ void NgramLm::Builder::add(std::span<const Id> ids) {
     }
     sentence_.push_back(w);
   }
-  add_ids();
+  add_ids(count);
 }
 
 // Training words must not collide with the padding symbols, whose counts have fixed roles.
@@ -151,7 +155,7 @@ NgramLm::Id NgramLm::Builder::intern(std::string_view word) {
 // Counts every n-gram (orders 1..n) that ends at each position after <s>. chain_[k−1] is the
 // order-k n-gram ending at the current position; its key is (order-(k−1) n-gram ending here,
 // its first word), and its context is previous_chain_[k−2], the (k−1)-gram ending one earlier.
-void NgramLm::Builder::add_ids() {
+void NgramLm::Builder::add_ids(std::uint32_t count) {
   sentence_.push_back(kEos);
   const auto n = static_cast<std::size_t>(order_);
   chain_.assign(n, NgramIndex::kNone);
@@ -160,7 +164,7 @@ void NgramLm::Builder::add_ids() {
   for (std::size_t i = 1; i < sentence_.size(); ++i) {
     const Id w = sentence_[i];
     chain_[0] = w;
-    ++raw_[1][w];
+    raw_[1][w] += count;
     for (std::size_t k = 2; k <= std::min(n, i + 1); ++k) {
       const std::uint32_t e =
           index_[k].insert(NgramIndex::pack(chain_[k - 2], sentence_[i + 1 - k]));
@@ -168,7 +172,7 @@ void NgramLm::Builder::add_ids() {
         raw_[k].push_back(0);
         prefix_[k].push_back(previous_chain_[k - 2]);
       }
-      ++raw_[k][e];
+      raw_[k][e] += count;
       chain_[k - 1] = e;
     }
     std::swap(chain_, previous_chain_);

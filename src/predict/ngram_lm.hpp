@@ -78,11 +78,13 @@ class NgramLm {
     void add(std::span<const std::string> tokens);
     void add(std::span<const std::string_view> tokens);
     void add(std::span<const Id> ids);  // ids from intern()
+    // The same sentence `count` times (the model equals `count` calls of add(ids)).
+    void add(std::span<const Id> ids, std::uint32_t count);
     NgramLm build() &&;
 
    private:
     Id intern_any(std::string_view word);
-    void add_ids();
+    void add_ids(std::uint32_t count = 1);
     int order_;
     std::vector<std::string> words_;
     std::unordered_map<std::string, Id> ids_;
