@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -231,6 +232,24 @@ struct Analysis {
   bool has_units = false;
   Unit unit;
   std::vector<Unit> sentence_units;
+
+  // Heap bytes held, roughly (what the cache's budget counts).
+  std::size_t bytes() const {
+    std::size_t b =
+        sizeof(Analysis) + text.capacity() + tokens.capacity() * sizeof(Token) +
+        sentences.capacity() * sizeof(Sentence) +
+        (words.capacity() + stems.capacity() + numbers.capacity() + synsets.capacity()) *
+            sizeof(std::uint64_t);
+    for (const auto& s : sentences) b += s.synsets.capacity() * sizeof(s.synsets[0]);
+    auto unit_bytes = [](const Unit& u) {
+      std::size_t ub = u.words.capacity() * sizeof(TargetWord);
+      for (const auto& w : u.words) ub += w.antonyms.capacity() * sizeof(std::uint64_t);
+      return ub;
+    };
+    b += unit_bytes(unit) + sentence_units.capacity() * sizeof(Unit);
+    for (const auto& u : sentence_units) b += unit_bytes(u);
+    return b;
+  }
 };
 
 template <class T>
@@ -272,7 +291,9 @@ Unit make_unit(const std::vector<Token>& tokens, const std::vector<std::string>&
     if (u.words[i].number) continue;
     for (std::uint64_t a : text::wordnet::antonym_synsets(strings[source[i]]))
       if (!contains(own_synsets, a)) u.words[i].antonyms.push_back(a);
+    u.words[i].antonyms.shrink_to_fit();
   }
+  u.words.shrink_to_fit();
   return u;
 }
 
@@ -295,6 +316,7 @@ void add_units(Analysis& a) {
   for (const auto& [begin, end] : ranges)
     a.sentence_units.push_back(make_unit(a.tokens, strings, begin, end));
   a.unit = make_unit(a.tokens, strings, 0, static_cast<std::uint32_t>(strings.size()));
+  a.sentence_units.shrink_to_fit();
   a.has_units = true;
 }
 
@@ -332,44 +354,55 @@ std::shared_ptr<Analysis> analyze(std::string_view text) {
       }
     }
     std::sort(s.synsets.begin(), s.synsets.end());
+    s.synsets.shrink_to_fit();
     a->sentences.push_back(std::move(s));
   }
   sort_unique(a->words);
   sort_unique(a->stems);
   sort_unique(a->numbers);
   sort_unique(a->synsets);
+  // Cached for a while: no spare capacity.
+  a->sentences.shrink_to_fit();
+  for (auto* v : {&a->words, &a->stems, &a->numbers, &a->synsets}) v->shrink_to_fit();
   return a;
 }
 
 // Analyses are memoised per thread, keyed by a content hash and verified against the text.
-// Two generations bound memory while keeping the working set (a candidate and the references
-// it is compared with) resident. Only the thread that made an analysis uses it, so its target
-// role can be added when first needed.
+// Two generations of at most kGenerationBytes each bound memory while keeping the working set
+// (a candidate and the references it is compared with) resident. Only the thread that made an
+// analysis uses it, so its target role can be added when first needed.
 class AnalysisCache {
  public:
   std::shared_ptr<const Analysis> get(std::string_view text, bool as_target) {
     std::shared_ptr<Analysis> a = lookup(text);
-    if (as_target && !a->has_units) add_units(*a);
+    if (as_target && !a->has_units) {
+      const std::size_t before = a->bytes();
+      add_units(*a);
+      current_bytes_ += a->bytes() - before;
+    }
     return a;
   }
 
  private:
   std::shared_ptr<Analysis> lookup(std::string_view text) {
-    const std::uint64_t key = util::fnv1a64(text, 0x9E3779B97F4A7C15ULL ^ text.size());
+    const std::uint64_t key = std::hash<std::string_view>{}(text);
     if (auto hit = find(current_, key, text)) return hit;
     if (auto hit = find(previous_, key, text)) {
       current_[key] = hit;
+      current_bytes_ += hit->bytes();
       return hit;
     }
-    if (current_.size() >= kGeneration) {
+    if (current_bytes_ >= kGenerationBytes) {
       previous_ = std::move(current_);
       current_.clear();
+      current_bytes_ = 0;
     }
     auto a = analyze(text);
     current_[key] = a;
+    current_bytes_ += a->bytes();
     return a;
   }
-  static constexpr std::size_t kGeneration = 4096;
+  static constexpr std::size_t kGenerationBytes = std::size_t{8} << 20;
   using Map = std::unordered_map<std::uint64_t, std::shared_ptr<Analysis>>;
   static std::shared_ptr<Analysis> find(const Map& map, std::uint64_t key, std::string_view text) {
     auto it = map.find(key);
@@ -377,6 +410,7 @@ class AnalysisCache {
     return it->second;
   }
   Map current_, previous_;
+  std::size_t current_bytes_ = 0;
 };
 
 // The analysis of a text; `as_target`: with its target role.
