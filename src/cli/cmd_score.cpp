@@ -208,6 +208,8 @@ int run_score(const ScoreArgs& args, Engine& engine) {
       chunk.path = path;
       std::size_t first_task = 0;
       auto score = [&] {
+        if (sampler && first_task + chunk.tasks.size() > sampler->size())
+          throw InputError(path, 0, "", "the file changed while it was read");
         score_chunk(chunk, first_task, sampler ? &*sampler : nullptr);
         first_task += chunk.tasks.size();
         chunk.tasks.clear();
@@ -219,6 +221,8 @@ int run_score(const ScoreArgs& args, Engine& engine) {
         if (chunk.tasks.size() == kChunkTasks) score();
       }
       if (!chunk.tasks.empty()) score();
+      if (sampler && first_task != sampler->size())
+        throw InputError(path, 0, "", "the file changed while it was read");
       skip_records.insert(skip_records.end(), reader.skipped().begin(), reader.skipped().end());
     }
     trailer.data.push_back({path, digest.hex(), digest.items()});

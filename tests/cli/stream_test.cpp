@@ -111,25 +111,30 @@ class ScoreStreaming : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(temp_dir("score-streaming"));
-    big_ = new std::string(make_dataset(*dir_ + "/big.jsonl", 530, 2, "b"));  // two chunks
+    // Two chunks each: one candidate per task, or two (more calibration pairs than it keeps).
+    big1_ = new std::string(make_dataset(*dir_ + "/big1.jsonl", 530, 1, "b"));
+    big_ = new std::string(make_dataset(*dir_ + "/big.jsonl", 530, 2, "b"));
     small_ = new std::string(make_dataset(*dir_ + "/small.jsonl", 30, 3, "s"));
   }
   static void TearDownTestSuite() {
     delete dir_;
+    delete big1_;
     delete big_;
     delete small_;
   }
   static std::string* dir_;
+  static std::string* big1_;
   static std::string* big_;
   static std::string* small_;
 };
 std::string* ScoreStreaming::dir_ = nullptr;
+std::string* ScoreStreaming::big1_ = nullptr;
 std::string* ScoreStreaming::big_ = nullptr;
 std::string* ScoreStreaming::small_ = nullptr;
 
 TEST_F(ScoreStreaming, EachMiPresetWritesTheBytesOfTheLoadedFile) {
   for (const char* preset : {"gem", "gppm-j", "tvd-mi", "stmt-tv"})
-    expect_streamed_equals_loaded({*big_}, std::string("--metric ") + preset, *dir_, preset);
+    expect_streamed_equals_loaded({*big1_}, std::string("--metric ") + preset, *dir_, preset);
 }
 
 TEST_F(ScoreStreaming, PresetsTogetherShardsAndSeveralFiles) {
