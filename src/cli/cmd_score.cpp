@@ -22,8 +22,17 @@
 namespace probity::cli {
 namespace {
 
-// Tasks per chunk when streaming: bounds memory for large files.
+// A chunk when streaming holds up to 512 tasks and 2048 candidates, which bounds memory for
+// large files (SummEval's tasks of 16 candidates, ratings and a long source: 128 tasks, ~3 MB).
 constexpr std::size_t kChunkTasks = 512;
+constexpr std::size_t kChunkCandidates = 2048;
+
+// Adds a task to a chunk; true when the chunk is full.
+bool add_to_chunk(Dataset& chunk, Task&& task, std::size_t& candidates) {
+  candidates = (chunk.tasks.empty() ? 0 : candidates) + task.candidates.size();
+  chunk.tasks.push_back(std::move(task));
+  return chunk.tasks.size() == kChunkTasks || candidates >= kChunkCandidates;
+}
 
 // Only a regular file can be read again: a pipe or a terminal is read once, and loaded whole.
 bool rereadable(const std::string& path) {
@@ -72,10 +81,10 @@ void fit_in_passes(const std::string& path, ReadOptions options, const ScoreArgs
       chunk.tasks.clear();
     };
     Task task;
+    std::size_t candidates = 0;
     while (reader.next(task)) {
-      chunk.tasks.push_back(std::move(task));
       ++tasks;
-      if (chunk.tasks.size() == kChunkTasks) fit_chunk();
+      if (add_to_chunk(chunk, std::move(task), candidates)) fit_chunk();
     }
     if (!chunk.tasks.empty()) fit_chunk();
     if (pass == 0 && tasks == 0) throw InputError(path, 0, "", "no valid tasks in file");
@@ -215,10 +224,10 @@ int run_score(const ScoreArgs& args, Engine& engine) {
         chunk.tasks.clear();
       };
       Task task;
+      std::size_t candidates = 0;
       while (reader.next(task)) {
         digest.add(task);
-        chunk.tasks.push_back(std::move(task));
-        if (chunk.tasks.size() == kChunkTasks) score();
+        if (add_to_chunk(chunk, std::move(task), candidates)) score();
       }
       if (!chunk.tasks.empty()) score();
       if (sampler && first_task != sampler->size())

@@ -51,7 +51,8 @@ std::uint32_t NgramIndex::find(std::uint64_t key) const {
 
 std::uint32_t NgramIndex::insert(std::uint64_t key) {
   if (key == kEmpty) throw std::length_error("n-gram key out of range");
-  if (2 * (size_ + 1) > slots_.size()) grow();  // load factor ≤ ½ keeps probes short
+  // Load factor ≤ 0.7: probes stay short (mixed keys) at 24 bytes of slots per n-gram or less.
+  if (10 * (size_ + 1) > 7 * slots_.size()) grow();
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = util::mix64(key) & mask;; i = (i + 1) & mask) {
     if (slots_[i] == key) return values_[i];
@@ -92,19 +93,27 @@ void NgramIndex::shrink_keys() {
 
 // ---- Builder --------------------------------------------------------------------------------
 
-NgramLm::Builder::Builder(int order) : order_(order) {
+NgramLm::Builder::Builder(int order) : Builder(order, 0) {
+  for (const char* special : {"<s>", "</s>", "<unk>"}) intern_any(special);
+}
+
+NgramLm::Builder::Builder(int order, std::size_t num_ids) : order_(order), num_ids_(num_ids) {
   if (order < 1 || order > kMaxOrder) {
     throw std::invalid_argument("n-gram order must be in 1.." + std::to_string(kMaxOrder) +
                                 ", got " + std::to_string(order));
   }
+  if (num_ids != 0 && num_ids <= kUnk) throw std::invalid_argument("n-gram vocabulary too small");
+  if (num_ids >= NgramIndex::kNone) throw std::length_error("vocabulary too large");
   const auto n = static_cast<std::size_t>(order);
   index_.resize(n + 1);
   raw_.resize(n + 1);
   prefix_.resize(n + 1);
-  for (const char* special : {"<s>", "</s>", "<unk>"}) intern_any(special);
+  raw_[1].assign(num_ids, 0);
 }
 
 NgramLm::Id NgramLm::Builder::intern_any(std::string_view word) {
+  if (words_.size() != num_ids_)
+    throw std::logic_error("n-gram vocabulary without strings: nothing to intern");
   auto it = ids_.find(std::string(word));
   if (it != ids_.end()) return it->second;
   if (words_.size() >= NgramIndex::kNone - 1) throw std::length_error("vocabulary too large");
@@ -112,6 +121,7 @@ NgramLm::Id NgramLm::Builder::intern_any(std::string_view word) {
   words_.emplace_back(word);
   ids_.emplace(words_.back(), id);
   raw_[1].push_back(0);
+  ++num_ids_;
   return id;
 }
 
@@ -134,7 +144,7 @@ void NgramLm::Builder::add(std::span<const Id> ids) {
 void NgramLm::Builder::add(std::span<const Id> ids, std::uint32_t count) {
   sentence_.assign(1, kBos);
   for (Id w : ids) {
-    if (w <= kUnk || w >= words_.size()) {
+    if (w <= kUnk || w >= num_ids_) {
       throw std::invalid_argument("n-gram training id " + std::to_string(w) + " is not interned");
     }
     sentence_.push_back(w);
@@ -184,7 +194,7 @@ NgramLm NgramLm::Builder::build() && {
   NgramLm lm;
   lm.order_ = order_;
   lm.levels_.resize(n + 1);
-  const std::size_t num_words = words_.size();
+  const std::size_t num_words = num_ids_;
   auto entries = [&](std::size_t k) { return k == 1 ? num_words : index_[k].size(); };
 
   // First word of every entry of order k (a word id at order 1).
@@ -243,6 +253,7 @@ NgramLm NgramLm::Builder::build() && {
   }
   lm.words_ = std::move(words_);
   lm.ids_ = std::move(ids_);
+  lm.num_ids_ = num_ids_;
   return lm;
 }
 
@@ -254,7 +265,13 @@ NgramLm NgramLm::train(int order, std::span<const std::vector<std::string>> text
 
 // ---- Queries --------------------------------------------------------------------------------
 
+const std::string& NgramLm::word(Id id) const {
+  if (words_.empty()) throw std::logic_error("n-gram model without word strings");
+  return words_.at(id);
+}
+
 NgramLm::Id NgramLm::id(std::string_view word) const {
+  if (words_.empty()) throw std::logic_error("n-gram model without word strings");
   auto it = ids_.find(std::string(word));
   return it == ids_.end() || it->second == kBos ? kUnk : it->second;
 }
@@ -292,7 +309,7 @@ NgramLm::State NgramLm::state(std::span<const Id> context) const {
   std::uint32_t entry = NgramIndex::kNone;
   for (std::size_t j = 1; j <= usable; ++j) {
     const Id w = context[context.size() - j];
-    if (w >= words_.size()) break;
+    if (w >= num_ids_) break;
     entry = j == 1 ? w : levels_[j].index.find(NgramIndex::pack(entry, w));
     // A suffix that is unseen or never followed by a word has no longer extension either.
     if (entry == NgramIndex::kNone || levels_[j].total[entry] == 0) break;
@@ -304,7 +321,7 @@ NgramLm::State NgramLm::state(std::span<const Id> context) const {
 }
 
 double NgramLm::prob(const State& state, Id word) const {
-  if (word >= words_.size() || word == kBos) word = kUnk;
+  if (word >= num_ids_ || word == kBos) word = kUnk;
   double p = 1.0 / static_cast<double>(vocab_size());
   const Level& root = levels_[0];
   if (root.total[0] > 0) {

@@ -72,6 +72,10 @@ class NgramLm {
   class Builder {
    public:
     explicit Builder(int order = 3);
+    // A vocabulary of `num_ids` ids (the three specials and words 3..num_ids−1) without their
+    // strings, for models of one vocabulary that its owner maps (the model's id() and word()
+    // then throw std::logic_error).
+    Builder(int order, std::size_t num_ids);
     // Adds a word to the vocabulary without counting it (models that must share word ids
     // intern the same words in the same order first). Returns its id.
     Id intern(std::string_view word);
@@ -86,8 +90,9 @@ class NgramLm {
     Id intern_any(std::string_view word);
     void add_ids(std::uint32_t count = 1);
     int order_;
-    std::vector<std::string> words_;
+    std::vector<std::string> words_;  // empty for a vocabulary without strings
     std::unordered_map<std::string, Id> ids_;
+    std::size_t num_ids_ = 0;
     std::vector<NgramIndex> index_;                      // orders 2..n at [k]
     std::vector<std::vector<std::uint32_t>> raw_;        // raw counts, orders 1..n at [k]
     std::vector<std::vector<std::uint32_t>> prefix_;     // index of the (k−1)-word context
@@ -109,10 +114,10 @@ class NgramLm {
   int order() const { return order_; }
   // Predictable outcomes: the interned words (counted or not: an uncounted word gets only the
   // uniform share, like <unk>), </s> and <unk> (not <s>).
-  std::size_t vocab_size() const { return words_.size() - 1; }
-  std::size_t num_ids() const { return words_.size(); }
+  std::size_t vocab_size() const { return num_ids_ - 1; }
+  std::size_t num_ids() const { return num_ids_; }
   Id id(std::string_view word) const;  // kUnk when unseen
-  const std::string& word(Id id) const { return words_[id]; }
+  const std::string& word(Id id) const;
   std::size_t num_ngrams(int k) const;  // distinct n-grams of order k with a non-zero count
   // D_{k,c} for order k in 1..n and c in 1..3 (3 stands for 3+).
   double discount(int k, int c) const { return discounts_[static_cast<std::size_t>(k)][c - 1]; }
@@ -137,8 +142,9 @@ class NgramLm {
   double discounted(int k, std::uint32_t a) const;
 
   int order_ = 0;
-  std::vector<std::string> words_;
+  std::vector<std::string> words_;  // empty when built without strings
   std::unordered_map<std::string, Id> ids_;
+  std::size_t num_ids_ = 0;
   std::vector<Level> levels_;  // [1..n]; [0] holds the root context (total, gamma of order 1)
   double discounts_[kMaxOrder + 1][3] = {};
 };

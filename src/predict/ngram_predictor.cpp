@@ -222,10 +222,8 @@ double NgramPredictor::cache_prob(const NgramLm& lm, const NgramLm::State& state
 }
 
 NgramLm NgramPredictor::build_model(std::uint32_t excluded_folds) const {
-  NgramLm::Builder builder(options_.order);
-  for (std::size_t w = NgramLm::kUnk + 1; w < words_.size(); ++w) {
-    if (builder.intern(words_[w]) != w) throw std::logic_error("n-gram vocabulary out of order");
-  }
+  // The predictor's vocabulary, whose strings it keeps once for every model.
+  NgramLm::Builder builder(options_.order, words_.size());
   for (std::size_t i = 0; i < text_fold_.size(); ++i) {
     const int f = text_fold_[i];
     if (f == kCorpusFold || !((excluded_folds >> f) & 1u)) {

@@ -90,6 +90,8 @@ class NgramPredictor final : public mi::Predictor {
   // Introspection (tests, reports).
   std::vector<std::string> tokenize(std::string_view text) const;
   NgramLm::Id word_id(std::string_view word) const;  // kUnk when not in the vocabulary
+  // Every word by id (the models have the ids only).
+  const std::vector<std::string>& vocabulary() const { return words_; }
   // The model trained without the tasks of `excluded_folds` (bit f: fold f), built on first use.
   const NgramLm& model(std::uint32_t excluded_folds) const;
   int num_folds() const { return num_folds_; }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -221,32 +222,39 @@ struct Unit {
   bool negated = false;
 };
 
-// A text analysed for both roles: as candidate (sentences and whole-text sets) and, once it is
-// first asked about as a target, as target (one unit for the whole text, one per sentence; a
-// candidate judged only against statements never needs them, and they are its largest part).
+// A text analysed in the role of candidate: its sentences and whole-text sets.
 struct Analysis {
   std::string text;
   std::vector<Token> tokens;
   std::vector<Sentence> sentences;
   std::vector<std::uint64_t> words, stems, numbers, synsets;  // whole text, sorted unique
-  bool has_units = false;
-  Unit unit;
-  std::vector<Unit> sentence_units;
 
   // Heap bytes held, roughly (what the cache's budget counts).
   std::size_t bytes() const {
-    std::size_t b =
-        sizeof(Analysis) + text.capacity() + tokens.capacity() * sizeof(Token) +
-        sentences.capacity() * sizeof(Sentence) +
-        (words.capacity() + stems.capacity() + numbers.capacity() + synsets.capacity()) *
-            sizeof(std::uint64_t);
+    std::size_t b = sizeof(Analysis) + text.capacity() + tokens.capacity() * sizeof(Token) +
+                    sentences.capacity() * sizeof(Sentence) +
+                    (words.capacity() + stems.capacity() + numbers.capacity() +
+                     synsets.capacity()) *
+                        sizeof(std::uint64_t);
     for (const auto& s : sentences) b += s.synsets.capacity() * sizeof(s.synsets[0]);
+    return b;
+  }
+};
+
+// The same text in the role of target: one unit for the whole text, one per sentence. Made only
+// when the text is first judged as a target (a candidate judged against statements never is),
+// and larger than the candidate role.
+struct Units {
+  Unit unit;
+  std::vector<Unit> sentence_units;
+
+  std::size_t bytes() const {
     auto unit_bytes = [](const Unit& u) {
-      std::size_t ub = u.words.capacity() * sizeof(TargetWord);
-      for (const auto& w : u.words) ub += w.antonyms.capacity() * sizeof(std::uint64_t);
-      return ub;
+      std::size_t b = u.words.capacity() * sizeof(TargetWord);
+      for (const auto& w : u.words) b += w.antonyms.capacity() * sizeof(std::uint64_t);
+      return b;
     };
-    b += unit_bytes(unit) + sentence_units.capacity() * sizeof(Unit);
+    std::size_t b = sizeof(Units) + unit_bytes(unit) + sentence_units.capacity() * sizeof(Unit);
     for (const auto& u : sentence_units) b += unit_bytes(u);
     return b;
   }
@@ -308,19 +316,20 @@ void tokenize_sentences(std::string_view text, std::vector<std::string>& strings
   }
 }
 
-// The target role of an analysis.
-void add_units(Analysis& a) {
+// The target role of an analysed text.
+std::shared_ptr<const Units> make_units(const Analysis& a) {
+  auto u = std::make_shared<Units>();
   std::vector<std::string> strings;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
   tokenize_sentences(a.text, strings, ranges);
   for (const auto& [begin, end] : ranges)
-    a.sentence_units.push_back(make_unit(a.tokens, strings, begin, end));
-  a.unit = make_unit(a.tokens, strings, 0, static_cast<std::uint32_t>(strings.size()));
-  a.sentence_units.shrink_to_fit();
-  a.has_units = true;
+    u->sentence_units.push_back(make_unit(a.tokens, strings, begin, end));
+  u->unit = make_unit(a.tokens, strings, 0, static_cast<std::uint32_t>(strings.size()));
+  u->sentence_units.shrink_to_fit();
+  return u;
 }
 
-std::shared_ptr<Analysis> analyze(std::string_view text) {
+std::shared_ptr<const Analysis> analyze(std::string_view text) {
   auto a = std::make_shared<Analysis>();
   a->text = std::string(text);
   std::vector<std::string> strings;
@@ -367,55 +376,70 @@ std::shared_ptr<Analysis> analyze(std::string_view text) {
   return a;
 }
 
-// Analyses are memoised per thread, keyed by a content hash and verified against the text.
-// Two generations of at most kGenerationBytes each bound memory while keeping the working set
-// (a candidate and the references it is compared with) resident. Only the thread that made an
-// analysis uses it, so its target role can be added when first needed.
+// Analyses memoised for every thread, keyed by a content hash and verified against the text.
+// Two generations of at most kGenerationBytes each bound memory whatever the number of threads,
+// while keeping the working set (a candidate and the references it is compared with) resident.
+// Analyses are made outside the lock; two threads that miss the same text both make it (the same
+// values) and the cache keeps one.
+struct Analysed {
+  std::shared_ptr<const Analysis> analysis;
+  std::shared_ptr<const Units> units;  // when asked for as a target
+};
+
 class AnalysisCache {
  public:
-  std::shared_ptr<const Analysis> get(std::string_view text, bool as_target) {
-    std::shared_ptr<Analysis> a = lookup(text);
-    if (as_target && !a->has_units) {
-      const std::size_t before = a->bytes();
-      add_units(*a);
-      current_bytes_ += a->bytes() - before;
-    }
-    return a;
-  }
-
- private:
-  std::shared_ptr<Analysis> lookup(std::string_view text) {
+  Analysed get(std::string_view text, bool as_target) {
     const std::uint64_t key = std::hash<std::string_view>{}(text);
-    if (auto hit = find(current_, key, text)) return hit;
-    if (auto hit = find(previous_, key, text)) {
-      current_[key] = hit;
-      current_bytes_ += hit->bytes();
-      return hit;
+    Analysed a;
+    {
+      std::lock_guard lock(mutex_);
+      a = find(key, text);
+    }
+    const bool had_units = a.units != nullptr;
+    if (a.analysis && (had_units || !as_target)) return a;
+    if (!a.analysis) a.analysis = analyze(text);
+    if (as_target) a.units = make_units(*a.analysis);
+    std::lock_guard lock(mutex_);
+    auto it = current_.find(key);
+    if (it != current_.end() && it->second.analysis->text == text) {
+      if (it->second.units == nullptr && a.units != nullptr) {
+        it->second.units = a.units;
+        current_bytes_ += a.units->bytes();
+      }
+      return a;
     }
     if (current_bytes_ >= kGenerationBytes) {
       previous_ = std::move(current_);
       current_.clear();
       current_bytes_ = 0;
     }
-    auto a = analyze(text);
     current_[key] = a;
-    current_bytes_ += a->bytes();
+    current_bytes_ += a.analysis->bytes() + (a.units ? a.units->bytes() : 0);
     return a;
   }
+
+ private:
   static constexpr std::size_t kGenerationBytes = std::size_t{8} << 20;
-  using Map = std::unordered_map<std::uint64_t, std::shared_ptr<Analysis>>;
-  static std::shared_ptr<Analysis> find(const Map& map, std::uint64_t key, std::string_view text) {
-    auto it = map.find(key);
-    if (it == map.end() || it->second->text != text) return nullptr;
-    return it->second;
+  using Map = std::unordered_map<std::uint64_t, Analysed>;
+  // An entry of either generation (moved to the current one), or none.
+  Analysed find(std::uint64_t key, std::string_view text) {
+    if (auto it = current_.find(key); it != current_.end())
+      return it->second.analysis->text == text ? it->second : Analysed{};
+    auto it = previous_.find(key);
+    if (it == previous_.end() || it->second.analysis->text != text) return {};
+    Analysed a = it->second;
+    current_[key] = a;
+    current_bytes_ += a.analysis->bytes() + (a.units ? a.units->bytes() : 0);
+    return a;
   }
+  std::mutex mutex_;
   Map current_, previous_;
   std::size_t current_bytes_ = 0;
 };
 
 // The analysis of a text; `as_target`: with its target role.
-std::shared_ptr<const Analysis> cached_analysis(std::string_view text, bool as_target) {
-  thread_local AnalysisCache cache;
+Analysed cached_analysis(std::string_view text, bool as_target) {
+  static AnalysisCache cache;
   return cache.get(text, as_target);
 }
 
@@ -613,7 +637,7 @@ double unit_support(const Analysis& x, const Unit& u, Weight&& weight) {
 
 // Report-level support of the whole text y by x: IDF-mass-weighted mean over y's sentences.
 template <class Weight>
-double report_support(const Analysis& x, const Analysis& y, Weight&& weight) {
+double report_support(const Analysis& x, const Units& y, Weight&& weight) {
   double sum = 0.0, mass = 0.0;
   for (const Unit& u : y.sentence_units) {
     double m = 0.0;
@@ -644,16 +668,17 @@ double SupportJudge::idf(std::string_view word) const {
 }
 
 double SupportJudge::support(std::string_view x, std::string_view statement) const {
-  const auto ax = cached_analysis(x, false);
-  const auto ay = cached_analysis(statement, true);
-  return unit_support(*ax, ay->unit, [this](std::uint64_t s) { return weight(s); });
+  const Analysed ax = cached_analysis(x, false);
+  const Analysed ay = cached_analysis(statement, true);
+  return unit_support(*ax.analysis, ay.units->unit, [this](std::uint64_t s) { return weight(s); });
 }
 
 double SupportJudge::same_item(std::string_view x, std::string_view y) const {
-  const auto ax = cached_analysis(x, true);
-  const auto ay = cached_analysis(y, true);
+  const Analysed ax = cached_analysis(x, true);
+  const Analysed ay = cached_analysis(y, true);
   auto w = [this](std::uint64_t s) { return weight(s); };
-  return 0.5 * (report_support(*ax, *ay, w) + report_support(*ay, *ax, w));
+  return 0.5 * (report_support(*ax.analysis, *ay.units, w) +
+                report_support(*ay.analysis, *ax.units, w));
 }
 
 double SupportJudge::score(std::string_view x, std::string_view y) const {

@@ -313,7 +313,9 @@ TEST(NgramPredictor, RepeatedTextsTrainAsTheirCopies) {
   p.fit(repeated, false);
   const NgramLm& lm = p.model(1u);
   NgramLm::Builder copies(3);
-  for (NgramLm::Id w = NgramLm::kUnk + 1; w < lm.num_ids(); ++w) copies.intern(lm.word(w));
+  ASSERT_EQ(p.vocabulary().size(), lm.num_ids());
+  EXPECT_THROW(lm.word(NgramLm::kUnk + 1), std::logic_error);  // the predictor has the strings
+  for (std::size_t w = NgramLm::kUnk + 1; w < lm.num_ids(); ++w) copies.intern(p.vocabulary()[w]);
   auto add = [&](const std::string& text) {
     const auto tokens = p.tokenize(text);
     if (!tokens.empty()) copies.add(tokens);
