@@ -111,6 +111,13 @@ NgramLm::Builder::Builder(int order, std::size_t num_ids) : order_(order), num_i
   raw_[1].assign(num_ids, 0);
 }
 
+NgramLm::Builder::Builder(std::shared_ptr<const Table> table)
+    : Builder(table->order_, table->num_ids_) {
+  table_ = std::move(table);
+  for (std::size_t k = 2; k <= static_cast<std::size_t>(order_); ++k)
+    raw_[k].assign(table_->index_[k].size(), 0);
+}
+
 NgramLm::Id NgramLm::Builder::intern_any(std::string_view word) {
   if (words_.size() != num_ids_)
     throw std::logic_error("n-gram vocabulary without strings: nothing to intern");
@@ -176,11 +183,17 @@ void NgramLm::Builder::add_ids(std::uint32_t count) {
     chain_[0] = w;
     raw_[1][w] += count;
     for (std::size_t k = 2; k <= std::min(n, i + 1); ++k) {
-      const std::uint32_t e =
-          index_[k].insert(NgramIndex::pack(chain_[k - 2], sentence_[i + 1 - k]));
-      if (e == raw_[k].size()) {
-        raw_[k].push_back(0);
-        prefix_[k].push_back(previous_chain_[k - 2]);
+      const std::uint64_t key = NgramIndex::pack(chain_[k - 2], sentence_[i + 1 - k]);
+      std::uint32_t e = 0;
+      if (table_) {
+        e = table_->index_[k].find(key);
+        if (e == NgramIndex::kNone) throw std::logic_error("n-gram not in the builder's table");
+      } else {
+        e = index_[k].insert(key);
+        if (e == raw_[k].size()) {
+          raw_[k].push_back(0);
+          prefix_[k].push_back(previous_chain_[k - 2]);
+        }
       }
       raw_[k][e] += count;
       chain_[k - 1] = e;
@@ -189,28 +202,43 @@ void NgramLm::Builder::add_ids(std::uint32_t count) {
   }
 }
 
+std::shared_ptr<const NgramLm::Table> NgramLm::Builder::table() && {
+  if (table_) return table_;
+  auto table = std::make_shared<Table>();
+  table->order_ = order_;
+  table->num_ids_ = num_ids_;
+  table->index_ = std::move(index_);
+  table->prefix_ = std::move(prefix_);
+  return table;
+}
+
 NgramLm NgramLm::Builder::build() && {
   const auto n = static_cast<std::size_t>(order_);
   NgramLm lm;
   lm.order_ = order_;
   lm.levels_.resize(n + 1);
   const std::size_t num_words = num_ids_;
-  auto entries = [&](std::size_t k) { return k == 1 ? num_words : index_[k].size(); };
+  const auto& index = table_ ? table_->index_ : index_;
+  const auto& prefix = table_ ? table_->prefix_ : prefix_;
+  auto entries = [&](std::size_t k) { return k == 1 ? num_words : index[k].size(); };
 
   // First word of every entry of order k (a word id at order 1).
   auto first_word = [&](std::size_t k, std::size_t e) -> Id {
-    return k == 1 ? static_cast<Id>(e) : static_cast<Id>(index_[k].keys()[e] & 0xFFFFFFFFu);
+    return k == 1 ? static_cast<Id>(e) : static_cast<Id>(index[k].keys()[e] & 0xFFFFFFFFu);
   };
 
   // Adjusted counts: raw at the highest order and for n-grams starting with <s>, otherwise the
-  // continuation count N1+(• g) = number of distinct order-(k+1) n-grams whose suffix is g.
+  // continuation count N1+(• g) = number of distinct order-(k+1) n-grams whose suffix is g (of
+  // a table, those this model has seen).
   for (std::size_t k = n; k >= 1; --k) {
     auto& count = lm.levels_[k].count;
     if (k == n) {
       count = raw_[k];
     } else {
       count.assign(entries(k), 0);
-      for (std::uint64_t key : index_[k + 1].keys()) ++count[key >> 32];
+      const auto& keys = index[k + 1].keys();
+      for (std::size_t e = 0; e < keys.size(); ++e)
+        if (raw_[k + 1][e] > 0) ++count[keys[e] >> 32];
       for (std::size_t e = 0; e < count.size(); ++e) {
         if (first_word(k, e) == kBos) count[e] = raw_[k][e];
       }
@@ -237,7 +265,7 @@ NgramLm NgramLm::Builder::build() && {
     for (std::size_t e = 0; e < count.size(); ++e) {
       const std::uint32_t a = count[e];
       if (a == 0) continue;
-      const std::size_t c = k == 1 ? 0 : prefix_[k][e];
+      const std::size_t c = k == 1 ? 0 : prefix[k][e];
       ctx.total[c] += a;
       ++buckets[c][std::min<std::uint32_t>(a, 3) - 1];
     }
@@ -247,9 +275,12 @@ NgramLm NgramLm::Builder::build() && {
     }
   }
 
-  for (std::size_t k = 2; k <= n; ++k) {
-    index_[k].shrink_keys();
-    lm.levels_[k].index = std::move(index_[k]);
+  if (table_) {
+    lm.table_ = table_;
+  } else {  // its own: the index without what only building needs
+    for (std::size_t k = 2; k <= n; ++k) index_[k].shrink_keys();
+    prefix_.clear();
+    lm.table_ = std::move(*this).table();
   }
   lm.words_ = std::move(words_);
   lm.ids_ = std::move(ids_);
@@ -283,10 +314,17 @@ std::size_t NgramLm::num_ngrams(int k) const {
       std::count_if(count.begin(), count.end(), [](std::uint32_t a) { return a > 0; }));
 }
 
-std::size_t NgramLm::memory_bytes() const {
+std::size_t NgramLm::Table::memory_bytes() const {
   std::size_t bytes = 0;
+  for (const auto& index : index_) bytes += index.memory_bytes();
+  for (const auto& p : prefix_) bytes += p.capacity() * sizeof(std::uint32_t);
+  return bytes;
+}
+
+std::size_t NgramLm::memory_bytes() const {
+  std::size_t bytes = table_ ? table_->memory_bytes() : 0;  // shared or not
   for (const auto& level : levels_) {
-    bytes += level.index.memory_bytes() + level.count.capacity() * sizeof(std::uint32_t) +
+    bytes += level.count.capacity() * sizeof(std::uint32_t) +
              level.total.capacity() * sizeof(std::uint32_t) +
              level.gamma.capacity() * sizeof(double);
   }
@@ -310,7 +348,7 @@ NgramLm::State NgramLm::state(std::span<const Id> context) const {
   for (std::size_t j = 1; j <= usable; ++j) {
     const Id w = context[context.size() - j];
     if (w >= num_ids_) break;
-    entry = j == 1 ? w : levels_[j].index.find(NgramIndex::pack(entry, w));
+    entry = j == 1 ? w : table_->index_[j].find(NgramIndex::pack(entry, w));
     // A suffix that is unseen or never followed by a word has no longer extension either.
     if (entry == NgramIndex::kNone || levels_[j].total[entry] == 0) break;
     s.words[j - 1] = w;
@@ -332,7 +370,7 @@ double NgramLm::prob(const State& state, Id word) const {
   for (int j = 1; j <= state.depth; ++j) {
     const auto k = static_cast<std::size_t>(j + 1);
     if (event != NgramIndex::kNone) {
-      event = levels_[k].index.find(NgramIndex::pack(event, state.words[j - 1]));
+      event = table_->index_[k].find(NgramIndex::pack(event, state.words[j - 1]));
     }
     const std::uint32_t a = event == NgramIndex::kNone ? 0 : levels_[k].count[event];
     const Level& ctx = levels_[k - 1];

@@ -222,8 +222,8 @@ double NgramPredictor::cache_prob(const NgramLm& lm, const NgramLm::State& state
 }
 
 NgramLm NgramPredictor::build_model(std::uint32_t excluded_folds) const {
-  // The predictor's vocabulary, whose strings it keeps once for every model.
-  NgramLm::Builder builder(options_.order, words_.size());
+  // Counts over the n-grams of every text, which all models share.
+  NgramLm::Builder builder(table_);
   for (std::size_t i = 0; i < text_fold_.size(); ++i) {
     const int f = text_fold_[i];
     if (f == kCorpusFold || !((excluded_folds >> f) & 1u)) {
@@ -276,6 +276,7 @@ void NgramPredictor::fit(std::span<const Task> tasks, bool statement_targets) {
 void NgramPredictor::begin_fit(bool statement_targets) {
   fitted_ = false;
   models_.reset();
+  table_.reset();
   num_folds_ = 0;
   words_ = {"<s>", "</s>", "<unk>"};
   word_ids_.clear();
@@ -425,6 +426,16 @@ void NgramPredictor::build_fold_models() {
         class_members_[fill[class_of_[w]]++] = static_cast<NgramLm::Id>(w);
       }
     }
+  }
+
+  // ---- the n-grams of every text (the predictor's vocabulary, whose strings it keeps once),
+  // shared by the models, which hold only their counts
+  {
+    NgramLm::Builder all(options_.order, words_.size());
+    for (std::size_t i = 0; i < text_fold_.size(); ++i)
+      all.add(std::span<const NgramLm::Id>(text_ids_.data() + text_begin_[i],
+                                           text_begin_[i + 1] - text_begin_[i]));
+    table_ = std::move(all).table();
   }
 
   // ---- the models without one fold each (what the fit and the own-task pairs use)

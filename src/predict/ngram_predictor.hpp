@@ -152,8 +152,9 @@ class NgramPredictor final : public mi::Predictor {
 
   std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> text_folds_;
   int num_folds_ = 0;
-  std::vector<double> lambda_by_mask_;        // index: mask of excluded folds
-  std::vector<std::vector<double>> task_ll_;  // [task][grid]
+  std::vector<double> lambda_by_mask_;           // index: mask of excluded folds
+  std::vector<std::vector<double>> task_ll_;     // [task][grid]
+  std::shared_ptr<const NgramLm::Table> table_;  // the n-grams of all texts, for every model
   std::unique_ptr<ModelCache> models_;
   std::unique_ptr<FitState> fit_;  // while fitting
 };
