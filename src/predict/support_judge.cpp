@@ -8,8 +8,8 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_set>
@@ -231,11 +231,11 @@ struct Analysis {
 
   // Heap bytes held, roughly (what the cache's budget counts).
   std::size_t bytes() const {
-    std::size_t b = sizeof(Analysis) + text.capacity() + tokens.capacity() * sizeof(Token) +
-                    sentences.capacity() * sizeof(Sentence) +
-                    (words.capacity() + stems.capacity() + numbers.capacity() +
-                     synsets.capacity()) *
-                        sizeof(std::uint64_t);
+    std::size_t b =
+        sizeof(Analysis) + text.capacity() + tokens.capacity() * sizeof(Token) +
+        sentences.capacity() * sizeof(Sentence) +
+        (words.capacity() + stems.capacity() + numbers.capacity() + synsets.capacity()) *
+            sizeof(std::uint64_t);
     for (const auto& s : sentences) b += s.synsets.capacity() * sizeof(s.synsets[0]);
     return b;
   }
@@ -677,8 +677,8 @@ double SupportJudge::same_item(std::string_view x, std::string_view y) const {
   const Analysed ax = cached_analysis(x, true);
   const Analysed ay = cached_analysis(y, true);
   auto w = [this](std::uint64_t s) { return weight(s); };
-  return 0.5 * (report_support(*ax.analysis, *ay.units, w) +
-                report_support(*ay.analysis, *ax.units, w));
+  return 0.5 *
+         (report_support(*ax.analysis, *ay.units, w) + report_support(*ay.analysis, *ax.units, w));
 }
 
 double SupportJudge::score(std::string_view x, std::string_view y) const {
