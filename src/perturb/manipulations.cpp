@@ -317,7 +317,7 @@ bool one_of(Rng& rng, Edits&&... edits) {
     std::size_t position = 0;
     bool applied = false;
     // Runs the edit at position k.
-    ((position++ == k ? (applied = edits(), true) : false) || ...);
+    (void)((position++ == k ? (applied = edits(), true) : false) || ...);
     if (applied) return true;
   }
   return false;
