@@ -778,7 +778,11 @@ bool add_intensifier(Sentence& s, Rng& rng) {
     if (lex::is_determiner(w) && lex::is_gradable(next)) spots.push_back(i + 1);
   }
   if (spots.empty()) return false;
-  s.insert(rng.pick(spots), std::string(rng.pick(lex::adverbs(Tone::kStrong))));
+  // Two draws sequenced explicitly: as arguments of one call their order was the compiler's
+  // choice (GCC drew the adverb first, clang the spot), so outputs differed between compilers.
+  std::string adverb(rng.pick(lex::adverbs(Tone::kStrong)));
+  const std::size_t spot = rng.pick(spots);
+  s.insert(spot, std::move(adverb));
   return true;
 }
 
