@@ -234,6 +234,189 @@ class CorrelationEval {
   detail::KendallScratch kendall_;
 };
 
+// The mean over dimensions of Spearman(x, y_d), each over the items where x and y_d are finite.
+// Dimensions with the same defined items share x's order and ranks.
+struct MeanSpearmanMask {
+  std::vector<std::size_t> dims;
+  std::vector<std::uint32_t> item;                  // the defined items in increasing order of x
+  std::vector<std::uint32_t> x_group_end;           // x's tie groups along `item`
+  std::vector<std::vector<std::uint32_t>> y_dense;  // per dimension: y's dense rank along `item`
+  std::vector<std::uint32_t> y_levels;
+};
+
+struct MeanSpearmanData {
+  std::span<const double> x;
+  std::span<const std::vector<double>> ys;
+  std::vector<MeanSpearmanMask> masks;
+};
+
+MeanSpearmanData mean_spearman_data(std::span<const double> x,
+                                    std::span<const std::vector<double>> ys) {
+  MeanSpearmanData data{x, ys, {}};
+  std::vector<std::vector<std::uint8_t>> defined_sets;
+  for (std::size_t d = 0; d < ys.size(); ++d) {
+    std::vector<std::uint8_t> defined(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+      defined[i] = std::isfinite(x[i]) && std::isfinite(ys[d][i]);
+    const auto same = std::find(defined_sets.begin(), defined_sets.end(), defined);
+    if (same != defined_sets.end()) {
+      data.masks[static_cast<std::size_t>(same - defined_sets.begin())].dims.push_back(d);
+      continue;
+    }
+    defined_sets.push_back(std::move(defined));
+    MeanSpearmanMask m;
+    m.dims.push_back(d);
+    data.masks.push_back(std::move(m));
+  }
+  for (std::size_t k = 0; k < data.masks.size(); ++k) {
+    MeanSpearmanMask& m = data.masks[k];
+    std::vector<std::uint32_t> items;
+    std::vector<double> values;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (defined_sets[k][i]) {
+        items.push_back(static_cast<std::uint32_t>(i));
+        values.push_back(x[i]);
+      }
+    const detail::SortedView sx = detail::make_sorted_view(values);
+    for (std::uint32_t local : sx.order) m.item.push_back(items[local]);
+    m.x_group_end = sx.group_end;
+    for (std::size_t d : m.dims) {
+      for (std::size_t j = 0; j < items.size(); ++j) values[j] = ys[d][items[j]];
+      const detail::SortedView sy = detail::make_sorted_view(values);
+      std::vector<std::uint32_t> dense;
+      dense.reserve(items.size());
+      for (std::uint32_t local : sx.order) dense.push_back(sy.dense[local]);
+      m.y_dense.push_back(std::move(dense));
+      m.y_levels.push_back(static_cast<std::uint32_t>(sy.group_end.size()));
+    }
+  }
+  return data;
+}
+
+// The values at the given items (with repetitions, in that order) where both are finite.
+void defined_pairs(std::span<const double> a, std::span<const double> b,
+                   std::span<const std::size_t> idx, std::vector<double>& x,
+                   std::vector<double>& y) {
+  x.clear();
+  y.clear();
+  for (std::size_t i : idx)
+    if (std::isfinite(a[i]) && std::isfinite(b[i])) {
+      x.push_back(a[i]);
+      y.push_back(b[i]);
+    }
+}
+
+// The mean of spearman() over the dimensions on the materialised resample: the definition.
+double materialised_mean_spearman(std::span<const double> x,
+                                  std::span<const std::vector<double>> ys,
+                                  std::span<const std::size_t> indices) {
+  std::vector<double> bx, by;
+  double sum = 0;
+  for (const auto& y : ys) {
+    defined_pairs(x, y, indices, bx, by);
+    sum += spearman(bx, by).statistic;
+  }
+  return sum / static_cast<double>(ys.size());
+}
+
+// One resample of items for every dimension; per dimension spearman_rho's arithmetic on weighted
+// ranks, whose sums are exact (kernels.hpp), so the bits are those of the materialised resample.
+class MeanSpearmanEval {
+ public:
+  explicit MeanSpearmanEval(const MeanSpearmanData& d)
+      : d_(d), counts_(d.x.size()), rho_(d.ys.size()) {}
+
+  double operator()(std::span<const std::size_t> indices) {
+    if (indices.size() > detail::kExactRankSums)
+      return materialised_mean_spearman(d_.x, d_.ys, indices);
+    std::fill(counts_.begin(), counts_.end(), 0u);
+    for (std::size_t i : indices) ++counts_[i];
+    for (const MeanSpearmanMask& m : d_.masks)
+      if (!mask(m)) return kNaN;  // a dimension's rho is undefined, so is the mean
+    double sum = 0;
+    for (double r : rho_) sum += r;
+    return sum / static_cast<double>(rho_.size());
+  }
+
+ private:
+  // The rho of the mask's dimensions; false when one is undefined.
+  bool mask(const MeanSpearmanMask& m) {
+    const std::size_t n = m.item.size();
+    w_.resize(n);
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < n; ++k) total += w_[k] = counts_[m.item[k]];
+    if (total < 2) return false;
+    const double mean = (static_cast<double>(total) + 1.0) / 2.0;
+    // x's centered ranks, times the weight.
+    wa_.resize(n);
+    double sxx = 0;
+    std::uint64_t before = 0;
+    std::uint32_t start = 0;
+    for (std::uint32_t end : m.x_group_end) {
+      std::uint64_t group = 0;
+      for (std::uint32_t k = start; k < end; ++k) group += w_[k];
+      const double a = static_cast<double>(before) + static_cast<double>(group + 1) / 2.0 - mean;
+      sxx += static_cast<double>(group) * a * a;
+      for (std::uint32_t k = start; k < end; ++k) wa_[k] = static_cast<double>(w_[k]) * a;
+      before += group;
+      start = end;
+    }
+    if (sxx == 0.0) return false;  // x constant in the resample
+    const double scale = 1.0 / static_cast<double>(total - 1);
+    for (std::size_t j = 0; j < m.dims.size(); ++j) {
+      const std::vector<std::uint32_t>& dense = m.y_dense[j];
+      // y's weighted ranks per level: the level's weight, then its centered rank.
+      level_.assign(m.y_levels[j], 0.0);
+      for (std::size_t k = 0; k < n; ++k) level_[dense[k]] += static_cast<double>(w_[k]);
+      double syy = 0, cumulative = 0;
+      for (double& v : level_) {
+        const double weight = v;
+        v = cumulative + (weight + 1.0) / 2.0 - mean;
+        syy += weight * v * v;
+        cumulative += weight;
+      }
+      if (syy == 0.0) return false;
+      double xy[4] = {0.0, 0.0, 0.0, 0.0};
+      const std::size_t n4 = n - n % 4;
+      for (std::size_t k = 0; k < n4; k += 4)
+        for (std::size_t lane = 0; lane < 4; ++lane)
+          xy[lane] += wa_[k + lane] * level_[dense[k + lane]];
+      for (std::size_t k = n4; k < n; ++k) xy[0] += wa_[k] * level_[dense[k]];
+      const double sxy = (xy[0] + xy[1]) + (xy[2] + xy[3]);
+      // spearman_rho's final formula (np.corrcoef), x the scores.
+      const double cxx = sxx * scale, cyy = syy * scale, cxy = sxy * scale;
+      rho_[m.dims[j]] = std::max(-1.0, std::min(1.0, cxy / std::sqrt(cyy) / std::sqrt(cxx)));
+    }
+    return true;
+  }
+
+  const MeanSpearmanData& d_;
+  std::vector<std::uint32_t> counts_, w_;
+  std::vector<double> wa_, level_, rho_;
+};
+
+// stats::smd of a resample, gathered in drawn order (its sums are NumPy's pairwise ones, so the
+// order decides the bits) into buffers reused across resamples.
+class SmdEval {
+ public:
+  SmdEval(std::span<const double> perturbed, std::span<const double> original)
+      : perturbed_(perturbed), original_(original) {}
+
+  double operator()(std::span<const std::size_t> indices) {
+    p_.resize(indices.size());
+    o_.resize(indices.size());
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      p_[k] = perturbed_[indices[k]];
+      o_[k] = original_[indices[k]];
+    }
+    return detail::smd(p_, o_, squares_);
+  }
+
+ private:
+  std::span<const double> perturbed_, original_;
+  std::vector<double> p_, o_, squares_;
+};
+
 }  // namespace
 
 ConfidenceInterval percentile_interval(std::span<const double> distribution, double confidence) {
@@ -298,6 +481,30 @@ BootstrapResult bootstrap_correlation(std::span<const double> x, std::span<const
     data.sy = detail::make_sorted_view(y);
   }
   return run_bootstrap(x.size(), estimate, options, [&] { return CorrelationEval(data); });
+}
+
+BootstrapResult bootstrap_mean_spearman(std::span<const double> x,
+                                        std::span<const std::vector<double>> ys,
+                                        const BootstrapOptions& options) {
+  check_options(x.size(), options);
+  if (ys.empty()) throw std::invalid_argument("bootstrap_mean_spearman: no dimension");
+  for (const auto& y : ys)
+    if (y.size() != x.size())
+      throw std::invalid_argument("bootstrap_mean_spearman: x and y differ in length");
+  std::vector<std::size_t> all(x.size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  const double estimate = materialised_mean_spearman(x, ys, all);
+  const MeanSpearmanData data = mean_spearman_data(x, ys);
+  return run_bootstrap(x.size(), estimate, options, [&] { return MeanSpearmanEval(data); });
+}
+
+BootstrapResult bootstrap_smd(std::span<const double> perturbed, std::span<const double> original,
+                              const BootstrapOptions& options) {
+  check_options(perturbed.size(), options);
+  if (perturbed.size() != original.size())
+    throw std::invalid_argument("bootstrap_smd: perturbed and original differ in length");
+  return run_bootstrap(perturbed.size(), smd(perturbed, original), options,
+                       [&] { return SmdEval(perturbed, original); });
 }
 
 }  // namespace probity::stats
