@@ -2,6 +2,7 @@
 // percentile and BCa intervals computed as SciPy 1.10 `bootstrap` does.
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -83,6 +84,16 @@ void draw(const Clusters& c, std::uint64_t seed, std::size_t b, std::vector<std:
   }
 }
 
+// Evaluators that take a resample item by item (begin(), add(item)..., finish()) and say up to
+// which resample size they can.
+template <class Eval>
+concept CountingEval = requires(Eval e, std::size_t i) {
+  e.begin();
+  e.add(i);
+  { e.finish() } -> std::convertible_to<double>;
+  { Eval::counts(i) } -> std::convertible_to<bool>;
+};
+
 // Evaluates the statistic on every resample; `factory()` builds one evaluator per thread (its
 // scratch buffers are reused across resamples).
 template <class Factory>
@@ -91,6 +102,21 @@ std::vector<double> resample_values(const Clusters& c, const BootstrapOptions& o
   std::vector<double> values(o.resamples, kNaN);
   util::parallel_blocks(o.resamples, o.threads, [&](unsigned, std::size_t begin, std::size_t end) {
     auto eval = factory();
+    using Eval = decltype(eval);
+    if constexpr (CountingEval<Eval>) {
+      const auto k = static_cast<std::uint32_t>(c.count());
+      if (c.members.size() == k && Eval::counts(k)) {
+        // Singleton clusters (whose members are 0, 1, ... in order): draw() without the index
+        // list.
+        for (std::size_t b = begin; b < end; ++b) {
+          util::Rng rng(o.seed, b);
+          eval.begin();
+          for (std::uint32_t j = 0; j < k; ++j) eval.add(rng.below(k));
+          values[b] = eval.finish();
+        }
+        return;
+      }
+    }
     std::vector<std::size_t> indices;
     indices.reserve(c.members.size() * 2);
     for (std::size_t b = begin; b < end; ++b) {
@@ -234,25 +260,37 @@ class CorrelationEval {
   detail::KendallScratch kendall_;
 };
 
-// The mean over dimensions of Spearman(x, y_d), each over the items where x and y_d are finite.
-// Dimensions with the same defined items share x's order and ranks.
-struct MeanSpearmanMask {
+// ---- Spearman from multiplicities ------------------------------------------------------------
+//
+// Spearman's rho between x and each y_d over the items where both are finite. Those items are
+// numbered once by their place in x's order (their "slot"); a resample is then a multiplicity per
+// slot, its ranks come from walking x's tie groups and y's, and every rank sum is exact
+// (kernels.hpp), so any order of summation gives the bits of the materialised resample.
+// Dimensions with the same defined items share the slots and x's ranks.
+struct RankMask {
   std::vector<std::size_t> dims;
-  std::vector<std::uint32_t> item;                  // the defined items in increasing order of x
-  std::vector<std::uint32_t> x_group_end;           // x's tie groups along `item`
-  std::vector<std::vector<std::uint32_t>> y_dense;  // per dimension: y's dense rank along `item`
-  std::vector<std::uint32_t> y_levels;
+  std::uint32_t size = 0;           // defined items; slot `size` collects the others
+  std::vector<std::uint32_t> slot;  // per item
+  std::vector<std::uint32_t> x_group_first, x_group_last;  // per slot: its tie group in x
+  std::vector<std::vector<std::uint32_t>> y_order;         // per dimension: the slots in y's order
+  std::vector<std::vector<std::uint32_t>> y_group_end;     // y's tie groups along y_order
 };
 
-struct MeanSpearmanData {
+enum class RhoFormula {
+  kCorrcoef,  // spearman_rho's: cxy / sqrt(cyy) / sqrt(cxx), each sum over n - 1 (the mean row)
+  kRatio,     // sxy / sqrt(sxx * syy) (bootstrap_correlation's)
+};
+
+struct RankData {
   std::span<const double> x;
   std::span<const std::vector<double>> ys;
-  std::vector<MeanSpearmanMask> masks;
+  RhoFormula formula = RhoFormula::kCorrcoef;
+  std::vector<RankMask> masks;
 };
 
-MeanSpearmanData mean_spearman_data(std::span<const double> x,
-                                    std::span<const std::vector<double>> ys) {
-  MeanSpearmanData data{x, ys, {}};
+RankData rank_data(std::span<const double> x, std::span<const std::vector<double>> ys,
+                   RhoFormula formula) {
+  RankData data{x, ys, formula, {}};
   std::vector<std::vector<std::uint8_t>> defined_sets;
   for (std::size_t d = 0; d < ys.size(); ++d) {
     std::vector<std::uint8_t> defined(x.size());
@@ -264,12 +302,10 @@ MeanSpearmanData mean_spearman_data(std::span<const double> x,
       continue;
     }
     defined_sets.push_back(std::move(defined));
-    MeanSpearmanMask m;
-    m.dims.push_back(d);
-    data.masks.push_back(std::move(m));
+    data.masks.emplace_back().dims.push_back(d);
   }
   for (std::size_t k = 0; k < data.masks.size(); ++k) {
-    MeanSpearmanMask& m = data.masks[k];
+    RankMask& m = data.masks[k];
     std::vector<std::uint32_t> items;
     std::vector<double> values;
     for (std::size_t i = 0; i < x.size(); ++i)
@@ -277,17 +313,28 @@ MeanSpearmanData mean_spearman_data(std::span<const double> x,
         items.push_back(static_cast<std::uint32_t>(i));
         values.push_back(x[i]);
       }
+    m.size = static_cast<std::uint32_t>(items.size());
     const detail::SortedView sx = detail::make_sorted_view(values);
-    for (std::uint32_t local : sx.order) m.item.push_back(items[local]);
-    m.x_group_end = sx.group_end;
+    m.slot.assign(x.size(), m.size);
+    for (std::uint32_t s = 0; s < m.size; ++s) m.slot[items[sx.order[s]]] = s;
+    m.x_group_first.resize(m.size);
+    m.x_group_last.resize(m.size);
+    std::uint32_t first = 0;
+    for (std::uint32_t end : sx.group_end) {
+      for (std::uint32_t s = first; s < end; ++s) {
+        m.x_group_first[s] = first;
+        m.x_group_last[s] = end - 1;
+      }
+      first = end;
+    }
     for (std::size_t d : m.dims) {
       for (std::size_t j = 0; j < items.size(); ++j) values[j] = ys[d][items[j]];
       const detail::SortedView sy = detail::make_sorted_view(values);
-      std::vector<std::uint32_t> dense;
-      dense.reserve(items.size());
-      for (std::uint32_t local : sx.order) dense.push_back(sy.dense[local]);
-      m.y_dense.push_back(std::move(dense));
-      m.y_levels.push_back(static_cast<std::uint32_t>(sy.group_end.size()));
+      std::vector<std::uint32_t> order;
+      order.reserve(items.size());
+      for (std::uint32_t local : sy.order) order.push_back(m.slot[items[local]]);
+      m.y_order.push_back(std::move(order));
+      m.y_group_end.push_back(sy.group_end);
     }
   }
   return data;
@@ -319,80 +366,123 @@ double materialised_mean_spearman(std::span<const double> x,
   return sum / static_cast<double>(ys.size());
 }
 
-// One resample of items for every dimension; per dimension spearman_rho's arithmetic on weighted
-// ranks, whose sums are exact (kernels.hpp), so the bits are those of the materialised resample.
-class MeanSpearmanEval {
+// Resamples are given either as indices or, faster, item by item: begin(), add(item)...,
+// finish(). kCorrcoef: the mean over the dimensions (NaN when one is undefined); kRatio: one
+// dimension, no NaN scores.
+class RankEval {
  public:
-  explicit MeanSpearmanEval(const MeanSpearmanData& d)
-      : d_(d), counts_(d.x.size()), rho_(d.ys.size()) {}
+  explicit RankEval(const RankData& d)
+      : d_(d), w_(d.masks.size()), rho_(d.ys.size()), slot0_(d.masks[0].slot.data()) {}
 
-  double operator()(std::span<const std::size_t> indices) {
-    if (indices.size() > detail::kExactRankSums)
-      return materialised_mean_spearman(d_.x, d_.ys, indices);
-    std::fill(counts_.begin(), counts_.end(), 0u);
-    for (std::size_t i : indices) ++counts_[i];
-    for (const MeanSpearmanMask& m : d_.masks)
-      if (!mask(m)) return kNaN;  // a dimension's rho is undefined, so is the mean
+  // Resamples of up to kExactRankSums items have exact sums; larger ones are materialised.
+  static bool counts(std::size_t resample_size) { return resample_size <= detail::kExactRankSums; }
+
+  void begin() {
+    for (std::size_t k = 0; k < w_.size(); ++k) w_[k].assign(d_.masks[k].size + 1, 0);
+    w0_ = w_[0].data();
+  }
+  void add(std::size_t item) {
+    if (w_.size() == 1) {  // the usual case: every dimension rates the same items
+      ++w0_[slot0_[item]];
+      return;
+    }
+    for (std::size_t k = 0; k < w_.size(); ++k) ++w_[k][d_.masks[k].slot[item]];
+  }
+  double finish() {
+    for (std::size_t k = 0; k < w_.size(); ++k)
+      if (!mask(d_.masks[k], w_[k])) return kNaN;  // an undefined rho makes the mean undefined
+    if (d_.formula == RhoFormula::kRatio) return rho_[0];
     double sum = 0;
     for (double r : rho_) sum += r;
     return sum / static_cast<double>(rho_.size());
   }
 
+  double operator()(std::span<const std::size_t> indices) {
+    if (!counts(indices.size())) return materialised_mean_spearman(d_.x, d_.ys, indices);
+    begin();
+    for (std::size_t i : indices) add(i);
+    return finish();
+  }
+
  private:
-  // The rho of the mask's dimensions; false when one is undefined.
-  bool mask(const MeanSpearmanMask& m) {
-    const std::size_t n = m.item.size();
-    w_.resize(n);
-    std::uint64_t total = 0;
-    for (std::size_t k = 0; k < n; ++k) total += w_[k] = counts_[m.item[k]];
+  // The rho of the mask's dimensions from the slots' multiplicities; false when one is undefined.
+  bool mask(const RankMask& m, const std::vector<std::uint32_t>& w) {
+    // before_[s]: the multiplicity of the slots before s; a tie group [b, e) of x has average rank
+    // (before_[b] + before_[e] + 1) / 2, computed per slot (a metric's scores are rarely tied).
+    before_.resize(m.size + 1);
+    std::int64_t total = 0;  // signed: converts to double in one instruction
+    for (std::uint32_t s = 0; s < m.size; ++s) {
+      before_[s] = total;
+      total += w[s];
+    }
+    before_[m.size] = total;
     if (total < 2) return false;
     const double mean = (static_cast<double>(total) + 1.0) / 2.0;
-    // x's centered ranks, times the weight.
-    wa_.resize(n);
-    double sxx = 0;
-    std::uint64_t before = 0;
+    // x's centered average ranks times the multiplicity, per slot; four partial sums of squares.
+    wa_.resize(m.size);
+    double xx[4] = {0.0, 0.0, 0.0, 0.0};
+    auto centered = [&](std::uint32_t s) {
+      const double a =
+          static_cast<double>(before_[m.x_group_first[s]] + before_[m.x_group_last[s] + 1] + 1) /
+              2.0 -
+          mean;
+      wa_[s] = static_cast<double>(w[s]) * a;
+      return wa_[s] * a;
+    };
+    const std::uint32_t n4 = m.size - m.size % 4;
+    for (std::uint32_t s = 0; s < n4; s += 4)
+      for (std::uint32_t lane = 0; lane < 4; ++lane) xx[lane] += centered(s + lane);
+    for (std::uint32_t s = n4; s < m.size; ++s) xx[0] += centered(s);
+    const double sxx = (xx[0] + xx[1]) + (xx[2] + xx[3]);
+    std::int64_t before = 0;
     std::uint32_t start = 0;
-    for (std::uint32_t end : m.x_group_end) {
-      std::uint64_t group = 0;
-      for (std::uint32_t k = start; k < end; ++k) group += w_[k];
-      const double a = static_cast<double>(before) + static_cast<double>(group + 1) / 2.0 - mean;
-      sxx += static_cast<double>(group) * a * a;
-      for (std::uint32_t k = start; k < end; ++k) wa_[k] = static_cast<double>(w_[k]) * a;
-      before += group;
-      start = end;
-    }
     if (sxx == 0.0) return false;  // x constant in the resample
-    const double scale = 1.0 / static_cast<double>(total - 1);
     for (std::size_t j = 0; j < m.dims.size(); ++j) {
-      const std::vector<std::uint32_t>& dense = m.y_dense[j];
-      // y's weighted ranks per level: the level's weight, then its centered rank.
-      level_.assign(m.y_levels[j], 0.0);
-      for (std::size_t k = 0; k < n; ++k) level_[dense[k]] += static_cast<double>(w_[k]);
-      double syy = 0, cumulative = 0;
-      for (double& v : level_) {
-        const double weight = v;
-        v = cumulative + (weight + 1.0) / 2.0 - mean;
-        syy += weight * v * v;
-        cumulative += weight;
+      // Per tie group of y: its multiplicity and the sum of x's weighted centered ranks in it;
+      // four partial sums, as the group can be long (a rating scale has few levels).
+      const std::uint32_t* order = m.y_order[j].data();
+      double syy = 0, sxy = 0;
+      before = 0;
+      start = 0;
+      for (std::uint32_t end : m.y_group_end[j]) {
+        std::int64_t group = 0;
+        double p[4] = {0.0, 0.0, 0.0, 0.0};
+        std::uint32_t s = start;
+        for (; s + 4 <= end; s += 4)
+          for (std::uint32_t lane = 0; lane < 4; ++lane) {
+            group += w[order[s + lane]];
+            p[lane] += wa_[order[s + lane]];
+          }
+        for (; s < end; ++s) {
+          group += w[order[s]];
+          p[0] += wa_[order[s]];
+        }
+        const double b = static_cast<double>(before) + static_cast<double>(group + 1) / 2.0 - mean;
+        syy += static_cast<double>(group) * b * b;
+        sxy += b * ((p[0] + p[1]) + (p[2] + p[3]));
+        before += group;
+        start = end;
       }
-      if (syy == 0.0) return false;
-      double xy[4] = {0.0, 0.0, 0.0, 0.0};
-      const std::size_t n4 = n - n % 4;
-      for (std::size_t k = 0; k < n4; k += 4)
-        for (std::size_t lane = 0; lane < 4; ++lane)
-          xy[lane] += wa_[k + lane] * level_[dense[k + lane]];
-      for (std::size_t k = n4; k < n; ++k) xy[0] += wa_[k] * level_[dense[k]];
-      const double sxy = (xy[0] + xy[1]) + (xy[2] + xy[3]);
-      // spearman_rho's final formula (np.corrcoef), x the scores.
-      const double cxx = sxx * scale, cyy = syy * scale, cxy = sxy * scale;
-      rho_[m.dims[j]] = std::max(-1.0, std::min(1.0, cxy / std::sqrt(cyy) / std::sqrt(cxx)));
+      if (syy == 0.0) return false;  // y constant in the resample
+      double rho;
+      if (d_.formula == RhoFormula::kRatio) {
+        rho = sxy / std::sqrt(sxx * syy);
+      } else {
+        const double scale = 1.0 / static_cast<double>(total - 1);
+        const double cxx = sxx * scale, cyy = syy * scale, cxy = sxy * scale;
+        rho = cxy / std::sqrt(cyy) / std::sqrt(cxx);
+      }
+      rho_[m.dims[j]] = std::max(-1.0, std::min(1.0, rho));
     }
     return true;
   }
 
-  const MeanSpearmanData& d_;
-  std::vector<std::uint32_t> counts_, w_;
-  std::vector<double> wa_, level_, rho_;
+  const RankData& d_;
+  std::vector<std::vector<std::uint32_t>> w_;  // per mask: multiplicity per slot
+  std::vector<double> wa_, rho_;
+  std::vector<std::int64_t> before_;
+  const std::uint32_t* slot0_;   // the first mask's slots
+  std::uint32_t* w0_ = nullptr;  // and multiplicities
 };
 
 // stats::smd of a resample, gathered in drawn order (its sums are NumPy's pairwise ones, so the
@@ -475,6 +565,16 @@ BootstrapResult bootstrap_correlation(std::span<const double> x, std::span<const
   if (detail::any_nan(x) || detail::any_nan(y)) {
     throw std::invalid_argument("bootstrap_correlation: NaN in the scores");
   }
+  auto finite = [](std::span<const double> v) {
+    return std::all_of(v.begin(), v.end(), [](double a) { return std::isfinite(a); });
+  };
+  if (type == CorrelationType::kSpearman && options.clusters.empty() &&
+      RankEval::counts(x.size()) && finite(x) && finite(y)) {
+    // Every resample has n items: multiplicities per slot, exact sums.
+    const std::vector<double> ys[] = {std::vector<double>(y.begin(), y.end())};
+    const RankData data = rank_data(x, ys, RhoFormula::kRatio);
+    return run_bootstrap(x.size(), estimate, options, [&] { return RankEval(data); });
+  }
   CorrelationData data{x, y, type, {}, {}};
   if (type != CorrelationType::kPearson) {
     data.sx = detail::make_sorted_view(x);
@@ -494,8 +594,8 @@ BootstrapResult bootstrap_mean_spearman(std::span<const double> x,
   std::vector<std::size_t> all(x.size());
   std::iota(all.begin(), all.end(), std::size_t{0});
   const double estimate = materialised_mean_spearman(x, ys, all);
-  const MeanSpearmanData data = mean_spearman_data(x, ys);
-  return run_bootstrap(x.size(), estimate, options, [&] { return MeanSpearmanEval(data); });
+  const RankData data = rank_data(x, ys, RhoFormula::kCorrcoef);
+  return run_bootstrap(x.size(), estimate, options, [&] { return RankEval(data); });
 }
 
 BootstrapResult bootstrap_smd(std::span<const double> perturbed, std::span<const double> original,

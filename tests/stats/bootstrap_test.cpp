@@ -408,3 +408,25 @@ TEST(StatsBootstrap, SmdBootstrapIsTheGenericOneWithoutAllocating) {
     expect_same_bootstrap(got, want, "smd");
   }
 }
+
+// Spearman's fast path (multiplicities per slot of x's order, any rank ties) gives the bits of the
+// weighted-rank path that clustered resampling still takes: one-item clusters draw the same
+// resamples.
+TEST(StatsBootstrap, SpearmanSlotsGiveTheBitsOfWeightedRanks) {
+  Pair d = correlated(700, 12);
+  for (std::size_t i = 0; i < d.x.size(); i += 3) d.x[i] = std::round(d.x[i] * 2.0);  // x ties
+  std::vector<std::size_t> singletons(d.x.size());
+  std::iota(singletons.begin(), singletons.end(), std::size_t{0});
+  for (auto method : {st::CiMethod::kPercentile, st::CiMethod::kBCa}) {
+    st::BootstrapOptions o;
+    o.resamples = 500;
+    o.seed = 5;
+    o.method = method;
+    const auto fast = st::bootstrap_correlation(d.x, d.y, st::CorrelationType::kSpearman, o);
+    o.clusters = singletons;
+    const auto weighted = st::bootstrap_correlation(d.x, d.y, st::CorrelationType::kSpearman, o);
+    EXPECT_TRUE(bit_identical(fast.distribution, weighted.distribution));
+    EXPECT_TRUE(bit_identical(fast.ci.low, weighted.ci.low));
+    EXPECT_TRUE(bit_identical(fast.ci.high, weighted.ci.high));
+  }
+}
