@@ -84,14 +84,14 @@ void draw(const Clusters& c, std::uint64_t seed, std::size_t b, std::vector<std:
   }
 }
 
-// Evaluators that take a resample item by item (begin(), add(item)..., finish()) and say up to
-// which resample size they can.
+// Evaluators that can take a resample item by item, in drawn order (begin(), add(item)...,
+// finish()), and say up to which resample size they can.
 template <class Eval>
-concept CountingEval = requires(Eval e, std::size_t i) {
+concept StreamingEval = requires(Eval e, std::size_t i) {
   e.begin();
   e.add(i);
   { e.finish() } -> std::convertible_to<double>;
-  { Eval::counts(i) } -> std::convertible_to<bool>;
+  { Eval::streams(i) } -> std::convertible_to<bool>;
 };
 
 // Evaluates the statistic on every resample; `factory()` builds one evaluator per thread (its
@@ -100,12 +100,12 @@ template <class Factory>
 std::vector<double> resample_values(const Clusters& c, const BootstrapOptions& o,
                                     Factory&& factory) {
   std::vector<double> values(o.resamples, kNaN);
-  util::parallel_blocks(o.resamples, o.threads, [&](unsigned, std::size_t begin, std::size_t end) {
+  detail::parallel_chunks(o.resamples, o.threads, [&](std::size_t begin, std::size_t end) {
     auto eval = factory();
     using Eval = decltype(eval);
-    if constexpr (CountingEval<Eval>) {
+    if constexpr (StreamingEval<Eval>) {
       const auto k = static_cast<std::uint32_t>(c.count());
-      if (c.members.size() == k && Eval::counts(k)) {
+      if (c.members.size() == k && Eval::streams(k)) {
         // Singleton clusters (whose members are 0, 1, ... in order): draw() without the index
         // list.
         for (std::size_t b = begin; b < end; ++b) {
@@ -131,7 +131,7 @@ std::vector<double> resample_values(const Clusters& c, const BootstrapOptions& o
 template <class Factory>
 std::vector<double> jackknife_values(const Clusters& c, unsigned threads, Factory&& factory) {
   std::vector<double> values(c.count(), kNaN);
-  util::parallel_blocks(c.count(), threads, [&](unsigned, std::size_t begin, std::size_t end) {
+  detail::parallel_chunks(c.count(), threads, [&](std::size_t begin, std::size_t end) {
     auto eval = factory();
     std::vector<std::size_t> indices;
     indices.reserve(c.members.size());
@@ -375,7 +375,7 @@ class RankEval {
       : d_(d), w_(d.masks.size()), rho_(d.ys.size()), slot0_(d.masks[0].slot.data()) {}
 
   // Resamples of up to kExactRankSums items have exact sums; larger ones are materialised.
-  static bool counts(std::size_t resample_size) { return resample_size <= detail::kExactRankSums; }
+  static bool streams(std::size_t resample_size) { return resample_size <= detail::kExactRankSums; }
 
   void begin() {
     for (std::size_t k = 0; k < w_.size(); ++k) w_[k].assign(d_.masks[k].size + 1, 0);
@@ -398,7 +398,7 @@ class RankEval {
   }
 
   double operator()(std::span<const std::size_t> indices) {
-    if (!counts(indices.size())) return materialised_mean_spearman(d_.x, d_.ys, indices);
+    if (!streams(indices.size())) return materialised_mean_spearman(d_.x, d_.ys, indices);
     begin();
     for (std::size_t i : indices) add(i);
     return finish();
@@ -492,19 +492,31 @@ class SmdEval {
   SmdEval(std::span<const double> perturbed, std::span<const double> original)
       : perturbed_(perturbed), original_(original) {}
 
-  double operator()(std::span<const std::size_t> indices) {
-    p_.resize(indices.size());
-    o_.resize(indices.size());
-    for (std::size_t k = 0; k < indices.size(); ++k) {
-      p_[k] = perturbed_[indices[k]];
-      o_[k] = original_[indices[k]];
+  static bool streams(std::size_t) { return true; }
+  void begin() { size_ = 0; }
+  void add(std::size_t i) {
+    if (size_ == p_.size()) {  // only in the first resamples
+      p_.push_back(0.0);
+      o_.push_back(0.0);
     }
-    return detail::smd(p_, o_, squares_);
+    p_[size_] = perturbed_[i];
+    o_[size_++] = original_[i];
+  }
+  double finish() {
+    return detail::smd(std::span<const double>(p_).first(size_),
+                       std::span<const double>(o_).first(size_), squares_);
+  }
+
+  double operator()(std::span<const std::size_t> indices) {
+    begin();
+    for (std::size_t i : indices) add(i);
+    return finish();
   }
 
  private:
   std::span<const double> perturbed_, original_;
   std::vector<double> p_, o_, squares_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace
@@ -569,7 +581,7 @@ BootstrapResult bootstrap_correlation(std::span<const double> x, std::span<const
     return std::all_of(v.begin(), v.end(), [](double a) { return std::isfinite(a); });
   };
   if (type == CorrelationType::kSpearman && options.clusters.empty() &&
-      RankEval::counts(x.size()) && finite(x) && finite(y)) {
+      RankEval::streams(x.size()) && finite(x) && finite(y)) {
     // Every resample has n items: multiplicities per slot, exact sums.
     const std::vector<double> ys[] = {std::vector<double>(y.begin(), y.end())};
     const RankData data = rank_data(x, ys, RhoFormula::kRatio);

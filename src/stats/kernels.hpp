@@ -2,6 +2,7 @@
 // Internal building blocks shared by the correlation functions and the resampling loops. The
 // resampling kernels take per-item integer weights (how often an item occurs in a bootstrap
 // resample) so that a resample never needs to be materialized or re-sorted.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -9,8 +10,27 @@
 #include <vector>
 
 #include "probity/stats.hpp"
+#include "util/parallel.hpp"
 
 namespace probity::stats::detail {
+
+// Runs body(begin, end) over chunks of [0, count) on `threads` threads (0: all cores), for
+// resampling loops whose every index writes only its own output: several chunks per thread,
+// taken as threads come free, so that a thread held up by the rest of a busy machine does not
+// hold up the loop (with one block per thread the loop waits for the slower one). Each chunk
+// builds its own scratch, so a chunk must be long enough to pay for that: a few dozen resamples.
+template <class Body>
+void parallel_chunks(std::size_t count, unsigned threads, Body&& body) {
+  threads = util::resolve_threads(threads, count);
+  if (threads <= 1) {
+    if (count > 0) body(std::size_t{0}, count);
+    return;
+  }
+  const std::size_t chunks = std::min<std::size_t>(count, std::size_t{8} * threads);
+  util::parallel_for(
+      chunks, threads, [&](std::size_t c) { body(count * c / chunks, count * (c + 1) / chunks); },
+      1);
+}
 
 // NumPy's pairwise summation of a contiguous float64 array (add.reduce): reproducing its rounding
 // keeps degenerate golden cases (an exactly zero mean) exact.

@@ -524,7 +524,7 @@ std::vector<double> level_bootstrap_values(LevelStatistic statistic, Level level
   }
   const Plan plan = make_plan(statistic, level, data, units);
   std::vector<double> values(resamples, kNaN);
-  util::parallel_blocks(resamples, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+  detail::parallel_chunks(resamples, threads, [&](std::size_t begin, std::size_t end) {
     Evaluator eval(plan);
     Draw d;
     for (std::size_t b = begin; b < end; ++b) {

@@ -61,15 +61,14 @@ PermutationResult run_permutations(std::size_t n, const PermutationOptions& o, F
     return r;
   }
   std::vector<double> values(o.permutations, kNaN);
-  util::parallel_blocks(o.permutations, o.threads,
-                        [&](unsigned, std::size_t begin, std::size_t end) {
-                          auto eval = factory();
-                          std::vector<std::uint8_t> swap(n);
-                          for (std::size_t k = begin; k < end; ++k) {
-                            draw_swaps(o.seed, k, swap);
-                            values[k] = eval(swap);
-                          }
-                        });
+  detail::parallel_chunks(o.permutations, o.threads, [&](std::size_t begin, std::size_t end) {
+    auto eval = factory();
+    std::vector<std::uint8_t> swap(n);
+    for (std::size_t k = begin; k < end; ++k) {
+      draw_swaps(o.seed, k, swap);
+      values[k] = eval(swap);
+    }
+  });
   // Relative slack as SciPy's, with an absolute floor: two formulas of the same rank statistic
   // (Spearman on 16 systems moves in steps of 1/340) differ in the last bits, and a tie in exact
   // arithmetic must count whichever evaluator computed it.
