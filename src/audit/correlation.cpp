@@ -12,8 +12,6 @@
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
 #include "util/hash.hpp"
-#include "util/parallel.hpp"
-#include "util/random.hpp"
 
 namespace probity {
 

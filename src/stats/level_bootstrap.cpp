@@ -110,19 +110,16 @@ std::optional<double> weighted_rank_value(LevelStatistic s, const SortedGroup& g
 // once by their metric difference; a resample weighs pair (i, j) w_i w_j and adds its copies'
 // pairs, gold ties at difference 0. The sweep is acc_eq's single-group one (integer counts, so
 // any order of equal differences gives the same result).
-struct PairEvents {
-  std::vector<double> d;
-  std::vector<std::uint32_t> i, j;  // j's top bit: a gold tie (else a concordant pair)
+struct PairEvent {
+  double d;
+  std::uint32_t i, j;  // j's top bit: a gold tie (else a concordant pair)
 };
+using PairEvents = std::vector<PairEvent>;
 constexpr std::uint32_t kGoldTie = 0x80000000u;
 
 PairEvents pair_events(std::span<const double> gold, std::span<const double> metric) {
   if (gold.size() >= kGoldTie) throw std::invalid_argument("acc-eq: too many candidates");
-  struct Event {
-    double d;
-    std::uint32_t i, j;
-  };
-  std::vector<Event> events;
+  PairEvents events;
   auto sign = [](double v) { return (v > 0) - (v < 0); };
   for (std::uint32_t i = 0; i < gold.size(); ++i)
     for (std::uint32_t j = i + 1; j < gold.size(); ++j) {
@@ -132,17 +129,9 @@ PairEvents pair_events(std::span<const double> gold, std::span<const double> met
       else if (dm != 0 && sign(dg) == sign(dm))
         events.push_back({std::fabs(dm), i, j});
     }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.d < b.d; });
-  PairEvents p;
-  p.d.reserve(events.size());
-  p.i.reserve(events.size());
-  p.j.reserve(events.size());
-  for (const Event& e : events) {
-    p.d.push_back(e.d);
-    p.i.push_back(e.i);
-    p.j.push_back(e.j);
-  }
-  return p;
+  std::sort(events.begin(), events.end(),
+            [](const PairEvent& a, const PairEvent& b) { return a.d < b.d; });
+  return events;
 }
 
 double weighted_acc_eq(const PairEvents& p, std::span<const std::uint32_t> w) {
@@ -155,23 +144,22 @@ double weighted_acc_eq(const PairEvents& p, std::span<const std::uint32_t> w) {
   // Counts relative to "no metric tie": base (the concordant pairs) is added at the end.
   std::int64_t base = 0, cur = copies, best = 0;
   std::size_t k = 0;
-  const std::size_t n = p.d.size();
+  const std::size_t n = p.size();
   auto take = [&] {
-    const std::uint32_t j = p.j[k];
-    const std::int64_t ww = std::int64_t{w[p.i[k]]} * w[j & ~kGoldTie];
-    if (j & kGoldTie) {
+    const PairEvent& e = p[k++];
+    const std::int64_t ww = std::int64_t{w[e.i]} * w[e.j & ~kGoldTie];
+    if (e.j & kGoldTie) {
       cur += ww;
     } else {
       cur -= ww;
       base += ww;
     }
-    ++k;
   };
-  while (k < n && p.d[k] <= 0.0) take();
+  while (k < n && p[k].d <= 0.0) take();
   best = cur;
   while (k < n) {
-    const double eps = p.d[k];
-    while (k < n && p.d[k] == eps) take();
+    const double eps = p[k].d;
+    while (k < n && p[k].d == eps) take();
     best = std::max(best, cur);
   }
   const double pairs = static_cast<double>(size) * static_cast<double>(size - 1) / 2;
