@@ -17,7 +17,6 @@
 
 #include "probity/stats.hpp"
 #include "stats/kernels.hpp"
-#include "util/parallel.hpp"
 #include "util/random.hpp"
 
 namespace probity::stats {
