@@ -418,15 +418,16 @@ class RankEval {
     if (total < 2) return false;
     const double mean = (static_cast<double>(total) + 1.0) / 2.0;
     // x's centered average ranks times the multiplicity, per slot; four partial sums of squares.
-    wa_.resize(m.size);
+    weighted_.resize(m.size);
     double xx[4] = {0.0, 0.0, 0.0, 0.0};
     auto centered = [&](std::uint32_t s) {
       const double a =
           static_cast<double>(before_[m.x_group_first[s]] + before_[m.x_group_last[s] + 1] + 1) /
               2.0 -
           mean;
-      wa_[s] = static_cast<double>(w[s]) * a;
-      return wa_[s] * a;
+      const double wa = static_cast<double>(w[s]) * a;
+      weighted_[s] = {wa, static_cast<std::int64_t>(w[s])};
+      return wa * a;
     };
     const std::uint32_t n4 = m.size - m.size % 4;
     for (std::uint32_t s = 0; s < n4; s += 4)
@@ -449,12 +450,13 @@ class RankEval {
         std::uint32_t s = start;
         for (; s + 4 <= end; s += 4)
           for (std::uint32_t lane = 0; lane < 4; ++lane) {
-            group += w[order[s + lane]];
-            p[lane] += wa_[order[s + lane]];
+            const Weighted& v = weighted_[order[s + lane]];
+            group += v.w;
+            p[lane] += v.wa;
           }
         for (; s < end; ++s) {
-          group += w[order[s]];
-          p[0] += wa_[order[s]];
+          group += weighted_[order[s]].w;
+          p[0] += weighted_[order[s]].wa;
         }
         const double b = static_cast<double>(before) + static_cast<double>(group + 1) / 2.0 - mean;
         syy += static_cast<double>(group) * b * b;
@@ -478,7 +480,14 @@ class RankEval {
 
   const RankData& d_;
   std::vector<std::vector<std::uint32_t>> w_;  // per mask: multiplicity per slot
-  std::vector<double> wa_, rho_;
+  // Per slot: x's centered rank times the multiplicity, and the multiplicity, side by side so
+  // that the walks along y's order (random access) read one cache line per slot.
+  struct Weighted {
+    double wa;
+    std::int64_t w;
+  };
+  std::vector<Weighted> weighted_;
+  std::vector<double> rho_;
   std::vector<std::int64_t> before_;
   const std::uint32_t* slot0_;   // the first mask's slots
   std::uint32_t* w0_ = nullptr;  // and multiplicities

@@ -346,7 +346,7 @@ TEST(StatsBootstrap, MeanSpearmanIsTheMeanOfSpearmanOnTheMaterialisedResample) {
   std::mt19937_64 gen(8);
   for (std::size_t i = 0; i < x.size(); ++i) {
     ys[1][i] = std::round(ys[1][i] + static_cast<double>(gen() % 3) - 1.0);
-    ys[2][i] = static_cast<double>(gen() % 7) / 3.0;
+    ys[2][i] = static_cast<double>(gen() % 100000) / 7.0;  // many levels: walked, not counted
     if (gen() % 20 == 0) x[i] = std::nan("");
     if (gen() % 10 == 0) ys[1][i] = std::nan("");
     if (i % 97 != 0) ys[3][i] = std::nan("");  // 5 rated items
@@ -417,16 +417,21 @@ TEST(StatsBootstrap, SpearmanSlotsGiveTheBitsOfWeightedRanks) {
   for (std::size_t i = 0; i < d.x.size(); i += 3) d.x[i] = std::round(d.x[i] * 2.0);  // x ties
   std::vector<std::size_t> singletons(d.x.size());
   std::iota(singletons.begin(), singletons.end(), std::size_t{0});
-  for (auto method : {st::CiMethod::kPercentile, st::CiMethod::kBCa}) {
-    st::BootstrapOptions o;
-    o.resamples = 500;
-    o.seed = 5;
-    o.method = method;
-    const auto fast = st::bootstrap_correlation(d.x, d.y, st::CorrelationType::kSpearman, o);
-    o.clusters = singletons;
-    const auto weighted = st::bootstrap_correlation(d.x, d.y, st::CorrelationType::kSpearman, o);
-    EXPECT_TRUE(bit_identical(fast.distribution, weighted.distribution));
-    EXPECT_TRUE(bit_identical(fast.ci.low, weighted.ci.low));
-    EXPECT_TRUE(bit_identical(fast.ci.high, weighted.ci.high));
-  }
+  // y a rating (few levels: counted per level) or continuous (walked along its order).
+  std::vector<double> continuous = d.y;
+  for (std::size_t i = 0; i < continuous.size(); ++i) continuous[i] += 0.001 * d.x[(i * 31) % 700];
+  for (const auto* y : {&d.y, &continuous})
+    for (auto method : {st::CiMethod::kPercentile, st::CiMethod::kBCa}) {
+      st::BootstrapOptions o;
+      o.resamples = 500;
+      o.seed = 5;
+      o.method = method;
+      o.clusters.clear();
+      const auto fast = st::bootstrap_correlation(d.x, *y, st::CorrelationType::kSpearman, o);
+      o.clusters = singletons;
+      const auto weighted = st::bootstrap_correlation(d.x, *y, st::CorrelationType::kSpearman, o);
+      EXPECT_TRUE(bit_identical(fast.distribution, weighted.distribution));
+      EXPECT_TRUE(bit_identical(fast.ci.low, weighted.ci.low));
+      EXPECT_TRUE(bit_identical(fast.ci.high, weighted.ci.high));
+    }
 }
