@@ -16,9 +16,11 @@ namespace probity::stats::detail {
 
 // Runs body(begin, end) over chunks of [0, count) on `threads` threads (0: all cores), for
 // resampling loops whose every index writes only its own output: several chunks per thread,
-// taken as threads come free, so that a thread held up by the rest of a busy machine does not
-// hold up the loop (with one block per thread the loop waits for the slower one). Each chunk
-// builds its own scratch, so a chunk must be long enough to pay for that: a few dozen resamples.
+// taken as threads come free. A helper that starts late still takes a share: the pool's worker
+// often starts milliseconds after the loop (on the project's 2-core VM the scheduler wakes it on
+// the caller's core, median 3.5 ms), longer than half of a 1000-resample bootstrap at n = 1,600,
+// so with one block per thread the caller ran both blocks and 2 threads were no faster than 1.
+// Each chunk builds its own scratch, so a chunk must be long enough to pay for that.
 template <class Body>
 void parallel_chunks(std::size_t count, unsigned threads, Body&& body) {
   threads = util::resolve_threads(threads, count);
