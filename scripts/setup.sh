@@ -8,7 +8,8 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config ccache mold git
   # libraries
   nlohmann-json3-dev libfmt-dev libcli11-dev libicu-dev libutf8proc-dev libboost-dev
-  libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libeigen3-dev libcpptoml-dev
+  libsqlite3-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libeigen3-dev libcpptoml-dev
+  libsimdjson-dev
   wordnet-base
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev valgrind

@@ -89,6 +89,8 @@ struct AuditOptions {
   AttackOptions attack_options;
   // Progress of long stages: (stage, done, total).
   std::function<void(std::string_view, std::size_t, std::size_t)> progress;
+  // Things a user should know that are not errors (an outdated cache emptied, ...).
+  std::function<void(std::string_view)> note;
   // Metrics given as objects instead of registry names (the Python module's callables), audited
   // after `metrics` under the record name `spec` (e.g. "python:length"). `prefetch`, when set,
   // receives the inputs of each chunk of items to score (up to 256), on the calling thread, before

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,8 +50,19 @@ class Metric {
   virtual std::size_t num_stats() const = 0;
   // Dataset-level preparation (IDF tables, language models, calibration). Default: nothing.
   virtual void fit(std::span<const Task> /*tasks*/) {}
-  // True when fit() must see the whole dataset before scoring (no streaming).
+  // True when fit() must see the whole dataset before scoring.
   virtual bool needs_fit() const { return false; }
+  // Fitting on data read in chunks, so that `probity score` need not hold a large file:
+  // begin_fit(), then fit_passes() passes over the same tasks in the same order, each chunk
+  // given to fit_chunk(pass, tasks) and each pass closed by end_fit_pass(pass). The result
+  // equals fit() on the whole dataset. nullopt (the default when needs_fit()): only fit() on the
+  // whole dataset; 0 (the default otherwise): nothing to fit beforehand.
+  virtual std::optional<std::size_t> fit_passes() const {
+    return needs_fit() ? std::nullopt : std::optional<std::size_t>(0);
+  }
+  virtual void begin_fit() {}
+  virtual void fit_chunk(std::size_t /*pass*/, std::span<const Task> /*tasks*/) {}
+  virtual void end_fit_pass(std::size_t /*pass*/) {}
   // False for reference-free metrics (length, random, a scores file): they score tasks that
   // have no references. Every other metric needs at least one per task (require_references).
   virtual bool needs_references() const { return true; }

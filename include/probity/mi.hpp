@@ -2,6 +2,7 @@
 // The mutual-information metric design space (SPEC §4): a metric is a tuple (F, E, R, Π) of an
 // information measure, an estimator, a representation and a prediction mechanism.
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -76,6 +77,15 @@ class Predictor {
   // `statements` gives the decomposition of every reference when the representation is
   // statement-level (predictors calibrate on what they will be asked).
   virtual void fit(std::span<const Task> tasks, bool statement_targets) = 0;
+  // Fitting on data read in chunks (`probity score` reads files larger than memory twice rather
+  // than holding them): begin_fit, then fit_passes() passes over the same tasks in the same
+  // order, each chunk given to fit_chunk(pass, tasks) and each pass closed by end_fit_pass(pass).
+  // The result equals fit() on the whole dataset (fit_by_passes defines fit() that way).
+  // nullopt, the default: fit() only.
+  virtual std::optional<std::size_t> fit_passes() const { return std::nullopt; }
+  virtual void begin_fit(bool /*statement_targets*/) {}
+  virtual void fit_chunk(std::size_t /*pass*/, std::span<const Task> /*tasks*/) {}
+  virtual void end_fit_pass(std::size_t /*pass*/) {}
   virtual double log_ratio(std::string_view x, std::string_view y) const = 0;
   // Binary critic: +1 for yes, −1 for no (the metric maps it to ±½ for TV).
   virtual int critic(std::string_view x, std::string_view y) const = 0;
@@ -86,6 +96,18 @@ class Predictor {
   // True when log_ratio()/critic() may throw PredictionError.
   virtual bool fallible() const { return false; }
 };
+
+// The streaming steps of `predictor` over one chunk holding the whole dataset: fit() of a
+// predictor that fits in passes.
+inline void fit_by_passes(Predictor& predictor, std::span<const Task> tasks,
+                          bool statement_targets) {
+  predictor.begin_fit(statement_targets);
+  const std::size_t passes = predictor.fit_passes().value_or(0);
+  for (std::size_t pass = 0; pass < passes; ++pass) {
+    predictor.fit_chunk(pass, tasks);
+    predictor.end_fit_pass(pass);
+  }
+}
 
 // Rule-based statement decomposition Ψ(y), declared in probity/text.hpp.
 using text::decompose_statements;

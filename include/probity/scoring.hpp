@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "probity/dataset.hpp"
@@ -33,11 +35,18 @@ struct MetricSelection {
 // Parses a metric name with its part selection and makes the metric with `engine`.
 MetricSelection select_metric(const std::string& spec, Engine& engine);
 
+class NegativeSampler;
+
 struct ScoreOptions {
   unsigned threads = 0;  // 0: all hardware threads
   bool fit = true;       // call Metric::fit on the dataset first (skip when already fitted)
   // Called with (done, total) items about ten times a second from a reporting thread.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Negatives drawn from a sampler over a whole file of which `ds` is a chunk (probity score
+  // reads large files in chunks): ds.tasks[i] is the sampler's task first_task + i. Null: a
+  // sampler over `ds`.
+  const NegativeSampler* negatives = nullptr;
+  std::size_t first_task = 0;
 };
 
 // Statistics of one metric over a list of items.
@@ -55,18 +64,36 @@ struct MetricStats {
 // processing, so sharded and resumed runs see the same negatives.
 class NegativeSampler {
  public:
+  // Over a dataset in memory; the draws view its references.
   explicit NegativeSampler(const Dataset& ds);
+  // Over the tasks of a file given one by one in file order (add), for data read in chunks. It
+  // keeps per task only its group, a hash of its id and the reference each of `metrics` may
+  // draw from it (a copy; identical texts once), not its source, candidates or ratings.
+  explicit NegativeSampler(std::span<const MetricSelection> metrics);
+  void add(const Task& task);
+  std::size_t size() const { return group_of_.size(); }
   // Up to k references of distinct other tasks of the task's group: each task's first, or its
-  // first with one of `reference_ids` (a task with none of them gives none).
+  // first with one of `reference_ids` (a task with none of them gives none). A sampler made for
+  // metrics draws only what they may (std::logic_error for other reference ids).
   std::vector<std::string_view> sample(std::size_t task, std::size_t k, std::uint64_t seed,
                                        std::span<const std::string> reference_ids = {}) const;
   // The negatives `metric` wants for an item of `task` (Metric::negatives; none: empty).
   std::vector<std::string_view> for_metric(std::size_t task, const Metric& metric) const;
 
  private:
-  const Dataset& ds_;
+  // The reference of task t drawn with `reference_ids`, or null.
+  const std::string* drawn(std::size_t t, std::span<const std::string> reference_ids) const;
+
+  const Dataset* ds_ = nullptr;                        // in memory, else null
   std::vector<std::vector<std::size_t>> group_tasks_;  // tasks of each group
-  std::vector<std::size_t> group_of_;                  // group index of each task
+  std::vector<std::uint32_t> group_of_;                // group index of each task
+  std::vector<std::uint64_t> id_hash_;                 // fnv1a64 of each task id
+  std::unordered_map<std::string, std::uint32_t> group_index_;
+  // Read in chunks: per choice of reference ids (empty: the first reference), the reference of
+  // each task (null: none), pointing into `texts_`.
+  std::vector<std::vector<std::string>> choices_;
+  std::vector<std::vector<const std::string*>> drawn_;
+  std::unordered_set<std::string> texts_;
 };
 
 // InputError naming the first task of `items` without references when `metric` needs them

@@ -291,14 +291,18 @@ def _references(references, n):
 def _score_texts(native, metric, candidates, references, sources, negatives, threads):
     if isinstance(candidates, str):
         raise TypeError("candidates must be a list of strings")
-    candidates = list(candidates)
-    references = _references(references, len(candidates))
+    candidates = candidates if isinstance(candidates, list) else list(candidates)
     pm = _as_python_metric(metric)
     if pm is not None:
+        references = _references(references, len(candidates))
         values = _batched(pm, candidates, references)
         return {"names": [pm.record_name], "values": [values], "primary": 0,
                 "corpus": [float(np.mean(values)) if len(values) else float("nan")],
                 "signature": pm.full_signature()}
+    # The native call reads each entry of references as one text or a sequence of texts.
+    if isinstance(references, str):
+        raise TypeError("references must be a list with one entry per candidate")
+    references = references if isinstance(references, list) else list(references)
     return native.score_texts(
         metric, candidates, references,
         None if sources is None else list(sources),

@@ -1,6 +1,7 @@
 // Scoring: the metric registry, scoring of datasets (the numbers of `probity score`) and of
 // in-memory texts, and the perturbation strategies.
 #include <fmt/format.h>
+#include <xxhash.h>
 
 #include <optional>
 #include <unordered_map>
@@ -21,10 +22,12 @@ namespace {
 // Statistics of every metric for `items`, computed chunk by chunk so that Ctrl-C is noticed
 // and progress reported between chunks. Metrics are fitted on the whole dataset first, as
 // compute_stats does, so the numbers equal a single compute_stats call. Called without the GIL.
+// `texts`, when not empty, replaces each item's candidate text (as in compute_stats);
 // `negatives`, when not empty, replaces the sampled negative references of each item.
 std::vector<MetricStats> score_items(const Dataset& ds, std::span<const ItemRef> items,
                                      std::span<MetricSelection> metrics, unsigned threads,
                                      const py::object& progress,
+                                     std::span<const std::string_view> texts = {},
                                      const std::vector<std::vector<std::string>>& negatives = {}) {
   for (auto& m : metrics) m.metric->fit(ds.tasks);
   std::vector<MetricStats> out(metrics.size());
@@ -34,11 +37,12 @@ std::vector<MetricStats> score_items(const Dataset& ds, std::span<const ItemRef>
   }
   for (std::size_t begin = 0; begin < items.size(); begin += kChunk) {
     const std::size_t end = std::min(items.size(), begin + kChunk);
+    const auto chunk_texts = texts.empty() ? texts : texts.subspan(begin, end - begin);
     if (negatives.empty()) {
       ScoreOptions so;
       so.threads = threads;
       so.fit = false;
-      auto chunk = compute_stats(ds, items.subspan(begin, end - begin), metrics, so);
+      auto chunk = compute_stats(ds, items.subspan(begin, end - begin), metrics, so, chunk_texts);
       for (std::size_t m = 0; m < metrics.size(); ++m)
         std::copy(chunk[m].stats.begin(), chunk[m].stats.end(),
                   out[m].stats.begin() + static_cast<std::ptrdiff_t>(begin * out[m].num_stats));
@@ -47,7 +51,9 @@ std::vector<MetricStats> score_items(const Dataset& ds, std::span<const ItemRef>
         const std::size_t i = begin + j;
         const Task& task = ds.tasks[items[i].task];
         MetricInput input;
-        set_input(input, task, task.candidates[items[i].candidate].text);
+        set_input(
+            input, task,
+            texts.empty() ? std::string_view(task.candidates[items[i].candidate].text) : texts[i]);
         for (const auto& n : negatives[i]) input.negatives.push_back(n);
         for (std::size_t m = 0; m < metrics.size(); ++m) {
           auto row =
@@ -61,6 +67,24 @@ std::vector<MetricStats> score_items(const Dataset& ds, std::span<const ItemRef>
     if (!progress.is_none()) progress(end, items.size());
   }
   return out;
+}
+
+// The UTF-8 bytes of a str (or the bytes of a bytes object), valid while the object lives.
+std::string_view text_view(const py::handle& h, const char* what) {
+  if (PyUnicode_Check(h.ptr())) {
+    Py_ssize_t n = 0;
+    const char* p = PyUnicode_AsUTF8AndSize(h.ptr(), &n);
+    if (!p) throw py::error_already_set();
+    return {p, static_cast<std::size_t>(n)};
+  }
+  if (PyBytes_Check(h.ptr())) {
+    char* p = nullptr;
+    Py_ssize_t n = 0;
+    if (PyBytes_AsStringAndSize(h.ptr(), &p, &n) != 0) throw py::error_already_set();
+    return {p, static_cast<std::size_t>(n)};
+  }
+  throw py::type_error(
+      fmt::format("{}: expected str, got {}", what, py::str(py::type::of(h)).cast<std::string>()));
 }
 
 // Sentence scores of one selected part for every item.
@@ -100,10 +124,11 @@ py::list score_dataset(PyEngine& e, const Dataset& ds, const std::vector<std::st
 
 // Scores texts given in memory. Candidates with the same source and references become one
 // task (as in a dataset file), so that metrics fitted on the data (MI) and negative sampling see
-// the same structure as they would in a file.
-py::dict score_texts(PyEngine& e, const std::string& spec,
-                     const std::vector<std::string>& candidates,
-                     const std::vector<std::vector<std::string>>& references,
+// the same structure as they would in a file. The texts are read in place (views of the Python
+// strings, which `keep` holds while the GIL is released); a task's references are copied once,
+// and candidates only when the metric is fitted on the data.
+py::dict score_texts(PyEngine& e, const std::string& spec, const py::sequence& candidates,
+                     const py::sequence& references,
                      const std::optional<std::vector<std::string>>& sources,
                      const std::optional<std::vector<std::vector<std::string>>>& negatives,
                      unsigned threads) {
@@ -121,33 +146,92 @@ py::dict score_texts(PyEngine& e, const std::string& spec,
     sel = select_metric(spec, e.engine);
   }
 
+  std::vector<py::object> keep;  // the strings viewed
+  keep.reserve(2 * n);
+  std::vector<std::string_view> texts(n);
+  std::vector<std::string_view> refs;     // every item's references, one after another
+  std::vector<std::size_t> ref_begin{0};  // item i has refs[ref_begin[i], ref_begin[i + 1])
+  for (std::size_t i = 0; i < n; ++i) {
+    py::object c = candidates[i];
+    texts[i] = text_view(c, "candidates");
+    keep.push_back(std::move(c));
+    py::object r = references[i];
+    if (PyUnicode_Check(r.ptr()) || PyBytes_Check(r.ptr())) {
+      refs.push_back(text_view(r, "references"));
+    } else {
+      for (const auto& x : py::reinterpret_borrow<py::sequence>(r))
+        refs.push_back(text_view(x, "references"));
+    }
+    keep.push_back(std::move(r));
+    ref_begin.push_back(refs.size());
+  }
+
   Dataset ds;
   ds.path = "<memory>";
   std::vector<ItemRef> items(n);
-  std::unordered_map<std::string, std::size_t> task_of;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (references[i].empty() && sel.metric->needs_references())
-      throw UsageError(
-          fmt::format("references[{}]: metric '{}' needs at least one reference", i, spec));
-    std::string key = sources ? (*sources)[i] : std::string();
-    // Empty references are scored as the reference tools score them (as the CLI does).
-    for (std::size_t r = 0; r < references[i].size(); ++r) key += '\x1e' + references[i][r];
-    auto [it, added] = task_of.emplace(std::move(key), ds.tasks.size());
-    if (added) {
-      Task t;
-      t.task_id = fmt::format("t{}", ds.tasks.size());
-      t.source = sources ? (*sources)[i] : std::string();
-      for (std::size_t r = 0; r < references[i].size(); ++r)
-        t.references.push_back({fmt::format("ref{}", r), references[i][r]});
-      t.line = i + 1;
-      ds.tasks.push_back(std::move(t));
+  const bool fitted = sel.metric->needs_fit();
+  {
+    py::gil_scoped_release release;
+    // Tasks by a hash of the source and references (sizes and bytes); equal texts are checked.
+    std::unordered_map<std::uint64_t, std::vector<std::size_t>> tasks_of;
+    std::string key;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string_view source = sources ? std::string_view((*sources)[i]) : "";
+      const auto item_refs = std::span(refs).subspan(ref_begin[i], ref_begin[i + 1] - ref_begin[i]);
+      if (item_refs.empty() && sel.metric->needs_references())
+        throw UsageError(
+            fmt::format("references[{}]: metric '{}' needs at least one reference", i, spec));
+      // Fast path: the previous item's very strings (candidates of a task listed together).
+      if (i > 0 && (!sources || (*sources)[i] == (*sources)[i - 1])) {
+        const auto prev =
+            std::span(refs).subspan(ref_begin[i - 1], ref_begin[i] - ref_begin[i - 1]);
+        if (std::equal(item_refs.begin(), item_refs.end(), prev.begin(), prev.end(),
+                       [](std::string_view a, std::string_view b) {
+                         return a.data() == b.data() && a.size() == b.size();
+                       })) {
+          Task& t = ds.tasks[items[i - 1].task];
+          items[i] = {items[i - 1].task, t.candidates.size()};
+          Candidate& c = t.candidates.emplace_back();
+          if (fitted) {
+            c.id = fmt::format("c{}", i);
+            c.text = std::string(texts[i]);
+          }
+          continue;
+        }
+      }
+      std::uint64_t h = XXH3_64bits_withSeed(source.data(), source.size(), item_refs.size());
+      for (std::string_view r : item_refs)
+        h = XXH3_64bits_withSeed(r.data(), r.size(), h ^ r.size());
+      auto& same_hash = tasks_of[h];
+      std::size_t task = ds.tasks.size();
+      for (std::size_t t : same_hash) {
+        const Task& other = ds.tasks[t];
+        if (other.source == source && other.references.size() == item_refs.size() &&
+            std::equal(item_refs.begin(), item_refs.end(), other.references.begin(),
+                       [](std::string_view a, const Reference& b) { return a == b.text; })) {
+          task = t;
+          break;
+        }
+      }
+      if (task == ds.tasks.size()) {
+        same_hash.push_back(task);
+        Task t;
+        t.task_id = fmt::format("t{}", task);
+        t.source = std::string(source);
+        // Empty references are scored as the reference tools score them (as the CLI does).
+        for (std::size_t r = 0; r < item_refs.size(); ++r)
+          t.references.push_back({fmt::format("ref{}", r), std::string(item_refs[r])});
+        t.line = i + 1;
+        ds.tasks.push_back(std::move(t));
+      }
+      Task& t = ds.tasks[task];
+      items[i] = {task, t.candidates.size()};
+      Candidate& c = t.candidates.emplace_back();
+      if (fitted) {  // fit() reads candidates; scoring reads `texts`
+        c.id = fmt::format("c{}", i);
+        c.text = std::string(texts[i]);
+      }
     }
-    Task& t = ds.tasks[it->second];
-    items[i] = {it->second, t.candidates.size()};
-    Candidate c;
-    c.id = fmt::format("c{}", i);
-    c.text = candidates[i];
-    t.candidates.push_back(std::move(c));
   }
 
   std::vector<MetricStats> stats;
@@ -155,7 +239,7 @@ py::dict score_texts(PyEngine& e, const std::string& spec,
   {
     py::gil_scoped_release release;
     std::lock_guard lock(e.mutex);
-    stats = score_items(ds, items, std::span<MetricSelection>(&sel, 1), threads, no_progress,
+    stats = score_items(ds, items, std::span<MetricSelection>(&sel, 1), threads, no_progress, texts,
                         negatives ? *negatives : std::vector<std::vector<std::string>>{});
   }
   const auto corpus = corpus_score(*sel.metric, stats[0].stats);

@@ -25,6 +25,24 @@ class InMemoryScoring(unittest.TestCase):
         self.assertAlmostEqual(multi[1], 100.0)
         self.assertGreaterEqual(multi[0], single[0])
 
+    def test_same_scores_as_the_dataset(self):
+        # score() reads the strings in place and groups candidates into tasks by their
+        # references (the very same strings, or equal ones): every metric's numbers are those of
+        # score_dataset on the file, whatever the grouping.
+        ds = probity.load_dataset(SUMMEVAL)
+        texts, refs = ds.texts(), ds.references()
+        copies = [[("%s" % r + ".")[:-1] for r in rs] for rs in refs]  # equal, not identical
+        bytes_refs = [[r.encode() for r in rs] for rs in refs]
+        for metric in ["bleu", "chrf", "rougeL.f", "rouge2.f"]:
+            want = probity.score_dataset(ds, [metric])[metric]
+            for given in (refs, copies, bytes_refs, [tuple(r) for r in refs]):
+                self.assertTrue(np.array_equal(probity.score(metric, texts, given), want), metric)
+        first = [r[0] for r in refs]
+        self.assertTrue(np.array_equal(probity.score("bleu", texts, first),
+                                       probity.score("bleu", texts, [[r] for r in first])))
+        with self.assertRaises(TypeError):
+            probity.score("bleu", texts[:2], [["ok"], [3]])
+
     def test_parts_and_primary(self):
         cands, refs = ["the cat sat"], ["the cat sat on the mat"]
         parts = probity.score_parts("rougeL", cands, refs)

@@ -27,8 +27,10 @@
 namespace probity {
 namespace {
 
-// Work is committed to the cache in chunks of this many items (the most a kill can lose).
-constexpr std::size_t kCommitChunk = 256;
+// Items scored per batch: what a model-backed metric sees at once (and what a kill can lose of
+// its answers); other metrics take larger batches, whose cache writes overlap the next batch.
+constexpr std::size_t kModelBatch = 256;
+constexpr std::size_t kBatch = 4096;
 
 const double kNaN = std::nan("");
 
@@ -36,12 +38,33 @@ std::string dataset_name(const std::string& path) {
   return std::filesystem::path(path).stem().string();
 }
 
-// Identity of an item's inputs: a changed text or reference gives a new cache key.
-std::string content_hash(const Task& task, std::string_view candidate) {
-  std::uint64_t h = util::fnv1a64(candidate);
-  for (const auto& r : task.references) h = util::fnv1a64(r.text, h ^ 0x1f);
-  h = util::fnv1a64(task.source, h ^ 0x1e);
-  return util::hex64(h);
+// The identity of what an item's computations depend on besides its candidate text: the task's
+// id, references (ids and texts) and source, hashed once per task, and the candidate's id.
+struct ItemIdentity {
+  std::vector<std::uint64_t> task;  // per task of the dataset
+  std::vector<std::uint64_t> item;  // per audited item: task hash and candidate id
+};
+
+ItemIdentity item_identity(const Dataset& ds, std::span<const ItemRef> items) {
+  ItemIdentity id;
+  id.task.resize(ds.tasks.size());
+  util::parallel_for(ds.tasks.size(), 0, [&](std::size_t t) {
+    const Task& task = ds.tasks[t];
+    std::uint64_t h = util::xxh3_64(task.task_id, 0x7461736bULL);
+    for (const auto& r : task.references)
+      h = util::xxh3_64(r.text, util::xxh3_64(r.id, h ^ 0x1fULL));
+    id.task[t] = util::xxh3_64(task.source, h ^ 0x1eULL);
+  });
+  id.item.resize(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i)
+    id.item[i] = util::xxh3_64(ds.tasks[items[i].task].candidates[items[i].candidate].id,
+                               id.task[items[i].task]);
+  return id;
+}
+
+// The key of an item's row in a stage: its identity and the text computed on.
+audit::CacheKey item_key(std::uint64_t stage, std::uint64_t identity, std::string_view text) {
+  return {stage, util::key128(std::array<std::uint64_t, 2>{identity, util::xxh3_64(text)})};
 }
 
 using Prefetch = std::function<void(std::span<const MetricInput>)>;
@@ -111,103 +134,124 @@ class Auditor {
   Auditor(const AuditOptions& options, audit::AuditCache& cache)
       : options_(options), cache_(cache) {}
 
-  // Primary-part scores of one metric for `items` with candidate texts `texts`. `prefetch`: see
-  // AuditOptions::ExtraMetric.
+  // Primary-part scores of one metric for `items` with candidate texts `texts`: the original
+  // candidates (`strategy` empty) or a strategy's perturbations ("degradation R"). `identity`
+  // holds item_identity(...).item for these items. `prefetch`: see AuditOptions::ExtraMetric.
   std::vector<double> scores(const Dataset& ds, std::span<const ItemRef> items,
+                             std::span<const std::uint64_t> identity,
                              std::span<const std::string_view> texts, MetricSelection& metric,
-                             const std::string& stage, const Prefetch& prefetch) {
-    const std::string sig = metric.metric->signature();
-    const std::size_t k = metric.metric->num_stats();
-    std::vector<std::vector<double>> stats(items.size());
+                             const std::string& strategy, const Prefetch& prefetch) {
+    // The strategy is not needed to identify a score (the text is), but keeps its rows together.
+    const std::uint64_t stage = util::xxh3_64(fmt::format(
+        "score\x1f{}\x1f{}\x1f{}", metric.metric->signature(), metric.primary, strategy));
+    const std::string stage_name =
+        "score " + metric.primary_name() + (strategy.empty() ? "" : " " + strategy);
+    std::vector<audit::CacheKey> keys(items.size());
+    util::parallel_for(
+        items.size(), options_.threads,
+        [&](std::size_t i) { keys[i] = item_key(stage, identity[i], texts[i]); }, 256);
+    std::vector<double> out(items.size(), kNaN);
     std::vector<std::size_t> missing;
-    std::vector<std::string> keys(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      const Task& t = ds.tasks[items[i].task];
-      keys[i] = fmt::format("{}\x1f{}\x1f{}\x1f{}", sig, t.task_id,
-                            t.candidates[items[i].candidate].id, content_hash(t, texts[i]));
-      if (auto hit = cache_.get_stats(keys[i]); hit && hit->size() == k) {
-        stats[i] = std::move(*hit);
-      } else {
-        missing.push_back(i);
+    if (cache_.has_stage(stage)) {
+      std::vector<std::optional<double>> found;
+      cache_.get_scores(keys, found);
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (found[i]) {
+          out[i] = *found[i];
+        } else {
+          missing.push_back(i);
+        }
       }
+    } else {
+      missing.resize(items.size());
+      std::iota(missing.begin(), missing.end(), std::size_t{0});
     }
-    for (std::size_t begin = 0; begin < missing.size(); begin += kCommitChunk) {
-      std::size_t end = std::min(missing.size(), begin + kCommitChunk);
-      std::vector<ItemRef> chunk_items;
-      std::vector<std::string_view> chunk_texts;
+    const bool model = prefetch || metric.metric->batch_size() > 0;
+    const std::size_t batch = model ? kModelBatch : kBatch;
+    for (std::size_t begin = 0; begin < missing.size(); begin += batch) {
+      const std::size_t end = std::min(missing.size(), begin + batch);
+      std::vector<ItemRef> batch_items;
+      std::vector<std::string_view> batch_texts;
       for (std::size_t j = begin; j < end; ++j) {
-        chunk_items.push_back(items[missing[j]]);
-        chunk_texts.push_back(texts[missing[j]]);
+        batch_items.push_back(items[missing[j]]);
+        batch_texts.push_back(texts[missing[j]]);
       }
-      if (prefetch) {  // extra metrics (AuditOptions::extra_metrics): the chunk as one batch
-        std::vector<MetricInput> inputs(chunk_items.size());
+      if (prefetch) {  // extra metrics (AuditOptions::extra_metrics): the batch at once
+        std::vector<MetricInput> inputs(batch_items.size());
         for (std::size_t j = 0; j < inputs.size(); ++j)
-          set_input(inputs[j], ds.tasks[chunk_items[j].task], chunk_texts[j]);
+          set_input(inputs[j], ds.tasks[batch_items[j].task], batch_texts[j]);
         prefetch(inputs);
       }
       ScoreOptions so;
       so.threads = options_.threads;
       so.fit = false;
       auto computed =
-          compute_stats(ds, chunk_items, std::span<MetricSelection>(&metric, 1), so, chunk_texts);
-      cache_.begin();
-      for (std::size_t j = begin; j < end; ++j) {
-        auto row = computed[0].row(j - begin);
-        stats[missing[j]].assign(row.begin(), row.end());
-        cache_.put_stats(keys[missing[j]], stats[missing[j]]);
-      }
-      cache_.commit();
-      if (options_.progress) options_.progress(stage, end, missing.size());
-    }
-    std::vector<double> out(items.size());
-    std::vector<double> parts(metric.metric->parts().size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      metric.metric->sentence_score(stats[i], parts);
-      out[i] = parts[metric.primary];
+          compute_stats(ds, batch_items, std::span<MetricSelection>(&metric, 1), so, batch_texts);
+      std::vector<std::pair<audit::CacheKey, double>> rows(end - begin);
+      util::parallel_for(
+          end - begin, options_.threads,
+          [&](std::size_t j) {
+            thread_local std::vector<double> parts;
+            parts.resize(metric.metric->parts().size());
+            metric.metric->sentence_score(computed[0].row(j), parts);
+            const std::size_t i = missing[begin + j];
+            out[i] = parts[metric.primary];
+            rows[j] = {keys[i], out[i]};
+          },
+          256);
+      cache_.put_scores(std::move(rows));  // committed by the writer while the next batch runs
+      if (options_.progress) options_.progress(stage_name, end, missing.size());
     }
     return out;
   }
 
+  // Model-backed strategies' results go through the cache (their answers are the expensive
+  // part); rule-based ones are recomputed on a re-run, which costs less than storing their texts.
   std::vector<PerturbResult> perturb(const Dataset& ds, const std::string& name,
-                                     std::span<const ItemRef> items, const Perturbation& strategy) {
+                                     std::span<const ItemRef> items,
+                                     std::span<const std::uint64_t> identity,
+                                     const Perturbation& strategy) {
     std::vector<PerturbResult> results(items.size());
-    std::vector<std::string> keys(items.size());
+    const std::string stage_name =
+        fmt::format("perturb {} {}", kind_name(strategy.kind()), strategy.code());
+    auto apply = [&](std::size_t i) {
+      results[i] = strategy.apply({&ds, items[i].task, items[i].candidate, options_.seed});
+    };
+    if (!strategy.batched()) {
+      util::parallel_for(items.size(), options_.threads, apply, 16);
+      if (options_.progress) options_.progress(stage_name, items.size(), items.size());
+      return results;
+    }
+    const std::uint64_t stage = util::xxh3_64(
+        fmt::format("perturb\x1f{}\x1f{}\x1f{}", strategy.signature(), options_.seed, name));
+    std::vector<audit::CacheKey> keys(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i)
+      keys[i] =
+          item_key(stage, identity[i], ds.tasks[items[i].task].candidates[items[i].candidate].text);
+    std::vector<std::optional<PerturbResult>> found;
+    cache_.get_perturbations(keys, found);
     std::vector<std::size_t> missing;
-    const std::string sig = strategy.signature();
     for (std::size_t i = 0; i < items.size(); ++i) {
-      const Task& t = ds.tasks[items[i].task];
-      const Candidate& c = t.candidates[items[i].candidate];
-      keys[i] = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", sig, options_.seed, name, t.task_id,
-                            c.id, content_hash(t, c.text));
-      if (auto hit = cache_.get_perturbation(keys[i])) {
-        results[i] = std::move(*hit);
+      if (found[i]) {
+        results[i] = std::move(*found[i]);
       } else {
         missing.push_back(i);
       }
     }
-    for (std::size_t begin = 0; begin < missing.size(); begin += kCommitChunk) {
-      std::size_t end = std::min(missing.size(), begin + kCommitChunk);
-      if (strategy.batched()) {  // a model-backed strategy: the chunk as one batch
-        std::vector<PerturbContext> contexts;
-        for (std::size_t j = begin; j < end; ++j)
-          contexts.push_back(
-              {&ds, items[missing[j]].task, items[missing[j]].candidate, options_.seed});
-        auto done = strategy.apply_many(contexts);
-        for (std::size_t j = begin; j < end; ++j) results[missing[j]] = std::move(done[j - begin]);
-      } else {
-        util::parallel_for(end - begin, options_.threads, [&](std::size_t j) {
-          const ItemRef& it = items[missing[begin + j]];
-          PerturbContext ctx{&ds, it.task, it.candidate, options_.seed};
-          results[missing[begin + j]] = strategy.apply(ctx);
-        });
-      }
-      cache_.begin();
+    for (std::size_t begin = 0; begin < missing.size(); begin += kModelBatch) {
+      const std::size_t end = std::min(missing.size(), begin + kModelBatch);
+      std::vector<PerturbContext> contexts;
       for (std::size_t j = begin; j < end; ++j)
-        cache_.put_perturbation(keys[missing[j]], results[missing[j]]);
-      cache_.commit();
-      if (options_.progress)
-        options_.progress(fmt::format("perturb {} {}", kind_name(strategy.kind()), strategy.code()),
-                          end, missing.size());
+        contexts.push_back(
+            {&ds, items[missing[j]].task, items[missing[j]].candidate, options_.seed});
+      auto done = strategy.apply_many(contexts);
+      std::vector<std::pair<audit::CacheKey, PerturbResult>> rows;
+      for (std::size_t j = begin; j < end; ++j) {
+        results[missing[j]] = std::move(done[j - begin]);
+        rows.emplace_back(keys[missing[j]], results[missing[j]]);
+      }
+      cache_.put_perturbations(std::move(rows));
+      if (options_.progress) options_.progress(stage_name, end, missing.size());
     }
     return results;
   }
@@ -393,7 +437,13 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   if (options.shard_count == 0 || options.shard_index >= options.shard_count)
     throw UsageError(fmt::format("audit: shard {}/{} does not exist (index 0..count-1)",
                                  options.shard_index, options.shard_count));
-  audit::AuditCache cache((std::filesystem::path(options.out_dir) / "cache.sqlite").string());
+  const auto cache_path = std::filesystem::path(options.out_dir) / "cache.sqlite";
+  audit::AuditCache cache(cache_path.string());
+  if (cache.reset_from_old_format() && options.note)
+    options.note(fmt::format(
+        "{} was written by an earlier probity in a format this one does not read; it was emptied "
+        "and this run recomputes everything",
+        cache_path.string()));
   for (const auto& path : options.import_caches) {
     auto file = std::filesystem::path(path);
     if (std::filesystem::is_directory(file)) file /= "cache.sqlite";
@@ -467,13 +517,13 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
           path));
     for (const auto& m : metrics) require_references(ds, items, m);
     for (auto& m : metrics) m.metric->fit(ds.tasks);
+    const std::vector<std::uint64_t> identity = item_identity(ds, items).item;
     const auto human = human_matrix(ds, items, summary.dimensions);
     const CorrelationSection section(ds, items, human, summary.dimensions, options);
     std::vector<std::vector<double>> original(metrics.size());
     std::vector<NamedScores> ranked;
     for (std::size_t m = 0; m < metrics.size(); ++m) {
-      original[m] = auditor.scores(ds, items, texts, metrics[m],
-                                   "score " + metrics[m].primary_name(), prefetch[m]);
+      original[m] = auditor.scores(ds, items, identity, texts, metrics[m], "", prefetch[m]);
       report.correlations.push_back(section.of(name, metrics[m].primary_name(), original[m]));
       ranked.push_back({metrics[m].primary_name(), original[m]});
     }
@@ -490,17 +540,19 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
       }
 
     for (const auto& strategy : strategies) {
-      auto results = auditor.perturb(ds, name, items, *strategy);
+      auto results = auditor.perturb(ds, name, items, identity, *strategy);
       std::vector<PerturbResult::Status> statuses;
       for (const auto& r : results) statuses.push_back(r.status);
       // Only applied perturbations are scored; the others are counted by the test and left
       // out of it, never scored as Δ = 0.
       std::vector<ItemRef> applied_items;
+      std::vector<std::uint64_t> applied_identity;
       std::vector<std::string_view> applied_texts;
       std::vector<std::size_t> applied_pos;
       for (std::size_t i = 0; i < items.size(); ++i) {
         if (results[i].status != PerturbResult::Status::kApplied) continue;
         applied_items.push_back(items[i]);
+        applied_identity.push_back(identity[i]);
         applied_texts.push_back(results[i].text);
         applied_pos.push_back(i);
       }
@@ -514,11 +566,9 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
       }
       for (std::size_t m = 0; m < metrics.size(); ++m) {
         std::vector<double> perturbed(items.size(), kNaN);
-        auto applied_scores =
-            auditor.scores(ds, applied_items, applied_texts, metrics[m],
-                           fmt::format("score {} {} {}", metrics[m].primary_name(),
-                                       kind_name(strategy->kind()), strategy->code()),
-                           prefetch[m]);
+        auto applied_scores = auditor.scores(
+            ds, applied_items, applied_identity, applied_texts, metrics[m],
+            fmt::format("{} {}", kind_name(strategy->kind()), strategy->code()), prefetch[m]);
         for (std::size_t j = 0; j < applied_pos.size(); ++j)
           perturbed[applied_pos[j]] = applied_scores[j];
         std::uint64_t boot_seed =
@@ -551,6 +601,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   }
   if (const auto& session = engine.llm_or_null())
     report.llm_usage = session->accounting().to_json();
+  cache.flush();  // every score is committed before the report says the run is complete
   report.cache_hits = cache.hits();
   report.cache_misses = cache.misses();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -59,6 +59,7 @@ int run_audit(const AuditArgs& args, Engine& engine) {
     }
     bar->update(done, total);
   };
+  opts.note = [](std::string_view message) { fmt::print(stderr, "note: {}\n", message); };
   AuditReport report = run_audit(opts, engine);
   if (bar) bar->finish();
   for (const auto& d : report.datasets) print_skipped(d.skipped);

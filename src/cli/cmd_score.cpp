@@ -2,9 +2,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
@@ -19,8 +22,77 @@
 namespace probity::cli {
 namespace {
 
-// Tasks per chunk when streaming: bounds memory for large files.
+// A chunk when streaming holds up to 512 tasks and 2048 candidates, which bounds memory for
+// large files (SummEval's tasks of 16 candidates, ratings and a long source: 128 tasks, ~3 MB).
 constexpr std::size_t kChunkTasks = 512;
+constexpr std::size_t kChunkCandidates = 2048;
+
+// Adds a task to a chunk; true when the chunk is full.
+bool add_to_chunk(Dataset& chunk, Task&& task, std::size_t& candidates) {
+  candidates = (chunk.tasks.empty() ? 0 : candidates) + task.candidates.size();
+  chunk.tasks.push_back(std::move(task));
+  return chunk.tasks.size() == kChunkTasks || candidates >= kChunkCandidates;
+}
+
+// Only a regular file can be read again: a pipe or a terminal is read once, and loaded whole.
+bool rereadable(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+// Fits the metrics that need the whole file in passes over it, chunk by chunk
+// (Metric::fit_passes), and gives `sampler` every task, so that scoring can read the file in
+// chunks too. Fails as a loaded file would: on the first invalid line, on a file without tasks,
+// and on the first task of the shard without the references a metric needs (before any fit).
+void fit_in_passes(const std::string& path, ReadOptions options, const ScoreArgs& args,
+                   std::span<MetricSelection> metrics, NegativeSampler& sampler) {
+  std::size_t passes = 1;  // pass 0 reads every task for the sampler and the checks
+  for (auto& m : metrics) {
+    if (!m.metric->needs_fit()) continue;
+    m.metric->begin_fit();
+    passes = std::max(passes, m.metric->fit_passes().value_or(0));
+  }
+  auto fits = [](const MetricSelection& m, std::size_t pass) {
+    return m.metric->needs_fit() && pass < m.metric->fit_passes().value_or(0);
+  };
+  for (std::size_t pass = 0; pass < passes; ++pass) {
+    TaskReader reader(path, options);
+    Dataset chunk;
+    chunk.path = path;
+    std::size_t tasks = 0;
+    std::exception_ptr missing_references;
+    auto fit_chunk = [&] {
+      if (pass == 0) {
+        for (const auto& t : chunk.tasks) sampler.add(t);
+        std::vector<ItemRef> items;
+        for (const auto& it : all_items(chunk))
+          if (in_shard(chunk.tasks[it.task].task_id, args.shard_index, args.shard_count))
+            items.push_back(it);
+        try {
+          if (!missing_references)
+            for (const auto& m : metrics) require_references(chunk, items, m);
+        } catch (const InputError&) {
+          missing_references = std::current_exception();
+        }
+      }
+      if (!missing_references)
+        for (auto& m : metrics)
+          if (fits(m, pass)) m.metric->fit_chunk(pass, chunk.tasks);
+      chunk.tasks.clear();
+    };
+    Task task;
+    std::size_t candidates = 0;
+    while (reader.next(task)) {
+      ++tasks;
+      if (add_to_chunk(chunk, std::move(task), candidates)) fit_chunk();
+    }
+    if (!chunk.tasks.empty()) fit_chunk();
+    if (pass == 0 && tasks == 0) throw InputError(path, 0, "", "no valid tasks in file");
+    if (missing_references) std::rethrow_exception(missing_references);
+    for (auto& m : metrics)
+      if (fits(m, pass)) m.metric->end_fit_pass(pass);
+  }
+}
 
 }  // namespace
 
@@ -55,17 +127,27 @@ int run_score(const ScoreArgs& args, Engine& engine) {
 
   std::vector<CorpusAccumulator> corpus;
   for (const auto& m : metrics) corpus.emplace_back(*m.metric);
-  bool needs_whole = false;
-  for (const auto& m : metrics)
-    needs_whole |= m.metric->needs_fit() || m.metric->negatives().count > 0;
+  // Metrics that need the whole file first (fitted on it, or drawing negatives from all its
+  // tasks) read it in passes before scoring; one that can only fit on a loaded dataset
+  // (Metric::fit_passes) makes the file load whole.
+  bool fits_whole_file = false, needs_loading = false;
+  for (const auto& m : metrics) {
+    fits_whole_file |= m.metric->needs_fit() || m.metric->negatives().count > 0;
+    needs_loading |= !m.metric->fit_passes().has_value();
+  }
 
   std::size_t skipped = 0;
   std::vector<SkipRecord> skip_records;
   Progress progress("scoring");
   EmptyTextNotes empty_notes;
-  auto score_chunk = [&](const Dataset& chunk) {
+  // Scores one chunk of a file, its tasks numbered from first_task in `negatives`, a sampler
+  // over the whole file whose metrics are fitted already. Null: compute_stats fits the metrics
+  // on the chunk and draws negatives from it (a loaded file, or metrics that need nothing of
+  // the whole file).
+  auto score_chunk = [&](const Dataset& chunk, std::size_t first_task,
+                         const NegativeSampler* negatives) {
     empty_notes.add(chunk);
-    // With --shard, only this shard's tasks are scored; fitting still sees the whole chunk, so
+    // With --shard, only this shard's tasks are scored; fitting still sees the whole file, so
     // every shard computes exactly the numbers of an unsharded run.
     std::vector<ItemRef> items;
     for (const auto& it : all_items(chunk))
@@ -74,18 +156,29 @@ int run_score(const ScoreArgs& args, Engine& engine) {
     ScoreOptions opts;
     opts.threads = args.threads;
     opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+    opts.negatives = negatives;
+    opts.first_task = first_task;
+    if (negatives) {
+      // Fitted on the whole file already; the others are prepared on the chunk as
+      // compute_stats would.
+      opts.fit = false;
+      for (const auto& m : metrics) require_references(chunk, items, m);
+      for (auto& m : metrics)
+        if (!m.metric->needs_fit()) m.metric->fit(chunk.tasks);
+    }
     auto stats = compute_stats(chunk, items, metrics, opts);
     trailer.records += write_score_records(out, chunk, items, metrics, stats);
     file->check();  // a full disk stops the run now, not at the end
     if (!args.explain.empty()) {
-      const NegativeSampler sampler(chunk);
+      std::optional<NegativeSampler> own;
+      const NegativeSampler& sampler = negatives ? *negatives : own.emplace(chunk);
       MetricInput input;
       for (std::size_t i = 0; i < items.size(); ++i) {
         const Task& task = chunk.tasks[items[i].task];
         set_input(input, task, task.candidates[items[i].candidate].text);
         for (std::size_t m = 0; m < metrics.size(); ++m) {
           if (!explains[m]) continue;
-          input.negatives = sampler.for_metric(items[i].task, *metrics[m].metric);
+          input.negatives = sampler.for_metric(first_task + items[i].task, *metrics[m].metric);
           const std::string text = metrics[m].metric->explain(input);
           // A metric without explanations says so on its first item; skip it afterwards.
           if (text.empty()) {
@@ -108,25 +201,37 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   for (const auto& path : args.data) {
     ReadOptions ro{args.skip_invalid};
     ItemsDigest digest;
-    if (needs_whole || path.ends_with(".csv")) {
+    // CSV, and data that cannot be read twice (a pipe), load whole when the file is needed
+    // whole.
+    if (path.ends_with(".csv") || (fits_whole_file && (needs_loading || !rereadable(path)))) {
       Dataset ds = load_dataset(path, ro);
       skip_records.insert(skip_records.end(), ds.skipped.begin(), ds.skipped.end());
       for (const auto& t : ds.tasks) digest.add(t);
-      score_chunk(ds);
+      score_chunk(ds, 0, nullptr);
     } else {
+      // Each file is fitted on by itself, as a loaded one would be.
+      std::optional<NegativeSampler> sampler;
+      if (fits_whole_file) fit_in_passes(path, ro, args, metrics, sampler.emplace(metrics));
       TaskReader reader(path, ro);
       Dataset chunk;
       chunk.path = path;
+      std::size_t first_task = 0;
+      auto score = [&] {
+        if (sampler && first_task + chunk.tasks.size() > sampler->size())
+          throw InputError(path, 0, "", "the file changed while it was read");
+        score_chunk(chunk, first_task, sampler ? &*sampler : nullptr);
+        first_task += chunk.tasks.size();
+        chunk.tasks.clear();
+      };
       Task task;
+      std::size_t candidates = 0;
       while (reader.next(task)) {
         digest.add(task);
-        chunk.tasks.push_back(std::move(task));
-        if (chunk.tasks.size() == kChunkTasks) {
-          score_chunk(chunk);
-          chunk.tasks.clear();
-        }
+        if (add_to_chunk(chunk, std::move(task), candidates)) score();
       }
-      if (!chunk.tasks.empty()) score_chunk(chunk);
+      if (!chunk.tasks.empty()) score();
+      if (sampler && first_task != sampler->size())
+        throw InputError(path, 0, "", "the file changed while it was read");
       skip_records.insert(skip_records.end(), reader.skipped().begin(), reader.skipped().end());
     }
     trailer.data.push_back({path, digest.hex(), digest.items()});

@@ -109,7 +109,12 @@ int main(int argc, char** argv) {
   cli::ScoreArgs score;
   auto* sc =
       app.add_subcommand("score", "Score every candidate with the given metrics (JSONL out)");
-  sc->add_option("--data", score.data, "Dataset (JSONL task format or CSV); repeatable")
+  sc->add_option("--data", score.data,
+                 "Dataset (JSONL task format or CSV); repeatable. A JSONL file is read in chunks "
+                 "(up to 512 tasks, 2048 candidates); metrics that need all of it (the MI "
+                 "presets and mi:... cells) are fitted in passes over it first. CSV, data that "
+                 "cannot be read twice (a pipe), and metrics that fit only on loaded data "
+                 "(expert, style=llm, refs= on a fitted metric) make it load whole")
       ->required()
       ->check(CLI::ExistingFile);
   sc->add_option("--metric", score.metrics, "Metric name, e.g. bleu, chrf, rougeL.f,stem=true")

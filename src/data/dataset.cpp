@@ -11,6 +11,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "data/fast_task.hpp"
 #include "data/validate.hpp"
 #include "probity/text.hpp"
 #include "text/utf8.hpp"
@@ -137,6 +138,7 @@ struct TaskReader::Impl {
   std::size_t line_no = 0;
   std::vector<SkipRecord> skipped;
   std::unordered_set<std::string> task_ids;
+  data::FastTaskParser fast;
 
   // Records a problem: throws unless skipping.
   void problem(const std::string& field, const std::string& message) {
@@ -146,9 +148,19 @@ struct TaskReader::Impl {
 
   // Parses one line into `task`; false if the task was skipped.
   bool parse_line(const std::string& line, Task& task) {
-    if (!text::is_valid_utf8(line)) {
+    // simdjson's check first: the same rules, many times faster.
+    if (!data::valid_utf8(line) && !text::is_valid_utf8(line)) {
       problem("", fmt::format("invalid UTF-8 at byte {}", text::first_invalid_utf8(line) + 1));
       return false;
+    }
+    if (data::fast_task_parsing()) {
+      // A plainly valid task; anything else is judged below, with the messages that name it.
+      if (auto parsed = fast.parse(line); parsed && !task_ids.count(parsed->task_id)) {
+        task = std::move(*parsed);
+        task.line = line_no;
+        task_ids.insert(task.task_id);
+        return true;
+      }
     }
     std::string field, message;
     auto parsed = data::parse_json_line(line, field, message);

@@ -9,13 +9,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "metrics/builtin.hpp"
@@ -23,6 +26,7 @@
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
+#include "text/tokenize_sacrebleu.hpp"
 
 namespace probity::metrics {
 
@@ -34,7 +38,9 @@ std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t ma
 
 namespace {
 
+using detail::compact_nonzero;
 using detail::lower;
+using detail::NgramIndex;
 using detail::NgramNumbering;
 using detail::space_len;
 using detail::StrInterner;
@@ -60,33 +66,68 @@ std::string_view rstrip(std::string_view s) {
   }
 }
 
-struct Scratch {
-  std::vector<std::string> texts;  // preprocessed references, then the hypothesis
-  std::vector<std::string_view> tokens;
-  std::vector<std::size_t> bounds;  // sequence s spans tokens [bounds[s], bounds[s + 1])
-  std::vector<std::uint32_t> ids;   // token ids, 1..vocab
-  std::vector<std::uint32_t> nid;   // id of the current-order n-gram at each position
-  // live[i]: the n-gram at i occurs on the other side (hypothesis vs. some reference). An n-gram
-  // can only do so if both its (n-1)-grams do, so the others are skipped.
-  std::vector<std::uint8_t> live;
-  // Counts by n-gram id: hypothesis count, maximum over references, count in the reference
-  // being read and that reference's tag, occurs-in-some-reference flag.
-  std::vector<std::uint32_t> hyp_count, ref_max, ref_cur, ref_tag;
-  std::vector<std::uint8_t> in_ref;
-  NgramNumbering ngrams;
-  StrInterner vocab;
-};
-
 // Splits the output of a sacreBLEU tokenizer: tokens separated by single spaces.
-void split_spaces(std::string_view s, std::vector<std::string_view>& out) {
+template <class Word>
+void split_spaces(std::string_view s, Word&& word) {
   std::size_t start = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] != ' ') continue;
-    if (i > start) out.push_back(s.substr(start, i - start));
+    if (i > start) word(s.substr(start, i - start));
     start = i + 1;
   }
-  if (s.size() > start) out.push_back(s.substr(start));
+  if (s.size() > start) word(s.substr(start));
 }
+
+// out holds the words that split(text, word) gives, joined by single spaces (as tokenize_13a_into
+// writes its tokens). They are not longer than text: separators are at least one byte.
+template <class Split>
+void join_words(std::string_view text, Split&& split, text::TokenizedLine& out) {
+  if (out.buffer.size() < text.size() + 16) out.buffer.resize(text.size() + 16);
+  if (out.starts.size() < text.size() + 2) out.starts.resize(text.size() + 2);
+  char* const begin = out.buffer.data();
+  char* p = begin;
+  std::size_t count = 0;
+  split(text, [&](std::string_view w) {
+    if (count > 0) *p++ = ' ';
+    out.starts[count++] = static_cast<std::uint32_t>(p - begin);
+    std::memcpy(p, w.data(), w.size());
+    p += w.size();
+  });
+  out.text = std::string_view(begin, static_cast<std::size_t>(p - begin));
+  out.count = count;
+  out.starts[count] = static_cast<std::uint32_t>(out.text.size() + 1);
+}
+
+// What BLEU needs of an item's references, prepared once per reference set: their token counts
+// and the maximum count of each of their n-grams over the references. An empty reference is a
+// reference of length 0, as in sacreBLEU (which drops only None references): it can be the
+// closest length.
+struct PreparedRefs {
+  std::string text;  // the references' tokens, padded (vocab points into it)
+  StrInterner vocab;
+  std::vector<std::uint32_t> lengths;
+  NgramIndex ngrams;
+};
+
+// Per-thread working memory.
+struct Scratch {
+  std::string lowered, tokenized;    // tokenized: intl
+  text::TokenizedLine line;          // the text tokenized last
+  std::vector<std::uint32_t> ids;    // n-gram ids of the current order by position
+  std::vector<std::uint32_t> count;  // hypothesis count by n-gram id, all zero between uses
+  std::vector<std::uint32_t> touched;
+  // One reference scored directly (Bleu::pair_stats).
+  text::TokenizedLine ref_line;
+  StrInterner vocab;
+  std::vector<std::uint32_t> hyp_symbols, ref_symbols, hyp_ids, ref_ids, hyp_count, ref_count,
+      live_ids, shared;
+  std::vector<std::uint8_t> hyp_live, ref_live;
+  NgramNumbering numbering;
+  // Preparing references.
+  std::vector<std::uint32_t> starts;    // of the tokens in PreparedRefs::text, and its size + 1
+  std::vector<std::size_t> ref_bounds;  // reference r has tokens [bounds[r], bounds[r + 1])
+  std::vector<std::uint32_t> symbols;
+};
 
 // ---- the metric --------------------------------------------------------------------------------
 
@@ -94,6 +135,7 @@ enum class Tokenizer { k13a, kIntl, kNone };
 enum class Smooth { kExp, kFloor, kAddK, kNone };
 
 constexpr double kLogZero = -9999999999.0;  // sacreBLEU's my_log(0)
+constexpr std::size_t kMaxOrder = 64;       // the largest max_ngram_order accepted
 
 Smooth parse_smooth(std::string_view s) {
   if (s == "exp") return Smooth::kExp;
@@ -109,19 +151,20 @@ double compute_bleu(std::span<const double> stats, std::size_t max_order, Smooth
                     std::span<double> precisions_out) {
   const double sys_len = stats[0];
   const double ref_len = stats[1];
-  std::vector<double> correct(stats.begin() + 2, stats.begin() + 2 + max_order);
-  std::vector<double> total(stats.begin() + 2 + max_order, stats.begin() + 2 + 2 * max_order);
-  std::vector<double> precisions(max_order, 0.0);
+  // max_ngram_order is at most kMaxOrder: fixed arrays, no allocation per score.
+  std::array<double, kMaxOrder> correct{}, total{}, precisions{};
+  std::copy(stats.begin() + 2, stats.begin() + 2 + max_order, correct.begin());
+  std::copy(stats.begin() + 2 + max_order, stats.begin() + 2 + 2 * max_order, total.begin());
 
   double bp = 1.0;
   if (sys_len < ref_len) bp = sys_len > 0 ? std::exp(1 - ref_len / sys_len) : 0.0;
   if (bp_out) *bp_out = bp;
   auto finish = [&](double score) {
-    std::copy(precisions.begin(), precisions.end(), precisions_out.begin());
+    std::copy(precisions.begin(), precisions.begin() + max_order, precisions_out.begin());
     return score;
   };
   // No match at all: 0 whatever the smoothing (sacreBLEU #141).
-  if (std::all_of(correct.begin(), correct.end(), [](double c) { return c == 0; }))
+  if (std::all_of(correct.begin(), correct.begin() + max_order, [](double c) { return c == 0; }))
     return finish(0.0);
 
   double smooth_mteval = 1.0;
@@ -169,6 +212,8 @@ class Bleu final : public Metric {
       throw UsageError(fmt::format("{}: smooth_value={} must be positive", name_, smooth_value_));
     max_order_ = static_cast<std::size_t>(spec.get_int("max_ngram_order"));
     first_ref_only_ = spec.get("refs") == "first";
+    // What shapes the prepared references (ReferenceCache).
+    cache_tag_ = fmt::format("bleu|{}|{}|{}", tok_name_, lowercase_, max_order_);
   }
 
   std::string name() const override { return name_; }
@@ -190,33 +235,45 @@ class Bleu final : public Metric {
   void item_stats(const MetricInput& input, std::span<double> stats) const override;
 
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
-    std::vector<double> precisions(max_order_);
-    parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, true, nullptr, precisions);
+    std::array<double, kMaxOrder> precisions;
+    parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, true, nullptr,
+                            std::span(precisions).first(max_order_));
   }
   void corpus_score(std::span<const double> stats, std::span<double> parts) const override {
-    std::vector<double> precisions(max_order_);
-    parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, false, nullptr, precisions);
+    std::array<double, kMaxOrder> precisions;
+    parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, false, nullptr,
+                            std::span(precisions).first(max_order_));
   }
 
  private:
-  // sacreBLEU's BLEU._preprocess_segment: lowercase, rstrip, tokenize.
-  std::string preprocess(std::string_view line) const {
-    std::string lowered;
+  // sacreBLEU's BLEU._preprocess_segment (lowercase, rstrip, tokenize), then the split of
+  // extract_all_ngrams, into `out`.
+  const text::TokenizedLine& tokens(std::string_view line, Scratch& sc,
+                                    text::TokenizedLine& out) const {
     if (lowercase_) {
-      lowered = lower(line);
-      line = lowered;
+      sc.lowered = lower(line);
+      line = sc.lowered;
     }
     line = rstrip(line);
     switch (tokenizer_) {
       case Tokenizer::k13a:
-        return text::tokenize_13a(line);
+        text::tokenize_13a_into(line, out);
+        break;
       case Tokenizer::kIntl:
-        return text::tokenize_intl(line);
+        text::tokenize_intl_into(line, sc.tokenized);
+        join_words(
+            sc.tokenized, [](std::string_view t, auto&& word) { split_spaces(t, word); }, out);
+        break;
       case Tokenizer::kNone:
+        join_words(
+            line, [](std::string_view t, auto&& word) { detail::split_py(t, word); }, out);
         break;
     }
-    return std::string(line);
+    return out;
   }
+  void prepare(std::span<const std::string_view> given, PreparedRefs& p, Scratch& sc) const;
+  void pair_stats(std::string_view hyp, std::string_view ref, Scratch& sc,
+                  std::span<double> stats) const;
 
   std::string name_;
   Tokenizer tokenizer_ = Tokenizer::k13a;
@@ -227,48 +284,37 @@ class Bleu final : public Metric {
   double smooth_value_ = 1.0;
   std::size_t max_order_ = 4;
   bool first_ref_only_ = false;
+  std::string cache_tag_;
 };
 
 void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
   if (input.references.empty()) throw std::invalid_argument(name_ + ": item has no reference");
+  thread_local detail::ReferenceCache<PreparedRefs> cache;
   thread_local Scratch sc;
 
-  // References as sacreBLEU keeps them: empty ones are dropped, unless all are empty, in which
-  // case one empty reference remains (sacreBLEU would refuse the item).
-  const std::size_t n_given = first_ref_only_ ? 1 : input.references.size();
-  std::size_t n_refs = 0;
-  if (sc.texts.size() < n_given + 1) sc.texts.resize(n_given + 1);
-  for (std::size_t r = 0; r < n_given; ++r)
-    if (!input.references[r].empty()) sc.texts[n_refs++] = preprocess(input.references[r]);
-  if (n_refs == 0) sc.texts[n_refs++].clear();
-  sc.texts[n_refs] = preprocess(input.candidate);
-  const std::size_t n_seqs = n_refs + 1;
-
-  sc.tokens.clear();
-  sc.bounds.assign(1, 0);
-  for (std::size_t s = 0; s < n_seqs; ++s) {
-    if (tokenizer_ == Tokenizer::kNone) {
-      detail::split_py(sc.texts[s], [&](std::string_view w) { sc.tokens.push_back(w); });
-    } else {
-      split_spaces(sc.texts[s], sc.tokens);
-    }
-    sc.bounds.push_back(sc.tokens.size());
+  const std::span<const std::string_view> given(input.references.data(),
+                                                first_ref_only_ ? 1 : input.references.size());
+  const PreparedRefs* prepared = cache.get(cache_tag_, given, given.size() == 1,
+                                           [&](PreparedRefs& p) { prepare(given, p, sc); });
+  if (!prepared) {
+    pair_stats(input.candidate, given[0], sc, stats);
+    return;
   }
-  const std::size_t n_tokens = sc.tokens.size();
-  sc.vocab.prepare(n_tokens);
-  sc.ids.resize(n_tokens);
-  for (std::size_t i = 0; i < n_tokens; ++i) sc.ids[i] = sc.vocab.intern(sc.tokens[i]);
-  const std::uint32_t vocab = sc.vocab.size();
-  sc.vocab.clear();
+  const PreparedRefs& refs = *prepared;
+  const std::size_t n_refs = refs.lengths.size();
 
-  const std::size_t hyp_begin = sc.bounds[n_refs];
-  const std::size_t hyp_len = n_tokens - hyp_begin;
+  // The hypothesis as symbols of the references' vocabulary (0: in no reference).
+  const text::TokenizedLine& hyp = tokens(input.candidate, sc, sc.line);
+  const std::size_t hyp_len = hyp.count;
+  sc.ids.resize(hyp_len + 1);
+  std::uint32_t* ids = sc.ids.data();
+  for (std::size_t k = 0; k < hyp_len; ++k) ids[k] = refs.vocab.find(hyp.token(k));
   stats[0] = static_cast<double>(hyp_len);
 
   // Closest reference length, ties to the shorter one.
   std::size_t closest_diff = 0, closest_len = 0;
   for (std::size_t r = 0; r < n_refs; ++r) {
-    const std::size_t len = sc.bounds[r + 1] - sc.bounds[r];
+    const std::size_t len = refs.lengths[r];
     const std::size_t diff = len > hyp_len ? len - hyp_len : hyp_len - len;
     if (r == 0 || diff < closest_diff) {
       closest_diff = diff;
@@ -278,84 +324,142 @@ void Bleu::item_stats(const MetricInput& input, std::span<double> stats) const {
     }
   }
   stats[1] = static_cast<double>(closest_len);
+
+  // correct = sum over n-grams of min(hypothesis count, maximum count over references): each
+  // occurrence matches while its running count is within the references' maximum.
+  if (sc.count.size() < std::size_t{refs.ngrams.size()} + 1)
+    sc.count.resize(refs.ngrams.size() + 1, 0);
+  std::uint32_t* count = sc.count.data();
+  sc.touched.resize(hyp_len + 1);
+  std::uint32_t* touched = sc.touched.data();  // the ids counted in this order
+  const std::uint32_t* max_count = refs.ngrams.max_counts();
   for (std::size_t n = 1; n <= max_order_; ++n) {
-    stats[1 + n] = 0.0;
-    stats[1 + max_order_ + n] = static_cast<double>(hyp_len >= n ? hyp_len - n + 1 : 0);
-  }
-
-  // Order 1 is the token ids themselves; higher orders number the hypothesis n-grams densely
-  // (NgramNumbering) and references only look theirs up.
-  // correct = sum over n-grams of min(hypothesis count, maximum count over references).
-  const std::size_t width = std::size_t{vocab} + 1;
-  sc.nid.assign(sc.ids.begin(), sc.ids.end());
-  sc.live.resize(n_tokens + 1);
-  // Raw pointers in locals: byte stores would otherwise force reloading the vectors' data.
-  const std::uint32_t* ids = sc.ids.data();
-  const std::size_t* bounds = sc.bounds.data();
-  std::uint32_t* nid = sc.nid.data();
-  std::uint8_t* live = sc.live.data();
-  std::size_t n_ids = vocab;
-
-  // Per-reference counting into the maximum over references, and which n-grams references have.
-  auto count_refs = [&](std::size_t n) {
-    sc.ref_max.assign(n_ids + 1, 0);
-    sc.ref_cur.assign(n_ids + 1, 0);
-    sc.ref_tag.assign(n_ids + 1, 0);
-    sc.in_ref.assign(n_ids + 1, 0);
-    std::uint32_t* ref_max = sc.ref_max.data();
-    std::uint32_t* ref_cur = sc.ref_cur.data();
-    std::uint32_t* ref_tag = sc.ref_tag.data();
-    std::uint8_t* in_ref = sc.in_ref.data();
-    for (std::size_t r = 0; r < n_refs; ++r) {
-      const auto tag = static_cast<std::uint32_t>(r + 1);
-      for (std::size_t i = bounds[r]; i + n <= bounds[r + 1]; ++i) {
-        const std::uint32_t id = nid[i];
-        const std::uint32_t cur = ref_tag[id] == tag ? ref_cur[id] + 1 : 1;
-        ref_cur[id] = cur;
-        ref_tag[id] = tag;
-        ref_max[id] = std::max(ref_max[id], cur);
-        in_ref[id] = 1;
-      }
+    const std::size_t positions = hyp_len >= n ? hyp_len - n + 1 : 0;
+    stats[1 + max_order_ + n] = static_cast<double>(positions);
+    if (positions == 0 || n > refs.ngrams.max_order()) {
+      stats[1 + n] = 0.0;
+      continue;
     }
-    in_ref[0] = 0;
-    ref_max[0] = 0;
-  };
-
-  // Order 1.
-  sc.hyp_count.assign(width, 0);
-  for (std::size_t i = hyp_begin; i < n_tokens; ++i) ++sc.hyp_count[ids[i]];
-  count_refs(1);
-  std::size_t correct = 0;
-  for (std::size_t id = 1; id < width; ++id) correct += std::min(sc.hyp_count[id], sc.ref_max[id]);
-  for (std::size_t i = 0; i < hyp_begin; ++i) live[i] = sc.hyp_count[ids[i]] != 0;
-  for (std::size_t i = hyp_begin; i < n_tokens; ++i) live[i] = sc.in_ref[ids[i]];
-  stats[2] = static_cast<double>(correct);
-
-  for (std::size_t n = 2; n <= max_order_ && correct > 0; ++n) {
-    if (hyp_len < n) break;
-    const std::size_t n_hyp = hyp_len - n + 1;
-    sc.ngrams.start(n_ids, width, n_hyp);
-    // Hypothesis: number the live n-grams. References: look up.
-    sc.ngrams.number(n_hyp, nid + hyp_begin, ids + hyp_begin + n - 1, live + hyp_begin,
-                     [](std::uint32_t) {});
-    n_ids = sc.ngrams.count();
-    for (std::size_t r = 0; r < n_refs; ++r) {
-      const std::size_t len = bounds[r + 1] - bounds[r];
-      if (len < n) continue;
-      sc.ngrams.look_up(len - n + 1, nid + bounds[r], ids + bounds[r] + n - 1, live + bounds[r],
-                        [](std::uint32_t) {});
-    }
-    sc.ngrams.finish();
-
-    sc.hyp_count.assign(n_ids + 1, 0);
-    for (std::size_t i = hyp_begin; i + n <= n_tokens; ++i) ++sc.hyp_count[nid[i]];
-    count_refs(n);
-    correct = 0;
-    for (std::size_t id = 1; id <= n_ids; ++id)
-      correct += std::min(sc.hyp_count[id], sc.ref_max[id]);
-    for (std::size_t i = hyp_begin; i + n <= n_tokens; ++i) live[i] = sc.in_ref[nid[i]];
+    if (n > 1) refs.ngrams.advance(n, ids, positions);
+    // Only n-grams in some reference (id != 0) are counted, without a branch per position:
+    // whether one is present is unpredictable.
+    const std::size_t m = compact_nonzero(ids, positions, touched);
+    std::size_t correct = 0;
+    for (std::size_t j = 0; j < m; ++j) correct += ++count[touched[j]] <= max_count[touched[j]];
+    for (std::size_t j = 0; j < m; ++j) count[touched[j]] = 0;
     stats[1 + n] = static_cast<double>(correct);
   }
+}
+
+void Bleu::pair_stats(std::string_view candidate, std::string_view reference, Scratch& sc,
+                      std::span<double> stats) const {
+  // Both sides' tokens in one vocabulary (the two lines are padded).
+  const text::TokenizedLine& hyp = tokens(candidate, sc, sc.line);
+  const text::TokenizedLine& ref = tokens(reference, sc, sc.ref_line);
+  const std::size_t nh = hyp.count, nr = ref.count;
+  sc.vocab.reset(nh + nr);
+  sc.hyp_symbols.resize(nh + 1);
+  sc.ref_symbols.resize(nr + 1);
+  std::uint32_t* const hs = sc.hyp_symbols.data();
+  std::uint32_t* const rs = sc.ref_symbols.data();
+  for (std::size_t k = 0; k < nr; ++k) rs[k] = sc.vocab.intern(ref.token(k));
+  for (std::size_t k = 0; k < nh; ++k) hs[k] = sc.vocab.intern(hyp.token(k));
+  const std::uint32_t vocab = sc.vocab.size();
+
+  stats[0] = static_cast<double>(nh);
+  stats[1] = static_cast<double>(nr);
+  for (std::size_t n = 1; n <= max_order_; ++n) {
+    stats[1 + n] = 0.0;
+    stats[1 + max_order_ + n] = static_cast<double>(nh >= n ? nh - n + 1 : 0);
+  }
+  if (nh == 0 || nr == 0) return;
+
+  // Order 1. correct = sum over n-grams of min(hypothesis count, reference count): each
+  // hypothesis occurrence matches while its running count is within the reference's count.
+  detail::zero_fill(sc.ref_count, std::size_t{vocab} + 1);
+  detail::zero_fill(sc.hyp_count, std::size_t{vocab} + 1);
+  std::uint32_t* rc = sc.ref_count.data();
+  std::uint32_t* hc = sc.hyp_count.data();
+  for (std::size_t k = 0; k < nr; ++k) ++rc[rs[k]];
+  std::size_t correct = 0;
+  for (std::size_t k = 0; k < nh; ++k) correct += ++hc[hs[k]] <= rc[hs[k]];
+  stats[2] = static_cast<double>(correct);
+
+  // Higher orders count only n-grams both sides can have, made of tokens both sides have: those
+  // are renumbered 1..shared (0: the others), which keeps the numbering grids small. live[i] says
+  // the (n-1)-gram at i occurs on the other side.
+  sc.shared.resize(std::size_t{vocab} + 1);
+  std::uint32_t* shared = sc.shared.data();
+  std::uint32_t n_shared = 0;
+  for (std::size_t v = 1; v <= vocab; ++v) shared[v] = rc[v] != 0 && hc[v] != 0 ? ++n_shared : 0;
+  for (std::size_t k = 0; k < nh; ++k) hs[k] = shared[hs[k]];
+  for (std::size_t k = 0; k < nr; ++k) rs[k] = shared[rs[k]];
+  sc.hyp_live.resize(nh + 1);
+  sc.ref_live.resize(nr + 1);
+  std::uint8_t* hl = sc.hyp_live.data();
+  std::uint8_t* rl = sc.ref_live.data();
+  for (std::size_t k = 0; k < nh; ++k) hl[k] = hs[k] != 0;
+  for (std::size_t k = 0; k < nr; ++k) rl[k] = rs[k] != 0;
+  if (sc.live_ids.size() < nh + nr + 1) sc.live_ids.resize(nh + nr + 1);
+  sc.hyp_ids.assign(hs, hs + nh + 1);
+  sc.ref_ids.assign(rs, rs + nr + 1);
+  std::uint32_t* hid = sc.hyp_ids.data();
+  std::uint32_t* rid = sc.ref_ids.data();
+  std::size_t n_ids = n_shared;
+  for (std::size_t n = 2; n <= max_order_ && correct > 0 && nh >= n && nr >= n; ++n) {
+    const std::size_t mh = nh - n + 1, mr = nr - n + 1;
+    sc.numbering.start(n_ids, std::size_t{n_shared} + 1, mh);
+    sc.numbering.number(mh, hid, hs + n - 1, hl, [](std::uint32_t) {});
+    n_ids = sc.numbering.count();
+    sc.numbering.look_up(mr, rid, rs + n - 1, rl, [](std::uint32_t) {});
+    sc.numbering.finish();
+    detail::zero_fill(sc.ref_count, n_ids + 1);
+    detail::zero_fill(sc.hyp_count, n_ids + 1);
+    rc = sc.ref_count.data();
+    hc = sc.hyp_count.data();
+    // Only the live positions' ids are counted (dead ones, id 0, would chain increments of one
+    // counter through memory).
+    std::uint32_t* live_ids = sc.live_ids.data();
+    std::size_t m = compact_nonzero(rid, mr, live_ids);
+    for (std::size_t j = 0; j < m; ++j) ++rc[live_ids[j]];
+    m = compact_nonzero(hid, mh, live_ids);
+    correct = 0;
+    for (std::size_t j = 0; j < m; ++j) correct += ++hc[live_ids[j]] <= rc[live_ids[j]];
+    for (std::size_t i = 0; i < mh; ++i) hl[i] = rc[hid[i]] != 0;
+    stats[1 + n] = static_cast<double>(correct);
+  }
+}
+
+void Bleu::prepare(std::span<const std::string_view> given, PreparedRefs& p, Scratch& sc) const {
+  // The tokenized references one after another in p.text, padded.
+  p.text.clear();
+  auto& starts = sc.starts;
+  auto& bounds = sc.ref_bounds;
+  starts.clear();
+  bounds.assign(1, 0);
+  p.lengths.clear();
+  for (std::string_view r : given) {
+    const text::TokenizedLine& t = tokens(r, sc, sc.line);
+    if (!p.text.empty() && t.count > 0) p.text += ' ';  // exactly one byte between tokens
+    const auto offset = static_cast<std::uint32_t>(p.text.size());
+    p.text += t.text;
+    for (std::size_t k = 0; k < t.count; ++k) starts.push_back(offset + t.starts[k]);
+    bounds.push_back(starts.size());
+  }
+  starts.push_back(static_cast<std::uint32_t>(p.text.size() + 1));
+  p.text.append(detail::kPadding, '\0');
+  const std::size_t n_refs = bounds.size() - 1;
+  for (std::size_t r = 0; r < n_refs; ++r)
+    p.lengths.push_back(static_cast<std::uint32_t>(bounds[r + 1] - bounds[r]));
+
+  // Token k ends a byte before token k + 1 starts.
+  const std::string_view text = p.text;
+  const std::size_t n_tokens = starts.size() - 1;
+  p.vocab.reset(n_tokens);
+  sc.symbols.resize(n_tokens);
+  for (std::size_t k = 0; k < n_tokens; ++k)
+    sc.symbols[k] = p.vocab.intern(text.substr(starts[k], starts[k + 1] - 1 - starts[k]));
+  p.ngrams.build(sc.symbols, bounds, p.vocab.size(), max_order_, NgramIndex::Counts::kMax);
 }
 
 }  // namespace
@@ -381,7 +485,7 @@ void register_bleu(MetricRegistry& registry) {
                      "sacreBLEU's smoothing method"),
        option_number("smooth_value", "", 0.0, 1e6,
                      "floor and add-k: the smoothing value, positive (0.1 for floor, 1 for add-k)"),
-       option_int("max_ngram_order", 4, 1, 64, "largest n-gram order"),
+       option_int("max_ngram_order", 4, 1, static_cast<int>(kMaxOrder), "largest n-gram order"),
        option_choice("refs", "all", {"all", "first"}, "the references of each item to use")},
       [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
         return std::make_unique<Bleu>(spec);

@@ -2,9 +2,11 @@
 // character orders first then word orders: [hyp count, ref count, match count]. With several
 // references each item keeps the statistics of the reference with the best sentence f-score.
 //
-// Speed: characters and words are interned to small integer ids and n-grams are numbered order by
-// order from (id of the (n-1)-gram, next id), with counts in arrays indexed by those numbers, all
-// in thread_local scratch; n-grams whose sub-n-grams do not occur on both sides are skipped.
+// Speed: each reference set is prepared once (ReferenceCache): its characters and words become
+// small integer ids, and the n-grams of every order of all references one index with each
+// reference's count of each n-gram. The hypothesis is only looked up, once for all references:
+// each of its n-grams found in the index adds min(hypothesis count, reference count) to the
+// match count of each reference that has it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@ namespace {
 
 using detail::KeyTable;
 using detail::lower;
+using detail::NgramIndex;
 using detail::NgramNumbering;
 using detail::space_len;
 using detail::split_py;
@@ -51,96 +54,108 @@ constexpr std::array<bool, 256> kPunct = [] {
   return t;
 }();
 
-// A text as id sequences: all texts of an item share one id space per kind (chars, words).
-struct Sequences {
-  std::vector<std::uint32_t> ids;
-  std::vector<std::size_t> bounds{0};  // text t spans ids [bounds[t], bounds[t + 1])
-  std::uint32_t vocab = 0;
-  std::span<const std::uint32_t> text(std::size_t t) const {
-    return std::span<const std::uint32_t>(ids).subspan(bounds[t], bounds[t + 1] - bounds[t]);
-  }
-  void reset() {
-    ids.clear();
-    bounds.assign(1, 0);
-    vocab = 0;
-  }
-};
-
-struct Scratch {
-  std::vector<std::string> lowered;
-  std::vector<std::string_view> texts;  // references, then the hypothesis
-  Sequences chars, words;
-  std::array<std::uint32_t, 128> ascii_ids{};
-  KeyTable<std::uint32_t> char_ids;  // non-ASCII characters by their UTF-8 bytes
-  StrInterner word_vocab;
-  std::vector<std::string_view> word_tokens;
-  // pair_stats: n-gram ids per position, liveness, counts and flags by id, and the numbering.
-  std::vector<std::uint32_t> hyp_ids, ref_ids, left;
-  std::vector<std::uint8_t> hyp_live, ref_live, flags;
-  NgramNumbering ngrams;
-  std::vector<double> cur;
-};
-
-// Characters of a text as ids; Python's ''.join(s.split()) first unless whitespace counts.
-void add_chars(std::string_view s, bool keep_whitespace, Scratch& sc) {
+// The characters of s, as sacreBLEU's extract_all_char_ngrams sees them: char(key) for each, in
+// order, without whitespace (Python's ''.join(s.split())) unless keep_whitespace. A character's
+// key is its ASCII byte, or its UTF-8 bytes tagged with their count (above 0xFF).
+template <class Char>
+void for_each_char(std::string_view s, bool keep_whitespace, Char&& on_char) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
-  Sequences& seq = sc.chars;
-  const std::size_t start = seq.ids.size();
-  seq.ids.resize(start + s.size());  // at most one id per byte
-  std::uint32_t* out = seq.ids.data() + start;
-  std::uint32_t* ascii_ids = sc.ascii_ids.data();
   while (p < end) {
     const unsigned char c = *p;
-    std::uint32_t* id;
     if (c < 0x80) {
-      if (!keep_whitespace && ((c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20))) {
-        ++p;
+      ++p;
+      if (!keep_whitespace && ((c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20))) continue;
+      on_char(std::uint64_t{c});
+      continue;
+    }
+    if (!keep_whitespace) {
+      if (const std::size_t w = space_len(p, end)) {
+        p += w;
         continue;
       }
-      id = &ascii_ids[c];
-      ++p;
-    } else {
-      if (!keep_whitespace) {
-        if (const std::size_t w = space_len(p, end)) {
-          p += w;
-          continue;
-        }
-      }
-      const std::size_t n = char_len(p, end);
-      std::uint64_t key = n;  // the UTF-8 bytes, tagged with their count
-      for (std::size_t i = 0; i < n; ++i) key = (key << 8) | p[i];
-      id = &sc.char_ids.insert(key);
-      p += n;
     }
-    if (*id == 0) *id = ++seq.vocab;
-    *out++ = *id;
+    const std::size_t n = char_len(p, end);
+    std::uint64_t key = n;  // the UTF-8 bytes, tagged with their count
+    for (std::size_t i = 0; i < n; ++i) key = (key << 8) | p[i];
+    on_char(key);
+    p += n;
   }
-  seq.ids.resize(static_cast<std::size_t>(out - seq.ids.data()));
-  seq.bounds.push_back(seq.ids.size());
 }
 
-// Words of a text as sacreBLEU's CHRF._remove_punctuation splits them: whitespace-separated
+// The words of s as sacreBLEU's CHRF._remove_punctuation splits them: whitespace-separated
 // words, with one leading or trailing ASCII punctuation character split off words longer than
 // one character (the trailing one wins). Byte tests suffice: a multi-byte character never
 // starts or ends with an ASCII byte.
-void add_words(std::string_view s, Scratch& sc) {
-  auto& toks = sc.word_tokens;
-  toks.clear();
-  split_py(s, [&toks](std::string_view w) {
+template <class Word>
+void for_each_word(std::string_view s, Word&& on_word) {
+  split_py(s, [&on_word](std::string_view w) {
     if (w.size() > 1 && kPunct[static_cast<unsigned char>(w.back())]) {
-      toks.push_back(w.substr(0, w.size() - 1));
-      toks.push_back(w.substr(w.size() - 1));
+      on_word(w.substr(0, w.size() - 1));
+      on_word(w.substr(w.size() - 1));
     } else if (w.size() > 1 && kPunct[static_cast<unsigned char>(w.front())]) {
-      toks.push_back(w.substr(0, 1));
-      toks.push_back(w.substr(1));
+      on_word(w.substr(0, 1));
+      on_word(w.substr(1));
     } else {
-      toks.push_back(w);
+      on_word(w);
     }
   });
-  Sequences& seq = sc.words;
-  for (std::string_view t : toks) seq.ids.push_back(sc.word_vocab.intern(t));
-  seq.bounds.push_back(seq.ids.size());
+}
+
+// ---- prepared references -----------------------------------------------------------------------
+
+// What chrF needs of an item's references, prepared once per reference set: their characters
+// and words as ids, with the n-grams of all references in one index each (character, word), and
+// each reference's length in characters and words. sacreBLEU keeps an empty reference (it drops
+// only None): it has no n-gram.
+struct PreparedRefs {
+  std::size_t n_refs = 0;
+  std::array<std::uint32_t, 128> ascii_ids{};  // ASCII character -> id (0: in no reference)
+  KeyTable<std::uint32_t> char_ids;            // other characters by key
+  std::vector<std::uint32_t> char_lengths, word_lengths;
+  NgramIndex chars, words;
+  std::string word_text;  // the references' words, padded (word_vocab points into it)
+  StrInterner word_vocab;
+};
+
+// Working memory of pair_stats.
+struct PairScratch {
+  std::vector<std::uint32_t> hyp_ids, ref_ids, left;
+  std::vector<std::uint8_t> hyp_live, ref_live, flags;
+  NgramNumbering ngrams;
+};
+
+// Per-thread working memory.
+struct Scratch {
+  std::vector<std::string> lowered;
+  std::string text;                   // a text's words, padded
+  std::vector<std::uint32_t> starts;  // of the words in `text`, then its size + 1
+  std::vector<std::uint32_t> ids;     // n-gram ids of the current order by position
+  std::vector<std::uint32_t> count;   // hypothesis count by n-gram id, all zero between uses
+  std::vector<std::uint32_t> distinct;
+  std::vector<std::uint64_t> match;  // by reference
+  std::vector<double> cur;
+  // One reference scored directly (Chrf::direct_stats).
+  PairScratch pair;
+  std::vector<std::uint32_t> hyp_symbols, ref_symbols;
+  std::array<std::uint32_t, 128> ascii_ids{};
+  KeyTable<std::uint32_t> char_ids;
+  std::string ref_text;
+  std::vector<std::uint32_t> ref_starts;
+  StrInterner vocab;
+  // Preparing references.
+  std::vector<std::uint32_t> symbols;
+  std::vector<std::size_t> bounds;
+};
+
+// The words of `text` one after another in out (each followed by one space, then padding), their
+// starts in `starts` and the total size + 1 after the last.
+void gather_words(std::string_view text, std::string& out, std::vector<std::uint32_t>& starts) {
+  for_each_word(text, [&](std::string_view w) {
+    starts.push_back(static_cast<std::uint32_t>(out.size()));
+    out += w;
+    out += ' ';
+  });
 }
 
 // [hyp count, ref count, match count] for orders 1..max_order of one hypothesis/reference pair,
@@ -151,7 +166,7 @@ void add_words(std::string_view s, Scratch& sc) {
 // ref) per n-gram. live[i] says the n-gram at i occurs on both sides, which removes most
 // higher-order work.
 void pair_stats(std::span<const std::uint32_t> hyp, std::span<const std::uint32_t> ref,
-                std::size_t max_order, std::uint32_t vocab, Scratch& sc, double* out) {
+                std::size_t max_order, std::uint32_t vocab, PairScratch& sc, double* out) {
   for (std::size_t n = 1; n <= max_order; ++n) {
     const std::size_t n_hyp = hyp.size() >= n ? hyp.size() - n + 1 : 0;
     const std::size_t n_ref = ref.size() >= n ? ref.size() - n + 1 : 0;
@@ -229,6 +244,56 @@ void pair_stats(std::span<const std::uint32_t> hyp, std::span<const std::uint32_
   }
 }
 
+// [hyp count, ref count, match count] of one order for every reference into stats (3 * orders
+// apart per reference): the hypothesis's n-grams, found once in the index, are matched against
+// each reference that has them, min(hypothesis count, reference count) per n-gram.
+void order_stats(const NgramIndex& index, std::size_t n, std::uint32_t* ids, std::size_t hyp_len,
+                 std::span<const std::uint32_t> ref_lengths, Scratch& sc, double* stats,
+                 std::size_t stride) {
+  const std::size_t n_refs = ref_lengths.size();
+  const std::size_t positions = hyp_len >= n ? hyp_len - n + 1 : 0;
+  sc.match.assign(n_refs, 0);
+  if (positions > 0 && n <= index.max_order()) {
+    if (n > 1) index.advance(n, ids, positions);
+    std::uint32_t* count = sc.count.data();
+    std::uint32_t* distinct = sc.distinct.data();
+    std::size_t n_distinct = 0;
+    std::uint64_t* match = sc.match.data();
+    if (index.single()) {
+      // Each occurrence matches while its running count is within the reference's count; id 0
+      // (in no reference) has count 0. Branch-free: presence is unpredictable.
+      // Only ids != 0 (in the reference) are counted: dead positions would chain increments of
+      // one counter through memory.
+      const std::uint32_t* ref_count = index.max_counts();
+      const std::size_t m = detail::compact_nonzero(ids, positions, distinct);
+      std::uint64_t matched = 0;
+      for (std::size_t j = 0; j < m; ++j) matched += ++count[distinct[j]] <= ref_count[distinct[j]];
+      for (std::size_t j = 0; j < m; ++j) count[distinct[j]] = 0;
+      match[0] = matched;
+    } else {
+      const std::size_t m = detail::compact_nonzero(ids, positions, distinct);
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::uint32_t id = distinct[j];
+        distinct[n_distinct] = id;  // first occurrences, in place
+        n_distinct += count[id]++ == 0;
+      }
+      for (std::size_t d = 0; d < n_distinct; ++d) {
+        const std::uint32_t id = distinct[d];
+        const std::uint32_t c = count[id];
+        count[id] = 0;
+        for (const NgramIndex::Entry& e : index.entries(id)) match[e.ref] += std::min(c, e.count);
+      }
+    }
+  }
+  for (std::size_t r = 0; r < n_refs; ++r) {
+    const std::size_t n_ref = ref_lengths[r] >= n ? ref_lengths[r] - n + 1 : 0;
+    double* out = stats + r * stride;
+    out[0] = n_ref != 0 ? static_cast<double>(positions) : 0.0;
+    out[1] = static_cast<double>(n_ref);
+    out[2] = static_cast<double>(sc.match[r]);
+  }
+}
+
 // sacreBLEU's CHRF._compute_f_score with eps_smoothing=False (effective-order averaging).
 double f_score(std::span<const double> stats, int beta) {
   const double factor = static_cast<double>(beta) * static_cast<double>(beta);
@@ -262,6 +327,8 @@ class Chrf final : public Metric {
     first_ref_only_ = spec.get("refs") == "first";
     if (char_order_ + word_order_ == 0)
       throw UsageError(fmt::format("{}: char_order and word_order must not both be 0", name_));
+    // What shapes the prepared references (ReferenceCache).
+    cache_tag_ = fmt::format("chrf|{}|{}|{}|{}", char_order_, word_order_, lowercase_, whitespace_);
   }
 
   std::string name() const override { return name_; }
@@ -285,74 +352,218 @@ class Chrf final : public Metric {
   }
 
  private:
+  void prepare(std::span<const std::string_view> refs, PreparedRefs& p, Scratch& sc) const;
+  void direct_stats(std::string_view hyp, std::string_view ref, Scratch& sc,
+                    std::span<double> stats) const;
+
   std::string name_, base_;
   int char_order_ = 6, word_order_ = 0, beta_ = 2;
   bool lowercase_ = false, whitespace_ = false, first_ref_only_ = false;
+  std::string cache_tag_;
 };
+
+// One reference seen for the first time (ReferenceCache defers it): both texts as ids of one
+// vocabulary per kind, then pair_stats.
+void Chrf::direct_stats(std::string_view hyp, std::string_view ref, Scratch& sc,
+                        std::span<double> stats) const {
+  if (lowercase_) {
+    if (sc.lowered.size() < 2) sc.lowered.resize(2);
+    sc.lowered[0] = lower(hyp);
+    sc.lowered[1] = lower(ref);
+    hyp = sc.lowered[0];
+    ref = sc.lowered[1];
+  }
+  const auto n_char = static_cast<std::size_t>(char_order_);
+  const auto n_word = static_cast<std::size_t>(word_order_);
+  if (n_char > 0) {
+    sc.char_ids.clear();
+    sc.char_ids.prepare(hyp.size() + ref.size());
+    std::uint32_t vocab = 0;
+    auto symbols = [&](std::string_view text, std::vector<std::uint32_t>& out) {
+      out.clear();
+      for_each_char(text, whitespace_, [&](std::uint64_t key) {
+        std::uint32_t& id = key < 0x80 ? sc.ascii_ids[key] : sc.char_ids.insert(key);
+        if (id == 0) id = ++vocab;
+        out.push_back(id);
+      });
+    };
+    symbols(hyp, sc.hyp_symbols);
+    symbols(ref, sc.ref_symbols);
+    sc.ascii_ids.fill(0);
+    pair_stats(sc.hyp_symbols, sc.ref_symbols, n_char, vocab, sc.pair, stats.data());
+  }
+  if (n_word > 0) {
+    // Words copied into padded buffers, interned.
+    sc.text.clear();
+    sc.starts.clear();
+    gather_words(hyp, sc.text, sc.starts);
+    sc.starts.push_back(static_cast<std::uint32_t>(sc.text.size()));
+    sc.text.append(detail::kPadding, '\0');
+    sc.ref_text.clear();
+    sc.ref_starts.clear();
+    gather_words(ref, sc.ref_text, sc.ref_starts);
+    sc.ref_starts.push_back(static_cast<std::uint32_t>(sc.ref_text.size()));
+    sc.ref_text.append(detail::kPadding, '\0');
+    const std::size_t nh = sc.starts.size() - 1, nr = sc.ref_starts.size() - 1;
+    sc.vocab.reset(nh + nr);
+    auto words = [&](std::string_view text, const std::vector<std::uint32_t>& starts,
+                     std::size_t count, std::vector<std::uint32_t>& out) {
+      out.resize(count);
+      for (std::size_t k = 0; k < count; ++k)
+        out[k] = sc.vocab.intern(text.substr(starts[k], starts[k + 1] - 1 - starts[k]));
+    };
+    words(sc.text, sc.starts, nh, sc.hyp_symbols);
+    words(sc.ref_text, sc.ref_starts, nr, sc.ref_symbols);
+    pair_stats(sc.hyp_symbols, sc.ref_symbols, n_word, sc.vocab.size(), sc.pair,
+               stats.data() + 3 * n_char);
+  }
+}
+
+void Chrf::prepare(std::span<const std::string_view> given, PreparedRefs& p, Scratch& sc) const {
+  const std::size_t n_refs = given.size();
+  p.n_refs = n_refs;
+  std::vector<std::string_view> refs(given.begin(), given.end());
+  if (lowercase_) {
+    if (sc.lowered.size() < n_refs) sc.lowered.resize(n_refs);
+    for (std::size_t r = 0; r < n_refs; ++r) {
+      sc.lowered[r] = lower(refs[r]);
+      refs[r] = sc.lowered[r];
+    }
+  }
+  const auto n_char = static_cast<std::size_t>(char_order_);
+  const auto n_word = static_cast<std::size_t>(word_order_);
+
+  // Characters: ids in order of first sight.
+  p.ascii_ids.fill(0);
+  p.char_lengths.clear();
+  if (n_char > 0) {
+    std::size_t bytes = 0;
+    for (std::string_view r : refs) bytes += r.size();
+    p.char_ids.clear();
+    p.char_ids.prepare(bytes);
+    std::uint32_t vocab = 0;
+    sc.symbols.clear();
+    sc.bounds.assign(1, 0);
+    for (std::string_view r : refs) {
+      for_each_char(r, whitespace_, [&](std::uint64_t key) {
+        std::uint32_t& id = key < 0x80 ? p.ascii_ids[key] : p.char_ids.insert(key);
+        if (id == 0) id = ++vocab;
+        sc.symbols.push_back(id);
+      });
+      sc.bounds.push_back(sc.symbols.size());
+      p.char_lengths.push_back(
+          static_cast<std::uint32_t>(sc.bounds.back() - sc.bounds[sc.bounds.size() - 2]));
+    }
+    p.chars.build(sc.symbols, sc.bounds, vocab, n_char, NgramIndex::Counts::kPerReference);
+  }
+
+  // Words: copied into p.word_text (padded), interned.
+  p.word_lengths.clear();
+  if (n_word > 0) {
+    p.word_text.clear();
+    sc.starts.clear();
+    sc.bounds.assign(1, 0);
+    for (std::string_view r : refs) {
+      gather_words(r, p.word_text, sc.starts);
+      sc.bounds.push_back(sc.starts.size());
+      p.word_lengths.push_back(
+          static_cast<std::uint32_t>(sc.bounds.back() - sc.bounds[sc.bounds.size() - 2]));
+    }
+    sc.starts.push_back(static_cast<std::uint32_t>(p.word_text.size()));
+    p.word_text.append(detail::kPadding, '\0');
+    const std::string_view text = p.word_text;
+    const std::size_t n_words = sc.starts.size() - 1;
+    p.word_vocab.reset(n_words);
+    sc.symbols.resize(n_words);
+    for (std::size_t k = 0; k < n_words; ++k)
+      sc.symbols[k] =
+          p.word_vocab.intern(text.substr(sc.starts[k], sc.starts[k + 1] - 1 - sc.starts[k]));
+    p.words.build(sc.symbols, sc.bounds, p.word_vocab.size(), n_word,
+                  NgramIndex::Counts::kPerReference);
+  }
+}
 
 void Chrf::item_stats(const MetricInput& input, std::span<double> stats) const {
   if (input.references.empty()) throw std::invalid_argument(name_ + ": item has no reference");
+  thread_local detail::ReferenceCache<PreparedRefs> cache;
   thread_local Scratch sc;
 
-  // References as sacreBLEU keeps them: empty ones are dropped, unless all are empty, in which
-  // case one empty reference remains (sacreBLEU would refuse the item).
-  sc.texts.clear();
-  const std::size_t n_given = first_ref_only_ ? 1 : input.references.size();
-  for (std::size_t r = 0; r < n_given; ++r)
-    if (!input.references[r].empty()) sc.texts.push_back(input.references[r]);
-  if (sc.texts.empty()) sc.texts.emplace_back();
-  sc.texts.push_back(input.candidate);
-  const std::size_t n_refs = sc.texts.size() - 1;
-  if (lowercase_) {
-    if (sc.lowered.size() < sc.texts.size()) sc.lowered.resize(sc.texts.size());
-    for (std::size_t t = 0; t < sc.texts.size(); ++t) {
-      sc.lowered[t] = lower(sc.texts[t]);
-      sc.texts[t] = sc.lowered[t];
-    }
+  const std::span<const std::string_view> given(input.references.data(),
+                                                first_ref_only_ ? 1 : input.references.size());
+  const PreparedRefs* prepared = cache.get(cache_tag_, given, given.size() == 1,
+                                           [&](PreparedRefs& p) { prepare(given, p, sc); });
+  if (!prepared) {
+    direct_stats(input.candidate, given[0], sc, stats);
+    return;
   }
+  const PreparedRefs& refs = *prepared;
+  const std::size_t n_refs = refs.n_refs;
 
+  std::string_view hyp = input.candidate;
+  if (lowercase_) {
+    if (sc.lowered.empty()) sc.lowered.resize(1);
+    sc.lowered[0] = lower(hyp);
+    hyp = sc.lowered[0];
+  }
   const auto n_char = static_cast<std::size_t>(char_order_);
   const auto n_word = static_cast<std::size_t>(word_order_);
-  sc.chars.reset();
-  sc.words.reset();
+  const std::size_t k = num_stats();
+  sc.cur.resize(n_refs * k);  // each reference's statistics, k apart
+
+  // Characters as the references' ids (0: in no reference).
   if (n_char > 0) {
-    std::size_t bytes = 0;
-    for (std::string_view t : sc.texts) bytes += t.size();
-    sc.char_ids.prepare(bytes);
-    for (std::string_view t : sc.texts) add_chars(t, whitespace_, sc);
-    sc.char_ids.clear();
-    sc.ascii_ids.fill(0);
+    sc.ids.clear();
+    for_each_char(hyp, whitespace_, [&](std::uint64_t key) {
+      std::uint32_t id = 0;
+      if (key < 0x80) {
+        id = refs.ascii_ids[key];
+      } else if (const std::uint32_t* found = refs.char_ids.find(key)) {
+        id = *found;
+      }
+      sc.ids.push_back(id);
+    });
+    const std::size_t len = sc.ids.size();
+    sc.ids.push_back(0);
+    if (sc.distinct.size() < len + 1) sc.distinct.resize(len + 1);
+    if (sc.count.size() < std::size_t{refs.chars.size()} + 1)
+      sc.count.resize(refs.chars.size() + 1, 0);
+    for (std::size_t n = 1; n <= n_char; ++n)
+      order_stats(refs.chars, n, sc.ids.data(), len, refs.char_lengths, sc,
+                  sc.cur.data() + 3 * (n - 1), k);
   }
+  // Words, looked up in a padded copy.
   if (n_word > 0) {
-    std::size_t bytes = 0;
-    for (std::string_view t : sc.texts) bytes += t.size();
-    sc.word_vocab.prepare(bytes);
-    for (std::string_view t : sc.texts) add_words(t, sc);
-    sc.words.vocab = sc.word_vocab.size();
-    sc.word_vocab.clear();
+    sc.text.clear();
+    sc.starts.clear();
+    gather_words(hyp, sc.text, sc.starts);
+    sc.starts.push_back(static_cast<std::uint32_t>(sc.text.size()));
+    sc.text.append(detail::kPadding, '\0');
+    const std::string_view text = sc.text;
+    const std::size_t len = sc.starts.size() - 1;
+    sc.ids.resize(len + 1);
+    for (std::size_t w = 0; w < len; ++w)
+      sc.ids[w] =
+          refs.word_vocab.find(text.substr(sc.starts[w], sc.starts[w + 1] - 1 - sc.starts[w]));
+    sc.ids[len] = 0;
+    if (sc.distinct.size() < len + 1) sc.distinct.resize(len + 1);
+    if (sc.count.size() < std::size_t{refs.words.size()} + 1)
+      sc.count.resize(refs.words.size() + 1, 0);
+    for (std::size_t n = 1; n <= n_word; ++n)
+      order_stats(refs.words, n, sc.ids.data(), len, refs.word_lengths, sc,
+                  sc.cur.data() + 3 * (n_char + n - 1), k);
   }
 
-  const std::size_t k = num_stats();
-  sc.cur.resize(k);
+  // The first reference with the strictly best f-score, as sacreBLEU.
+  std::size_t best = 0;
   double best_f = -1.0;
-  for (std::size_t r = 0; r < n_refs; ++r) {
-    if (n_char > 0)
-      pair_stats(sc.chars.text(n_refs), sc.chars.text(r), n_char, sc.chars.vocab, sc,
-                 sc.cur.data());
-    if (n_word > 0)
-      pair_stats(sc.words.text(n_refs), sc.words.text(r), n_word, sc.words.vocab, sc,
-                 sc.cur.data() + 3 * n_char);
-    if (n_refs == 1) {
-      std::copy(sc.cur.begin(), sc.cur.end(), stats.begin());
-      return;
-    }
-    // The first reference with the strictly best f-score wins, as in sacreBLEU.
-    const double f = f_score(sc.cur, beta_);
+  for (std::size_t r = 0; r < n_refs && n_refs > 1; ++r) {
+    const double f = f_score(std::span<const double>(sc.cur).subspan(r * k, k), beta_);
     if (f > best_f) {
       best_f = f;
-      std::copy(sc.cur.begin(), sc.cur.end(), stats.begin());
+      best = r;
     }
   }
+  std::copy_n(sc.cur.begin() + static_cast<std::ptrdiff_t>(best * k), k, stats.begin());
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "metrics/builtin.hpp"
+#include "metrics/lexical_common.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 #include "probity/signature.hpp"
@@ -35,13 +36,21 @@ namespace probity::metrics {
 namespace detail {
 namespace {
 
-// Byte i goes to bits 8i..8i+7. A loop rather than memcpy: with a variable length memcpy
-// becomes a library call, which dominated the profile.
-std::uint64_t load_short(std::string_view s) {
-  std::uint64_t x = 0;
-  for (std::size_t i = 0; i < s.size(); ++i)
-    x |= std::uint64_t{static_cast<unsigned char>(s[i])} << (8 * i);
-  return x;
+// A string of up to 8 bytes as one word, injective for each length: two overlapping 4-byte loads,
+// or 1-3 single bytes (as XXH3 packs short inputs). Fixed-size loads: a memcpy of variable length
+// would be a library call, which dominated the profile.
+std::uint64_t pack_short(std::string_view s) {
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  if (n >= 4) {
+    std::uint32_t lo = 0, hi = 0;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return lo | std::uint64_t{hi} << 32;
+  }
+  if (n == 0) return 0;
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return u[0] | std::uint64_t{u[n >> 1]} << 8 | std::uint64_t{u[n - 1]} << 16;
 }
 
 std::uint64_t mix(std::uint64_t h) {
@@ -51,8 +60,13 @@ std::uint64_t mix(std::uint64_t h) {
   return h;
 }
 
+// The hash of a string of up to 8 bytes from its packed form.
+std::uint64_t hash_short(std::uint64_t packed, std::size_t n) {
+  return mix(packed ^ (n * 0x9E3779B97F4A7C15ULL));
+}
+
 std::uint64_t hash_bytes(std::string_view s) {
-  if (s.size() <= 8) return mix(load_short(s) ^ (s.size() * 0x9E3779B97F4A7C15ULL));
+  if (s.size() <= 8) return hash_short(pack_short(s), s.size());
   std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
   while (s.size() > 8) {
     std::uint64_t x = 0;
@@ -61,7 +75,7 @@ std::uint64_t hash_bytes(std::string_view s) {
     h ^= h >> 29;
     s.remove_prefix(8);
   }
-  return mix(h ^ load_short(s));
+  return mix(h ^ pack_short(s));
 }
 
 // Open-addressing map from non-empty strings to ids. Keys of up to 8 bytes (most words) are
@@ -72,7 +86,7 @@ class StringTable {
 
   // The value stored for `key` (non-empty), or nullptr.
   const std::uint32_t* find(std::string_view key, std::uint64_t h) const {
-    const std::uint64_t inline_key = key.size() <= 8 ? load_short(key) : 0;
+    const std::uint64_t inline_key = key.size() <= 8 ? pack_short(key) : 0;
     for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
       const Slot& s = slots_[i];
       if (s.length == 0) return nullptr;
@@ -88,7 +102,7 @@ class StringTable {
     if ((size_ + 1) * 2 > slots_.size()) grow();
     Slot slot{0, static_cast<std::uint32_t>(key.size()), value};
     if (key.size() <= 8) {
-      slot.key = load_short(key);
+      slot.key = pack_short(key);
     } else {
       slot.key = arena_.size();
       arena_.append(key);
@@ -115,9 +129,7 @@ class StringTable {
   std::size_t mask() const { return slots_.size() - 1; }
   std::uint64_t rehash(const Slot& s) const {
     if (s.length > 8) return hash_bytes(std::string_view(arena_).substr(s.key, s.length));
-    char bytes[8];
-    for (std::size_t i = 0; i < s.length; ++i) bytes[i] = static_cast<char>(s.key >> (8 * i));
-    return hash_bytes(std::string_view(bytes, s.length));
+    return hash_short(s.key, s.length);
   }
   void place(const Slot& slot, std::uint64_t h) {
     std::size_t i = h & mask();
@@ -155,15 +167,18 @@ class Vocab {
 
   std::size_t size() const { return words_.size(); }
 
-  // Bounds memory on huge vocabularies; called between items, never within one.
-  void reset_if_large() {
+  // Bounds memory on huge vocabularies; called between items, never within one. True when the
+  // ids were reset (what was tokenized before is void).
+  bool reset_if_large() {
     constexpr std::size_t kMaxEntries = std::size_t{1} << 22;
     constexpr std::size_t kMaxBytes = std::size_t{1} << 28;
     if (words_.size() + raw_stemmed_.size() > kMaxEntries ||
         words_.arena_bytes() + raw_stemmed_.arena_bytes() > kMaxBytes) {
       words_.clear();
       raw_stemmed_.clear();
+      return true;
     }
+    return false;
   }
 
  private:
@@ -190,16 +205,91 @@ struct TokenizedText {
   }
 };
 
+// An item's references tokenized once per reference set (ReferenceCache): token ids are those of
+// the thread's vocabulary, so the cache is cleared when that is reset. For ROUGE-L, made when
+// first needed: the references' distinct tokens numbered 1..n (symbols) and each reference's
+// match mask of each symbol for the bit-parallel LCS (bits over the reference's positions; row 0,
+// all zero, for a token of no reference).
+struct PreparedRefs {
+  std::vector<TokenizedText> refs;
+  mutable bool has_masks = false;
+  mutable KeyTable<std::uint32_t> symbol_of;              // token id -> symbol
+  mutable std::vector<std::vector<std::uint64_t>> masks;  // per reference: (n + 1) x words
+
+  void make_masks() const {
+    if (has_masks) return;
+    std::size_t tokens = 0;
+    for (const auto& r : refs) tokens += r.ids.size();
+    symbol_of.clear();
+    symbol_of.prepare(tokens);
+    std::uint32_t n = 0;
+    for (const auto& r : refs)
+      for (std::uint32_t id : r.ids) {
+        std::uint32_t& sym = symbol_of.insert(id);
+        if (sym == 0) sym = ++n;
+      }
+    masks.resize(refs.size());
+    for (std::size_t k = 0; k < refs.size(); ++k) {
+      const auto& ids = refs[k].ids;
+      const std::size_t words = (ids.size() + 63) / 64;
+      masks[k].assign((std::size_t{n} + 1) * words, 0);
+      for (std::size_t j = 0; j < ids.size(); ++j)
+        masks[k][std::size_t{*symbol_of.find(ids[j])} * words + j / 64] |= std::uint64_t{1}
+                                                                           << (j % 64);
+    }
+    has_masks = true;
+  }
+  // Length of the LCS of reference k and a text given as symbols (Hyyrö's bit-parallel
+  // recurrence V' = (V + (V & M)) | (V & ~M); the LCS length is the number of zero bits; padding
+  // bits start at 1 and stay 1, their M being 0; a symbol of no reference has M = 0, which leaves
+  // V as it is).
+  std::size_t lcs(std::size_t k, std::span<const std::uint32_t> symbols,
+                  std::vector<std::uint64_t>& bits) const {
+    const std::size_t len = refs[k].ids.size();
+    if (len == 0 || symbols.empty()) return 0;
+    const std::size_t words = (len + 63) / 64;
+    const std::uint64_t* m = masks[k].data();
+    std::size_t ones = 0;
+    if (words == 1) {
+      std::uint64_t v = ~std::uint64_t{0};
+      for (std::uint32_t sym : symbols) {
+        const std::uint64_t mk = m[sym];
+        v = (v + (v & mk)) | (v & ~mk);
+      }
+      ones = static_cast<std::size_t>(std::popcount(v));
+    } else {
+      bits.assign(words, ~std::uint64_t{0});
+      std::uint64_t* v = bits.data();
+      for (std::uint32_t sym : symbols) {
+        const std::uint64_t* mk = m + std::size_t{sym} * words;
+        std::uint64_t carry = 0;
+        for (std::size_t w = 0; w < words; ++w) {
+          const std::uint64_t x = v[w];
+          const std::uint64_t u = x & mk[w];
+          const std::uint64_t sum1 = x + u;
+          const std::uint64_t sum2 = sum1 + carry;
+          carry = static_cast<std::uint64_t>(sum1 < x) | static_cast<std::uint64_t>(sum2 < sum1);
+          v[w] = sum2 | (x & ~mk[w]);
+        }
+      }
+      for (std::size_t w = 0; w < words; ++w) ones += static_cast<std::size_t>(std::popcount(v[w]));
+    }
+    return words * 64 - ones;
+  }
+};
+
 // Per-thread working memory, reused across items so steady-state scoring does not allocate.
 struct Scratch {
   Vocab vocab;
+  ReferenceCache<PreparedRefs> cache;
   std::string scan_buffer;
-  TokenizedText hyp, ref;
+  TokenizedText hyp;
   std::vector<std::int32_t> count_a, count_b;  // indexed by token id, kept all-zero between uses
   std::vector<std::uint64_t> bigram_keys;
   std::vector<std::int32_t> bigram_counts;
   std::vector<std::int32_t> slot_of;  // token id -> bit-mask row in lcs_length, else -1
   std::vector<std::uint64_t> masks, bits;
+  std::vector<std::uint32_t> hyp_symbols;  // ROUGE-L: the candidate's tokens as reference symbols
   std::vector<std::int32_t> table;
   std::vector<char> marked;
 
@@ -443,6 +533,7 @@ class Rouge final : public Metric {
     mean_ = spec.get("multi") == "mean";
     first_only_ = spec.get("refs") == "first";
     unicode_ = spec.get("tokenizer") == "unicode";
+    cache_tag_ = fmt::format("rouge|{}|{}", stem_, unicode_);  // what shapes the tokens
   }
 
   std::string name() const override { return name_; }
@@ -461,17 +552,33 @@ class Rouge final : public Metric {
 
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
     auto& s = detail::scratch();
-    s.vocab.reset_if_large();
-    const bool sentences = kind_ == Kind::kRougeLsum;
-    detail::tokenize(input.candidate, stem_, unicode_, sentences, s, s.hyp);
+    if (s.vocab.reset_if_large()) s.cache.clear();
     const std::size_t n_refs =
         first_only_ ? std::min<std::size_t>(1, input.references.size()) : input.references.size();
+    // The references tokenized with sentence ends (which only rougeLsum reads: the tokens are
+    // the same without them), shared by rouge1/2/L/Lsum of the same options.
+    const std::span<const std::string_view> given(input.references.data(), n_refs);
+    const detail::PreparedRefs& refs =
+        *s.cache.get(cache_tag_, given, false, [&](detail::PreparedRefs& p) {
+          p.has_masks = false;
+          p.refs.resize(n_refs);
+          for (std::size_t k = 0; k < n_refs; ++k)
+            detail::tokenize(given[k], stem_, unicode_, true, s, p.refs[k]);
+        });
+    detail::tokenize(input.candidate, stem_, unicode_, kind_ == Kind::kRougeLsum, s, s.hyp);
+    if (kind_ == Kind::kRougeL) {
+      refs.make_masks();
+      s.hyp_symbols.resize(s.hyp.ids.size());
+      for (std::size_t j = 0; j < s.hyp.ids.size(); ++j) {
+        const std::uint32_t* sym = refs.symbol_of.find(s.hyp.ids[j]);
+        s.hyp_symbols[j] = sym ? *sym : 0;
+      }
+    }
     std::fill(stats.begin(), stats.end(), 0.0);
     stats[3] = static_cast<double>(n_refs);
     double best_f = 0;
     for (std::size_t k = 0; k < n_refs; ++k) {
-      detail::tokenize(input.references[k], stem_, unicode_, sentences, s, s.ref);
-      const detail::Counts c = counts(s);
+      const detail::Counts c = counts(s, refs, k);
       double score[3];
       prf(c.overlap, c.hyp, c.ref, score);
       if (mean_) {
@@ -502,8 +609,9 @@ class Rouge final : public Metric {
   }
 
  private:
-  detail::Counts counts(detail::Scratch& s) const {
-    const std::span<const std::uint32_t> hyp = s.hyp.ids, ref = s.ref.ids;
+  detail::Counts counts(detail::Scratch& s, const detail::PreparedRefs& refs, std::size_t k) const {
+    const detail::TokenizedText& reference = refs.refs[k];
+    const std::span<const std::uint32_t> hyp = s.hyp.ids, ref = reference.ids;
     auto ngram_count = [](std::size_t len, std::size_t n) {
       return static_cast<double>(len >= n ? len - n + 1 : 0);
     };
@@ -516,18 +624,18 @@ class Rouge final : public Metric {
         return {static_cast<double>(detail::bigram_overlap(hyp, ref, s)),
                 ngram_count(hyp.size(), 2), ngram_count(ref.size(), 2)};
       case Kind::kRougeL:
-        return {static_cast<double>(detail::lcs_length(ref, hyp)), static_cast<double>(hyp.size()),
-                static_cast<double>(ref.size())};
+        return {static_cast<double>(refs.lcs(k, s.hyp_symbols, s.bits)),
+                static_cast<double>(hyp.size()), static_cast<double>(ref.size())};
       case Kind::kRougeLsum:
         s.size_id_arrays(s.vocab.size());
-        return {static_cast<double>(detail::summary_lcs_hits(s.ref, s.hyp, s)),
+        return {static_cast<double>(detail::summary_lcs_hits(reference, s.hyp, s)),
                 static_cast<double>(hyp.size()), static_cast<double>(ref.size())};
     }
     return {};
   }
 
   Kind kind_;
-  std::string base_, name_;
+  std::string base_, name_, cache_tag_;
   bool stem_ = false, mean_ = false, first_only_ = false, unicode_ = false;
 };
 

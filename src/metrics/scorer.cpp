@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -60,14 +61,57 @@ void set_input(MetricInput& input, const Task& task, std::string_view candidate)
   input.source = task.source;
 }
 
-NegativeSampler::NegativeSampler(const Dataset& ds) : ds_(ds), group_of_(ds.tasks.size()) {
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
-    auto [it, added] = index.emplace(ds.tasks[t].group, group_tasks_.size());
-    if (added) group_tasks_.emplace_back();
-    group_tasks_[it->second].push_back(t);
-    group_of_[t] = it->second;
+NegativeSampler::NegativeSampler(const Dataset& ds) : ds_(&ds) {
+  for (const Task& task : ds.tasks) add(task);
+}
+
+NegativeSampler::NegativeSampler(std::span<const MetricSelection> metrics) {
+  for (const auto& m : metrics) {
+    const auto neg = m.metric->negatives();
+    if (neg.count > 0 &&
+        std::find(choices_.begin(), choices_.end(), neg.reference_ids) == choices_.end())
+      choices_.push_back(neg.reference_ids);
   }
+  drawn_.resize(choices_.size());
+}
+
+void NegativeSampler::add(const Task& task) {
+  const std::size_t t = group_of_.size();
+  auto [it, added] =
+      group_index_.try_emplace(task.group, static_cast<std::uint32_t>(group_tasks_.size()));
+  if (added) group_tasks_.emplace_back();
+  group_tasks_[it->second].push_back(t);
+  group_of_.push_back(it->second);
+  id_hash_.push_back(util::fnv1a64(task.task_id));
+  if (ds_) return;  // drawn from the dataset itself
+  for (std::size_t c = 0; c < choices_.size(); ++c) {
+    const auto& ids = choices_[c];
+    const auto& refs = task.references;
+    auto ref = refs.begin();
+    if (!ids.empty())
+      ref = std::find_if(refs.begin(), refs.end(), [&](const Reference& r) {
+        return std::find(ids.begin(), ids.end(), r.id) != ids.end();
+      });
+    drawn_[c].push_back(ref == refs.end() ? nullptr : &*texts_.insert(ref->text).first);
+  }
+}
+
+const std::string* NegativeSampler::drawn(std::size_t t,
+                                          std::span<const std::string> reference_ids) const {
+  if (ds_) {
+    const auto& refs = ds_->tasks[t].references;
+    auto it = refs.begin();
+    if (!reference_ids.empty())
+      it = std::find_if(refs.begin(), refs.end(), [&](const Reference& r) {
+        return std::find(reference_ids.begin(), reference_ids.end(), r.id) != reference_ids.end();
+      });
+    return it == refs.end() ? nullptr : &it->text;
+  }
+  for (std::size_t c = 0; c < choices_.size(); ++c)
+    if (std::equal(choices_[c].begin(), choices_[c].end(), reference_ids.begin(),
+                   reference_ids.end()))
+      return drawn_[c][t];
+  throw std::logic_error("NegativeSampler: negatives asked for that no metric draws");
 }
 
 std::vector<std::string_view> NegativeSampler::sample(
@@ -76,7 +120,7 @@ std::vector<std::string_view> NegativeSampler::sample(
   const auto& group = group_tasks_[group_of_[task]];
   const std::size_t others = group.size() - 1;
   const std::size_t take = std::min(k, others);
-  util::Rng rng(seed, util::fnv1a64(ds_.tasks[task].task_id));
+  util::Rng rng(seed, id_hash_[task]);
   std::vector<std::size_t> chosen;
   if (others <= 4 * take) {
     // Small group: partial Fisher-Yates over the other tasks.
@@ -97,15 +141,9 @@ std::vector<std::string_view> NegativeSampler::sample(
     }
   }
   std::vector<std::string_view> out;
-  for (std::size_t t : chosen) {
-    const auto& refs = ds_.tasks[t].references;
-    auto it = refs.begin();
-    if (!reference_ids.empty())
-      it = std::find_if(refs.begin(), refs.end(), [&](const Reference& r) {
-        return std::find(reference_ids.begin(), reference_ids.end(), r.id) != reference_ids.end();
-      });
-    if (it != refs.end()) out.push_back(it->text);  // a task without the ids gives none
-  }
+  for (std::size_t t : chosen)
+    if (const std::string* text = drawn(t, reference_ids)) out.push_back(*text);
+  // a task without the ids gives none
   return out;
 }
 
@@ -175,7 +213,8 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
       }
     });
   }
-  const NegativeSampler sampler(ds);
+  std::optional<NegativeSampler> own_sampler;
+  const NegativeSampler& sampler = options.negatives ? *options.negatives : own_sampler.emplace(ds);
   auto fill_input = [&](std::size_t i, MetricInput& input) {
     const Task& task = ds.tasks[items[i].task];
     set_input(
@@ -183,7 +222,7 @@ std::vector<MetricStats> compute_stats(const Dataset& ds, std::span<const ItemRe
         texts.empty() ? std::string_view(task.candidates[items[i].candidate].text) : texts[i]);
   };
   auto fill_negatives = [&](std::size_t i, const Metric& metric, MetricInput& input) {
-    input.negatives = sampler.for_metric(items[i].task, metric);
+    input.negatives = sampler.for_metric(options.first_task + items[i].task, metric);
   };
   auto score_item = [&](std::size_t i) {
     thread_local MetricInput input;

@@ -46,28 +46,71 @@ std::string MiMetric::signature() const {
   return s.versioned();
 }
 
-void MiMetric::fit(std::span<const Task> tasks) {
-  const bool stmt = config_.representation == Representation::kStatement;
-  if (stmt) {
-    // Every reference at once: a model-backed decomposer asks for all of them in one batch.
-    std::vector<std::string> texts;
-    std::unordered_set<std::string_view> seen;
-    for (const auto& t : tasks)
-      for (const auto& r : t.references)
-        if (!statements_.count(r.text) && !failed_.count(r.text) && seen.insert(r.text).second)
-          texts.push_back(r.text);
-    auto results = config_.decomposer->decompose(texts);
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      if (results[i].error.empty())
-        statements_.emplace(texts[i], std::move(results[i].statements));
-      else
-        failed_.emplace(texts[i], std::move(results[i].error));
-    }
+void MiMetric::decompose_references(std::span<const Task> tasks) {
+  // Every reference at once: a model-backed decomposer asks for all of them in one batch.
+  std::vector<std::string> texts;
+  std::unordered_set<std::string_view> seen;
+  for (const auto& t : tasks)
+    for (const auto& r : t.references)
+      if (!statements_.count(r.text) && !failed_.count(r.text) && seen.insert(r.text).second)
+        texts.push_back(r.text);
+  auto results = config_.decomposer->decompose(texts);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (results[i].error.empty())
+      statements_.emplace(texts[i], std::make_shared<const std::vector<std::string>>(
+                                        std::move(results[i].statements)));
+    else
+      failed_.emplace(texts[i], std::move(results[i].error));
   }
+}
+
+void MiMetric::fit(std::span<const Task> tasks) {
+  if (decomposes_in_fit()) decompose_references(tasks);
   if (pool_)
-    pool_->fit(*predictor_, tasks, stmt);
+    pool_->fit(*predictor_, tasks, statement_targets());
   else
-    predictor_->fit(tasks, stmt);
+    predictor_->fit(tasks, statement_targets());
+}
+
+std::optional<std::size_t> MiMetric::fit_passes() const {
+  const auto passes = predictor_->fit_passes();
+  if (!passes) return std::nullopt;
+  return std::max<std::size_t>(*passes, decomposes_in_fit() ? 1 : 0);
+}
+
+void MiMetric::begin_fit() {
+  const auto passes = predictor_->fit_passes();
+  if (!passes) throw std::logic_error("MiMetric: the predictor fits only on the whole dataset");
+  predictor_passes_ = *passes;
+  if (pool_) {
+    drives_fit_ = pool_->begin_fit(*predictor_, statement_targets(), this);
+  } else {
+    predictor_->begin_fit(statement_targets());
+    drives_fit_ = true;
+  }
+  if (drives_fit_ && predictor_passes_ == 0 && pool_) pool_->end_fit(*predictor_, this);
+}
+
+void MiMetric::fit_chunk(std::size_t pass, std::span<const Task> tasks) {
+  if (pass == 0 && decomposes_in_fit()) decompose_references(tasks);
+  if (!drives_fit_ || pass >= predictor_passes_) return;
+  try {
+    predictor_->fit_chunk(pass, tasks);
+  } catch (...) {
+    if (pool_) pool_->end_fit(*predictor_, this);
+    throw;
+  }
+}
+
+void MiMetric::end_fit_pass(std::size_t pass) {
+  if (!drives_fit_ || pass >= predictor_passes_) return;
+  try {
+    predictor_->end_fit_pass(pass);
+  } catch (...) {
+    if (pool_) pool_->end_fit(*predictor_, this);
+    throw;
+  }
+  if (pass + 1 == predictor_passes_ && pool_) pool_->end_fit(*predictor_, this);
 }
 
 Metric::NegativeSpec MiMetric::negatives() const {
@@ -75,47 +118,97 @@ Metric::NegativeSpec MiMetric::negatives() const {
   return {config_.negatives, config_.seed};
 }
 
-const std::vector<std::string>& MiMetric::targets(std::string_view reference,
-                                                  std::vector<std::string>& scratch) const {
-  if (config_.representation == Representation::kStatement) {
-    const std::string key(reference);
-    auto it = statements_.find(key);
-    if (it != statements_.end()) return it->second;
-    auto failed = failed_.find(key);
-    if (failed != failed_.end())
-      throw PredictionError("the statement decomposition of a reference failed: " + failed->second);
-    // A reference fit() did not see (a dataset scored without fitting).
-    auto result = config_.decomposer->decompose(std::span<const std::string>(&key, 1));
-    if (!result[0].error.empty())
-      throw PredictionError("the statement decomposition of a reference failed: " +
-                            result[0].error);
-    scratch = std::move(result[0].statements);
-    return scratch;
+namespace {
+
+// Rule decompositions of the references a thread has scored lately. Two generations bound
+// memory while keeping the working set (a task's references and its negatives) resident.
+class StatementMemo {
+ public:
+  std::shared_ptr<const std::vector<std::string>> find(std::string_view text) {
+    if (auto it = current_.find(text); it != current_.end()) return it->second;
+    if (auto it = previous_.find(text); it != previous_.end()) {
+      auto hit = it->second;
+      current_.emplace(std::string(text), hit);
+      return hit;
+    }
+    return nullptr;
   }
-  scratch.assign(1, std::string(reference));
-  return scratch;
+  void add(std::string_view text, std::shared_ptr<const std::vector<std::string>> statements) {
+    if (current_.size() >= kGeneration) {
+      previous_ = std::move(current_);
+      current_.clear();
+    }
+    current_.emplace(std::string(text), std::move(statements));
+  }
+
+ private:
+  static constexpr std::size_t kGeneration = 4096;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Map = std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>, Hash,
+                                 std::equal_to<>>;
+  Map current_, previous_;
+};
+
+}  // namespace
+
+MiMetric::Statements MiMetric::statements(std::string_view reference) const {
+  const bool memoised = !config_.decomposer->fallible();
+  if (memoised) {
+    // Only the rule decomposer is infallible: a pure function of the text.
+    thread_local std::pair<const Decomposer*, StatementMemo> memo{nullptr, {}};
+    if (memo.first != config_.decomposer.get()) memo = {config_.decomposer.get(), {}};
+    if (auto hit = memo.second.find(reference)) return hit;
+    const std::string key(reference);
+    auto result = config_.decomposer->decompose(std::span<const std::string>(&key, 1));
+    auto made = std::make_shared<const std::vector<std::string>>(std::move(result[0].statements));
+    memo.second.add(reference, made);
+    return made;
+  }
+  const std::string key(reference);
+  auto it = statements_.find(key);
+  if (it != statements_.end()) return it->second;
+  auto failed = failed_.find(key);
+  if (failed != failed_.end())
+    throw PredictionError("the statement decomposition of a reference failed: " + failed->second);
+  // A reference fit() did not see (a dataset scored without fitting).
+  auto result = config_.decomposer->decompose(std::span<const std::string>(&key, 1));
+  if (!result[0].error.empty())
+    throw PredictionError("the statement decomposition of a reference failed: " + result[0].error);
+  return std::make_shared<const std::vector<std::string>>(std::move(result[0].statements));
+}
+
+template <class F>
+std::size_t MiMetric::for_each_target(std::string_view y, F&& f) const {
+  if (!statement_targets()) {
+    f(y);
+    return 1;
+  }
+  const Statements ts = statements(y);
+  for (const auto& t : *ts) f(std::string_view(t));
+  return ts->size();
 }
 
 double MiMetric::critic(std::string_view x, std::string_view y) const {
-  std::vector<std::string> scratch;
-  const auto& ts = targets(y, scratch);
   double sum = 0;
-  for (const auto& t : ts) {
+  const std::size_t n = for_each_target(y, [&](std::string_view t) {
     if (binary_critic()) {
       sum += 0.5 * predictor_->critic(x, t);  // yes/no → ±½ (SPEC §4.4)
     } else {
       sum += optimal_critic(config_.measure, std::exp(predictor_->log_ratio(x, t)));
     }
-  }
-  return sum / static_cast<double>(ts.size());
+  });
+  return sum / static_cast<double>(n);
 }
 
 double MiMetric::direct(std::string_view x, std::string_view y) const {
-  std::vector<std::string> scratch;
-  const auto& ts = targets(y, scratch);
   double sum = 0;
-  for (const auto& t : ts) sum += direct_score(config_.measure, predictor_->log_ratio(x, t));
-  return sum / static_cast<double>(ts.size());
+  const std::size_t n = for_each_target(y, [&](std::string_view t) {
+    sum += direct_score(config_.measure, predictor_->log_ratio(x, t));
+  });
+  return sum / static_cast<double>(n);
 }
 
 std::size_t MiMetric::positives(const MetricInput& input) const {
@@ -124,13 +217,18 @@ std::size_t MiMetric::positives(const MetricInput& input) const {
 }
 
 void MiMetric::add_groups(const MetricInput& input, std::vector<TargetGroup>& groups,
-                          std::deque<std::vector<std::string>>& scratch) const {
+                          std::vector<Statements>& held) const {
   auto add = [&](std::string_view y) {
     TargetGroup g{input.candidate, {}};
-    try {
-      for (const auto& t : targets(y, scratch.emplace_back())) g.targets.emplace_back(t);
-    } catch (const PredictionError&) {
-      return;  // nothing to ask: the item is undefined when it is scored
+    if (!statement_targets()) {
+      g.targets.push_back(y);
+    } else {
+      try {
+        held.push_back(statements(y));
+      } catch (const PredictionError&) {
+        return;  // nothing to ask: the item is undefined when it is scored
+      }
+      for (const auto& t : *held.back()) g.targets.emplace_back(t);
     }
     groups.push_back(std::move(g));
   };
@@ -140,14 +238,12 @@ void MiMetric::add_groups(const MetricInput& input, std::vector<TargetGroup>& gr
     for (auto y : input.negatives) add(y);
 }
 
-void MiMetric::prefetch(const MetricInput& input) const {
-  prefetch(std::span<const MetricInput>(&input, 1));
-}
-
 void MiMetric::prefetch(std::span<const MetricInput> inputs) const {
-  std::deque<std::vector<std::string>> scratch;  // owns decompositions the views point into
+  // Only a model-backed predictor has anything to prepare (Predictor::prefetch).
+  if (!predictor_->fallible()) return;
+  std::vector<Statements> held;  // owns the decompositions the views point into
   std::vector<TargetGroup> groups;
-  for (const auto& input : inputs) add_groups(input, groups, scratch);
+  for (const auto& input : inputs) add_groups(input, groups, held);
   const bool variational = config_.estimator == Estimator::kVariational;
   predictor_->prefetch(groups, variational && binary_critic());
 }
@@ -164,32 +260,39 @@ void MiMetric::item_stats(const MetricInput& input, std::span<double> stats) con
   }
 }
 
-void MiMetric::score_item(const MetricInput& raw, std::span<double> stats) const {
+void MiMetric::score_item(const MetricInput& input, std::span<double> stats) const {
   // An empty reference shares information with nothing: the item is undefined. As a negative
   // it is left out (a contrast with nothing says nothing).
-  MetricInput input = raw;
-  std::erase_if(input.negatives, [](std::string_view y) { return text::is_blank(y); });
+  thread_local std::vector<std::string_view> negatives;
+  negatives.clear();
+  for (auto y : input.negatives)
+    if (!text::is_blank(y)) negatives.push_back(y);
   const std::size_t n_pos = positives(input);
   bool empty_reference = false;
   for (std::size_t p = 0; p < n_pos; ++p) empty_reference |= text::is_blank(input.references[p]);
   if (n_pos == 0 || empty_reference ||
-      (config_.estimator == Estimator::kVariational && input.negatives.empty())) {
+      (config_.estimator == Estimator::kVariational && negatives.empty())) {
     stats[0] = std::nan("");
     if (stats.size() > 2) stats[2] = empty_reference ? 1 : 0;
     return;
   }
-  prefetch(input);
+  if (predictor_->fallible()) {
+    // All of the item's questions in one call.
+    MetricInput asked = input;
+    asked.negatives = negatives;
+    prefetch(std::span<const MetricInput>(&asked, 1));
+  }
   double total = 0;
   if (config_.estimator == Estimator::kDirect) {
     for (std::size_t p = 0; p < n_pos; ++p) total += direct(input.candidate, input.references[p]);
   } else {
     // Ŝ = mean over positives of the f-variational score against the item's negatives.
-    std::vector<double> negatives;
-    negatives.reserve(input.negatives.size());
-    for (auto y : input.negatives) negatives.push_back(critic(input.candidate, y));
+    thread_local std::vector<double> critics;
+    critics.clear();
+    for (auto y : negatives) critics.push_back(critic(input.candidate, y));
     for (std::size_t p = 0; p < n_pos; ++p)
-      total += variational_score(config_.measure, critic(input.candidate, input.references[p]),
-                                 negatives);
+      total +=
+          variational_score(config_.measure, critic(input.candidate, input.references[p]), critics);
   }
   stats[0] = total / static_cast<double>(n_pos);
 }

@@ -1,10 +1,10 @@
 #pragma once
 // An MI metric: one cell (F, E, R, Π) of the design space as a probity Metric.
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -44,6 +44,12 @@ class MiMetric final : public Metric {
   std::size_t num_stats() const override { return 3; }
   bool needs_fit() const override { return true; }
   void fit(std::span<const Task> tasks) override;
+  // The predictor's passes (pass 0 also decomposes references with a model-backed Ψ); nullopt
+  // when the predictor fits only on the whole dataset.
+  std::optional<std::size_t> fit_passes() const override;
+  void begin_fit() override;
+  void fit_chunk(std::size_t pass, std::span<const Task> tasks) override;
+  void end_fit_pass(std::size_t pass) override;
   NegativeSpec negatives() const override;
   void item_stats(const MetricInput& input, std::span<double> stats) const override;
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
@@ -59,17 +65,24 @@ class MiMetric final : public Metric {
   const MiConfig& config() const { return config_; }
 
  private:
+  using Statements = std::shared_ptr<const std::vector<std::string>>;
   bool binary_critic() const;
-  // Targets of a reference under the representation: its statements, or the whole text.
-  const std::vector<std::string>& targets(std::string_view reference,
-                                          std::vector<std::string>& scratch) const;
+  bool statement_targets() const { return config_.representation == Representation::kStatement; }
+  // A model-backed Ψ decomposes every reference in fit() (one batch per call); the rules are
+  // applied when a reference is scored (memoised per thread), so nothing is kept per reference.
+  bool decomposes_in_fit() const { return statement_targets() && config_.decomposer->fallible(); }
+  void decompose_references(std::span<const Task> tasks);
+  // The statements of a reference (PredictionError when its decomposition failed).
+  Statements statements(std::string_view reference) const;
+  // Calls f(target) for each target of reference y under the representation (its statements,
+  // or y whole) and returns how many there were.
+  template <class F>
+  std::size_t for_each_target(std::string_view y, F&& f) const;
   void score_item(const MetricInput& input, std::span<double> stats) const;
   std::size_t positives(const MetricInput& input) const;  // references used as positives
-  // The (x, targets) groups an item's score needs; `scratch` owns decompositions made here.
+  // The (x, targets) groups an item's score needs; `held` keeps the decompositions they view.
   void add_groups(const MetricInput& input, std::vector<TargetGroup>& groups,
-                  std::deque<std::vector<std::string>>& scratch) const;
-  // Announces every (x, target) pair of an item to the predictor in one call.
-  void prefetch(const MetricInput& input) const;
+                  std::vector<Statements>& held) const;
   // Critic T(x, y) aggregated over y's targets (mean), for the f-variational estimator.
   double critic(std::string_view x, std::string_view y) const;
   // Direct sample score for (x, y), aggregated over y's targets (mean).
@@ -78,10 +91,14 @@ class MiMetric final : public Metric {
   MiConfig config_;
   std::shared_ptr<Predictor> predictor_;
   std::shared_ptr<predict::PredictorPool> pool_;
-  // Statement decompositions of the dataset's references, computed once in fit(), and the
-  // references whose decomposition failed (with why).
-  std::unordered_map<std::string, std::vector<std::string>> statements_;
+  // Statement decompositions of the dataset's references by a model-backed Ψ, made in fit(),
+  // and the references whose decomposition failed (with why).
+  std::unordered_map<std::string, Statements> statements_;
   std::unordered_map<std::string, std::string> failed_;
+  // Streaming fit: whether this metric drives its predictor's fit (PredictorPool::begin_fit),
+  // and the predictor's passes.
+  bool drives_fit_ = false;
+  std::size_t predictor_passes_ = 0;
 };
 
 // The predictor a cell's options configure (ar: order, cache, stem, normalize, corpus, folds,

@@ -4,13 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "perturb/lexicon.hpp"
+#include "perturb/memo.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/text.hpp"
+#include "text/rouge_tokenize.hpp"
 
 namespace probity::perturb {
 namespace {
@@ -19,6 +23,12 @@ using Names = std::unordered_set<std::string>;
 
 std::string core_lower(const Chunk& chunk) {
   return lower(split_word(chunk.text).core);
+}
+
+// `word` is one of `options` (string_views: a std::string compared with a literal calls strlen at
+// run time).
+bool is_any(std::string_view word, std::initializer_list<std::string_view> options) {
+  return std::find(options.begin(), options.end(), word) != options.end();
 }
 
 std::size_t words_in(const std::vector<Chunk>& chunks, std::size_t begin, std::size_t end) {
@@ -38,11 +48,39 @@ std::map<std::size_t, std::vector<SentenceRef>> sentences_by_section(const Doc& 
 std::string& sentence_at(Doc& doc, const SentenceRef& ref) {
   return doc.lines[ref.line].sentences[ref.index];
 }
-const std::string& sentence_at(const Doc& doc, const SentenceRef& ref) {
-  return doc.lines[ref.line].sentences[ref.index];
-}
 
 // ---- R: random replacement -------------------------------------------------------------------
+
+// The tasks that can give a replacement, by group: those with candidates, in dataset order.
+struct GroupIndex {
+  const Dataset* dataset = nullptr;
+  const Task* tasks = nullptr;  // with the size, tells a dataset whose tasks changed
+  std::size_t size = 0;
+  struct Group {
+    std::vector<std::size_t> tasks;
+    bool repeated_ids = false;  // two of the tasks share a task id
+  };
+  std::unordered_map<std::string, Group> groups;
+
+  bool indexes(const Dataset& ds) const {
+    return dataset == &ds && tasks == ds.tasks.data() && size == ds.tasks.size();
+  }
+  static std::shared_ptr<const GroupIndex> build(const Dataset& ds) {
+    auto index = std::make_shared<GroupIndex>();
+    index->dataset = &ds;
+    index->tasks = ds.tasks.data();
+    index->size = ds.tasks.size();
+    std::unordered_map<std::string, std::unordered_set<std::string_view>> ids;
+    for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
+      const Task& task = ds.tasks[t];
+      if (task.candidates.empty()) continue;
+      Group& group = index->groups[task.group];
+      group.tasks.push_back(t);
+      if (!ids[task.group].insert(task.task_id).second) group.repeated_ids = true;
+    }
+    return index;
+  }
+};
 
 class RandomReplacement final : public RuleStrategy {
  public:
@@ -55,16 +93,35 @@ class RandomReplacement final : public RuleStrategy {
   PerturbResult run(const PerturbContext& context, Rng& rng) const override {
     const Task& self = context.task_ref();
     const auto& tasks = context.dataset->tasks;
-    std::vector<std::size_t> others;
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-      if (t == context.task || tasks[t].group != self.group || tasks[t].task_id == self.task_id ||
-          tasks[t].candidates.empty())
-        continue;
-      others.push_back(t);
+    // Drawn uniformly among the other tasks of the group that have candidates, in dataset
+    // order. Scanning every task for every candidate made the strategy quadratic in the size of
+    // the dataset (~120 us per candidate at 100k candidates), so the tasks of each group are
+    // indexed once per dataset; the scan remains for groups with repeated task ids.
+    const auto index = group_index(*context.dataset);
+    const auto group = index->groups.find(self.group);
+    const std::vector<std::size_t>* members = nullptr;
+    std::size_t self_at = 0;  // members before the task itself
+    if (group != index->groups.end() && !group->second.repeated_ids) {
+      members = &group->second.tasks;
+      self_at = static_cast<std::size_t>(
+          std::lower_bound(members->begin(), members->end(), context.task) - members->begin());
+      if (self_at == members->size() || (*members)[self_at] != context.task) members = nullptr;
     }
-    if (others.empty())
-      return not_applicable(fmt::format("no other task in group '{}'", self.group));
-    const Task& other = tasks[others[rng.below(others.size())]];
+    std::vector<std::size_t> scanned;
+    if (members == nullptr) {
+      for (std::size_t t = 0; t < tasks.size(); ++t) {
+        if (t == context.task || tasks[t].group != self.group || tasks[t].task_id == self.task_id ||
+            tasks[t].candidates.empty())
+          continue;
+        scanned.push_back(t);
+      }
+    }
+    const std::size_t others = members != nullptr ? members->size() - 1 : scanned.size();
+    if (others == 0) return not_applicable(fmt::format("no other task in group '{}'", self.group));
+    const std::size_t pick = rng.below(others);
+    const std::size_t chosen_task =
+        members == nullptr ? scanned[pick] : (*members)[pick < self_at ? pick : pick + 1];
+    const Task& other = tasks[chosen_task];
     // The same system's output for the other task keeps length and style comparable, so the
     // replacement differs in content only.
     const Candidate& original = context.candidate_ref();
@@ -80,6 +137,19 @@ class RandomReplacement final : public RuleStrategy {
     return applied(chosen->text,
                    fmt::format("from task '{}' candidate '{}'", other.task_id, chosen->id));
   }
+
+ private:
+  // The index of the dataset of the last call, rebuilt for another dataset or when its tasks
+  // were added or removed. (A dataset whose tasks change group in place while one strategy
+  // object perturbs it is not supported; every caller creates its strategies per run.)
+  std::shared_ptr<const GroupIndex> group_index(const Dataset& ds) const {
+    std::lock_guard lock(mutex_);
+    if (index_ == nullptr || !index_->indexes(ds)) index_ = GroupIndex::build(ds);
+    return index_;
+  }
+
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<const GroupIndex> index_;
 };
 
 // ---- S: sentence deletion --------------------------------------------------------------------
@@ -93,7 +163,7 @@ class SentenceDeletion final : public RuleStrategy {
 
  protected:
   PerturbResult run(const PerturbContext& context, Rng&) const override {
-    Doc doc = parse_doc(context.candidate_ref().text);
+    Doc doc = analyze(context.candidate_ref().text).doc;
     std::size_t deleted = 0;
     for (auto& [section, refs] : sentences_by_section(doc)) {
       for (std::size_t i = 1; i < refs.size(); i += 2) {
@@ -153,12 +223,14 @@ std::vector<Chunk> conjoin(std::vector<Chunk> a, std::vector<Chunk> b, const Sty
 enum Boundary { kNone, kPreposition, kConjunction, kNounPhrase, kOf, kTo };
 
 Boundary boundary_kind(const Chunk& c) {
-  const std::string low = core_lower(c);
-  if (!split_word(c.text).lead.empty() || !split_word(c.text).trail.empty() || low.empty())
-    return kNone;
+  const WordParts parts = split_word(c.text);
+  if (!parts.lead.empty() || !parts.trail.empty() || parts.core.empty()) return kNone;
+  const std::string low_string = lower(parts.core);
+  const std::string_view low = low_string;
   if (low == "to") return kTo;
   if (low == "of") return kOf;
-  if (lex::is_split_word(low)) return lex::is_preposition(low) ? kPreposition : kConjunction;
+  if (lex::is_split_word(low_string))
+    return lex::is_preposition(low_string) ? kPreposition : kConjunction;
   if (low == "a" || low == "an" || low == "the" || low == "his" || low == "her" || low == "their" ||
       low == "its")
     return kNounPhrase;
@@ -169,26 +241,46 @@ struct Cut {
   std::size_t i, j;  // head = first[0, i), tail = second[j, end)
 };
 
+// A sentence's chunks with each chunk's boundary kind and the word counts before each chunk,
+// computed once rather than for every pairing.
+struct Cuttable {
+  explicit Cuttable(const std::string& sentence) : chunks(to_chunks(sentence)) {
+    kinds.reserve(chunks.size());
+    words_before.reserve(chunks.size() + 1);
+    words_before.push_back(0);
+    for (const auto& c : chunks) {
+      kinds.push_back(boundary_kind(c));
+      words_before.push_back(words_before.back() + (has_alnum(c.text) ? 1 : 0));
+    }
+  }
+  std::size_t size() const { return chunks.size(); }
+  // words_in(chunks, begin, end)
+  std::size_t words(std::size_t begin, std::size_t end) const {
+    return words_before[end] - words_before[begin];
+  }
+
+  std::vector<Chunk> chunks;
+  std::vector<Boundary> kinds;
+  std::vector<std::size_t> words_before;
+};
+
 // Cut pairs where the head ends and the tail starts at a boundary word of the same kind
 // ("in the record books" for "on the guinness website"), or where the head keeps its
-// preposition and the tail starts with a noun phrase; `any` collects the other pairings.
-void find_cuts(const std::vector<Chunk>& first, const std::vector<Chunk>& second, bool same,
-               std::vector<Cut>& matched, std::vector<Cut>& any) {
+// preposition and the tail starts with a noun phrase.
+void find_cuts(const Cuttable& first, const Cuttable& second, bool same,
+               std::vector<Cut>& matched) {
   for (std::size_t i = 1; i < first.size(); ++i) {
-    const Boundary ka = boundary_kind(first[i]);
-    if (ka == kNone || words_in(first, 0, i) < 3) continue;
+    const Boundary ka = first.kinds[i];
+    if (ka == kNone || first.words(0, i) < 3) continue;
     for (std::size_t j = 1; j < second.size(); ++j) {
-      const Boundary kb = boundary_kind(second[j]);
-      if (kb == kNone || words_in(second, j, second.size()) < 2) continue;
+      const Boundary kb = second.kinds[j];
+      if (kb == kNone || second.words(j, second.size()) < 2) continue;
       if (same && j <= i + 1) continue;  // skip at least one phrase of the sentence
-      if (!same && words_in(second, 0, j) < 2) continue;
+      if (!same && second.words(0, j) < 2) continue;
       if (ka == kb && ka != kOf) {
         matched.push_back({i, j});
       } else if ((ka == kPreposition || ka == kOf) && kb == kNounPhrase) {
         if (!same || j > i + 2) matched.push_back({i + 1, j});
-      } else if ((ka == kPreposition || ka == kConjunction) &&
-                 (kb == kPreposition || kb == kConjunction)) {
-        any.push_back({i, j});
       }
     }
   }
@@ -221,11 +313,12 @@ std::vector<Chunk> join_at(const std::vector<Chunk>& first, const std::vector<Ch
 // kept sentences, so the filler adds no task information, yet reads like a sentence.
 std::string recombine(const std::string& a, const std::string& b, bool same_sentence,
                       const Style& style, Rng& rng) {
-  const auto ca = to_chunks(a);
-  const auto cb = to_chunks(b);
-  std::vector<Cut> ab_matched, ab_any, ba_matched, ba_any;
-  find_cuts(ca, cb, same_sentence, ab_matched, ab_any);
-  if (!same_sentence) find_cuts(cb, ca, false, ba_matched, ba_any);
+  const Cuttable cut_a(a), cut_b(b);
+  const std::vector<Chunk>& ca = cut_a.chunks;
+  const std::vector<Chunk>& cb = cut_b.chunks;
+  std::vector<Cut> ab_matched, ba_matched;
+  find_cuts(cut_a, cut_b, same_sentence, ab_matched);
+  if (!same_sentence) find_cuts(cut_b, cut_a, false, ba_matched);
   std::vector<Chunk> out;
   // Prefer the previous sentence's head (it keeps the text's order) and matching boundaries.
   for (auto [cuts, first, second] :
@@ -244,8 +337,8 @@ std::string recombine(const std::string& a, const std::string& b, bool same_sent
     out = ca;
     std::size_t cut = 0;
     for (std::size_t i = 1; i < ca.size(); ++i) {
-      const Boundary k = boundary_kind(ca[i]);
-      if ((k == kPreposition || k == kConjunction) && words_in(ca, 0, i) >= 3) cut = i;
+      const Boundary k = cut_a.kinds[i];
+      if ((k == kPreposition || k == kConjunction) && cut_a.words(0, i) >= 3) cut = i;
     }
     if (cut > 0) {
       out.resize(cut);
@@ -268,15 +361,17 @@ class DeletionCompletion final : public RuleStrategy {
  protected:
   PerturbResult run(const PerturbContext& context, Rng& rng) const override {
     const std::string& text = context.candidate_ref().text;
-    const Style style = detect_style(text);
-    Doc doc = parse_doc(text);
-    const Doc original = doc;
+    Analysis analysis = analyze(text);
+    Doc& doc = analysis.doc;
+    const Style style = analysis.style;
     std::size_t filled = 0;
     for (auto& [section, refs] : sentences_by_section(doc)) {
       for (std::size_t k = 1; k < refs.size(); k += 2) {
-        const std::string& prev = sentence_at(original, refs[k - 1]);
+        // Odd positions are replaced and only even ones are read (k - 3, k - 1, k + 1): the
+        // sentences read are still the original ones.
+        const std::string& prev = sentence_at(doc, refs[k - 1]);
         std::size_t next_index = k + 1 < refs.size() ? k + 1 : (k >= 3 ? k - 3 : k - 1);
-        const std::string& next = sentence_at(original, refs[next_index]);
+        const std::string& next = sentence_at(doc, refs[next_index]);
         sentence_at(doc, refs[k]) = recombine(prev, next, next_index == k - 1, style, rng);
         ++filled;
       }
@@ -402,6 +497,27 @@ std::vector<std::string> weak_context_sentences(const Task& task, WeakContext mo
   return pool;
 }
 
+// weak_context_sentences(task, mode), kept from the previous call on this thread when the source
+// is the same: a task's candidates are mostly perturbed one after another, and splitting a news
+// article into sentences costs more than perturbing a summary.
+const std::vector<std::string>& weak_context_sentences_cached(const Task& task, WeakContext mode) {
+  struct Last {
+    bool valid = false;
+    WeakContext mode = WeakContext::kLead;
+    std::string source;
+    std::vector<std::string> sentences;
+  };
+  thread_local Last last;
+  if (!last.valid || last.mode != mode || last.source != task.source) {
+    last.valid = false;  // stays invalid if splitting throws
+    last.sentences = weak_context_sentences(task, mode);
+    last.source = task.source;
+    last.mode = mode;
+    last.valid = true;
+  }
+  return last.sentences;
+}
+
 // The first `n` words of a natural-text sentence, ended cleanly.
 std::string truncate_natural(const std::string& sentence, std::size_t n) {
   auto chunks = to_chunks(sentence);
@@ -428,11 +544,11 @@ class SurfaceReport final : public RuleStrategy {
       return not_applicable("task has no source");
     if (count_words(text) == 0) return not_applicable("empty candidate");
     const WeakContext mode = weak_context_mode(task);
-    const std::vector<std::string> pool = weak_context_sentences(task, mode);
+    const std::vector<std::string>& pool = weak_context_sentences_cached(task, mode);
     if (pool.empty()) return not_applicable("source has no usable text");
-    const Style style = detect_style(text);
-
-    Doc doc = parse_doc(text);
+    Analysis analysis = analyze(text);
+    Doc& doc = analysis.doc;
+    const Style style = analysis.style;
     const auto refs = sentence_refs(doc);
     std::size_t next = 0;
     long deficit = 0;
@@ -476,30 +592,61 @@ class SurfaceReport final : public RuleStrategy {
 
 // ---- U: ultra-concise ------------------------------------------------------------------------
 
+// Counts the terms of a sentence: the tokens of text::rouge_tokenize(sentence, true), in order,
+// that are neither function words nor single characters. Each word's stem is remembered (Porter
+// stemming took most of the tokenizer's time, and the same words come up for every candidate).
+void count_terms(std::string_view sentence, std::unordered_map<std::string, double>& counts) {
+  struct Count final : text::RougeTokenSink {
+    std::unordered_map<std::string, double>* counts = nullptr;
+    void operator()(std::string_view token) override {
+      static WordMemo<std::string> stems;
+      if (!text::rouge_should_stem(token)) {
+        if (token.size() < 2 || lex::is_function_word(token)) return;  // before copying it
+        (*counts)[std::string(token)] += 1;
+        return;
+      }
+      std::string term = stems.get(token, [token] { return text::porter_stem(token); });
+      if (term.size() < 2 || lex::is_function_word(term)) return;  // empty stems too
+      (*counts)[std::move(term)] += 1;
+    }
+  } count;
+  count.counts = &counts;
+  std::string scratch;
+  text::rouge_scan(sentence, false, scratch, count);
+}
+
 // TF-IDF centrality: cosine between each sentence's vector and the whole text's vector, with
 // sentences as the documents of the IDF.
-std::vector<double> centrality(const std::vector<std::string>& sentences) {
+std::vector<double> centrality(const std::vector<std::string_view>& sentences) {
   std::vector<std::unordered_map<std::string, double>> tf(sentences.size());
-  std::unordered_map<std::string, double> df;
+  // Per term: the number of sentences with it, its IDF weight and its weight in the whole text.
+  // Its insertion order is that of the text's weights in one map of their own (both follow the
+  // sentences' terms), so the sum over it below adds in the same order.
+  struct Term {
+    double df = 0, idf = 0, doc = 0;
+  };
+  std::unordered_map<std::string, Term> terms;
   for (std::size_t s = 0; s < sentences.size(); ++s) {
-    for (const auto& tok : text::rouge_tokenize(sentences[s], true)) {
-      if (lex::is_function_word(tok) || tok.size() < 2) continue;
-      tf[s][tok] += 1;
-    }
-    for (const auto& [tok, n] : tf[s]) df[tok] += 1;
+    count_terms(sentences[s], tf[s]);
+    for (const auto& [tok, n] : tf[s]) terms[tok].df += 1;
   }
   const double n_sent = static_cast<double>(sentences.size());
-  std::unordered_map<std::string, double> doc;
-  for (const auto& counts : tf)
-    for (const auto& [tok, n] : counts) doc[tok] += n * std::log(1.0 + n_sent / df[tok]);
+  for (auto& [tok, term] : terms) term.idf = std::log(1.0 + n_sent / term.df);
+  for (const auto& counts : tf) {
+    for (const auto& [tok, n] : counts) {
+      Term& term = terms.find(tok)->second;
+      term.doc += n * term.idf;
+    }
+  }
   double doc_norm = 0;
-  for (const auto& [tok, w] : doc) doc_norm += w * w;
+  for (const auto& [tok, term] : terms) doc_norm += term.doc * term.doc;
   std::vector<double> scores(sentences.size(), 0.0);
   for (std::size_t s = 0; s < sentences.size(); ++s) {
     double dot = 0, norm = 0;
     for (const auto& [tok, n] : tf[s]) {
-      const double w = n * std::log(1.0 + n_sent / df[tok]);
-      dot += w * doc.at(tok);
+      const Term& term = terms.find(tok)->second;
+      const double w = n * term.idf;
+      dot += w * term.doc;
       norm += w * w;
     }
     scores[s] = norm > 0 && doc_norm > 0 ? dot / std::sqrt(norm * doc_norm) : 0.0;
@@ -542,19 +689,21 @@ bool drop_comma_aside(std::vector<Chunk>& chunks) {
 }
 
 // Drops "( ... )" and "-- ... --" asides.
-std::vector<Chunk> drop_asides(const std::vector<Chunk>& chunks) {
+std::vector<Chunk> drop_asides(std::vector<Chunk> chunks) {
   std::vector<Chunk> out;
+  out.reserve(chunks.size());
   int depth = 0;
-  for (const auto& c : chunks) {
+  for (auto& c : chunks) {
     const WordParts parts = split_word(c.text);
     const bool opens = c.text.starts_with('(') || c.text.starts_with('[');
     const bool closes =
         c.text.find(')') != std::string::npos || c.text.find(']') != std::string::npos;
     if (opens && !(closes && !parts.core.empty() && c.text.back() != ')')) ++depth;
-    if (depth == 0) out.push_back(c);
+    if (depth == 0) out.push_back(std::move(c));
     if (closes && depth > 0) --depth;
   }
-  return out.empty() ? chunks : out;
+  if (out.empty()) return chunks;  // when nothing was kept, nothing was moved
+  return out;
 }
 
 class UltraConcise final : public RuleStrategy {
@@ -572,9 +721,10 @@ class UltraConcise final : public RuleStrategy {
     const std::size_t target =
         std::max<std::size_t>(5, static_cast<std::size_t>(std::lround(0.10 * double(total))));
     if (total <= target) return unchanged("the candidate is already this short");
-    const Style style = detect_style(text);
-    const Doc doc = parse_doc(text);
-    std::vector<std::string> sentences;
+    const Analysis analysis = analyze(text);
+    const Doc& doc = analysis.doc;
+    const Style style = analysis.style;
+    std::vector<std::string_view> sentences;  // views into `doc`, which stays as it is
     for (const auto& ref : sentence_refs(doc))
       sentences.push_back(doc.lines[ref.line].sentences[ref.index]);
     if (sentences.empty()) return unchanged("no sentence found");
@@ -601,13 +751,13 @@ class UltraConcise final : public RuleStrategy {
 
  private:
   // Headline-style compression of one sentence to at most `target` words.
-  static std::vector<Chunk> compress(const std::string& sentence, std::size_t target,
+  static std::vector<Chunk> compress(std::string_view sentence, std::size_t target,
                                      const Style& style, bool& clean) {
     auto chunks = to_chunks(sentence);
     const std::size_t first_word = first_word_index(chunks);
     const bool capitalized =
         first_word < chunks.size() && is_capitalized(split_word(chunks[first_word].text).core);
-    chunks = drop_asides(chunks);
+    chunks = drop_asides(std::move(chunks));
     auto over = [&] { return words_in(chunks, 0, chunks.size()) > target; };
     // A fronted adverbial or subordinate clause ("on tuesday ,", "after X did Y ,") goes: the
     // main clause carries the news.
@@ -630,7 +780,7 @@ class UltraConcise final : public RuleStrategy {
     if (const std::size_t f = first_word_index(chunks); over() && f < chunks.size()) {
       for (std::size_t k = f + 1; k < chunks.size() && k <= f + 3; ++k) {
         const std::string w = core_lower(chunks[k]);
-        if (w != "said" && w != "says" && w != "say" && w != "told" && w != "reported") continue;
+        if (!is_any(w, {"said", "says", "say", "told", "reported"})) continue;
         std::size_t start = k + 1;
         if (start < chunks.size() && core_lower(chunks[start]) == "that") ++start;
         if (split_word(chunks[k].text).trail.empty() && words_in(chunks, start, chunks.size()) >= 4)
@@ -640,18 +790,27 @@ class UltraConcise final : public RuleStrategy {
     }
     if (over()) {
       // Articles and perfect-tense auxiliaries go first, as in a headline.
-      std::vector<Chunk> kept;
+      std::vector<bool> keep(chunks.size(), true);
+      std::size_t kept_words = 0;
       for (std::size_t i = 0; i < chunks.size(); ++i) {
         const std::string low = core_lower(chunks[i]);
         const bool bare = split_word(chunks[i].text).trail.empty();
         const std::string next = i + 1 < chunks.size() ? core_lower(chunks[i + 1]) : "";
-        if (bare && (low == "a" || low == "an" || low == "the")) continue;
-        if (bare && (low == "has" || low == "have" || low == "had") && next.size() > 3 &&
-            next.ends_with("ed"))
+        if ((bare && is_any(low, {"a", "an", "the"})) ||
+            (bare && is_any(low, {"has", "have", "had"}) && next.size() > 3 &&
+             next.ends_with("ed"))) {
+          keep[i] = false;
           continue;
-        kept.push_back(chunks[i]);
+        }
+        kept_words += has_alnum(chunks[i].text) ? 1 : 0;
       }
-      if (words_in(kept, 0, kept.size()) >= 2) chunks = std::move(kept);
+      // Only when at least two words remain; the chunks are moved once that is known.
+      if (kept_words >= 2) {
+        std::vector<Chunk> kept;
+        for (std::size_t i = 0; i < chunks.size(); ++i)
+          if (keep[i]) kept.push_back(std::move(chunks[i]));
+        chunks = std::move(kept);
+      }
     }
     clean = !over();
     if (!clean) {
@@ -676,13 +835,13 @@ bool ends_with_any(const std::string& s, std::initializer_list<std::string_view>
                      [&](std::string_view x) { return s.ends_with(x); });
 }
 
-bool is_clause_coordinator(const std::string& low) {
+bool is_clause_coordinator(std::string_view low) {
   return low == "and" || low == "but" || low == "or" || low == "while" || low == "whereas" ||
          low == "although" || low == "though" || low == "however" || low == "yet" ||
          low == "because";
 }
 
-bool is_degree_adverb(const std::string& low) {
+bool is_degree_adverb(std::string_view low) {
   return low == "very" || low == "quite" || low == "really" || low == "so" || low == "too" ||
          low == "extremely" || low == "truly" || low == "highly" || low == "strongly" ||
          low == "particularly" || low == "especially" || low == "fairly" || low == "rather" ||
@@ -723,6 +882,7 @@ class OpinionFlipper {
         begin = i + 1;
       }
     }
+    if (flips_ == 0) return {};  // nothing changed: the caller keeps the sentence
     std::vector<Chunk> out;
     for (std::size_t i = 0; i < c_.size(); ++i) {
       for (auto& ins : before_[i]) out.push_back(std::move(ins));
@@ -734,17 +894,19 @@ class OpinionFlipper {
   }
 
  private:
-  std::string word(std::size_t i) const { return i < low_.size() ? low_[i] : std::string(); }
-  std::string prev_word(std::size_t i) const {
+  // Lower-cased words ("" when none), by reference: they are asked for every word.
+  const std::string& word(std::size_t i) const { return i < low_.size() ? low_[i] : kNoWord; }
+  const std::string& prev_word(std::size_t i) const {
     for (std::size_t k = i; k-- > 0;)
       if (!low_[k].empty()) return low_[k];
-    return {};
+    return kNoWord;
   }
-  std::string next_word(std::size_t i) const {
+  const std::string& next_word(std::size_t i) const {
     for (std::size_t k = i + 1; k < low_.size(); ++k)
       if (!low_[k].empty()) return low_[k];
-    return {};
+    return kNoWord;
   }
+  static inline const std::string kNoWord;
 
   bool flippable(std::size_t i) const {
     const std::string& w = low_[i];
@@ -841,7 +1003,7 @@ class OpinionFlipper {
     }
     if (w == "well") {
       // "well written", "works well"; not "as well" or an interjection ("well, ...").
-      const std::string next = next_word(i);
+      const std::string& next = next_word(i);
       if (prev == "as" || prev.empty() ||
           (!split_word(c_[i].text).trail.empty() && split_word(c_[i].text).trail != "."))
         return false;
@@ -943,7 +1105,7 @@ class OpinionFlip final : public RuleStrategy {
  protected:
   PerturbResult run(const PerturbContext& context, Rng&) const override {
     const std::string& text = context.candidate_ref().text;
-    Doc doc = parse_doc(text);
+    Doc doc = analyze(text).doc;
     std::size_t flips = 0;
     auto flip = [&](std::string& s) {
       OpinionFlipper flipper(to_chunks(s));

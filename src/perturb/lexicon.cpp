@@ -4,31 +4,37 @@
 #include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
+#include "perturb/memo.hpp"
+#include "perturb/word_table.hpp"
 #include "text/wordnet.hpp"
 
 namespace probity::perturb::lex {
 namespace {
 
-using Set = std::unordered_set<std::string>;
-using Map = std::unordered_map<std::string, std::string>;
+using Set = WordSet;
+
+// Word -> word; the first of repeated keys stays (as in std::unordered_map's list constructor).
+class Map : public WordTable<std::string> {
+ public:
+  Map() = default;
+  Map(std::initializer_list<std::pair<std::string_view, std::string_view>> pairs) {
+    for (auto [key, value] : pairs) emplace(key, std::string(value));
+  }
+};
 
 Set make_set(std::initializer_list<std::string_view> words) {
-  Set set;
-  for (auto w : words) set.emplace(w);
-  return set;
+  return Set(words);
 }
 
-bool contains(const Set& set, const std::string& word) {
-  return set.find(word) != set.end();
+bool contains(const Set& set, std::string_view word) {
+  return set.contains(word);
 }
 
-std::string lookup(const Map& map, const std::string& word) {
-  auto it = map.find(word);
-  return it == map.end() ? std::string() : it->second;
+std::string lookup(const Map& map, std::string_view word) {
+  const std::string* value = map.find(word);
+  return value == nullptr ? std::string() : *value;
 }
 
 // ---- closed classes ----------------------------------------------------------------------------
@@ -91,8 +97,7 @@ const Set& function_words() {
          "out",        "up",      "down",     "away",     "back",      "until",  "unless",
          "whilst",     "upon",    "ever",     "already",  "yes",       "okay",   "ok",
          "oh",         "well",    "let",      "get",      "got",       "whom",   "whose"});
-    for (const auto* other : {&determiners(), &prepositions(), &modals()})
-      s.insert(other->begin(), other->end());
+    for (const auto* other : {&determiners(), &prepositions(), &modals()}) s.insert_all(*other);
     return s;
   }();
   return set;
@@ -388,10 +393,10 @@ const Map& antonym_map() {
   static const Map map = [] {
     Map m;
     for (auto [a, b] : kAntonymPairs) {
-      m.emplace(a, b);
-      m.emplace(b, a);
+      m.emplace(a, std::string(b));
+      m.emplace(b, std::string(a));
     }
-    for (auto [a, b] : kAntonymOneWay) m.insert_or_assign(std::string(a), std::string(b));
+    for (auto [a, b] : kAntonymOneWay) m.insert_or_assign(a, std::string(b));
     return m;
   }();
   return map;
@@ -550,12 +555,12 @@ const Set& gradables() {
 // ---- rephrase ----------------------------------------------------------------------------------
 
 // Curated synonyms by part of speech; verbs list every form so no inflection is guessed.
-const std::unordered_map<std::string, Synonym>& curated_synonyms() {
-  static const std::unordered_map<std::string, Synonym> map = [] {
-    std::unordered_map<std::string, Synonym> m;
+const WordTable<Synonym>& curated_synonyms() {
+  static const WordTable<Synonym> map = [] {
+    WordTable<Synonym> m;
     auto add = [&](Pos pos,
                    std::initializer_list<std::pair<std::string_view, std::string_view>> pairs) {
-      for (auto [from, to] : pairs) m.emplace(std::string(from), Synonym{std::string(to), pos});
+      for (auto [from, to] : pairs) m.emplace(from, Synonym{std::string(to), pos});
     };
     add(Pos::kVerb, {{"said", "stated"},
                      {"says", "states"},
@@ -757,11 +762,14 @@ const Set& subordinators() {
 
 const Set& split_words() {
   static const Set set = [] {
-    Set s = prepositions();
+    Set s;
+    // Not "of": "a spot of" leaves a dangling head; "of" rarely starts a clean tail.
+    prepositions().for_each([&s](std::string_view w) {
+      if (w != "of") s.insert(w);
+    });
     for (auto w : {"and", "but", "while", "because", "as", "when", "who", "which", "that", "after",
                    "before", "where", "although"})
-      s.emplace(w);
-    s.erase("of");  // "a spot of" leaves a dangling head; "of" rarely starts a clean tail
+      s.insert(w);
     return s;
   }();
   return set;
@@ -771,26 +779,26 @@ const Set& split_words() {
 
 // ---- closed classes ----------------------------------------------------------------------------
 
-bool is_function_word(const std::string& word) {
+bool is_function_word(std::string_view word) {
   return contains(function_words(), word);
 }
-bool is_determiner(const std::string& word) {
+bool is_determiner(std::string_view word) {
   return contains(determiners(), word);
 }
-bool is_preposition(const std::string& word) {
+bool is_preposition(std::string_view word) {
   return contains(prepositions(), word);
 }
-bool is_copula(const std::string& word) {
+bool is_copula(std::string_view word) {
   return contains(copulas(), word);
 }
-bool is_modal(const std::string& word) {
+bool is_modal(std::string_view word) {
   return contains(modals(), word);
 }
-bool is_subject_pronoun(const std::string& word) {
+bool is_subject_pronoun(std::string_view word) {
   return contains(subject_pronouns(), word);
 }
 
-bool is_abbreviation(const std::string& word) {
+bool is_abbreviation(std::string_view word) {
   static const Set set = make_set(
       {"mr.",  "mrs.",    "ms.",  "dr.",   "prof.", "sr.",  "jr.",  "st.",  "mt.",   "gen.",
        "col.", "lt.",     "sgt.", "capt.", "gov.",  "sen.", "rep.", "rev.", "hon.",  "vs.",
@@ -812,15 +820,18 @@ bool starts_with_vowel_sound(const std::string& word) {
 bool is_common_word(const std::string& word) {
   // WordNet also lists names ("jacksonville"); a SemCor count on some sense marks a word that
   // is used in ordinary running text.
-  require_wordnet();
-  for (wn::Pos p : kWordNetPos) {
-    const std::string base = wn::base_form(word, p);
-    if (base.empty()) continue;
-    const auto& senses = wn::senses(base, p);
-    for (std::size_t k = 0; k < senses.size() && k < 3; ++k)
-      if (wn::tag_count(base, p, int(k) + 1) > 0) return true;
-  }
-  return false;
+  static WordMemo<bool> memo;
+  return memo.get(word, [&word] {
+    require_wordnet();
+    for (wn::Pos p : kWordNetPos) {
+      const std::string base = wn::base_form(word, p);
+      if (base.empty()) continue;
+      const auto& senses = wn::senses(base, p);
+      for (std::size_t k = 0; k < senses.size() && k < 3; ++k)
+        if (wn::tag_count(base, p, int(k) + 1) > 0) return true;
+    }
+    return false;
+  });
 }
 
 // ---- opinion flip ------------------------------------------------------------------------------
@@ -837,16 +848,16 @@ std::string flip_antonym(const std::string& word) {
   return {};
 }
 
-bool is_negatable_evaluative(const std::string& word) {
+bool is_negatable_evaluative(std::string_view word) {
   return contains(negatable_evaluatives(), word);
 }
 
-bool is_recommend_verb(const std::string& word) {
+bool is_recommend_verb(std::string_view word) {
   return word == "recommend" || word == "recommends" || word == "recommended" ||
          word == "recommending" || word == "endorse" || word == "endorses" || word == "endorsed";
 }
 
-bool is_verdict_word(const std::string& word) {
+bool is_verdict_word(std::string_view word) {
   static const Set set =
       make_set({"accept", "accepts", "accepted", "accepting", "acceptance", "reject", "rejects",
                 "rejected", "rejecting", "rejection", "acceptable", "unacceptable", "publication"});
@@ -854,7 +865,8 @@ bool is_verdict_word(const std::string& word) {
 }
 
 bool is_negator(const std::string& word) {
-  return word == "not" || word == "n't" || !drop_negation(word).empty();
+  return std::string_view(word) == "not" || std::string_view(word) == "n't" ||
+         !drop_negation(word).empty();
 }
 
 std::string drop_negation(const std::string& word) {
@@ -864,6 +876,10 @@ std::string drop_negation(const std::string& word) {
                           {"can't", "can"},        {"cannot", "can"},   {"couldn't", "could"},
                           {"shouldn't", "should"}, {"hasn't", "has"},   {"haven't", "have"},
                           {"hadn't", "had"},       {"mustn't", "must"}, {"mightn't", "might"}};
+  // Every contraction has an apostrophe (straight or curly): most words end here.
+  if (word.find('\'') == std::string::npos && word.find("\u2019") == std::string::npos &&
+      word != "cannot")
+    return {};
   std::string w = word;
   for (std::size_t p = w.find("\u2019"); p != std::string::npos; p = w.find("\u2019"))
     w.replace(p, 3, 1, '\'');
@@ -883,7 +899,13 @@ bool is_fixed_collocation(const std::string& word, const std::string& next) {
        "great many",    "great barrier", "best friend",      "best friends", "good morning",
        "good night",    "good luck",     "good evening",     "fair play",    "positive for",
        "negative for"});
-  return contains(set, word + " " + next);
+  // Their first words, so that most words need no joined copy.
+  static const Set firsts = [] {
+    Set out;
+    set.for_each([&out](std::string_view c) { out.insert(c.substr(0, c.find(' '))); });
+    return out;
+  }();
+  return contains(firsts, word) && contains(set, word + " " + next);
 }
 
 // ---- shifts ------------------------------------------------------------------------------------
@@ -953,7 +975,7 @@ std::string soften(const std::string& word) {
 std::string intensify(const std::string& word) {
   return lookup(intensifications(), word);
 }
-bool is_gradable(const std::string& word) {
+bool is_gradable(std::string_view word) {
   return contains(gradables(), word);
 }
 
@@ -961,22 +983,26 @@ bool is_gradable(const std::string& word) {
 
 WordClasses word_classes(const std::string& word) {
   if (word.empty() || word.size() > 60) return {};
-  require_wordnet();
-  WordClasses classes;
-  classes.noun = !wn::base_form(word, wn::Pos::kNoun).empty();
-  classes.verb = !wn::base_form(word, wn::Pos::kVerb).empty();
-  classes.adj = !wn::base_form(word, wn::Pos::kAdj).empty();
-  classes.adv = !wn::base_form(word, wn::Pos::kAdv).empty();
-  return classes;
+  static WordMemo<WordClasses> memo;
+  return memo.get(word, [&word] {
+    require_wordnet();
+    WordClasses classes;
+    classes.noun = !wn::base_form(word, wn::Pos::kNoun).empty();
+    classes.verb = !wn::base_form(word, wn::Pos::kVerb).empty();
+    classes.adj = !wn::base_form(word, wn::Pos::kAdj).empty();
+    classes.adv = !wn::base_form(word, wn::Pos::kAdv).empty();
+    return classes;
+  });
 }
 
 Synonym curated_synonym(const std::string& word) {
-  auto it = curated_synonyms().find(word);
-  return it == curated_synonyms().end() ? Synonym{} : it->second;
+  const Synonym* synonym = curated_synonyms().find(word);
+  return synonym == nullptr ? Synonym{} : *synonym;
 }
 
-std::string wordnet_synonym(const std::string& word, Pos pos) {
-  if (word.size() < 3 || is_function_word(word) || is_rephrase_blocked(word)) return {};
+namespace {
+
+std::string compute_wordnet_synonym(const std::string& word, Pos pos) {
   require_wordnet();
   const wn::Pos p = wn_pos(pos);
   std::string result;
@@ -1016,10 +1042,18 @@ std::string wordnet_synonym(const std::string& word, Pos pos) {
   return result;
 }
 
-bool is_rephrase_blocked(const std::string& word) {
+}  // namespace
+
+std::string wordnet_synonym(const std::string& word, Pos pos) {
+  if (word.size() < 3 || is_function_word(word) || is_rephrase_blocked(word)) return {};
+  static WordMemo<std::string> memo[4];
+  return memo[static_cast<int>(pos)].get(word, [&] { return compute_wordnet_synonym(word, pos); });
+}
+
+bool is_rephrase_blocked(std::string_view word) {
   return contains(rephrase_blocked(), word);
 }
-bool is_subordinator(const std::string& word) {
+bool is_subordinator(std::string_view word) {
   return contains(subordinators(), word);
 }
 
@@ -1033,7 +1067,7 @@ std::string_view filler_paragraph() {
 
 // ---- degradations ------------------------------------------------------------------------------
 
-bool is_split_word(const std::string& word) {
+bool is_split_word(std::string_view word) {
   return contains(split_words(), word);
 }
 

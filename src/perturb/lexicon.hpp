@@ -4,8 +4,9 @@
 // reader answers them; thread-safe). Those throw std::runtime_error when the WordNet database is
 // missing, as the perturbations would silently differ without it.
 //
-// Every word argument is lower-case ASCII. Lists return lower-case natural text; callers render
-// it in the candidate's style.
+// Every word argument is lower-case ASCII. The word-list predicates take string_views, so that
+// callers holding a slice of a text need no copy. Lists return lower-case natural text; callers
+// render it in the candidate's style.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,13 +15,13 @@ namespace probity::perturb::lex {
 
 // ---- closed word classes ---------------------------------------------------------------------
 
-bool is_function_word(const std::string& word);  // articles, pronouns, auxiliaries, ...
-bool is_determiner(const std::string& word);     // a, the, this, his, their, ...
-bool is_preposition(const std::string& word);
-bool is_copula(const std::string& word);  // is, are, was, were, be, been, seems, ...
-bool is_modal(const std::string& word);   // would, will, can, should, ...
-bool is_subject_pronoun(const std::string& word);
-bool is_abbreviation(const std::string& word);  // "dr.", "u.s." (with the period)
+bool is_function_word(std::string_view word);  // articles, pronouns, auxiliaries, ...
+bool is_determiner(std::string_view word);     // a, the, this, his, their, ...
+bool is_preposition(std::string_view word);
+bool is_copula(std::string_view word);  // is, are, was, were, be, been, seems, ...
+bool is_modal(std::string_view word);   // would, will, can, should, ...
+bool is_subject_pronoun(std::string_view word);
+bool is_abbreviation(std::string_view word);  // "dr.", "u.s." (with the period)
 bool starts_with_vowel_sound(const std::string& word);
 // An ordinary English word rather than a name: WordNet knows it and SemCor saw it in use.
 bool is_common_word(const std::string& word);
@@ -32,12 +33,12 @@ bool is_common_word(const std::string& word);
 // evaluative adjectives outside it. Empty when there is none.
 std::string flip_antonym(const std::string& word);
 // Evaluative words without an antonym ("groundbreaking"): flipped by negating the copula.
-bool is_negatable_evaluative(const std::string& word);
+bool is_negatable_evaluative(std::string_view word);
 // Verbs flipped by negation ("recommend" -> "do not recommend"), any inflection.
-bool is_recommend_verb(const std::string& word);
+bool is_recommend_verb(std::string_view word);
 // Nouns/verbs of the final verdict (acceptance, reject, ...), whose flip makes a negation of the
 // recommending verb in the same clause redundant.
-bool is_verdict_word(const std::string& word);
+bool is_verdict_word(std::string_view word);
 // Words that mean "no": "not", "n't", "never".
 bool is_negator(const std::string& word);
 // "isn't" -> "is", "doesn't" -> "does", "cannot" -> "can"; empty when not a contraction.
@@ -62,7 +63,7 @@ std::string soften(const std::string& word);
 // Stronger scalar word: "good" -> "excellent", "big" -> "enormous", "very" -> "extremely".
 std::string intensify(const std::string& word);
 // Gradable adjectives that read well as "the most X".
-bool is_gradable(const std::string& word);
+bool is_gradable(std::string_view word);
 
 // ---- rephrase --------------------------------------------------------------------------------
 
@@ -83,9 +84,9 @@ Synonym curated_synonym(const std::string& word);
 // when no safe synonym exists.
 std::string wordnet_synonym(const std::string& word, Pos pos);
 // Words never replaced by a WordNet synonym (too polysemous or idiomatic).
-bool is_rephrase_blocked(const std::string& word);
+bool is_rephrase_blocked(std::string_view word);
 // Subordinators whose clause can move to the front ("because", "although", "when", ...).
-bool is_subordinator(const std::string& word);
+bool is_subordinator(std::string_view word);
 
 // ---- elongation ------------------------------------------------------------------------------
 
@@ -95,6 +96,6 @@ std::string_view filler_paragraph();
 // ---- degradations ----------------------------------------------------------------------------
 
 // Boundary words where a sentence can be cut and recombined (prepositions, conjunctions).
-bool is_split_word(const std::string& word);
+bool is_split_word(std::string_view word);
 
 }  // namespace probity::perturb::lex

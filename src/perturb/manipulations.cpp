@@ -3,13 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
+#include <array>
+#include <iterator>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "perturb/lexicon.hpp"
 #include "perturb/strategies.hpp"
+#include "text/ascii.hpp"
 
 namespace probity::perturb {
 namespace {
@@ -43,7 +45,11 @@ struct Sentence {
   }
   void refresh() {
     low.clear();
-    for (const auto& c : chunks) low.push_back(core_lower(c));
+    low.reserve(chunks.size());
+    for (const auto& c : chunks) {
+      std::string& word = low.emplace_back(split_word(c.text).core);  // core_lower, in place
+      for (char& ch : word) ch = text::ascii_lower(ch);
+    }
   }
   std::size_t first() const { return first_word_index(chunks); }
   bool starts_capitalized() const {
@@ -54,16 +60,18 @@ struct Sentence {
     return static_cast<std::size_t>(std::count_if(
         chunks.begin(), chunks.end(), [](const Chunk& c) { return has_alnum(c.text); }));
   }
-  std::string prev(std::size_t i) const {
+  // The nearest word before / after chunk i ("" when none); valid until the next edit.
+  const std::string& prev(std::size_t i) const {
     for (std::size_t k = i; k-- > 0;)
       if (!low[k].empty()) return low[k];
-    return {};
+    return kNoWord;
   }
-  std::string next(std::size_t i) const {
+  const std::string& next(std::size_t i) const {
     for (std::size_t k = i + 1; k < low.size(); ++k)
       if (!low[k].empty()) return low[k];
-    return {};
+    return kNoWord;
   }
+  static inline const std::string kNoWord;
   // The chunk at i is a bare word (no punctuation around it).
   bool bare(std::size_t i) const {
     if (i >= chunks.size()) return false;
@@ -82,13 +90,14 @@ struct Sentence {
       // Inserted at the very end: it takes over the (empty) trailing space.
       chunks[at].space.swap(chunks[at - 1].space);
     }
-    refresh();
+    // Only the new chunk's word is new (spaces are not in `low`).
+    low.insert(low.begin() + static_cast<std::ptrdiff_t>(at), core_lower(chunks[at]));
   }
   void replace_word(std::size_t i, const std::string& word) {
     const WordParts p = split_word(chunks[i].text);
     chunks[i].text = std::string(p.lead) + match_case(word, p.core) + std::string(p.trail);
     chunks[i].changed = true;
-    refresh();
+    low[i] = core_lower(chunks[i]);
   }
   std::string text() {
     fix_articles(chunks);
@@ -113,7 +122,8 @@ bool noun_like(const std::string& w) {
   return wc.noun || wc.adj;
 }
 
-bool is_main_copula(const std::string& w) {
+// (A string_view: comparing a std::string with a literal calls strlen at run time.)
+bool is_main_copula(std::string_view w) {
   return w == "is" || w == "are" || w == "was" || w == "were" || w == "seems" || w == "seemed" ||
          w == "remains" || w == "remained" || w == "looks" || w == "looked" || w == "became" ||
          w == "becomes";
@@ -168,8 +178,14 @@ bool add_opener(Sentence& s, std::string_view opener, const Style& style, const 
     p.space = " ";
     p.changed = true;
   }
-  s.chunks.insert(s.chunks.begin(), pieces.begin(), pieces.end());
-  s.refresh();
+  // Only the new chunks' words are new: the first word changed case, not its lower-case form.
+  std::vector<std::string> lows;
+  lows.reserve(pieces.size());
+  for (const auto& p : pieces) lows.push_back(core_lower(p));
+  s.chunks.insert(s.chunks.begin(), std::make_move_iterator(pieces.begin()),
+                  std::make_move_iterator(pieces.end()));
+  s.low.insert(s.low.begin(), std::make_move_iterator(lows.begin()),
+               std::make_move_iterator(lows.end()));
   return true;
 }
 
@@ -177,16 +193,21 @@ bool add_opener(Sentence& s, std::string_view opener, const Style& style, const 
 // the capitalised words that are probably names, and the openers used so far (each at most once
 // per text).
 struct EditFrame {
-  explicit EditFrame(const std::string& text)
-      : style(detect_style(text)), doc(parse_doc(text)), names(midsentence_capitals(doc)) {}
+  explicit EditFrame(const std::string& text) : EditFrame(analyze(text)) {}
+  explicit EditFrame(Analysis analysis)
+      : doc(std::move(analysis.doc)),
+        style(analysis.style),
+        names_owner(std::move(analysis.names)),
+        names(*names_owner) {}
   // Puts an opener of `tone` not used yet in front of the sentence.
   bool add_opener(Sentence& s, Tone tone, Rng& rng) {
     return perturb::add_opener(s, fresh_opener(tone, used, rng), style, names);
   }
 
-  Style style;
   Doc doc;
-  Names names;
+  Style style;
+  std::shared_ptr<const Names> names_owner;
+  const Names& names;
   std::unordered_set<std::string_view> used;
 };
 
@@ -237,9 +258,10 @@ bool add_copula_adverb(Sentence& s, Tone tone, bool any_complement, Rng& rng) {
 // not run into it.
 void terminate(std::string& text, const Style& style) {
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.pop_back();
-  const auto chunks = to_chunks(text);
-  if (chunks.empty()) return;
-  const std::string& last = chunks.back().text;
+  if (text.empty()) return;
+  // The text of the last chunk (empty when the text is all whitespace).
+  std::string_view last, chunk, space;
+  for (ChunkCursor cursor(text); cursor.next(chunk, space);) last = chunk;
   if (is_terminal_punct(last) || ends_sentence(last) || last.ends_with('"') ||
       last.ends_with("''") || last.ends_with(')'))
     return;
@@ -282,13 +304,22 @@ std::size_t edit_sentences(Doc& doc, double rate, Rng& rng, Edit&& edit) {
   return edited;
 }
 
-// Tries the edits in a random order and stops at the first that applies.
+// Tries the edits in a random order and stops at the first that applies. (The order is a
+// Fisher-Yates shuffle of their positions, drawn as when the edits themselves were shuffled in a
+// vector of std::function, which allocated for every sentence.)
 template <class... Edits>
 bool one_of(Rng& rng, Edits&&... edits) {
-  std::vector<std::function<bool()>> all = {std::forward<Edits>(edits)...};
-  for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[rng.below(i)]);
-  for (auto& e : all)
-    if (e()) return true;
+  constexpr std::size_t n = sizeof...(Edits);
+  std::array<std::size_t, n> order{};
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+  for (std::size_t k : order) {
+    std::size_t position = 0;
+    bool applied = false;
+    // Runs the edit at position k.
+    ((position++ == k ? (applied = edits(), true) : false) || ...);
+    if (applied) return true;
+  }
   return false;
 }
 
@@ -462,7 +493,8 @@ std::size_t substitute_synonyms(Sentence& s, const Style& style, const Names& na
     if (style.casing == CaseStyle::kNatural && is_capitalized(core) && i != first) continue;
     if (has_upper(core.substr(1))) continue;
     if (!rng.chance(rate)) continue;
-    const std::string prev = s.prev(i), next = s.next(i);
+    const std::string& prev = s.prev(i);
+    const std::string& next = s.next(i);
     const lex::Synonym curated = lex::curated_synonym(w);
     std::string synonym;
     if (!curated.word.empty()) {
@@ -527,8 +559,8 @@ class MeaninglessElongation final : public RuleStrategy {
  protected:
   PerturbResult run(const PerturbContext& context, Rng&) const override {
     std::string text = context.candidate_ref().text;
-    const Style style = detect_style(text);
-    const std::string filler = render(lex::filler_paragraph(), style);
+    const Style style = analyze_style(text);
+    const std::string& filler = render_phrase(lex::filler_paragraph(), style);
     while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t' ||
                              text.back() == '\r'))
       text.pop_back();
@@ -566,7 +598,7 @@ class SentimentShift : public RuleStrategy {
           [&] { return add_copula_adverb(s, tone_, false, rng); });
     });
     // The framing sentence closes the last paragraph or list item.
-    const std::string framing = render(rng.pick(lex::framings(tone_)), f.style);
+    const std::string& framing = render_phrase(rng.pick(lex::framings(tone_)), f.style);
     Line* last = nullptr;
     for (auto& line : f.doc.lines)
       if (line.kind == Line::Kind::kText || line.kind == Line::Kind::kItem) last = &line;
@@ -597,7 +629,8 @@ bool hedge_first_verb(Sentence& s) {
   for (std::size_t i = 0; i < s.chunks.size(); ++i) {
     const std::string& w = s.low[i];
     if (w.empty() || !s.bare(i)) continue;
-    const std::string prev = s.prev(i), next = s.next(i);
+    const std::string& prev = s.prev(i);
+    const std::string& next = s.next(i);
     if (lex::is_modal(prev) || prev == "to" || lex::is_negator(prev) || lex::is_determiner(prev))
       continue;
     // Hedge the main clause, not a subordinate one ("when he was 12").
@@ -631,7 +664,7 @@ bool soften_words(Sentence& s) {
   for (std::size_t i = 0; i < s.chunks.size(); ++i) {
     const std::string softer = lex::soften(s.low[i]);
     if (softer.empty()) continue;
-    const std::string next = s.next(i);
+    const std::string& next = s.next(i);
     if (s.low[i] == "very" &&
         (next == "much" || next == "many" || next == "few" || next == "little" || next == "own"))
       continue;
@@ -693,7 +726,8 @@ bool intensify_words(Sentence& s) {
     const std::string& w = s.low[i];
     const std::string stronger = lex::intensify(w);
     if (stronger.empty() || !s.word(i)) continue;
-    const std::string prev = s.prev(i), next = s.next(i);
+    const std::string& prev = s.prev(i);
+    const std::string& next = s.next(i);
     if (lex::is_fixed_collocation(w, next) || lex::is_fixed_collocation(prev, w)) continue;
     if ((w == "many" || w == "very") &&
         (next == "of" || next == "than" || next == "much" || next == "more" || prev == "how" ||

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "perturb/lexicon.hpp"
 #include "probity/text.hpp"
@@ -13,8 +17,25 @@ namespace probity::perturb {
 
 namespace {
 
+// Byte classes, looked up in one table (these tests run for every byte of every chunk).
+enum : std::uint8_t { kSpace = 1, kLeadPunct = 2, kTrailPunct = 4, kAlnum = 8 };
+constexpr std::array<std::uint8_t, 256> kByteClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  auto mark = [&t](std::string_view bytes, std::uint8_t cls) {
+    for (char c : bytes) t[static_cast<unsigned char>(c)] |= cls;
+  };
+  mark(" \t\n\r\f", kSpace);
+  mark("\"'([{<`*_", kLeadPunct);
+  mark("\"')]}>.,;:!?*_`", kTrailPunct);
+  mark("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", kAlnum);
+  return t;
+}();
+
+bool byte_is(char c, std::uint8_t cls) {
+  return (kByteClass[static_cast<unsigned char>(c)] & cls) != 0;
+}
 bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+  return byte_is(c, kSpace);
 }
 bool is_ascii_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -37,21 +58,22 @@ constexpr std::array<std::string_view, 9> kUtf8Punct = {
     "\u201c", "\u201d", "\u2018", "\u2019", "\u00ab", "\u00bb", "\u2026", "\u2014", "\u2013"};
 
 bool lead_punct_char(char c) {
-  return c == '"' || c == '\'' || c == '(' || c == '[' || c == '{' || c == '<' || c == '`' ||
-         c == '*' || c == '_';
+  return byte_is(c, kLeadPunct);
 }
 bool trail_punct_char(char c) {
-  return c == '"' || c == '\'' || c == ')' || c == ']' || c == '}' || c == '>' || c == '.' ||
-         c == ',' || c == ';' || c == ':' || c == '!' || c == '?' || c == '*' || c == '_' ||
-         c == '`';
+  return byte_is(c, kTrailPunct);
 }
 
+// Every mark of kUtf8Punct starts with a lead byte and ends with a continuation byte: an ASCII
+// byte there rules them all out.
 std::size_t utf8_punct_prefix(std::string_view s) {
+  if (s.empty() || static_cast<unsigned char>(s.front()) < 0x80) return 0;
   for (auto p : kUtf8Punct)
     if (s.starts_with(p)) return p.size();
   return 0;
 }
 std::size_t utf8_punct_suffix(std::string_view s) {
+  if (s.empty() || static_cast<unsigned char>(s.back()) < 0x80) return 0;
   for (auto p : kUtf8Punct)
     if (s.ends_with(p)) return p.size();
   return 0;
@@ -59,16 +81,44 @@ std::size_t utf8_punct_suffix(std::string_view s) {
 
 constexpr std::array<std::string_view, 7> kClitics = {"'s", "'re", "'ve", "'ll", "'d", "'m", "n't"};
 
+// lower(chunk) is one of kClitics.
+bool is_clitic(std::string_view chunk) {
+  // Every clitic has two or three bytes and starts with ' or n.
+  if (chunk.size() < 2 || chunk.size() > 3 ||
+      (chunk.front() != '\'' && text::ascii_lower(chunk.front()) != 'n'))
+    return false;
+  return std::any_of(kClitics.begin(), kClitics.end(),
+                     [chunk](std::string_view c) { return equals_lower(chunk, c); });
+}
+
+// Whether lower(s) contains the lower-case `needle`, which has an apostrophe at `quote`, without
+// lower-casing a copy.
+bool contains_lower(std::string_view s, std::string_view needle, std::size_t quote) {
+  for (std::size_t q = s.find('\''); q != std::string_view::npos; q = s.find('\'', q + 1)) {
+    if (q >= quote && q - quote + needle.size() <= s.size() &&
+        equals_lower(s.substr(q - quote, needle.size()), needle))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string lower(std::string_view s) {
   return text::ascii_lower(s);
 }
 
+bool equals_lower(std::string_view s, std::string_view low) {
+  if (s.size() != low.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (text::ascii_lower(s[i]) != low[i]) return false;
+  return true;
+}
+
 bool has_alnum(std::string_view s) {
   while (!s.empty()) {
     const char c = s.front();
-    if (is_ascii_alpha(c) || is_digit(c)) return true;
+    if (byte_is(c, kAlnum)) return true;
     if (static_cast<unsigned char>(c) >= 0x80) {
       // Non-ASCII: a letter unless it spells one of the punctuation marks we know.
       std::size_t n = utf8_punct_prefix(s);
@@ -131,20 +181,31 @@ std::size_t count_words(std::string_view text) {
   return n;
 }
 
+bool ChunkCursor::next(std::string_view& text, std::string_view& space) {
+  // Leading whitespace makes a first chunk with empty text.
+  if (i_ >= s_.size()) return false;
+  const std::size_t start = i_;
+  while (i_ < s_.size() && !is_space(s_[i_])) ++i_;
+  const std::size_t word_end = i_;
+  while (i_ < s_.size() && is_space(s_[i_])) ++i_;
+  text = s_.substr(start, word_end - start);
+  space = s_.substr(word_end, i_ - word_end);
+  return true;
+}
+
 std::vector<Chunk> to_chunks(std::string_view s) {
+  // Counted first: one allocation instead of the vector's growth (Chunk moves are not free).
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (is_space(s[i]) ? i == 0 : (i == 0 || is_space(s[i - 1]))) ++n;
   std::vector<Chunk> out;
-  std::size_t i = 0;
-  if (!s.empty() && is_space(s.front())) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    out.push_back({"", std::string(s.substr(0, i))});
-  }
-  while (i < s.size()) {
-    std::size_t start = i;
-    while (i < s.size() && !is_space(s[i])) ++i;
-    std::size_t word_end = i;
-    while (i < s.size() && is_space(s[i])) ++i;
-    out.push_back({std::string(s.substr(start, word_end - start)),
-                   std::string(s.substr(word_end, i - word_end))});
+  out.reserve(n);
+  ChunkCursor cursor(s);
+  std::string_view text, space;
+  while (cursor.next(text, space)) {
+    Chunk& chunk = out.emplace_back();  // filled in place: no temporaries to move
+    chunk.text.assign(text.data(), text.size());
+    chunk.space.assign(space.data(), space.size());
   }
   return out;
 }
@@ -160,12 +221,9 @@ std::string join_chunks(const std::vector<Chunk>& chunks) {
 
 WordParts split_word(std::string_view chunk) {
   WordParts parts;
-  const std::string low = lower(chunk);
-  for (auto clitic : kClitics) {
-    if (low == clitic) {
-      parts.core = chunk;
-      return parts;
-    }
+  if (is_clitic(chunk)) {
+    parts.core = chunk;
+    return parts;
   }
   if (!has_alnum(chunk)) {
     parts.lead = chunk;
@@ -229,7 +287,12 @@ bool is_terminal_punct(std::string_view token) {
 
 void fix_articles(std::vector<Chunk>& chunks) {
   for (std::size_t i = 0; i + 1 < chunks.size(); ++i) {
-    const WordParts art = split_word(chunks[i].text);
+    // An article ends its chunk (no trailing punctuation) with a or n: most chunks stop here.
+    const std::string& text = chunks[i].text;
+    if (text.empty() ||
+        (text.back() != 'a' && text.back() != 'A' && text.back() != 'n' && text.back() != 'N'))
+      continue;
+    const WordParts art = split_word(text);
     const std::string low = lower(art.core);
     if ((low != "a" && low != "an") || !art.trail.empty()) continue;
     std::size_t j = i + 1;
@@ -249,25 +312,29 @@ void fix_articles(std::vector<Chunk>& chunks) {
 
 // ---- style -----------------------------------------------------------------------------------
 
-Style detect_style(std::string_view text) {
+namespace {
+
+// `doc` is parse_doc(text), or null to parse it when needed.
+Style detect_style(std::string_view text, const Doc* doc) {
   Style style;
   std::size_t detached = 0, attached = 0;
-  for (const auto& chunk : to_chunks(text)) {
-    if (chunk.text.empty()) continue;
-    const std::string low = lower(chunk.text);
-    if (std::find(kClitics.begin(), kClitics.end(), low) != kClitics.end()) {
+  ChunkCursor cursor(text);
+  std::string_view chunk, space;
+  while (cursor.next(chunk, space)) {
+    if (chunk.empty()) continue;
+    if (is_clitic(chunk)) {
       ++detached;
       continue;
     }
-    if (is_punct_chunk(chunk.text)) {
-      if (chunk.text.find_first_of(".,;:!?") != std::string::npos) ++detached;
+    if (is_punct_chunk(chunk)) {
+      if (chunk.find_first_of(".,;:!?") != std::string_view::npos) ++detached;
       continue;
     }
-    const WordParts parts = split_word(chunk.text);
+    const WordParts parts = split_word(chunk);
     if (parts.trail.find_first_of(",;:!?") != std::string_view::npos ||
-        (parts.trail.find('.') != std::string_view::npos && ends_sentence(chunk.text)))
+        (parts.trail.find('.') != std::string_view::npos && ends_sentence(chunk)))
       ++attached;
-    if (low.find("'s") != std::string::npos || low.find("n't") != std::string::npos) ++attached;
+    if (contains_lower(chunk, "'s", 0) || contains_lower(chunk, "n't", 1)) ++attached;
   }
   style.tokenized = detached > attached;
 
@@ -279,14 +346,20 @@ Style detect_style(std::string_view text) {
     return style;
   }
   if (!style.tokenized) return style;
+  Doc parsed;
+  if (doc == nullptr) {
+    parsed = parse_doc(text);
+    doc = &parsed;
+  }
   // Sentence case: every capital is the first letter of a sentence's first word.
   std::size_t capital_starts = 0;
-  for (const auto& line : parse_doc(text).lines) {
+  for (const auto& line : doc->lines) {
     if (line.kind == Line::Kind::kHeader) return style;
     for (const auto& sentence : line.sentences) {
       bool first_word = true;
-      for (const auto& chunk : to_chunks(sentence)) {
-        const WordParts parts = split_word(chunk.text);
+      ChunkCursor words(sentence);
+      while (words.next(chunk, space)) {
+        const WordParts parts = split_word(chunk);
         if (parts.core.empty() || !has_alnum(parts.core)) continue;
         if (first_word) {
           if (has_upper(parts.core.substr(1))) return style;
@@ -302,52 +375,75 @@ Style detect_style(std::string_view text) {
   return style;
 }
 
+}  // namespace
+
+Style detect_style(std::string_view text) {
+  return detect_style(text, nullptr);
+}
+
+Style detect_style(std::string_view text, const Doc& doc) {
+  return detect_style(text, &doc);
+}
+
 std::string ptb_tokenize(std::string_view natural) {
   std::string out;
+  out.reserve(natural.size() + natural.size() / 4);
   std::size_t line_start = 0;
+  std::vector<std::string_view> pieces, tail;  // reused from line to line
   while (line_start <= natural.size()) {
     std::size_t nl = natural.find('\n', line_start);
     std::string_view line = natural.substr(
         line_start, nl == std::string_view::npos ? std::string_view::npos : nl - line_start);
-    std::vector<std::string> tokens;
+    // Tokens are written as they come, separated by single spaces.
+    bool first_token = true;
+    auto emit = [&](std::string_view token) {
+      if (!first_token) out += ' ';
+      out += token;
+      first_token = false;
+    };
     // Pieces: whitespace chunks, further cut after a closing bracket glued to a word
     // ("(CNN)Donald") and after a currency sign ("$2.6").
-    std::vector<std::string> pieces;
-    for (const auto& c : to_chunks(line)) {
-      std::string_view rest = c.text;
+    pieces.clear();
+    ChunkCursor cursor(line);
+    std::string_view text, space;
+    while (cursor.next(text, space)) {
+      std::string_view rest = text;
       while (!rest.empty()) {
         std::size_t cut = rest.find(')');
         if (cut == std::string_view::npos || cut + 1 >= rest.size()) cut = std::string_view::npos;
         if (rest.size() > 1 && rest.front() == '$' && is_digit(rest[1])) cut = 0;
         if (cut == std::string_view::npos) {
-          pieces.emplace_back(rest);
+          pieces.push_back(rest);
           break;
         }
-        pieces.emplace_back(rest.substr(0, cut + 1));
+        pieces.push_back(rest.substr(0, cut + 1));
         rest.remove_prefix(cut + 1);
       }
     }
     for (std::size_t ci = 0; ci < pieces.size(); ++ci) {
-      std::string chunk = pieces[ci];
+      std::string chunk(pieces[ci]);
       if (chunk.empty()) continue;
-      // Curly apostrophes and quotes become their ASCII forms, as PTB tokenizers do.
-      for (auto [from, to] : std::array<std::pair<std::string_view, std::string_view>, 4>{
-               {{"\u2019", "'"}, {"\u2018", "'"}, {"\u201c", "\""}, {"\u201d", "\""}}}) {
-        for (std::size_t p = chunk.find(from); p != std::string::npos; p = chunk.find(from, p))
-          chunk.replace(p, from.size(), to);
+      // Curly apostrophes and quotes become their ASCII forms, as PTB tokenizers do (all four
+      // start with the byte E2).
+      if (chunk.find('\xE2') != std::string::npos) {
+        for (auto [from, to] : std::array<std::pair<std::string_view, std::string_view>, 4>{
+                 {{"\u2019", "'"}, {"\u2018", "'"}, {"\u201c", "\""}, {"\u201d", "\""}}}) {
+          for (std::size_t p = chunk.find(from); p != std::string::npos; p = chunk.find(from, p))
+            chunk.replace(p, from.size(), to);
+        }
       }
       const bool last = ci + 1 == pieces.size();
-      if (std::find(kClitics.begin(), kClitics.end(), lower(chunk)) != kClitics.end()) {
-        tokens.push_back(chunk);  // already tokenized ("i 've")
+      if (is_clitic(chunk)) {
+        emit(chunk);  // already tokenized ("i 've")
         continue;
       }
       std::string_view rest = chunk;
-      std::vector<std::string> tail;
+      tail.clear();  // views into `chunk` or literals
       while (!rest.empty() &&
              (rest.front() == '"' || rest.front() == '(' || rest.front() == '[' ||
               rest.front() == '{' || rest.front() == '\'' || rest.front() == '`')) {
         if (rest.size() == 1) break;
-        tokens.push_back(rest.front() == '"' ? "``" : std::string(1, rest.front()));
+        emit(rest.front() == '"' ? std::string_view("``") : rest.substr(0, 1));
         rest.remove_prefix(1);
       }
       while (!rest.empty()) {
@@ -362,7 +458,7 @@ std::string ptb_tokenize(std::string_view natural) {
         }
         if (c == '"' || c == ')' || c == ']' || c == '}' || c == '.' || c == ',' || c == ';' ||
             c == ':' || c == '!' || c == '?') {
-          tail.push_back(c == '"' ? "''" : std::string(1, c));
+          tail.push_back(c == '"' ? std::string_view("''") : rest.substr(rest.size() - 1));
           rest.remove_suffix(1);
         } else if (rest.ends_with("\u2026")) {
           tail.push_back("...");
@@ -373,30 +469,28 @@ std::string ptb_tokenize(std::string_view natural) {
       }
       // Clitics: "can't" -> "ca n't", "team's" -> "team 's".
       if (!rest.empty()) {
-        const std::string low = lower(rest);
+        auto ends_with_lower = [&rest](std::string_view suffix) {
+          return equals_lower(rest.substr(rest.size() - suffix.size()), suffix);
+        };
         std::size_t cut = std::string_view::npos;
-        if (low.size() > 3 && low.ends_with("n't")) {
-          cut = low.size() - 3;
+        if (rest.size() > 3 && ends_with_lower("n't")) {
+          cut = rest.size() - 3;
         } else {
           for (auto clitic : kClitics) {
-            if (clitic != "n't" && low.size() > clitic.size() && low.ends_with(clitic)) {
-              cut = low.size() - clitic.size();
+            if (clitic != "n't" && rest.size() > clitic.size() && ends_with_lower(clitic)) {
+              cut = rest.size() - clitic.size();
               break;
             }
           }
         }
         if (cut != std::string_view::npos) {
-          tokens.emplace_back(rest.substr(0, cut));
-          tokens.emplace_back(rest.substr(cut));
+          emit(rest.substr(0, cut));
+          emit(rest.substr(cut));
         } else {
-          tokens.emplace_back(rest);
+          emit(rest);
         }
       }
-      for (auto it = tail.rbegin(); it != tail.rend(); ++it) tokens.push_back(*it);
-    }
-    for (std::size_t t = 0; t < tokens.size(); ++t) {
-      if (t > 0) out += ' ';
-      out += tokens[t];
+      for (auto it = tail.rbegin(); it != tail.rend(); ++it) emit(*it);
     }
     if (nl == std::string_view::npos) break;
     out += '\n';
@@ -428,6 +522,19 @@ std::string render(std::string_view natural, const Style& style) {
     if (chunk.space.find('\n') != std::string::npos) at_start = true;
   }
   return join_chunks(chunks);
+}
+
+const std::string& render_phrase(std::string_view natural, const Style& style) {
+  // Keyed by the style and the phrase; node-based, so references stay valid as it grows.
+  thread_local std::unordered_map<std::string, std::string> rendered;
+  std::string key;
+  key.reserve(natural.size() + 2);
+  key += static_cast<char>('0' + static_cast<int>(style.casing));
+  key += style.tokenized ? 't' : 'n';
+  key += natural;
+  auto it = rendered.find(key);
+  if (it == rendered.end()) it = rendered.emplace(std::move(key), render(natural, style)).first;
+  return it->second;
 }
 
 // ---- layout ----------------------------------------------------------------------------------
@@ -475,7 +582,30 @@ bool looks_like_header(std::string_view t, bool next_line_has_text) {
          last != '.' && last != '!' && last != '?' && last != ',' && last != ';';
 }
 
-void segment(Line& line) {
+// Where the sentences of a line's content are: what is worth remembering of a parse.
+struct Span {
+  std::uint32_t at, size;
+};
+using LineSpans = std::vector<Span>;
+
+// Splits the line into sentences and the gaps around them. With `known`, the spans a former
+// split of the same content found; otherwise the splitter's, recorded in `found` (nullptr: not
+// wanted; cleared when the splitter changed bytes, as no span describes that).
+void segment(Line& line, const LineSpans* known, LineSpans* found) {
+  if (known != nullptr) {
+    line.sentences.clear();
+    line.sentences.reserve(known->size());
+    line.gaps.assign(known->size() + 1, "");
+    std::size_t cursor = 0;
+    for (std::size_t i = 0; i < known->size(); ++i) {
+      const Span span = (*known)[i];
+      line.sentences.push_back(line.content.substr(span.at, span.size));
+      line.gaps[i] = line.content.substr(cursor, span.at - cursor);
+      cursor = span.at + span.size;
+    }
+    line.gaps.back() = line.content.substr(std::min(cursor, line.content.size()));
+    return;
+  }
   line.sentences = text::split_sentences(line.content);
   line.gaps.assign(line.sentences.size() + 1, "");
   std::size_t cursor = 0;
@@ -486,9 +616,13 @@ void segment(Line& line) {
       for (std::size_t g = 1; g < line.sentences.size(); ++g) line.gaps[g].assign(1, ' ');
       line.gaps.front().clear();
       line.gaps.back().clear();
+      if (found != nullptr) found->clear();
       return;
     }
     line.gaps[i] = line.content.substr(cursor, at - cursor);
+    if (found != nullptr)
+      found->push_back(
+          {static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(line.sentences[i].size())});
     cursor = at + line.sentences[i].size();
   }
   line.gaps.back() = line.content.substr(std::min(cursor, line.content.size()));
@@ -502,7 +636,20 @@ std::size_t Doc::num_sentences() const {
   return n;
 }
 
-Doc parse_doc(std::string_view text) {
+namespace {
+
+// How parse_doc() read a line: its kind, the lengths of its prefix and content (the suffix is
+// the rest) and where its sentences are. What is worth remembering of a parse.
+struct LineLayout {
+  Line::Kind kind = Line::Kind::kBlank;
+  std::uint32_t prefix = 0, content = 0;
+  LineSpans spans;
+};
+
+// parse_doc() with each line read as `known` says (one layout per line), or read afresh and
+// recorded in `found`; `representable` turns false when a line's sentences are not slices of it.
+Doc parse_doc(std::string_view text, const std::vector<LineLayout>* known,
+              std::vector<LineLayout>* found, bool* representable) {
   Doc doc;
   std::vector<std::string_view> raw;
   for (std::size_t start = 0;;) {
@@ -512,10 +659,30 @@ Doc parse_doc(std::string_view text) {
     if (nl == std::string_view::npos) break;
     start = nl + 1;
   }
+  if (known != nullptr && known->size() != raw.size()) known = nullptr;  // not this text's
+  if (found != nullptr) found->assign(raw.size(), {});
+  doc.lines.reserve(raw.size());
   std::size_t section = 0;
   for (std::size_t i = 0; i < raw.size(); ++i) {
     Line line;
     std::string_view r = raw[i];
+    if (known != nullptr) {
+      const LineLayout& layout = (*known)[i];
+      line.kind = layout.kind;
+      if (line.kind == Line::Kind::kBlank) {
+        line.suffix = std::string(r);
+      } else {
+        line.prefix = std::string(r.substr(0, layout.prefix));
+        line.content = std::string(r.substr(layout.prefix, layout.content));
+        line.suffix = std::string(r.substr(layout.prefix + layout.content));
+        if (line.kind == Line::Kind::kHeader) ++section;
+      }
+      line.section = section;
+      if (line.kind == Line::Kind::kItem || line.kind == Line::Kind::kText)
+        segment(line, &layout.spans, nullptr);
+      doc.lines.push_back(std::move(line));
+      continue;
+    }
     std::size_t end = r.size();
     while (end > 0 && is_space(r[end - 1])) --end;
     std::size_t begin = 0;
@@ -545,10 +712,119 @@ Doc parse_doc(std::string_view text) {
       line.content = std::string(body);
     }
     line.section = section;
-    if (line.kind != Line::Kind::kHeader) segment(line);
+    LineLayout* layout = found != nullptr ? &(*found)[i] : nullptr;
+    if (layout != nullptr) {
+      layout->kind = line.kind;
+      layout->prefix = static_cast<std::uint32_t>(line.prefix.size());
+      layout->content = static_cast<std::uint32_t>(line.content.size());
+    }
+    if (line.kind != Line::Kind::kHeader) {
+      segment(line, nullptr, layout != nullptr ? &layout->spans : nullptr);
+      if (layout != nullptr && layout->spans.size() != line.sentences.size())
+        *representable = false;
+    }
     doc.lines.push_back(std::move(line));
   }
   return doc;
+}
+
+}  // namespace
+
+Doc parse_doc(std::string_view text) {
+  return parse_doc(text, nullptr, nullptr, nullptr);
+}
+
+namespace {
+
+// What analyze() remembers of a text: its style, how its lines read and its names.
+struct Parsed {
+  Style style;
+  std::vector<LineLayout> lines;
+  std::shared_ptr<const std::unordered_set<std::string>> names;
+};
+
+// Parsed texts, keyed by the whole text (so a hit is exact), in shards that lock separately.
+// Every strategy parses each candidate, one strategy after another over the whole dataset, so
+// only a cache of every candidate helps: it holds at most kCapacity bytes of texts (plus a few
+// bytes per sentence and name) and a full shard starts over.
+class ParseCache {
+ public:
+  std::shared_ptr<const Parsed> find(std::string_view text) {
+    const Probe probe{text, Hash{}(text)};  // the text is hashed once, for shard and map
+    Shard& shard = shard_of(probe.hash);
+    std::lock_guard lock(shard.mutex);
+    const auto it = shard.map.find(probe);
+    return it == shard.map.end() ? nullptr : it->second;
+  }
+  void insert(std::string_view text, std::shared_ptr<const Parsed> parsed) {
+    Shard& shard = shard_of(Hash{}(text));
+    std::lock_guard lock(shard.mutex);
+    if (shard.bytes + text.size() > kCapacity / kShards) {
+      shard.map.clear();
+      shard.bytes = 0;
+    }
+    if (shard.map.try_emplace(std::string(text), std::move(parsed)).second)
+      shard.bytes += text.size();
+  }
+
+ private:
+  static constexpr std::size_t kShards = 16;
+  static constexpr std::size_t kCapacity = std::size_t{128} << 20;
+  // A text with its hash.
+  struct Probe {
+    std::string_view text;
+    std::size_t hash;
+  };
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    std::size_t operator()(const Probe& p) const { return p.hash; }
+  };
+  struct Equal {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+    bool operator()(const Probe& a, std::string_view b) const { return a.text == b; }
+    bool operator()(std::string_view a, const Probe& b) const { return a == b.text; }
+  };
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::shared_ptr<const Parsed>, Hash, Equal> map;
+    std::size_t bytes = 0;
+  };
+  Shard& shard_of(std::size_t hash) {
+    // The top bits, which the maps' bucket indices (the low ones, modulo) do not follow.
+    return shards_[(hash >> 32) % kShards];
+  }
+  std::array<Shard, kShards> shards_;
+};
+
+ParseCache& parse_cache() {
+  static ParseCache cache;
+  return cache;
+}
+
+}  // namespace
+
+Analysis analyze(std::string_view text) {
+  if (const auto parsed = parse_cache().find(text))
+    return {parse_doc(text, &parsed->lines, nullptr, nullptr), parsed->style, parsed->names};
+  auto parsed = std::make_shared<Parsed>();
+  bool representable = true;
+  Analysis out;
+  out.doc = parse_doc(text, nullptr, &parsed->lines, &representable);
+  out.style = detect_style(text, out.doc);
+  out.names =
+      std::make_shared<const std::unordered_set<std::string>>(midsentence_capitals(out.doc));
+  parsed->style = out.style;
+  parsed->names = out.names;
+  // Text past 4 GiB or that the splitter changed (invalid UTF-8) is parsed every time.
+  if (representable && text.size() <= UINT32_MAX) parse_cache().insert(text, std::move(parsed));
+  return out;
+}
+
+Style analyze_style(std::string_view text) {
+  if (const auto parsed = parse_cache().find(text)) return parsed->style;
+  return analyze(text).style;
 }
 
 std::string render_doc(const Doc& doc) {
@@ -605,8 +881,10 @@ std::unordered_set<std::string> midsentence_capitals(const Doc& doc) {
   for (const auto& line : doc.lines) {
     for (const auto& sentence : line.sentences) {
       bool first = true;
-      for (const auto& chunk : to_chunks(sentence)) {
-        const WordParts parts = split_word(chunk.text);
+      ChunkCursor cursor(sentence);
+      std::string_view chunk, space;
+      while (cursor.next(chunk, space)) {
+        const WordParts parts = split_word(chunk);
         if (parts.core.empty() || !has_alnum(parts.core)) continue;
         if (!first && is_capitalized(parts.core) && parts.core != "I")
           names.insert(lower(parts.core));

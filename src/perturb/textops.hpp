@@ -4,6 +4,7 @@
 // layout model (headers, list items, sentences) that lets edits keep the line structure.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -31,8 +32,14 @@ struct Style {
 };
 
 Style detect_style(std::string_view text);
+struct Doc;
+// The same for a text whose parse_doc() the caller already has (spares parsing it again).
+Style detect_style(std::string_view text, const Doc& doc);
 // Renders natural English text (our own phrases, source sentences) in `style`.
 std::string render(std::string_view natural, const Style& style);
+// render() of one of our fixed phrases (the filler, framings), computed once per thread and
+// style: every distinct phrase is kept, so not for text taken from the input.
+const std::string& render_phrase(std::string_view natural, const Style& style);
 // PTB-like tokenization: splits punctuation, quotes (as `` and ''), and clitics ('s, n't, ...).
 std::string ptb_tokenize(std::string_view natural);
 
@@ -56,7 +63,22 @@ struct Chunk {
 };
 
 std::vector<Chunk> to_chunks(std::string_view s);
+
+// The chunks of to_chunks(s) as views into `s`, for readers that need no copies.
+class ChunkCursor {
+ public:
+  explicit ChunkCursor(std::string_view s) : s_(s) {}
+  // The next chunk's text and following whitespace; false after the last one.
+  bool next(std::string_view& text, std::string_view& space);
+
+ private:
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
 std::string join_chunks(const std::vector<Chunk>& chunks);
+
+// ASCII case-insensitive equality with a lower-case `low`.
+bool equals_lower(std::string_view s, std::string_view low);
 
 // A chunk split into leading punctuation, the word, and trailing punctuation.
 struct WordParts {
@@ -97,6 +119,18 @@ struct Doc {
 };
 
 Doc parse_doc(std::string_view text);
+
+// parse_doc(), detect_style() and midsentence_capitals() of a text, for the strategies, which
+// start from them. Worked out once per text and remembered (exactly, keyed by the whole text;
+// capped): every strategy analyses every candidate.
+struct Analysis {
+  Doc doc;
+  Style style;
+  std::shared_ptr<const std::unordered_set<std::string>> names;
+};
+Analysis analyze(std::string_view text);
+// analyze(text).style, without building the document when the text was analysed before.
+Style analyze_style(std::string_view text);
 // Reassembles the text. Empty sentences are dropped together with the gap in front of them.
 std::string render_doc(const Doc& doc);
 

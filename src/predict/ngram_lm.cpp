@@ -51,7 +51,8 @@ std::uint32_t NgramIndex::find(std::uint64_t key) const {
 
 std::uint32_t NgramIndex::insert(std::uint64_t key) {
   if (key == kEmpty) throw std::length_error("n-gram key out of range");
-  if (2 * (size_ + 1) > slots_.size()) grow();  // load factor ≤ ½ keeps probes short
+  // Load factor ≤ 0.7: probes stay short (mixed keys) at 24 bytes of slots per n-gram or less.
+  if (10 * (size_ + 1) > 7 * slots_.size()) grow();
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = util::mix64(key) & mask;; i = (i + 1) & mask) {
     if (slots_[i] == key) return values_[i];
@@ -92,19 +93,34 @@ void NgramIndex::shrink_keys() {
 
 // ---- Builder --------------------------------------------------------------------------------
 
-NgramLm::Builder::Builder(int order) : order_(order) {
+NgramLm::Builder::Builder(int order) : Builder(order, 0) {
+  for (const char* special : {"<s>", "</s>", "<unk>"}) intern_any(special);
+}
+
+NgramLm::Builder::Builder(int order, std::size_t num_ids) : order_(order), num_ids_(num_ids) {
   if (order < 1 || order > kMaxOrder) {
     throw std::invalid_argument("n-gram order must be in 1.." + std::to_string(kMaxOrder) +
                                 ", got " + std::to_string(order));
   }
+  if (num_ids != 0 && num_ids <= kUnk) throw std::invalid_argument("n-gram vocabulary too small");
+  if (num_ids >= NgramIndex::kNone) throw std::length_error("vocabulary too large");
   const auto n = static_cast<std::size_t>(order);
   index_.resize(n + 1);
   raw_.resize(n + 1);
   prefix_.resize(n + 1);
-  for (const char* special : {"<s>", "</s>", "<unk>"}) intern_any(special);
+  raw_[1].assign(num_ids, 0);
+}
+
+NgramLm::Builder::Builder(std::shared_ptr<const Table> table)
+    : Builder(table->order_, table->num_ids_) {
+  table_ = std::move(table);
+  for (std::size_t k = 2; k <= static_cast<std::size_t>(order_); ++k)
+    raw_[k].assign(table_->index_[k].size(), 0);
 }
 
 NgramLm::Id NgramLm::Builder::intern_any(std::string_view word) {
+  if (words_.size() != num_ids_)
+    throw std::logic_error("n-gram vocabulary without strings: nothing to intern");
   auto it = ids_.find(std::string(word));
   if (it != ids_.end()) return it->second;
   if (words_.size() >= NgramIndex::kNone - 1) throw std::length_error("vocabulary too large");
@@ -112,6 +128,7 @@ NgramLm::Id NgramLm::Builder::intern_any(std::string_view word) {
   words_.emplace_back(word);
   ids_.emplace(words_.back(), id);
   raw_[1].push_back(0);
+  ++num_ids_;
   return id;
 }
 
@@ -128,14 +145,18 @@ void NgramLm::Builder::add(std::span<const std::string_view> tokens) {
 }
 
 void NgramLm::Builder::add(std::span<const Id> ids) {
+  add(ids, 1);
+}
+
+void NgramLm::Builder::add(std::span<const Id> ids, std::uint32_t count) {
   sentence_.assign(1, kBos);
   for (Id w : ids) {
-    if (w <= kUnk || w >= words_.size()) {
+    if (w <= kUnk || w >= num_ids_) {
       throw std::invalid_argument("n-gram training id " + std::to_string(w) + " is not interned");
     }
     sentence_.push_back(w);
   }
-  add_ids();
+  add_ids(count);
 }
 
 // Training words must not collide with the padding symbols, whose counts have fixed roles.
@@ -151,7 +172,7 @@ NgramLm::Id NgramLm::Builder::intern(std::string_view word) {
 // Counts every n-gram (orders 1..n) that ends at each position after <s>. chain_[k−1] is the
 // order-k n-gram ending at the current position; its key is (order-(k−1) n-gram ending here,
 // its first word), and its context is previous_chain_[k−2], the (k−1)-gram ending one earlier.
-void NgramLm::Builder::add_ids() {
+void NgramLm::Builder::add_ids(std::uint32_t count) {
   sentence_.push_back(kEos);
   const auto n = static_cast<std::size_t>(order_);
   chain_.assign(n, NgramIndex::kNone);
@@ -160,19 +181,35 @@ void NgramLm::Builder::add_ids() {
   for (std::size_t i = 1; i < sentence_.size(); ++i) {
     const Id w = sentence_[i];
     chain_[0] = w;
-    ++raw_[1][w];
+    raw_[1][w] += count;
     for (std::size_t k = 2; k <= std::min(n, i + 1); ++k) {
-      const std::uint32_t e =
-          index_[k].insert(NgramIndex::pack(chain_[k - 2], sentence_[i + 1 - k]));
-      if (e == raw_[k].size()) {
-        raw_[k].push_back(0);
-        prefix_[k].push_back(previous_chain_[k - 2]);
+      const std::uint64_t key = NgramIndex::pack(chain_[k - 2], sentence_[i + 1 - k]);
+      std::uint32_t e = 0;
+      if (table_) {
+        e = table_->index_[k].find(key);
+        if (e == NgramIndex::kNone) throw std::logic_error("n-gram not in the builder's table");
+      } else {
+        e = index_[k].insert(key);
+        if (e == raw_[k].size()) {
+          raw_[k].push_back(0);
+          prefix_[k].push_back(previous_chain_[k - 2]);
+        }
       }
-      ++raw_[k][e];
+      raw_[k][e] += count;
       chain_[k - 1] = e;
     }
     std::swap(chain_, previous_chain_);
   }
+}
+
+std::shared_ptr<const NgramLm::Table> NgramLm::Builder::table() && {
+  if (table_) return table_;
+  auto table = std::make_shared<Table>();
+  table->order_ = order_;
+  table->num_ids_ = num_ids_;
+  table->index_ = std::move(index_);
+  table->prefix_ = std::move(prefix_);
+  return table;
 }
 
 NgramLm NgramLm::Builder::build() && {
@@ -180,23 +217,28 @@ NgramLm NgramLm::Builder::build() && {
   NgramLm lm;
   lm.order_ = order_;
   lm.levels_.resize(n + 1);
-  const std::size_t num_words = words_.size();
-  auto entries = [&](std::size_t k) { return k == 1 ? num_words : index_[k].size(); };
+  const std::size_t num_words = num_ids_;
+  const auto& index = table_ ? table_->index_ : index_;
+  const auto& prefix = table_ ? table_->prefix_ : prefix_;
+  auto entries = [&](std::size_t k) { return k == 1 ? num_words : index[k].size(); };
 
   // First word of every entry of order k (a word id at order 1).
   auto first_word = [&](std::size_t k, std::size_t e) -> Id {
-    return k == 1 ? static_cast<Id>(e) : static_cast<Id>(index_[k].keys()[e] & 0xFFFFFFFFu);
+    return k == 1 ? static_cast<Id>(e) : static_cast<Id>(index[k].keys()[e] & 0xFFFFFFFFu);
   };
 
   // Adjusted counts: raw at the highest order and for n-grams starting with <s>, otherwise the
-  // continuation count N1+(• g) = number of distinct order-(k+1) n-grams whose suffix is g.
+  // continuation count N1+(• g) = number of distinct order-(k+1) n-grams whose suffix is g (of
+  // a table, those this model has seen).
   for (std::size_t k = n; k >= 1; --k) {
     auto& count = lm.levels_[k].count;
     if (k == n) {
       count = raw_[k];
     } else {
       count.assign(entries(k), 0);
-      for (std::uint64_t key : index_[k + 1].keys()) ++count[key >> 32];
+      const auto& keys = index[k + 1].keys();
+      for (std::size_t e = 0; e < keys.size(); ++e)
+        if (raw_[k + 1][e] > 0) ++count[keys[e] >> 32];
       for (std::size_t e = 0; e < count.size(); ++e) {
         if (first_word(k, e) == kBos) count[e] = raw_[k][e];
       }
@@ -223,7 +265,7 @@ NgramLm NgramLm::Builder::build() && {
     for (std::size_t e = 0; e < count.size(); ++e) {
       const std::uint32_t a = count[e];
       if (a == 0) continue;
-      const std::size_t c = k == 1 ? 0 : prefix_[k][e];
+      const std::size_t c = k == 1 ? 0 : prefix[k][e];
       ctx.total[c] += a;
       ++buckets[c][std::min<std::uint32_t>(a, 3) - 1];
     }
@@ -233,12 +275,16 @@ NgramLm NgramLm::Builder::build() && {
     }
   }
 
-  for (std::size_t k = 2; k <= n; ++k) {
-    index_[k].shrink_keys();
-    lm.levels_[k].index = std::move(index_[k]);
+  if (table_) {
+    lm.table_ = table_;
+  } else {  // its own: the index without what only building needs
+    for (std::size_t k = 2; k <= n; ++k) index_[k].shrink_keys();
+    prefix_.clear();
+    lm.table_ = std::move(*this).table();
   }
   lm.words_ = std::move(words_);
   lm.ids_ = std::move(ids_);
+  lm.num_ids_ = num_ids_;
   return lm;
 }
 
@@ -250,7 +296,13 @@ NgramLm NgramLm::train(int order, std::span<const std::vector<std::string>> text
 
 // ---- Queries --------------------------------------------------------------------------------
 
+const std::string& NgramLm::word(Id id) const {
+  if (words_.empty()) throw std::logic_error("n-gram model without word strings");
+  return words_.at(id);
+}
+
 NgramLm::Id NgramLm::id(std::string_view word) const {
+  if (words_.empty()) throw std::logic_error("n-gram model without word strings");
   auto it = ids_.find(std::string(word));
   return it == ids_.end() || it->second == kBos ? kUnk : it->second;
 }
@@ -262,10 +314,17 @@ std::size_t NgramLm::num_ngrams(int k) const {
       std::count_if(count.begin(), count.end(), [](std::uint32_t a) { return a > 0; }));
 }
 
-std::size_t NgramLm::memory_bytes() const {
+std::size_t NgramLm::Table::memory_bytes() const {
   std::size_t bytes = 0;
+  for (const auto& index : index_) bytes += index.memory_bytes();
+  for (const auto& p : prefix_) bytes += p.capacity() * sizeof(std::uint32_t);
+  return bytes;
+}
+
+std::size_t NgramLm::memory_bytes() const {
+  std::size_t bytes = table_ ? table_->memory_bytes() : 0;  // shared or not
   for (const auto& level : levels_) {
-    bytes += level.index.memory_bytes() + level.count.capacity() * sizeof(std::uint32_t) +
+    bytes += level.count.capacity() * sizeof(std::uint32_t) +
              level.total.capacity() * sizeof(std::uint32_t) +
              level.gamma.capacity() * sizeof(double);
   }
@@ -288,8 +347,8 @@ NgramLm::State NgramLm::state(std::span<const Id> context) const {
   std::uint32_t entry = NgramIndex::kNone;
   for (std::size_t j = 1; j <= usable; ++j) {
     const Id w = context[context.size() - j];
-    if (w >= words_.size()) break;
-    entry = j == 1 ? w : levels_[j].index.find(NgramIndex::pack(entry, w));
+    if (w >= num_ids_) break;
+    entry = j == 1 ? w : table_->index_[j].find(NgramIndex::pack(entry, w));
     // A suffix that is unseen or never followed by a word has no longer extension either.
     if (entry == NgramIndex::kNone || levels_[j].total[entry] == 0) break;
     s.words[j - 1] = w;
@@ -300,7 +359,7 @@ NgramLm::State NgramLm::state(std::span<const Id> context) const {
 }
 
 double NgramLm::prob(const State& state, Id word) const {
-  if (word >= words_.size() || word == kBos) word = kUnk;
+  if (word >= num_ids_ || word == kBos) word = kUnk;
   double p = 1.0 / static_cast<double>(vocab_size());
   const Level& root = levels_[0];
   if (root.total[0] > 0) {
@@ -311,7 +370,7 @@ double NgramLm::prob(const State& state, Id word) const {
   for (int j = 1; j <= state.depth; ++j) {
     const auto k = static_cast<std::size_t>(j + 1);
     if (event != NgramIndex::kNone) {
-      event = levels_[k].index.find(NgramIndex::pack(event, state.words[j - 1]));
+      event = table_->index_[k].find(NgramIndex::pack(event, state.words[j - 1]));
     }
     const std::uint32_t a = event == NgramIndex::kNone ? 0 : levels_[k].count[event];
     const Level& ctx = levels_[k - 1];

@@ -27,6 +27,7 @@
 // trie, so both the context chain and the event chain of a query extend one word per lookup.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,26 +68,54 @@ class NgramLm {
   static constexpr Id kUnk = 2;  // any word not seen in training
   static constexpr int kMaxOrder = 9;
 
+  // The n-grams (orders 2..n) of a set of texts, each with a dense index: models trained on
+  // subsets of those texts (the fold models of a cross-fitting) share one and hold only their
+  // counts. Made by Builder::table().
+  class Table {
+   public:
+    std::size_t memory_bytes() const;
+
+   private:
+    friend class NgramLm;
+    int order_ = 0;
+    std::size_t num_ids_ = 0;
+    std::vector<NgramIndex> index_;                   // orders 2..n at [k]
+    std::vector<std::vector<std::uint32_t>> prefix_;  // index of each entry's (k−1)-word context
+  };
+
   // Collects the training texts, then build() estimates the model. Counting is streaming, so
   // memory is bounded by the number of distinct n-grams, not the corpus size.
   class Builder {
    public:
     explicit Builder(int order = 3);
+    // A vocabulary of `num_ids` ids (the three specials and words 3..num_ids−1) without their
+    // strings, for models of one vocabulary that its owner maps (the model's id() and word()
+    // then throw std::logic_error).
+    Builder(int order, std::size_t num_ids);
+    // Counts over the n-grams of `table` (its order and vocabulary, without strings): every
+    // text added must be one of the table's (std::logic_error otherwise). The model shares it.
+    explicit Builder(std::shared_ptr<const Table> table);
     // Adds a word to the vocabulary without counting it (models that must share word ids
     // intern the same words in the same order first). Returns its id.
     Id intern(std::string_view word);
     void add(std::span<const std::string> tokens);
     void add(std::span<const std::string_view> tokens);
     void add(std::span<const Id> ids);  // ids from intern()
+    // The same sentence `count` times (the model equals `count` calls of add(ids)).
+    void add(std::span<const Id> ids, std::uint32_t count);
     NgramLm build() &&;
+    // The n-grams added so far, as a table for other builders (this one is then spent).
+    std::shared_ptr<const Table> table() &&;
 
    private:
     Id intern_any(std::string_view word);
-    void add_ids();
+    void add_ids(std::uint32_t count = 1);
     int order_;
-    std::vector<std::string> words_;
+    std::vector<std::string> words_;  // empty for a vocabulary without strings
     std::unordered_map<std::string, Id> ids_;
-    std::vector<NgramIndex> index_;                      // orders 2..n at [k]
+    std::size_t num_ids_ = 0;
+    std::shared_ptr<const Table> table_;                 // counting over a table, else null
+    std::vector<NgramIndex> index_;                      // orders 2..n at [k] (no table)
     std::vector<std::vector<std::uint32_t>> raw_;        // raw counts, orders 1..n at [k]
     std::vector<std::vector<std::uint32_t>> prefix_;     // index of the (k−1)-word context
     std::vector<Id> sentence_;                           // scratch: <s> w1 .. wm </s>
@@ -107,10 +136,10 @@ class NgramLm {
   int order() const { return order_; }
   // Predictable outcomes: the interned words (counted or not: an uncounted word gets only the
   // uniform share, like <unk>), </s> and <unk> (not <s>).
-  std::size_t vocab_size() const { return words_.size() - 1; }
-  std::size_t num_ids() const { return words_.size(); }
+  std::size_t vocab_size() const { return num_ids_ - 1; }
+  std::size_t num_ids() const { return num_ids_; }
   Id id(std::string_view word) const;  // kUnk when unseen
-  const std::string& word(Id id) const { return words_[id]; }
+  const std::string& word(Id id) const;
   std::size_t num_ngrams(int k) const;  // distinct n-grams of order k with a non-zero count
   // D_{k,c} for order k in 1..n and c in 1..3 (3 stands for 3+).
   double discount(int k, int c) const { return discounts_[static_cast<std::size_t>(k)][c - 1]; }
@@ -126,8 +155,7 @@ class NgramLm {
   double log_prob_text(std::span<const std::string> tokens) const;
 
  private:
-  struct Level {                       // order k ≥ 1
-    NgramIndex index;                  // k ≥ 2 only; order 1 is indexed by word id
+  struct Level {                       // order k ≥ 1 (entries: table_->index_[k], k ≥ 2)
     std::vector<std::uint32_t> count;  // adjusted count a_k of each entry as an event
     std::vector<std::uint32_t> total;  // Σ_v a_{k+1}(entry · v): the entry as a context
     std::vector<double> gamma;         // G_{k+1}(entry)
@@ -135,8 +163,10 @@ class NgramLm {
   double discounted(int k, std::uint32_t a) const;
 
   int order_ = 0;
-  std::vector<std::string> words_;
+  std::vector<std::string> words_;  // empty when built without strings
   std::unordered_map<std::string, Id> ids_;
+  std::size_t num_ids_ = 0;
+  std::shared_ptr<const Table> table_;  // its own, or shared with other models
   std::vector<Level> levels_;  // [1..n]; [0] holds the root context (total, gamma of order 1)
   double discounts_[kMaxOrder + 1][3] = {};
 };

@@ -20,6 +20,7 @@
 #include "probity/text.hpp"
 #include "util/hash.hpp"
 #include "util/parallel.hpp"
+#include "util/random.hpp"
 
 namespace probity::predict {
 namespace {
@@ -193,6 +194,18 @@ void NgramPredictor::count_cache(std::string_view x, CacheCounts& counts) const 
   }
 }
 
+void NgramPredictor::count_cache(std::span<const NgramLm::Id> x, CacheCounts& counts) const {
+  for (std::uint32_t c : counts.touched) counts.count[c] = 0;
+  counts.touched.clear();
+  counts.total = 0;
+  if (counts.count.size() + 1 < class_begin_.size()) counts.count.resize(class_begin_.size(), 0);
+  for (const NgramLm::Id w : x) {
+    const std::uint32_t c = class_of_[w];  // training words: all in the vocabulary
+    if (counts.count[c]++ == 0) counts.touched.push_back(c);
+    ++counts.total;
+  }
+}
+
 double NgramPredictor::cache_prob(const NgramLm& lm, const NgramLm::State& state, NgramLm::Id w,
                                   double p_w, const CacheCounts& counts) const {
   const std::uint32_t c = w < class_of_.size() ? class_of_[w] : kUnkClass;
@@ -209,19 +222,21 @@ double NgramPredictor::cache_prob(const NgramLm& lm, const NgramLm::State& state
 }
 
 NgramLm NgramPredictor::build_model(std::uint32_t excluded_folds) const {
-  NgramLm::Builder builder(options_.order);
-  for (std::size_t w = NgramLm::kUnk + 1; w < words_.size(); ++w) {
-    if (builder.intern(words_[w]) != w) throw std::logic_error("n-gram vocabulary out of order");
-  }
-  for (std::size_t i = 0; i < texts_.size(); ++i) {
+  // Counts over the n-grams of every text, which all models share.
+  NgramLm::Builder builder(table_);
+  for (std::size_t i = 0; i < text_fold_.size(); ++i) {
     const int f = text_fold_[i];
-    if (f == kCorpusFold || !((excluded_folds >> f) & 1u)) builder.add(texts_[i]);
+    if (f == kCorpusFold || !((excluded_folds >> f) & 1u)) {
+      builder.add(std::span<const NgramLm::Id>(text_ids_.data() + text_begin_[i],
+                                               text_begin_[i + 1] - text_begin_[i]),
+                  text_count_[i]);
+    }
   }
   return std::move(builder).build();
 }
 
 const NgramLm& NgramPredictor::model(std::uint32_t excluded_folds) const {
-  check_fitted();
+  if (!models_) throw std::logic_error("NgramPredictor used before fit()");
   if (excluded_folds >= (1u << num_folds_)) throw std::out_of_range("fold mask out of range");
   if (const NgramLm* lm = models_->ready[excluded_folds].load(std::memory_order_acquire)) {
     return *lm;
@@ -236,42 +251,157 @@ const NgramLm& NgramPredictor::model(std::uint32_t excluded_folds) const {
   return *slot;
 }
 
-void NgramPredictor::fit(std::span<const Task> tasks, bool statement_targets) {
-  fitted_ = false;
-  num_folds_ = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(options_.folds),
-                                                      std::max<std::size_t>(tasks.size(), 1)));
-  const std::size_t num_masks = std::size_t{1} << num_folds_;
+// What fitting keeps between chunks: which texts each task has (as indices), to compute the
+// held-out log-likelihoods once the models exist, without reading the tasks again.
+struct NgramPredictor::FitState {
+  static constexpr std::uint32_t kNoTokens = 0xFFFFFFFFu;  // a text without tokens
+  bool statement_targets = false;
+  std::size_t tasks = 0;  // seen so far
+  // Distinct training texts by a hash of (fold, ids), to count repeated texts once.
+  std::unordered_multimap<std::uint64_t, std::uint32_t> text_index;
+  std::vector<NgramLm::Id> ids;  // scratch
+  // Per task (CSR): its candidates as training texts, and its targets, which are training
+  // texts (its references) or, for statement targets, distinct statements (tokenized once the
+  // vocabulary is complete).
+  std::vector<std::uint32_t> candidates, targets;
+  std::vector<std::size_t> candidates_begin{0}, targets_begin{0};
+  std::unordered_map<std::string, std::uint32_t> statement_index;
+  std::vector<const std::string*> statements;
+};
 
-  // ---- the shared vocabulary and every training text as ids
+void NgramPredictor::fit(std::span<const Task> tasks, bool statement_targets) {
+  mi::fit_by_passes(*this, tasks, statement_targets);
+}
+
+void NgramPredictor::begin_fit(bool statement_targets) {
+  fitted_ = false;
+  models_.reset();
+  table_.reset();
+  num_folds_ = 0;
   words_ = {"<s>", "</s>", "<unk>"};
   word_ids_.clear();
-  texts_.clear();
+  text_ids_.clear();
+  text_begin_.assign(1, 0);
   text_fold_.clear();
-  auto add_text = [&](std::string_view text, int fold) {
-    std::vector<NgramLm::Id> ids;
-    for (auto& t : tokenize(text)) {
-      auto [it, inserted] = word_ids_.try_emplace(t, static_cast<NgramLm::Id>(words_.size()));
-      if (inserted) words_.push_back(std::move(t));
-      ids.push_back(it->second);
-    }
-    if (ids.empty()) return;
-    texts_.push_back(std::move(ids));
-    text_fold_.push_back(fold);
-  };
-  for (std::size_t t = 0; t < tasks.size(); ++t) {
-    const int fold = fold_of_task(t);
-    add_text(tasks[t].source, fold);
-    for (const auto& r : tasks[t].references) add_text(r.text, fold);
-    for (const auto& c : tasks[t].candidates) add_text(c.text, fold);
+  text_count_.clear();
+  text_folds_.clear();
+  task_ll_.clear();
+  fit_ = std::make_unique<FitState>();
+  fit_->statement_targets = statement_targets;
+}
+
+void NgramPredictor::fit_chunk(std::size_t /*pass*/, std::span<const Task> tasks) {
+  if (!fit_) throw std::logic_error("NgramPredictor::fit_chunk without begin_fit");
+  try {
+    count_texts(tasks);
+  } catch (...) {
+    fit_.reset();
+    throw;
   }
+}
+
+void NgramPredictor::end_fit_pass(std::size_t /*pass*/) {
+  if (!fit_) throw std::logic_error("NgramPredictor::end_fit_pass without begin_fit");
+  try {
+    build_fold_models();
+    if (!fixed_weight_) choose_cache_weights();
+    fit_.reset();
+    fitted_ = true;
+  } catch (...) {
+    fit_.reset();
+    models_.reset();
+    throw;
+  }
+}
+
+void NgramPredictor::count_texts(std::span<const Task> tasks) {
+  FitState& st = *fit_;
+  // Task t is in fold t mod K whatever the number of tasks: with fewer than K tasks, t < K.
+  const auto folds = static_cast<std::size_t>(options_.folds);
+  for (const Task& task : tasks) {
+    const int fold = static_cast<int>(st.tasks++ % folds);
+    add_training_text(task.source, fold);
+    for (const auto& r : task.references) {
+      const std::uint32_t text = add_training_text(r.text, fold);
+      if (!st.statement_targets) st.targets.push_back(text);
+    }
+    for (const auto& c : task.candidates) st.candidates.push_back(add_training_text(c.text, fold));
+    // The text → folds lookup used at scoring time.
+    const std::uint32_t bit = 1u << fold;
+    auto mark = [&](const std::string& text) {
+      auto it = text_folds_.find(std::string_view(text));
+      if (it == text_folds_.end())
+        text_folds_.emplace(text, bit);
+      else
+        it->second |= bit;
+    };
+    if (!task.source.empty()) mark(task.source);
+    for (const auto& c : task.candidates) mark(c.text);
+    for (const auto& r : task.references) {
+      mark(r.text);
+      if (!st.statement_targets) continue;
+      for (auto& statement : mi::decompose_statements(r.text)) {
+        mark(statement);
+        auto [it, added] = st.statement_index.try_emplace(
+            std::move(statement), static_cast<std::uint32_t>(st.statements.size()));
+        if (added) st.statements.push_back(&it->first);
+        st.targets.push_back(it->second);
+      }
+    }
+    st.candidates_begin.push_back(st.candidates.size());
+    st.targets_begin.push_back(st.targets.size());
+  }
+}
+
+std::uint32_t NgramPredictor::add_training_text(std::string_view text, int fold) {
+  FitState& st = *fit_;
+  st.ids.clear();
+  for (auto& t : tokenize(text)) {
+    auto [it, inserted] = word_ids_.try_emplace(t, static_cast<NgramLm::Id>(words_.size()));
+    if (inserted) words_.push_back(std::move(t));
+    st.ids.push_back(it->second);
+  }
+  if (st.ids.empty()) return FitState::kNoTokens;
+  std::uint64_t h = util::mix64(static_cast<std::uint64_t>(fold - kCorpusFold));
+  for (NgramLm::Id id : st.ids) h = util::mix64(h ^ id);
+  auto [first, last] = st.text_index.equal_range(h);
+  for (auto it = first; it != last; ++it) {
+    const std::uint32_t i = it->second;
+    if (text_fold_[i] == fold &&
+        std::equal(text_ids_.begin() + static_cast<std::ptrdiff_t>(text_begin_[i]),
+                   text_ids_.begin() + static_cast<std::ptrdiff_t>(text_begin_[i + 1]),
+                   st.ids.begin(), st.ids.end())) {
+      if (text_count_[i] == std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("n-gram training text repeated too often");
+      ++text_count_[i];
+      return i;
+    }
+  }
+  if (text_fold_.size() >= FitState::kNoTokens)
+    throw std::length_error("too many n-gram training texts");
+  const auto i = static_cast<std::uint32_t>(text_fold_.size());
+  st.text_index.emplace(h, i);
+  text_ids_.insert(text_ids_.end(), st.ids.begin(), st.ids.end());
+  text_begin_.push_back(text_ids_.size());
+  text_fold_.push_back(fold);
+  text_count_.push_back(1);
+  return i;
+}
+
+void NgramPredictor::build_fold_models() {
+  FitState& st = *fit_;
+  num_folds_ = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(options_.folds),
+                                                      std::max<std::size_t>(st.tasks, 1)));
+  const std::size_t num_masks = std::size_t{1} << num_folds_;
   if (!options_.corpus.empty()) {
     std::vector<std::string> lines;
     if (read_corpus(options_.corpus, &lines) != corpus_hash_) {
       throw std::runtime_error("n-gram corpus '" + options_.corpus +
                                "' changed since the predictor was configured");
     }
-    for (const auto& line : lines) add_text(line, kCorpusFold);
+    for (const auto& line : lines) add_training_text(line, kCorpusFold);
   }
+  std::unordered_multimap<std::uint64_t, std::uint32_t>().swap(st.text_index);
 
   // ---- stem classes of the vocabulary
   class_ids_.clear();
@@ -298,134 +428,138 @@ void NgramPredictor::fit(std::span<const Task> tasks, bool statement_targets) {
     }
   }
 
-  // ---- the text → folds lookup used at scoring time, and the targets of every task
-  text_folds_.clear();
-  std::vector<std::vector<std::string>> targets(tasks.size());
-  for (std::size_t t = 0; t < tasks.size(); ++t) {
-    const std::uint32_t bit = 1u << fold_of_task(t);
-    auto mark = [&](const std::string& text) { text_folds_[text] |= bit; };
-    const Task& task = tasks[t];
-    if (!task.source.empty()) mark(task.source);
-    for (const auto& c : task.candidates) mark(c.text);
-    for (const auto& r : task.references) {
-      mark(r.text);
-      if (statement_targets) {
-        for (auto& s : mi::decompose_statements(r.text)) {
-          mark(s);
-          targets[t].push_back(std::move(s));
-        }
-      } else {
-        targets[t].push_back(r.text);
-      }
-    }
+  // ---- the n-grams of every text (the predictor's vocabulary, whose strings it keeps once),
+  // shared by the models, which hold only their counts
+  {
+    NgramLm::Builder all(options_.order, words_.size());
+    for (std::size_t i = 0; i < text_fold_.size(); ++i)
+      all.add(std::span<const NgramLm::Id>(text_ids_.data() + text_begin_[i],
+                                           text_begin_[i + 1] - text_begin_[i]));
+    table_ = std::move(all).table();
   }
 
   // ---- the models without one fold each (what the fit and the own-task pairs use)
   models_ = std::make_unique<ModelCache>(num_masks);
-  fitted_ = true;  // the models are needed below; reset if anything throws
-  try {
-    std::vector<NgramLm> fold_models(static_cast<std::size_t>(num_folds_));
-    util::parallel_for(
-        fold_models.size(), 0, [&](std::size_t f) { fold_models[f] = build_model(1u << f); }, 1);
-    for (std::size_t f = 0; f < fold_models.size(); ++f) {
-      models_->built[1u << f] = std::make_unique<const NgramLm>(std::move(fold_models[f]));
-      models_->ready[1u << f].store(models_->built[1u << f].get(), std::memory_order_release);
-    }
+  std::vector<NgramLm> fold_models(static_cast<std::size_t>(num_folds_));
+  util::parallel_for(
+      fold_models.size(), 0, [&](std::size_t f) { fold_models[f] = build_model(1u << f); }, 1);
+  for (std::size_t f = 0; f < fold_models.size(); ++f) {
+    models_->built[1u << f] = std::make_unique<const NgramLm>(std::move(fold_models[f]));
+    models_->ready[1u << f].store(models_->built[1u << f].get(), std::memory_order_release);
+  }
+  lambda_by_mask_.assign(num_masks, fixed_lambda_);
+}
 
-    const auto& grid = cache_weight_grid();
-    task_ll_.clear();
-    lambda_by_mask_.assign(num_masks, fixed_lambda_);
-    if (fixed_weight_) return;
+// λ for every set of excluded folds: the grid value maximising the held-out log-likelihood
+// Σ log p(y | x) of the (candidate, own-task target) pairs of the other folds, each task's pairs
+// evaluated with the model without its fold; ties to the smaller λ.
+void NgramPredictor::choose_cache_weights() {
+  const FitState& st = *fit_;
+  using Ids = std::span<const NgramLm::Id>;
+  auto training_text = [&](std::uint32_t i) {
+    if (i == FitState::kNoTokens) return Ids();
+    return Ids(text_ids_.data() + text_begin_[i], text_begin_[i + 1] - text_begin_[i]);
+  };
+  // Targets as ids: training texts, or statements tokenized over the complete vocabulary.
+  std::vector<NgramLm::Id> statement_ids;
+  std::vector<std::size_t> statement_begin{0};
+  for (const std::string* statement : st.statements) {
+    for (const auto& tok : tokenize(*statement)) statement_ids.push_back(word_id(tok));
+    statement_begin.push_back(statement_ids.size());
+  }
+  auto target_ids = [&](std::uint32_t i) {
+    if (!st.statement_targets) return training_text(i);
+    return Ids(statement_ids.data() + statement_begin[i],
+               statement_begin[i + 1] - statement_begin[i]);
+  };
 
-    // ---- held-out log-likelihood Σ log p(y | x) of every task at every grid λ
-    task_ll_.assign(tasks.size(), std::vector<double>(grid.size(), 0.0));
-    util::parallel_for(
-        tasks.size(), 0,
-        [&](std::size_t t) {
-          const NgramLm& lm = model(1u << fold_of_task(t));
-          // Per target token: p_KN(w | h), its share of its stem class and the class.
-          struct Target {
-            std::vector<double> p, share;
-            std::vector<std::uint32_t> cls;
-          };
-          std::vector<Target> prepared(targets[t].size());
-          std::vector<NgramLm::Id> padded;
-          for (std::size_t i = 0; i < prepared.size(); ++i) {
-            padded.assign(1, NgramLm::kBos);
-            for (const auto& tok : tokenize(targets[t][i])) padded.push_back(word_id(tok));
-            padded.push_back(NgramLm::kEos);
-            const auto history = static_cast<std::size_t>(lm.order() - 1);
-            for (std::size_t j = 1; j < padded.size(); ++j) {
-              const std::size_t begin = j > history ? j - history : 0;
-              const auto state =
-                  lm.state(std::span<const NgramLm::Id>(padded.data() + begin, j - begin));
-              const NgramLm::Id w = padded[j];
-              const double p = lm.prob(state, w);
-              const std::uint32_t c = class_of_[w];
-              double class_p = p;
-              if (c != kNoClass && class_begin_[c + 1] - class_begin_[c] > 1) {
-                class_p = 0.0;
-                for (std::uint32_t m = class_begin_[c]; m < class_begin_[c + 1]; ++m) {
-                  class_p += lm.prob(state, class_members_[m]);
-                }
-              }
-              prepared[i].p.push_back(p);
-              prepared[i].share.push_back(p / class_p);
-              prepared[i].cls.push_back(c);
-            }
-          }
-          auto& ll = task_ll_[t];
-          thread_local CacheCounts counts;
-          for (const auto& candidate : tasks[t].candidates) {
-            count_cache(candidate.text, counts);
-            for (const Target& target : prepared) {
-              for (std::size_t j = 0; j < target.p.size(); ++j) {
-                const double p = target.p[j];
-                if (counts.total == 0) {  // an empty candidate leaves the model unadapted
-                  for (double& v : ll) v += std::log(p);
-                  continue;
-                }
-                const std::uint32_t c = target.cls[j];
-                const std::uint32_t n = c == kNoClass ? 0 : counts.count[c];
-                const double q = static_cast<double>(n) / counts.total * target.share[j];
-                for (std::size_t g = 0; g < grid.size(); ++g) ll[g] += adapted_log(grid[g], q, p);
+  const auto& grid = cache_weight_grid();
+  task_ll_.assign(st.tasks, std::vector<double>(grid.size(), 0.0));
+  util::parallel_for(
+      st.tasks, 0,
+      [&](std::size_t t) {
+        const NgramLm& lm = model(1u << fold_of_task(t));
+        // Per target token: p_KN(w | h), its share of its stem class and the class.
+        struct Target {
+          std::vector<double> p, share;
+          std::vector<std::uint32_t> cls;
+        };
+        std::vector<Target> prepared(st.targets_begin[t + 1] - st.targets_begin[t]);
+        std::vector<NgramLm::Id> padded;
+        for (std::size_t k = 0; k < prepared.size(); ++k) {
+          const Ids ids = target_ids(st.targets[st.targets_begin[t] + k]);
+          padded.assign(1, NgramLm::kBos);
+          padded.insert(padded.end(), ids.begin(), ids.end());
+          padded.push_back(NgramLm::kEos);
+          const auto history = static_cast<std::size_t>(lm.order() - 1);
+          for (std::size_t j = 1; j < padded.size(); ++j) {
+            const std::size_t begin = j > history ? j - history : 0;
+            const auto state =
+                lm.state(std::span<const NgramLm::Id>(padded.data() + begin, j - begin));
+            const NgramLm::Id w = padded[j];
+            const double p = lm.prob(state, w);
+            const std::uint32_t c = class_of_[w];
+            double class_p = p;
+            if (c != kNoClass && class_begin_[c + 1] - class_begin_[c] > 1) {
+              class_p = 0.0;
+              for (std::uint32_t m = class_begin_[c]; m < class_begin_[c + 1]; ++m) {
+                class_p += lm.prob(state, class_members_[m]);
               }
             }
+            prepared[k].p.push_back(p);
+            prepared[k].share.push_back(p / class_p);
+            prepared[k].cls.push_back(c);
           }
-        },
-        1);
+        }
+        auto& ll = task_ll_[t];
+        thread_local CacheCounts counts;
+        for (std::size_t c = st.candidates_begin[t]; c < st.candidates_begin[t + 1]; ++c) {
+          count_cache(training_text(st.candidates[c]), counts);
+          for (const Target& target : prepared) {
+            for (std::size_t j = 0; j < target.p.size(); ++j) {
+              const double p = target.p[j];
+              if (counts.total == 0) {  // an empty candidate leaves the model unadapted
+                for (double& v : ll) v += std::log(p);
+                continue;
+              }
+              const std::uint32_t cls = target.cls[j];
+              const std::uint32_t n = cls == kNoClass ? 0 : counts.count[cls];
+              const double q = static_cast<double>(n) / counts.total * target.share[j];
+              for (std::size_t g = 0; g < grid.size(); ++g) ll[g] += adapted_log(grid[g], q, p);
+            }
+          }
+        }
+      },
+      1);
 
-    // ---- λ for every set of excluded folds: argmax over the grid, ties to the smaller λ
-    const auto k_folds = static_cast<std::size_t>(num_folds_);
-    std::vector<std::vector<double>> fold_ll(k_folds, std::vector<double>(grid.size(), 0.0));
-    std::vector<bool> fold_has_pairs(k_folds, false);
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-      if (tasks[t].candidates.empty() || targets[t].empty()) continue;
-      const auto f = static_cast<std::size_t>(fold_of_task(t));
-      fold_has_pairs[f] = true;
-      for (std::size_t g = 0; g < grid.size(); ++g) fold_ll[f][g] += task_ll_[t][g];
+  const auto k_folds = static_cast<std::size_t>(num_folds_);
+  std::vector<std::vector<double>> fold_ll(k_folds, std::vector<double>(grid.size(), 0.0));
+  std::vector<bool> fold_has_pairs(k_folds, false);
+  for (std::size_t t = 0; t < st.tasks; ++t) {
+    if (st.candidates_begin[t + 1] == st.candidates_begin[t] ||
+        st.targets_begin[t + 1] == st.targets_begin[t])
+      continue;
+    const auto f = static_cast<std::size_t>(fold_of_task(t));
+    fold_has_pairs[f] = true;
+    for (std::size_t g = 0; g < grid.size(); ++g) fold_ll[f][g] += task_ll_[t][g];
+  }
+  for (std::size_t mask = 0; mask < lambda_by_mask_.size(); ++mask) {
+    std::vector<double> sum(grid.size(), 0.0);
+    bool any = false;
+    for (std::size_t f = 0; f < k_folds; ++f) {
+      if (((mask >> f) & 1u) || !fold_has_pairs[f]) continue;
+      any = true;
+      for (std::size_t g = 0; g < grid.size(); ++g) sum[g] += fold_ll[f][g];
     }
-    for (std::size_t mask = 0; mask < num_masks; ++mask) {
-      std::vector<double> sum(grid.size(), 0.0);
-      bool any = false;
-      for (std::size_t f = 0; f < k_folds; ++f) {
-        if (((mask >> f) & 1u) || !fold_has_pairs[f]) continue;
-        any = true;
-        for (std::size_t g = 0; g < grid.size(); ++g) sum[g] += fold_ll[f][g];
-      }
-      if (!any) {  // no held-out pairs: the prior λ
-        lambda_by_mask_[mask] = kPriorCacheWeight;
-        continue;
-      }
-      std::size_t best = 0;
-      for (std::size_t g = 1; g < grid.size(); ++g) {
-        if (sum[g] > sum[best]) best = g;
-      }
-      lambda_by_mask_[mask] = grid[best];
+    if (!any) {  // no held-out pairs: the prior λ
+      lambda_by_mask_[mask] = kPriorCacheWeight;
+      continue;
     }
-  } catch (...) {
-    fitted_ = false;
-    throw;
+    std::size_t best = 0;
+    for (std::size_t g = 1; g < grid.size(); ++g) {
+      if (sum[g] > sum[best]) best = g;
+    }
+    lambda_by_mask_[mask] = grid[best];
   }
 }
 

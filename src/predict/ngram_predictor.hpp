@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,6 +62,13 @@ class NgramPredictor final : public mi::Predictor {
 
   std::string signature() const override;
   void fit(std::span<const Task> tasks, bool statement_targets) override;
+  // One pass: it keeps the training texts as word ids (identical texts of a fold once, with
+  // their number), which the models are built from, and which texts each task has, from which
+  // the held-out log-likelihoods that choose λ are computed at its end.
+  std::optional<std::size_t> fit_passes() const override { return 1; }
+  void begin_fit(bool statement_targets) override;
+  void fit_chunk(std::size_t pass, std::span<const Task> tasks) override;
+  void end_fit_pass(std::size_t pass) override;
   double log_ratio(std::string_view x, std::string_view y) const override;
   int critic(std::string_view x, std::string_view y) const override;
 
@@ -82,6 +90,8 @@ class NgramPredictor final : public mi::Predictor {
   // Introspection (tests, reports).
   std::vector<std::string> tokenize(std::string_view text) const;
   NgramLm::Id word_id(std::string_view word) const;  // kUnk when not in the vocabulary
+  // Every word by id (the models have the ids only).
+  const std::vector<std::string>& vocabulary() const { return words_; }
   // The model trained without the tasks of `excluded_folds` (bit f: fold f), built on first use.
   const NgramLm& model(std::uint32_t excluded_folds) const;
   int num_folds() const { return num_folds_; }
@@ -97,15 +107,22 @@ class NgramPredictor final : public mi::Predictor {
  private:
   struct CacheCounts;
   struct ModelCache;
+  struct FitState;
   struct TextHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const;
   };
 
   void check_fitted() const;
+  void count_texts(std::span<const Task> tasks);
+  // Adds a text of `fold` to the training texts; its index there, or kNoTokens.
+  std::uint32_t add_training_text(std::string_view text, int fold);
+  void build_fold_models();
+  void choose_cache_weights();  // from the held-out log-likelihoods of every task
   NgramLm build_model(std::uint32_t excluded_folds) const;
   std::string stem_of(std::string_view token) const;
   void count_cache(std::string_view x, CacheCounts& counts) const;
+  void count_cache(std::span<const NgramLm::Id> x, CacheCounts& counts) const;  // a training text
   // c_x(s(w)) / |x| · p_KN(w | h) / p_KN(s(w) | h), given p_w = p_KN(w | h).
   double cache_prob(const NgramLm& lm, const NgramLm::State& state, NgramLm::Id w, double p_w,
                     const CacheCounts& counts) const;
@@ -116,11 +133,15 @@ class NgramPredictor final : public mi::Predictor {
   std::uint64_t corpus_hash_ = 0;
   bool fitted_ = false;
 
-  // The shared vocabulary and the training texts as ids, with their fold (−1: user corpus).
+  // The shared vocabulary and the distinct training texts of each fold as ids (text i is
+  // text_ids_[text_begin_[i] .. text_begin_[i + 1]]), in order of first occurrence, with their
+  // fold (−1: user corpus) and how often they occur in it.
   std::vector<std::string> words_;
   std::unordered_map<std::string, NgramLm::Id, TextHash, std::equal_to<>> word_ids_;
-  std::vector<std::vector<NgramLm::Id>> texts_;
+  std::vector<NgramLm::Id> text_ids_;
+  std::vector<std::size_t> text_begin_;
   std::vector<int> text_fold_;
+  std::vector<std::uint32_t> text_count_;
 
   // Stem classes: class of each word id (none for <s>, </s>), members of each class (CSR);
   // class 0 is <unk>'s.
@@ -131,9 +152,11 @@ class NgramPredictor final : public mi::Predictor {
 
   std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> text_folds_;
   int num_folds_ = 0;
-  std::vector<double> lambda_by_mask_;        // index: mask of excluded folds
-  std::vector<std::vector<double>> task_ll_;  // [task][grid]
+  std::vector<double> lambda_by_mask_;           // index: mask of excluded folds
+  std::vector<std::vector<double>> task_ll_;     // [task][grid]
+  std::shared_ptr<const NgramLm::Table> table_;  // the n-grams of all texts, for every model
   std::unique_ptr<ModelCache> models_;
+  std::unique_ptr<FitState> fit_;  // while fitting
 };
 
 }  // namespace probity::predict

@@ -97,6 +97,30 @@ void PredictorPool::fit(mi::Predictor& predictor, std::span<const Task> tasks,
   predictor.fit(tasks, statement_targets);  // not from this pool: nothing to remember
 }
 
+PredictorPool::Fitted* PredictorPool::slot_of(const mi::Predictor& predictor) {
+  for (auto& [key, slot] : offline_)
+    if (slot.predictor.get() == &predictor) return &slot;
+  return nullptr;
+}
+
+bool PredictorPool::begin_fit(mi::Predictor& predictor, bool statement_targets,
+                              const void* metric) {
+  std::lock_guard lock(mutex_);
+  Fitted* slot = slot_of(predictor);
+  if (slot) {
+    if (slot->driver != nullptr && slot->driver != metric) return false;
+    slot->driver = metric;
+    slot->fitted = false;  // the data is known only once it has been read
+  }
+  predictor.begin_fit(statement_targets);
+  return true;
+}
+
+void PredictorPool::end_fit(mi::Predictor& predictor, const void* metric) {
+  std::lock_guard lock(mutex_);
+  if (Fitted* slot = slot_of(predictor); slot && slot->driver == metric) slot->driver = nullptr;
+}
+
 void PredictorPool::forget_llm() {
   std::lock_guard lock(mutex_);
   llm_.clear();

@@ -49,6 +49,12 @@ class PredictorPool {
   // Fits `predictor` unless it is a pooled one already fitted on the same data for the same
   // kind of targets. Model-backed predictors fit in no time and are always fitted.
   void fit(mi::Predictor& predictor, std::span<const Task> tasks, bool statement_targets);
+  // The streaming fit (mi::Predictor::begin_fit) of a predictor that several metrics of one run
+  // may share: the first metric to begin drives it (true: it calls begin_fit here, then the
+  // passes, then end_fit); metrics that begin while that fit is under way leave the predictor
+  // to it (false) and only use the result. Predictors not pooled: always true.
+  bool begin_fit(mi::Predictor& predictor, bool statement_targets, const void* metric);
+  void end_fit(mi::Predictor& predictor, const void* metric);
   // Drops the LLM-backed entries (a new session must not reuse the old one's clients).
   void forget_llm();
 
@@ -73,8 +79,10 @@ class PredictorPool {
   struct Fitted {
     std::shared_ptr<mi::Predictor> predictor;
     bool fitted = false;
-    std::uint64_t data = 0;  // fit_data_hash of what it was fitted on
+    std::uint64_t data = 0;        // fit_data_hash of what it was fitted on
+    const void* driver = nullptr;  // the metric driving a streaming fit under way
   };
+  Fitted* slot_of(const mi::Predictor& predictor);
   std::mutex mutex_;
   std::map<std::string, Fitted> offline_;
   std::map<std::string, std::weak_ptr<mi::Predictor>> llm_;

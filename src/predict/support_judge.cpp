@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_set>
@@ -219,15 +222,42 @@ struct Unit {
   bool negated = false;
 };
 
-// A text analysed once for both roles: as candidate (sentences and whole-text sets) and as
-// target (one unit for the whole text, one per sentence).
+// A text analysed in the role of candidate: its sentences and whole-text sets.
 struct Analysis {
   std::string text;
   std::vector<Token> tokens;
   std::vector<Sentence> sentences;
   std::vector<std::uint64_t> words, stems, numbers, synsets;  // whole text, sorted unique
+
+  // Heap bytes held, roughly (what the cache's budget counts).
+  std::size_t bytes() const {
+    std::size_t b =
+        sizeof(Analysis) + text.capacity() + tokens.capacity() * sizeof(Token) +
+        sentences.capacity() * sizeof(Sentence) +
+        (words.capacity() + stems.capacity() + numbers.capacity() + synsets.capacity()) *
+            sizeof(std::uint64_t);
+    for (const auto& s : sentences) b += s.synsets.capacity() * sizeof(s.synsets[0]);
+    return b;
+  }
+};
+
+// The same text in the role of target: one unit for the whole text, one per sentence. Made only
+// when the text is first judged as a target (a candidate judged against statements never is),
+// and larger than the candidate role.
+struct Units {
   Unit unit;
   std::vector<Unit> sentence_units;
+
+  std::size_t bytes() const {
+    auto unit_bytes = [](const Unit& u) {
+      std::size_t b = u.words.capacity() * sizeof(TargetWord);
+      for (const auto& w : u.words) b += w.antonyms.capacity() * sizeof(std::uint64_t);
+      return b;
+    };
+    std::size_t b = sizeof(Units) + unit_bytes(unit) + sentence_units.capacity() * sizeof(Unit);
+    for (const auto& u : sentence_units) b += unit_bytes(u);
+    return b;
+  }
 };
 
 template <class T>
@@ -269,7 +299,33 @@ Unit make_unit(const std::vector<Token>& tokens, const std::vector<std::string>&
     if (u.words[i].number) continue;
     for (std::uint64_t a : text::wordnet::antonym_synsets(strings[source[i]]))
       if (!contains(own_synsets, a)) u.words[i].antonyms.push_back(a);
+    u.words[i].antonyms.shrink_to_fit();
   }
+  u.words.shrink_to_fit();
+  return u;
+}
+
+// The tokens of a text and the token range of each sentence that has any.
+void tokenize_sentences(std::string_view text, std::vector<std::string>& strings,
+                        std::vector<std::pair<std::uint32_t, std::uint32_t>>& ranges) {
+  for (const auto& sentence : text::split_sentences(text)) {
+    const auto begin = static_cast<std::uint32_t>(strings.size());
+    tokenize(sentence, strings);
+    const auto end = static_cast<std::uint32_t>(strings.size());
+    if (end > begin) ranges.emplace_back(begin, end);
+  }
+}
+
+// The target role of an analysed text.
+std::shared_ptr<const Units> make_units(const Analysis& a) {
+  auto u = std::make_shared<Units>();
+  std::vector<std::string> strings;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  tokenize_sentences(a.text, strings, ranges);
+  for (const auto& [begin, end] : ranges)
+    u->sentence_units.push_back(make_unit(a.tokens, strings, begin, end));
+  u->unit = make_unit(a.tokens, strings, 0, static_cast<std::uint32_t>(strings.size()));
+  u->sentence_units.shrink_to_fit();
   return u;
 }
 
@@ -278,12 +334,7 @@ std::shared_ptr<const Analysis> analyze(std::string_view text) {
   a->text = std::string(text);
   std::vector<std::string> strings;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
-  for (const auto& sentence : text::split_sentences(text)) {
-    const auto begin = static_cast<std::uint32_t>(strings.size());
-    tokenize(sentence, strings);
-    const auto end = static_cast<std::uint32_t>(strings.size());
-    if (end > begin) ranges.emplace_back(begin, end);
-  }
+  tokenize_sentences(text, strings, ranges);
   a->tokens.resize(strings.size());
   for (std::size_t t = 0; t < strings.size(); ++t) {
     const std::string& w = strings[t];
@@ -312,53 +363,84 @@ std::shared_ptr<const Analysis> analyze(std::string_view text) {
       }
     }
     std::sort(s.synsets.begin(), s.synsets.end());
+    s.synsets.shrink_to_fit();
     a->sentences.push_back(std::move(s));
-    a->sentence_units.push_back(make_unit(a->tokens, strings, begin, end));
   }
-  a->unit = make_unit(a->tokens, strings, 0, static_cast<std::uint32_t>(strings.size()));
   sort_unique(a->words);
   sort_unique(a->stems);
   sort_unique(a->numbers);
   sort_unique(a->synsets);
+  // Cached for a while: no spare capacity.
+  a->sentences.shrink_to_fit();
+  for (auto* v : {&a->words, &a->stems, &a->numbers, &a->synsets}) v->shrink_to_fit();
   return a;
 }
 
-// Analyses are memoised per thread, keyed by a content hash and verified against the text.
-// Two generations bound memory while keeping the working set (a candidate and the references
-// it is compared with) resident.
+// Analyses memoised for every thread, keyed by a content hash and verified against the text.
+// Two generations of at most kGenerationBytes each bound memory whatever the number of threads,
+// while keeping the working set (a candidate and the references it is compared with) resident.
+// Analyses are made outside the lock; two threads that miss the same text both make it (the same
+// values) and the cache keeps one.
+struct Analysed {
+  std::shared_ptr<const Analysis> analysis;
+  std::shared_ptr<const Units> units;  // when asked for as a target
+};
+
 class AnalysisCache {
  public:
-  std::shared_ptr<const Analysis> get(std::string_view text) {
-    const std::uint64_t key = util::fnv1a64(text, 0x9E3779B97F4A7C15ULL ^ text.size());
-    if (auto hit = find(current_, key, text)) return hit;
-    if (auto hit = find(previous_, key, text)) {
-      current_[key] = hit;
-      return hit;
+  Analysed get(std::string_view text, bool as_target) {
+    const std::uint64_t key = std::hash<std::string_view>{}(text);
+    Analysed a;
+    {
+      std::lock_guard lock(mutex_);
+      a = find(key, text);
     }
-    if (current_.size() >= kGeneration) {
+    const bool had_units = a.units != nullptr;
+    if (a.analysis && (had_units || !as_target)) return a;
+    if (!a.analysis) a.analysis = analyze(text);
+    if (as_target) a.units = make_units(*a.analysis);
+    std::lock_guard lock(mutex_);
+    auto it = current_.find(key);
+    if (it != current_.end() && it->second.analysis->text == text) {
+      if (it->second.units == nullptr && a.units != nullptr) {
+        it->second.units = a.units;
+        current_bytes_ += a.units->bytes();
+      }
+      return a;
+    }
+    if (current_bytes_ >= kGenerationBytes) {
       previous_ = std::move(current_);
       current_.clear();
+      current_bytes_ = 0;
     }
-    auto a = analyze(text);
     current_[key] = a;
+    current_bytes_ += a.analysis->bytes() + (a.units ? a.units->bytes() : 0);
     return a;
   }
 
  private:
-  static constexpr std::size_t kGeneration = 4096;
-  using Map = std::unordered_map<std::uint64_t, std::shared_ptr<const Analysis>>;
-  static std::shared_ptr<const Analysis> find(const Map& map, std::uint64_t key,
-                                              std::string_view text) {
-    auto it = map.find(key);
-    if (it == map.end() || it->second->text != text) return nullptr;
-    return it->second;
+  static constexpr std::size_t kGenerationBytes = std::size_t{8} << 20;
+  using Map = std::unordered_map<std::uint64_t, Analysed>;
+  // An entry of either generation (moved to the current one), or none.
+  Analysed find(std::uint64_t key, std::string_view text) {
+    if (auto it = current_.find(key); it != current_.end())
+      return it->second.analysis->text == text ? it->second : Analysed{};
+    auto it = previous_.find(key);
+    if (it == previous_.end() || it->second.analysis->text != text) return {};
+    Analysed a = it->second;
+    current_[key] = a;
+    current_bytes_ += a.analysis->bytes() + (a.units ? a.units->bytes() : 0);
+    return a;
   }
+  std::mutex mutex_;
   Map current_, previous_;
+  std::size_t current_bytes_ = 0;
 };
 
-std::shared_ptr<const Analysis> cached_analysis(std::string_view text) {
-  thread_local AnalysisCache cache;
-  return cache.get(text);
+// The analysis of a text; `as_target`: with its target role.
+Analysed cached_analysis(std::string_view text, bool as_target) {
+  static AnalysisCache cache;
+  return cache.get(text, as_target);
 }
 
 // ---- matching -----------------------------------------------------------------------------------
@@ -555,7 +637,7 @@ double unit_support(const Analysis& x, const Unit& u, Weight&& weight) {
 
 // Report-level support of the whole text y by x: IDF-mass-weighted mean over y's sentences.
 template <class Weight>
-double report_support(const Analysis& x, const Analysis& y, Weight&& weight) {
+double report_support(const Analysis& x, const Units& y, Weight&& weight) {
   double sum = 0.0, mass = 0.0;
   for (const Unit& u : y.sentence_units) {
     double m = 0.0;
@@ -586,16 +668,17 @@ double SupportJudge::idf(std::string_view word) const {
 }
 
 double SupportJudge::support(std::string_view x, std::string_view statement) const {
-  const auto ax = cached_analysis(x);
-  const auto ay = cached_analysis(statement);
-  return unit_support(*ax, ay->unit, [this](std::uint64_t s) { return weight(s); });
+  const Analysed ax = cached_analysis(x, false);
+  const Analysed ay = cached_analysis(statement, true);
+  return unit_support(*ax.analysis, ay.units->unit, [this](std::uint64_t s) { return weight(s); });
 }
 
 double SupportJudge::same_item(std::string_view x, std::string_view y) const {
-  const auto ax = cached_analysis(x);
-  const auto ay = cached_analysis(y);
+  const Analysed ax = cached_analysis(x, true);
+  const Analysed ay = cached_analysis(y, true);
   auto w = [this](std::uint64_t s) { return weight(s); };
-  return 0.5 * (report_support(*ax, *ay, w) + report_support(*ay, *ax, w));
+  return 0.5 *
+         (report_support(*ax.analysis, *ay.units, w) + report_support(*ay.analysis, *ax.units, w));
 }
 
 double SupportJudge::score(std::string_view x, std::string_view y) const {
@@ -632,13 +715,87 @@ int SupportJudge::critic(std::string_view x, std::string_view y) const {
   return critic_of_score(score(x, y));
 }
 
-void SupportJudge::fit(std::span<const Task> tasks, bool statement_targets) {
-  statement_targets_ = statement_targets;
-  calibration_ = JudgeCalibration{};
-
-  // IDF over every text of the dataset, by Porter stem.
+// What fitting keeps between chunks and passes: a few numbers per task, and in pass 1 the
+// texts of the calibration sample.
+struct SupportJudge::FitState {
+  std::size_t tasks = 0;  // seen so far in the current pass
+  std::size_t pass0_tasks = 0;
+  // Pass 0: document frequencies by Porter stem.
   std::unordered_map<std::uint64_t, std::size_t> df;
   std::size_t documents = 0;
+  // Pass 0: the eligible tasks (a first reference, not blank, that gives targets) in order:
+  // task index, group, number of targets, number of candidates with text.
+  std::vector<std::size_t> eligible;
+  std::vector<std::uint32_t> group, targets, candidates;
+  std::unordered_map<std::string, std::uint32_t> group_ids;
+  // The sample. A matched pair is (eligible position, ordinal among that task's candidates
+  // with text, target); its mismatched pair asks about the same candidate with the target of
+  // another eligible task (position, target).
+  struct Pair {
+    std::size_t e, candidate, target;
+  };
+  std::vector<Pair> matched, mismatched;
+  // Pass 1: the texts of the sample.
+  std::unordered_map<std::size_t, std::vector<std::string>> target_texts;  // by position
+  std::map<std::pair<std::size_t, std::size_t>, std::string> candidate_texts;
+  std::size_t next_eligible = 0;
+};
+
+SupportJudge::~SupportJudge() = default;
+SupportJudge::SupportJudge(SupportJudge&&) noexcept = default;
+SupportJudge& SupportJudge::operator=(SupportJudge&&) noexcept = default;
+
+void SupportJudge::fit(std::span<const Task> tasks, bool statement_targets) {
+  mi::fit_by_passes(*this, tasks, statement_targets);
+}
+
+void SupportJudge::begin_fit(bool statement_targets) {
+  statement_targets_ = statement_targets;
+  calibration_ = JudgeCalibration{};
+  fit_ = std::make_unique<FitState>();
+}
+
+void SupportJudge::fit_chunk(std::size_t pass, std::span<const Task> tasks) {
+  if (!fit_) throw std::logic_error("SupportJudge::fit_chunk without begin_fit");
+  try {
+    if (pass == 0)
+      count_documents(tasks);
+    else
+      collect_sample(tasks);
+  } catch (...) {
+    fit_.reset();
+    throw;
+  }
+}
+
+void SupportJudge::end_fit_pass(std::size_t pass) {
+  if (!fit_) throw std::logic_error("SupportJudge::end_fit_pass without begin_fit");
+  try {
+    if (pass == 0) {
+      draw_sample();
+    } else {
+      calibrate();
+      fit_.reset();
+    }
+  } catch (...) {
+    fit_.reset();
+    throw;
+  }
+}
+
+// Targets of a task: the statements of its first reference, or that reference whole.
+namespace {
+std::vector<std::string> first_reference_targets(const Task& task, bool statement_targets) {
+  if (task.references.empty()) return {};
+  const std::string& ref = task.references.front().text;
+  if (ref.find_first_not_of(" \t\r\n") == std::string::npos) return {};
+  return statement_targets ? mi::decompose_statements(ref) : std::vector<std::string>{ref};
+}
+}  // namespace
+
+void SupportJudge::count_documents(std::span<const Task> tasks) {
+  FitState& st = *fit_;
+  // IDF over every text of the dataset, by Porter stem.
   std::vector<std::string> tokens;
   std::vector<std::uint64_t> stems;
   auto add_document = [&](std::string_view text) {
@@ -648,81 +805,136 @@ void SupportJudge::fit(std::span<const Task> tasks, bool statement_targets) {
     stems.clear();
     for (const auto& t : tokens) stems.push_back(stem_hash(t));
     sort_unique(stems);
-    for (auto s : stems) ++df[s];
-    ++documents;
+    for (auto s : stems) ++st.df[s];
+    ++st.documents;
   };
   for (const auto& task : tasks) {
     add_document(task.source);
     for (const auto& r : task.references) add_document(r.text);
     for (const auto& c : task.candidates) add_document(c.text);
+    const std::size_t t = st.tasks++;
+    const std::size_t targets = first_reference_targets(task, statement_targets_).size();
+    if (targets == 0) continue;
+    st.eligible.push_back(t);
+    st.group.push_back(
+        st.group_ids.try_emplace(task.group, static_cast<std::uint32_t>(st.group_ids.size()))
+            .first->second);
+    st.targets.push_back(static_cast<std::uint32_t>(targets));
+    st.candidates.push_back(static_cast<std::uint32_t>(
+        std::count_if(task.candidates.begin(), task.candidates.end(),
+                      [](const Candidate& c) { return !c.text.empty(); })));
   }
+}
+
+void SupportJudge::draw_sample() {
+  FitState& st = *fit_;
   idf_.clear();
-  const double n = static_cast<double>(documents);
-  for (const auto& [stem, count] : df)
+  const double n = static_cast<double>(st.documents);
+  for (const auto& [stem, count] : st.df)
     idf_.emplace(stem, std::log((n + 1.0) / (static_cast<double>(count) + 1.0)) + 1.0);
   unseen_idf_ = std::log(n + 1.0) + 1.0;
+  std::unordered_map<std::uint64_t, std::size_t>().swap(st.df);
 
-  // Targets per task: the statements of its first reference, or that reference whole.
-  std::vector<std::size_t> eligible;  // tasks with a first reference and a target
-  std::vector<std::vector<std::string>> targets(tasks.size());
-  for (std::size_t t = 0; t < tasks.size(); ++t) {
-    if (tasks[t].references.empty()) continue;
-    const std::string& ref = tasks[t].references.front().text;
-    if (ref.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-    targets[t] = statement_targets ? mi::decompose_statements(ref) : std::vector<std::string>{ref};
-    if (!targets[t].empty()) eligible.push_back(t);
-  }
-  if (eligible.size() < 2)
+  const std::size_t eligible = st.eligible.size();
+  if (eligible < 2)
     throw std::invalid_argument(
         "SupportJudge calibration needs at least two tasks with a reference (mismatched pairs "
         "pair a candidate with another task's reference)");
-
-  struct Pair {
-    std::size_t task, candidate, target;
-  };
-  std::vector<Pair> matched;
-  for (std::size_t t : eligible)
-    for (std::size_t c = 0; c < tasks[t].candidates.size(); ++c) {
-      if (tasks[t].candidates[c].text.empty()) continue;
-      for (std::size_t k = 0; k < targets[t].size(); ++k) matched.push_back({t, c, k});
-    }
-  if (matched.empty())
+  // Matched pairs, numbered in dataset order: each eligible task's candidates with text, each
+  // with every target of the task.
+  std::size_t total = 0;
+  for (std::size_t e = 0; e < eligible; ++e)
+    total += static_cast<std::size_t>(st.candidates[e]) * st.targets[e];
+  if (total == 0)
     throw std::invalid_argument("SupportJudge calibration needs candidates with text");
 
   util::SplitMix64 rng(options_.seed ^ 0x6A75646765ULL);  // "judge"
-  if (matched.size() > options_.max_pairs) {
-    // Seeded partial Fisher–Yates, then back to dataset order.
-    std::vector<std::size_t> index(matched.size());
-    std::iota(index.begin(), index.end(), std::size_t{0});
-    for (std::size_t i = 0; i < options_.max_pairs; ++i)
-      std::swap(index[i], index[i + below_mod(rng, index.size() - i)]);
-    index.resize(options_.max_pairs);
-    std::sort(index.begin(), index.end());
-    std::vector<Pair> chosen;
-    for (auto i : index) chosen.push_back(matched[i]);
-    matched = std::move(chosen);
+  std::vector<std::size_t> chosen;
+  if (total > options_.max_pairs) {
+    // Seeded partial Fisher–Yates over the pair numbers, then back to dataset order; only the
+    // entries moved from their place are stored.
+    std::unordered_map<std::size_t, std::size_t> moved;
+    auto at = [&](std::size_t i) {
+      auto it = moved.find(i);
+      return it == moved.end() ? i : it->second;
+    };
+    for (std::size_t i = 0; i < options_.max_pairs; ++i) {
+      const std::size_t j = i + below_mod(rng, total - i);
+      const std::size_t vi = at(i), vj = at(j);
+      moved[i] = vj;
+      moved[j] = vi;
+    }
+    for (std::size_t i = 0; i < options_.max_pairs; ++i) chosen.push_back(at(i));
+    std::sort(chosen.begin(), chosen.end());
+  } else {
+    chosen.resize(total);
+    std::iota(chosen.begin(), chosen.end(), std::size_t{0});
+  }
+  std::size_t e = 0, base = 0;
+  for (std::size_t i : chosen) {
+    while (i >= base + static_cast<std::size_t>(st.candidates[e]) * st.targets[e]) {
+      base += static_cast<std::size_t>(st.candidates[e]) * st.targets[e];
+      ++e;
+    }
+    const std::size_t r = i - base;
+    st.matched.push_back({e, r / st.targets[e], r % st.targets[e]});
   }
 
   // Mismatched: the same candidates against another task's targets, same group when possible.
-  std::unordered_map<std::string, std::vector<std::size_t>> by_group;
-  for (std::size_t t : eligible) by_group[tasks[t].group].push_back(t);
-  std::vector<Pair> mismatched;
-  for (const auto& p : matched) {
-    const auto& group = by_group[tasks[p.task].group];
-    const auto& pool = group.size() >= 2 ? group : eligible;
-    std::size_t other = pool[below_mod(rng, pool.size() - 1)];
-    if (other == p.task) other = pool.back();  // skip the own task without rejection sampling
-    mismatched.push_back({other, p.candidate, below_mod(rng, targets[other].size())});
+  std::vector<std::vector<std::size_t>> by_group(st.group_ids.size());
+  for (std::size_t k = 0; k < eligible; ++k) by_group[st.group[k]].push_back(k);
+  for (const auto& p : st.matched) {
+    const auto& group = by_group[st.group[p.e]];
+    const bool in_group = group.size() >= 2;  // else the pool is every eligible task
+    const std::size_t size = in_group ? group.size() : eligible;
+    auto pool = [&](std::size_t i) { return in_group ? group[i] : i; };
+    std::size_t other = pool(below_mod(rng, size - 1));
+    if (other == p.e) other = pool(size - 1);  // skip the own task without rejection sampling
+    st.mismatched.push_back({other, p.candidate, below_mod(rng, st.targets[other])});
   }
+  for (const auto& p : st.matched) {
+    st.target_texts[p.e];
+    st.candidate_texts[{p.e, p.candidate}];
+  }
+  for (const auto& p : st.mismatched) st.target_texts[p.e];
+  st.pass0_tasks = st.tasks;
+  st.tasks = 0;
+}
 
-  auto judge = [&](const Pair& p, std::size_t candidate_task) {
-    const std::string& x = tasks[candidate_task].candidates[p.candidate].text;
-    return score(x, targets[p.task][p.target]);
+void SupportJudge::collect_sample(std::span<const Task> tasks) {
+  FitState& st = *fit_;
+  for (const auto& task : tasks) {
+    const std::size_t t = st.tasks++;
+    if (st.next_eligible == st.eligible.size() || st.eligible[st.next_eligible] != t) continue;
+    const std::size_t e = st.next_eligible++;
+    if (auto it = st.target_texts.find(e); it != st.target_texts.end()) {
+      it->second = first_reference_targets(task, statement_targets_);
+      if (it->second.size() != st.targets[e])
+        throw std::logic_error("SupportJudge: the data changed between fitting passes");
+    }
+    auto it = st.candidate_texts.lower_bound({e, 0});
+    std::size_t ordinal = 0;
+    for (const auto& c : task.candidates) {
+      if (it == st.candidate_texts.end() || it->first.first != e) break;
+      if (c.text.empty()) continue;
+      if (it->first.second == ordinal) (it++)->second = c.text;
+      ++ordinal;
+    }
+  }
+}
+
+void SupportJudge::calibrate() {
+  FitState& st = *fit_;
+  if (st.tasks != st.pass0_tasks)
+    throw std::logic_error("SupportJudge: the data changed between fitting passes");
+  auto judge = [&](const FitState::Pair& candidate, const FitState::Pair& target) {
+    const std::string& x = st.candidate_texts.at({candidate.e, candidate.candidate});
+    return score(x, st.target_texts.at(target.e).at(target.target));
   };
   std::vector<double> s_matched, s_mismatched;
-  for (const auto& p : matched) s_matched.push_back(judge(p, p.task));
-  for (std::size_t i = 0; i < mismatched.size(); ++i)
-    s_mismatched.push_back(judge(mismatched[i], matched[i].task));
+  for (const auto& p : st.matched) s_matched.push_back(judge(p, p));
+  for (std::size_t i = 0; i < st.mismatched.size(); ++i)
+    s_mismatched.push_back(judge(st.matched[i], st.mismatched[i]));
 
   const Threshold threshold = youden(s_matched, s_mismatched);
 
@@ -753,9 +965,9 @@ void SupportJudge::fit(std::span<const Task> tasks, bool statement_targets) {
   log2_ratio = isotonic(log2_ratio, weights);
 
   calibration_.fitted = true;
-  calibration_.statement_targets = statement_targets;
+  calibration_.statement_targets = statement_targets_;
   calibration_.seed = options_.seed;
-  calibration_.documents = documents;
+  calibration_.documents = st.documents;
   calibration_.matched_pairs = s_matched.size();
   calibration_.mismatched_pairs = s_mismatched.size();
   calibration_.threshold = threshold.value;

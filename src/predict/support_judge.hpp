@@ -24,6 +24,8 @@
 // monotone by pooled-adjacent-violators.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,9 +67,19 @@ struct JudgeCalibration {
 class SupportJudge final : public mi::Predictor {
  public:
   explicit SupportJudge(SupportJudgeOptions options = {});
+  ~SupportJudge() override;
+  SupportJudge(SupportJudge&&) noexcept;
+  SupportJudge& operator=(SupportJudge&&) noexcept;
 
   std::string signature() const override;
   void fit(std::span<const Task> tasks, bool statement_targets) override;
+  // Pass 0 counts document frequencies and, per task, what the calibration sample is drawn
+  // from (group, number of targets and of candidates with text); the sample is then drawn and
+  // pass 1 collects only its texts (at most 2 · max_pairs targets and max_pairs candidates).
+  std::optional<std::size_t> fit_passes() const override { return 2; }
+  void begin_fit(bool statement_targets) override;
+  void fit_chunk(std::size_t pass, std::span<const Task> tasks) override;
+  void end_fit_pass(std::size_t pass) override;
   // level(x, y) · ln 2. Requires fit().
   double log_ratio(std::string_view x, std::string_view y) const override;
   // +1 when score(x, y) ≥ the calibrated threshold, else −1. Requires fit().
@@ -90,14 +102,20 @@ class SupportJudge final : public mi::Predictor {
   double idf(std::string_view word) const;
 
  private:
+  struct FitState;
   double weight(std::uint64_t stem) const;
   void require_fit() const;
+  void count_documents(std::span<const Task> tasks);  // pass 0
+  void draw_sample();                                 // end of pass 0
+  void collect_sample(std::span<const Task> tasks);   // pass 1
+  void calibrate();                                   // end of pass 1
 
   SupportJudgeOptions options_;
   bool statement_targets_ = true;
   std::unordered_map<std::uint64_t, double> idf_;  // Porter-stem hash → idf
   double unseen_idf_ = 1.0;
   JudgeCalibration calibration_;
+  std::unique_ptr<FitState> fit_;  // while fitting
 };
 
 }  // namespace probity::predict

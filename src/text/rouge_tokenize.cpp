@@ -51,13 +51,16 @@ bool is_word_category(utf8proc_category_t cat) {
 
 void rouge_scan(std::string_view text, bool unicode_aware, std::string& scratch,
                 RougeTokenSink& sink) {
-  std::string& tok = scratch;
-  tok.clear();
+  // Tokens are written one after another into scratch, sized once for the whole text (a lower-
+  // cased character takes at most 3 bytes per input byte in the unicode mode, 1 otherwise).
+  const std::size_t need = (unicode_aware ? 3 : 1) * text.size() + 8;
+  if (scratch.size() < need) scratch.resize(need);
+  char* const begin = scratch.data();
+  char* out = begin;
+  char* token = begin;  // start of the current token
   auto flush = [&] {
-    if (!tok.empty()) {
-      sink(tok);
-      tok.clear();
-    }
+    if (out != token) sink(std::string_view(token, static_cast<std::size_t>(out - token)));
+    token = out;
   };
   const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
   const std::size_t n = text.size();
@@ -66,7 +69,7 @@ void rouge_scan(std::string_view text, bool unicode_aware, std::string& scratch,
     const unsigned char c = bytes[i];
     if (c < 0x80) {
       if (const char t = kAsciiTokenChar[c]) {
-        tok.push_back(t);
+        *out++ = t;
       } else {
         flush();
       }
@@ -85,14 +88,14 @@ void rouge_scan(std::string_view text, bool unicode_aware, std::string& scratch,
       if (is_word_category(utf8proc_category(cp))) {
         std::array<utf8proc_uint8_t, 4> buf{};
         const utf8proc_ssize_t k = utf8proc_encode_char(utf8proc_tolower(cp), buf.data());
-        tok.append(reinterpret_cast<const char*>(buf.data()), static_cast<std::size_t>(k));
+        for (utf8proc_ssize_t b = 0; b < k; ++b) *out++ = static_cast<char>(buf[b]);
       } else {
         flush();
       }
     } else if (cp == 0x212A) {  // KELVIN SIGN lower-cases to ASCII 'k'
-      tok.push_back('k');
+      *out++ = 'k';
     } else if (cp == 0x130) {  // 'İ' lower-cases to 'i' + U+0307, and U+0307 separates
-      tok.push_back('i');
+      *out++ = 'i';
       flush();
     } else {
       flush();

@@ -1,6 +1,7 @@
 #include <unicode/brkiter.h>
 #include <unicode/locid.h>
 #include <unicode/unistr.h>
+#include <unicode/ustring.h>
 
 #include <algorithm>
 #include <array>
@@ -30,9 +31,10 @@ std::string_view trim(std::string_view s) {
 bool ends_with_abbreviation(std::string_view segment) {
   segment = trim(segment);
   auto space = segment.find_last_of(" \t\n(\"'");
-  std::string last =
-      ascii_lower(space == std::string_view::npos ? segment : segment.substr(space + 1));
-  if (last.empty() || last.back() != '.') return false;
+  const std::string_view raw_last =
+      space == std::string_view::npos ? segment : segment.substr(space + 1);
+  if (raw_last.empty() || raw_last.back() != '.') return false;  // before lower-casing a copy
+  const std::string last = ascii_lower(raw_last);
   if (std::find(kAbbreviations.begin(), kAbbreviations.end(), last) != kAbbreviations.end())
     return true;
   // A single capital initial ("J. K. Rowling").
@@ -66,22 +68,60 @@ void split_tokenized(std::string_view segment, std::vector<std::string>& out) {
 
 std::vector<std::string> split_sentences(std::string_view text) {
   thread_local std::unique_ptr<icu::BreakIterator> iterator = make_iterator();
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(
-      icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
+  // ICU iterates UTF-16 (faster than its UTF-8 UText); the copy's buffer is reused per thread.
+  thread_local icu::UnicodeString u;
+  const auto size = static_cast<int32_t>(text.size());
+  UErrorCode status = U_ZERO_ERROR;
+  int32_t length = 0, substitutions = 0;
+  // UTF-16 never takes more code units than UTF-8 takes bytes. U+FFFD replaces ill-formed
+  // bytes, as UnicodeString::fromUTF8 does.
+  UChar* buffer = u.getBuffer(size + 1);
+  u_strFromUTF8WithSub(buffer, u.getCapacity(), &length, text.data(), size, 0xFFFD, &substitutions,
+                       &status);
+  u.releaseBuffer(U_SUCCESS(status) ? length : 0);
+  if (U_FAILURE(status)) throw std::runtime_error("ICU could not convert the text to UTF-16");
   iterator->setText(u);
   std::vector<std::string> sentences;
-  std::string pending;
-  int32_t start = iterator->first();
-  for (int32_t end = iterator->next(); end != icu::BreakIterator::DONE;
-       start = end, end = iterator->next()) {
-    std::string piece;
-    u.tempSubStringBetween(start, end).toUTF8String(piece);
-    pending += piece;
+  if (substitutions > 0) {
+    // The pieces are the converted text, substitutions included, as they have always been.
+    std::string pending;
+    int32_t start = iterator->first();
+    for (int32_t end = iterator->next(); end != icu::BreakIterator::DONE;
+         start = end, end = iterator->next()) {
+      std::string piece;
+      u.tempSubStringBetween(start, end).toUTF8String(piece);
+      pending += piece;
+      if (ends_with_abbreviation(pending)) continue;
+      split_tokenized(pending, sentences);
+      pending.clear();
+    }
+    split_tokenized(pending, sentences);
+    return sentences;
+  }
+  // Well-formed text: each boundary (a UTF-16 index) is mapped back to its byte offset as it
+  // comes, and the text pending since the last sentence end is a view: nothing is converted back
+  // or copied. In ASCII text the two indices agree.
+  const bool ascii = length == size;
+  std::size_t from = 0, byte = 0;
+  int32_t unit = 0;
+  iterator->first();
+  for (int32_t end = iterator->next(); end != icu::BreakIterator::DONE; end = iterator->next()) {
+    if (ascii) {
+      byte = static_cast<std::size_t>(end);
+    } else {
+      while (unit < end) {
+        const auto lead = static_cast<unsigned char>(text[byte]);
+        const std::size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        byte += n;
+        unit += n == 4 ? 2 : 1;  // past U+FFFF: a surrogate pair
+      }
+    }
+    const std::string_view pending = text.substr(from, byte - from);
     if (ends_with_abbreviation(pending)) continue;
     split_tokenized(pending, sentences);
-    pending.clear();
+    from = byte;
   }
-  split_tokenized(pending, sentences);
+  split_tokenized(text.substr(from), sentences);
   return sentences;
 }
 

@@ -4,13 +4,19 @@
 // 13a's four substitutions are derived into one pass; intl's are one pass each.
 #include <utf8proc.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "probity/text.hpp"
+#include "text/tokenize_sacrebleu.hpp"
 
 namespace probity::text {
 namespace {
@@ -92,17 +98,23 @@ constexpr std::array<bool, 256> kPadded = [] {
   return t;
 }();
 
-// Writes token bytes into a preallocated buffer, with the single space owed before a token.
+// Writes token bytes into a preallocated buffer, with the single space owed before a token, and
+// the offset of each token.
 struct TokenWriter {
   char* begin;
   char* p;
-  bool owed = false;
+  std::uint32_t* starts;
+  std::size_t n_starts = 0;
+  bool fresh = true;  // the next byte starts a token
   void put(char c) {
-    if (owed && p != begin) *p++ = ' ';
-    owed = false;
+    if (fresh) {
+      if (p != begin) *p++ = ' ';
+      starts[n_starts++] = static_cast<std::uint32_t>(p - begin);
+      fresh = false;
+    }
     *p++ = c;
   }
-  void gap() { owed = true; }
+  void gap() { fresh = true; }
 };
 
 // Byte classes for the 13a scan.
@@ -119,6 +131,52 @@ constexpr std::array<std::uint8_t, 256> k13aClass = [] {
   return t;
 }();
 
+#if defined(__SSE2__)
+// Letters, digits and apostrophes, the ordinary bytes of most text, among the 16 bytes of v.
+inline unsigned common_ordinary(__m128i v) {
+  // x - lo <= hi - lo as unsigned bytes: max(x - lo, hi - lo) == hi - lo.
+  const auto in_range = [](__m128i d, __m128i limit) {
+    return _mm_cmpeq_epi8(_mm_max_epu8(d, limit), limit);
+  };
+  const __m128i letter =
+      in_range(_mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a')),
+               _mm_set1_epi8('z' - 'a'));
+  const __m128i digit = in_range(_mm_sub_epi8(v, _mm_set1_epi8('0')), _mm_set1_epi8(9));
+  const __m128i apostrophe = _mm_cmpeq_epi8(v, _mm_set1_epi8('\''));
+  return static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), apostrophe)));
+}
+
+// The common case 16 bytes at a time: a stretch of letters, digits, apostrophes and single ASCII
+// spaces needs no rule, only the whitespace collapsing, so it is copied as it is (a space ending
+// the stretch becomes the owed gap). Handles the longest such stretch at s[i, i + 16), if any,
+// and returns its length (0: nothing done). Needs 16 readable bytes at s + i, 16 writable at w.p,
+// and some output already written (no space is owed at the start).
+inline std::size_t common_stretch(const char* s, std::size_t i, TokenWriter& w) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+  const unsigned ordinary = common_ordinary(v);
+  unsigned space = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+  const auto len = static_cast<unsigned>(std::countr_zero(~(ordinary | space)));  // <= 16
+  if (len == 0) return 0;
+  const unsigned in_stretch = (1u << len) - 1;
+  space &= in_stretch;
+  if ((space & (space >> 1)) != 0) return 0;  // a run of spaces: left to the byte loop
+  if ((space & 1) == 0 && w.fresh) {          // a token starts at once, after the owed space
+    *w.p++ = ' ';
+    w.starts[w.n_starts++] = static_cast<std::uint32_t>(w.p - w.begin);
+  }
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(w.p), v);
+  // A token starts after each space that is not the stretch's last byte.
+  const auto base = static_cast<std::uint32_t>(w.p - w.begin) + 1;
+  for (unsigned inner = space & (in_stretch >> 1); inner != 0; inner &= inner - 1)
+    w.starts[w.n_starts++] = base + static_cast<std::uint32_t>(std::countr_zero(inner));
+  const unsigned ends_with_space = (space >> (len - 1)) & 1;
+  w.p += len - ends_with_space;
+  w.fresh = ends_with_space != 0;
+  return len;
+}
+#endif
+
 // The TokenizerRegexp rules on f' {line} ', followed by ' '.join(line.split()), in one pass.
 // All four rules only insert spaces, so the output is the input with whitespace runs collapsed
 // and a space in some gaps between adjacent characters; the pass decides each gap directly:
@@ -133,14 +191,25 @@ constexpr std::array<std::uint8_t, 256> k13aClass = [] {
 //     is followed by a space or a non-digit. Hence: gaps inside the run are spaced; P|c1 is spaced
 //     unless P and F are digits and k == 1 ("3.5"); ck|F is spaced unless F is a digit and k is
 //     even after a non-digit P or odd after a digit P ("3..4" -> "3 . . 4", "a..4" -> "a . .4").
-void regexp_rules(std::string_view s, std::string& out) {
+void regexp_rules(std::string_view s, TokenizedLine& out) {
   const std::size_t n = s.size();
-  out.resize(2 * n);  // every gap gets at most one space
-  TokenWriter w{out.data(), out.data()};
+  // Buffers only grow (no refill per call): every gap gets at most one space, a token has at
+  // least one byte, and common_stretch stores 16 bytes at a time.
+  if (out.buffer.size() < 2 * n + 16) out.buffer.resize(2 * n + 16);
+  if (out.starts.size() < n + 2) out.starts.resize(n + 2);
+  TokenWriter w{out.buffer.data(), out.buffer.data(), out.starts.data()};
   const auto* b = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = b + n;
   std::size_t i = 0;
   while (i < n) {
+#if defined(__SSE2__)
+    if (i + 16 <= n && w.p != w.begin) {
+      if (const std::size_t done = common_stretch(s.data(), i, w)) {
+        i += done;
+        continue;
+      }
+    }
+#endif
     const char c = s[i];
     switch (k13aClass[static_cast<unsigned char>(c)]) {
       case kMaybeSpace:
@@ -185,13 +254,16 @@ void regexp_rules(std::string_view s, std::string& out) {
     }
     // A run of ordinary bytes.
     w.put(c);
-    ++i;
-    while (i < n && k13aClass[static_cast<unsigned char>(s[i])] == kPlain) *w.p++ = s[i++];
+    for (++i; i < n && k13aClass[static_cast<unsigned char>(s[i])] == kPlain; ++i) *w.p++ = s[i];
   }
-  out.resize(static_cast<std::size_t>(w.p - w.begin));
+  out.text = std::string_view(w.begin, static_cast<std::size_t>(w.p - w.begin));
+  out.count = w.n_starts;
+  out.starts[out.count] = static_cast<std::uint32_t>(out.text.size() + 1);
 }
 
-void tokenize_13a_into(std::string_view line, std::string& out) {
+}  // namespace
+
+void tokenize_13a_into(std::string_view line, TokenizedLine& out) {
   // Language-independent part (Tokenizer13a.__call__), each replacement only when it can match.
   thread_local std::string cur, next;
   const bool has_lt = line.find('<') != std::string_view::npos;
@@ -230,6 +302,8 @@ void tokenize_13a_into(std::string_view line, std::string& out) {
   }
   regexp_rules(cur, out);
 }
+
+namespace {
 
 // --- intl -------------------------------------------------------------------------------------
 
@@ -314,12 +388,18 @@ void encode(char32_t cp, std::string& out) {
 }  // namespace
 
 std::string tokenize_13a(std::string_view line) {
-  std::string out;
+  TokenizedLine out;
   tokenize_13a_into(line, out);
-  return out;
+  return std::string(out.text);
 }
 
 std::string tokenize_intl(std::string_view line) {
+  std::string out;
+  tokenize_intl_into(line, out);
+  return out;
+}
+
+void tokenize_intl_into(std::string_view line, std::string& out) {
   thread_local std::vector<Char> a, b;
   constexpr Char kBlank{U' ', kSpace};
   decode(line, a);
@@ -345,7 +425,7 @@ std::string tokenize_intl(std::string_view line) {
     }
   }
   // (\p{S}) -> ' \1 ', then ' '.join(line.split()), fused.
-  std::string out;
+  out.clear();
   out.reserve(line.size() + line.size() / 2);
   bool in_token = false;
   auto separate = [&] {
@@ -368,7 +448,6 @@ std::string tokenize_intl(std::string_view line) {
     }
   }
   if (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
 }
 
 std::vector<std::string_view> split_whitespace(std::string_view s) {

@@ -2,11 +2,13 @@
 #include <unicode/unistr.h>
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
 
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
 #include "text/utf8.hpp"
 
 namespace probity::text {
@@ -38,6 +40,9 @@ std::string normalize_unicode(std::string_view s, bool compat) {
 }
 
 std::string to_lower(std::string_view s) {
+  // ASCII text: ICU's root-locale lower-casing changes only A-Z there.
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return ascii_lower(s);
   std::string out;
   icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())))
       .toLower(icu::Locale::getRoot())

@@ -1,6 +1,10 @@
 #pragma once
 // Stable hashes for cache keys and seeds (std::hash is not stable across builds).
+#include <xxhash.h>
+
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -35,6 +39,34 @@ inline std::string hex64(std::uint64_t v) {
   std::string out(16, '0');
   for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<std::size_t>(i)] = digits[v & 15];
   return out;
+}
+
+// XXH3 (libxxhash): fast strong hashes for content keys. Stable across builds and hosts (the
+// algorithm's output is specified), so keys made with them can be stored.
+inline std::uint64_t xxh3_64(std::string_view s, std::uint64_t seed = 0) {
+  return XXH3_64bits_withSeed(s.data(), s.size(), seed);
+}
+
+// A 128-bit content key as 16 big-endian bytes (byte order fixed, so stored keys compare the same
+// on any host, and keys sharing a high half sort together).
+using Key128 = std::array<unsigned char, 16>;
+
+inline void store_be64(std::uint64_t v, unsigned char* out) {
+  for (int i = 7; i >= 0; --i, v >>= 8) out[i] = static_cast<unsigned char>(v & 0xFFU);
+}
+
+// The 128-bit XXH3 of the words `parts` (each as 8 little-endian bytes).
+template <std::size_t N>
+Key128 key128(const std::array<std::uint64_t, N>& parts) {
+  std::array<unsigned char, 8 * N> bytes{};
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t b = 0; b < 8; ++b)
+      bytes[8 * i + b] = static_cast<unsigned char>((parts[i] >> (8 * b)) & 0xFFU);
+  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  Key128 key{};
+  store_be64(h.high64, key.data());
+  store_be64(h.low64, key.data() + 8);
+  return key;
 }
 
 }  // namespace probity::util

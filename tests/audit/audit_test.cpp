@@ -183,7 +183,7 @@ std::size_t cached_rows(const std::string& db_path) {
   sqlite3_busy_timeout(db, 1000);
   sqlite3_stmt* st = nullptr;
   std::size_t n = 0;
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM stats", -1, &st, nullptr) == SQLITE_OK &&
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM scores", -1, &st, nullptr) == SQLITE_OK &&
       sqlite3_step(st) == SQLITE_ROW)
     n = static_cast<std::size_t>(sqlite3_column_int64(st, 0));
   sqlite3_finalize(st);

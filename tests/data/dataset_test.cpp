@@ -2,9 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
+#include "data/fast_task.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -221,3 +228,140 @@ TEST(DatasetCsv, ErrorsNameLineAndColumn) {
 }
 
 }  // namespace
+
+// ---- the reader's fast path (src/data/fast_task.hpp) ------------------------------------------
+
+namespace fast {
+
+// Every field of a dataset, ratings by their bits: equal texts mean equal datasets.
+std::string describe(const probity::Dataset& ds) {
+  std::string out;
+  for (const auto& t : ds.tasks) {
+    out +=
+        "task " + t.task_id + "|" + t.group + "|" + t.source + "|" + std::to_string(t.line) + "\n";
+    for (const auto& r : t.references) out += " ref " + r.id + "|" + r.text + "\n";
+    for (const auto& c : t.candidates) {
+      out += " cand " + c.id + "|" + c.system + "|" + c.text + "\n";
+      for (const auto& [dim, ratings] : c.human) {
+        out += "  " + dim + ":";
+        for (double v : ratings) {
+          std::uint64_t bits = 0;
+          std::memcpy(&bits, &v, sizeof bits);
+          out += " " + std::to_string(bits);
+        }
+        out += "\n";
+      }
+    }
+    for (const auto& p : t.pairs) out += " pair " + p.a + "|" + p.b + "|" + p.preferred + "\n";
+  }
+  for (const auto& s : ds.skipped)
+    out += "skip " + std::to_string(s.line) + "|" + s.field + "|" + s.message + "\n";
+  return out;
+}
+
+// The dataset, or the error, as read with or without the fast path.
+std::string read(const std::string& jsonl, bool fast_path, bool skip_invalid) {
+  probity::data::set_fast_task_parsing(fast_path);
+  std::string out;
+  try {
+    out = describe(probity::parse_dataset(jsonl, "<test>", probity::ReadOptions{skip_invalid}));
+  } catch (const InputError& e) {
+    out = std::string("error: ") + e.what();
+  }
+  probity::data::set_fast_task_parsing(true);
+  return out;
+}
+
+void expect_same(const std::string& jsonl) {
+  for (const bool skip : {false, true})
+    EXPECT_EQ(read(jsonl, true, skip), read(jsonl, false, skip)) << jsonl.substr(0, 300);
+}
+
+}  // namespace fast
+
+// The fast path reads every line of the data sets and of the reader's fuzzing corpus into the
+// tasks the full reader makes, and leaves every problem to it (same errors, same skips).
+TEST(DatasetFastPath, ReadsAsTheFullReader) {
+  std::size_t lines = 0;
+  for (const char* rel :
+       {"summeval/summeval.jsonl", "dialsummeval/dialsummeval.jsonl",
+        "topical_chat_usr/topical_chat_usr.jsonl", "lfqa_e/lfqa_e_zh.jsonl",
+        "lfqa_e/lfqa_e_en_sample.jsonl", "newsroom_human_eval/newsroom_human_eval.jsonl"}) {
+    std::ifstream in(probity::test::data_path(rel), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string jsonl = text.str();
+    fast::expect_same(jsonl);
+    lines += static_cast<std::size_t>(std::count(jsonl.begin(), jsonl.end(), '\n'));
+  }
+  EXPECT_GT(lines, 900u);
+  // And it does read them: every task of SummEval, and the full example.
+  probity::data::FastTaskParser parser;
+  std::ifstream summeval(probity::test::data_path("summeval/summeval.jsonl"), std::ios::binary);
+  std::size_t accepted = 0;
+  for (std::string line; std::getline(summeval, line);) accepted += parser.parse(line).has_value();
+  EXPECT_EQ(accepted, 100u);
+  EXPECT_TRUE(parser.parse(kGood).has_value());
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(PROBITY_TEST_DIR) + "/fuzz/corpus/jsonl")) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    fast::expect_same(text.str());
+  }
+}
+
+// Lines at the edges of the two parsers, each read alone and after a good task.
+TEST(DatasetFastPath, EdgeCasesReadAsTheFullReader) {
+  const std::string c = R"("candidates": [{"id": "c", "text": "x"}])";
+  const std::vector<std::string> lines = {
+      kGood,
+      // duplicate keys: nlohmann keeps the last value
+      R"({"task_id": "a", "task_id": "b", )" + c + "}",
+      R"({"task_id": "t", "candidates": [{"id": "c", "id": "d", "text": "x"}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": {"q": 1, "q": 2}}]})",
+      // numbers: -0, big integers, past double, tiny, integers that are floats in nlohmann
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": {"q": -0}}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": {"q": -0.0}}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": {"q": [18446744073709551615, -9223372036854775808, 123456789012345678901234567890]}}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": {"q": 1e999}}]})",
+      R"({"task_id": "t", "meta": 1e999, )" + c + "}",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": {"q": [1e-400, 4.35, 1E2, 0.1]}}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": {"q": []}}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": {"q": "4"}}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "human": null}]})",
+      // strings: escapes, control characters, surrogates, keys written with escapes
+      R"({"task\u005fid": "t\n\"\u00e9\ud83d\ude00", )" + c + "}",
+      "{\"task_id\": \"t\tx\", " + c + "}",
+      "{\"task_id\":\t\"t\",\r" + c + "}",
+      R"({"task_id": "t\ud800", )" + c + "}",
+      std::string("{\"task_id\": \"t\0x\", ", 19) + c + "}",
+      // references: strings, objects, ids, nulls, duplicates, wrong types
+      R"({"task_id": "t", "references": ["a", {"text": "b"}, {"id": "", "text": "c"}, {"id": null, "text": ""}], )" +
+          c + "}",
+      R"({"task_id": "t", "references": [{"id": "ref1", "text": "a"}, "b"], )" + c + "}",
+      R"({"task_id": "t", "references": null, "group": null, "source": null, )" + c + "}",
+      R"({"task_id": "t", "references": [{"id": "r"}], )" + c + "}",
+      R"({"task_id": "t", "references": [7], )" + c + "}",
+      R"({"task_id": "t", "references": {}, )" + c + "}",
+      R"({"task_id": "t", "group": 3, )" + c + "}",
+      // candidates and pairs
+      R"({"task_id": "t", "candidates": []})",
+      R"({"task_id": "t", "candidates": [{"id": "", "text": "x"}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": null}, {"id": "d", "text": "y"}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x", "system": null}], "pairs": null})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x"}], "pairs": [{"a": "c", "b": "c", "preferred": "tie"}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x"}], "pairs": [{"a": "c", "b": "z", "preferred": "a"}]})",
+      R"({"task_id": "t", "candidates": [{"id": "c", "text": "x"}], "pairs": [{"a": "c", "b": "c", "preferred": "x"}]})",
+      // not a task
+      R"("t")",
+      R"({"task_id": "t", )" + c + "} x",
+      "{\"task_id\": ",
+      "",
+      std::string(2000, '[') + std::string(2000, ']'),
+  };
+  for (const auto& line : lines) {
+    fast::expect_same(line);
+    fast::expect_same(std::string(kGood) + "\n" + line + "\n" + kGood);
+  }
+}

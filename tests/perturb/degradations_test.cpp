@@ -192,6 +192,40 @@ TEST(PerturbRandomReplacement, NotApplicableWithoutAnotherTask) {
   EXPECT_NE(r.note.find("chat"), std::string::npos);
 }
 
+// One strategy object indexes each group's tasks per dataset: alternating between two datasets
+// gives what fresh objects give, and a group whose tasks repeat an id or have no candidates
+// still draws only among other ids with candidates.
+TEST(PerturbRandomReplacement, IndexFollowsTheDataset) {
+  const Dataset a = two_groups();
+  const Dataset b = [] {
+    Dataset d = two_groups();
+    d.tasks[2].group = "chat";                       // C leaves "news": A's only other task is B
+    d.tasks.push_back(d.tasks[0]);                   // a second task "A" in "news" ...
+    d.tasks.back().candidates[0].text = "A again.";  // ... never chosen for A (same id)
+    d.tasks.push_back(d.tasks[1]);
+    d.tasks.back().task_id = "E";
+    d.tasks.back().candidates.clear();  // no candidates: never chosen
+    return d;
+  }();
+  const auto shared = probity::test::builtin_strategies().create(StrategyKind::kDegradation, "R");
+  std::set<std::string> from_b;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    for (const Dataset* ds : {&a, &b, &a}) {
+      for (std::size_t c = 0; c < 2; ++c) {
+        const probity::PerturbContext ctx{ds, 0, c, seed};
+        const auto fresh =
+            probity::test::builtin_strategies().create(StrategyKind::kDegradation, "R")->apply(ctx);
+        const auto got = shared->apply(ctx);
+        EXPECT_EQ(got.status, fresh.status);
+        EXPECT_EQ(got.text, fresh.text);
+        EXPECT_EQ(got.note, fresh.note);
+        if (ds == &b) from_b.insert(got.text);
+      }
+    }
+  }
+  EXPECT_EQ(from_b, (std::set<std::string>{"B one.", "B two."}));
+}
+
 // ---- P: surface report -----------------------------------------------------------------------
 
 TEST(PerturbSurfaceReport, NotApplicableWithoutSource) {

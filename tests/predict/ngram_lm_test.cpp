@@ -320,3 +320,54 @@ TEST(NgramLm, EmptyModelIsUniform) {
   EXPECT_EQ(lm.vocab_size(), 2u);
   EXPECT_NEAR(lm.log_prob(std::vector<std::string>{"<s>"}, "</s>"), std::log(0.5), 1e-15);
 }
+
+namespace {
+
+// Ids of `sentences` by an interning builder's vocabulary (shared by the models compared).
+std::vector<std::vector<NgramLm::Id>> as_ids(NgramLm::Builder& vocabulary,
+                                             const Sentences& sentences) {
+  std::vector<std::vector<NgramLm::Id>> out;
+  for (const auto& s : sentences) {
+    out.emplace_back();
+    for (const auto& w : s) out.back().push_back(vocabulary.intern(w));
+  }
+  return out;
+}
+
+}  // namespace
+
+// A model counted over the n-gram table of more texts (the fold models of a cross-fitting
+// share one) is the model of its own texts, and a text added with a count is that many copies.
+TEST(NgramLm, SharedTableAndCountsGiveTheSameModel) {
+  const auto refs = summeval_references();
+  NgramLm::Builder vocabulary(3);
+  const auto ids = as_ids(vocabulary, refs);
+  const NgramLm words = std::move(vocabulary).build();  // the strings, for the vocabulary size
+  const std::size_t num_ids = words.num_ids();
+  NgramLm::Builder all(3, num_ids);
+  for (const auto& s : ids) all.add(s);
+  const auto table = std::move(all).table();
+  for (const std::size_t skip : {2, 3}) {
+    SCOPED_TRACE("every " + std::to_string(skip) + "th text left out");
+    NgramLm::Builder own(3, num_ids), shared(table);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (i % skip == 0) continue;
+      own.add(ids[i]);
+      own.add(ids[i]);
+      shared.add(ids[i], 2);
+    }
+    const NgramLm a = std::move(own).build(), b = std::move(shared).build();
+    for (int k = 1; k <= 3; ++k) {
+      EXPECT_EQ(a.num_ngrams(k), b.num_ngrams(k));
+      for (int c = 1; c <= 3; ++c) EXPECT_EQ(a.discount(k, c), b.discount(k, c));
+    }
+    for (std::size_t i = 0; i < ids.size(); i += 7) {
+      const double la = a.log_prob_text(ids[i]), lb = b.log_prob_text(ids[i]);
+      EXPECT_EQ(std::memcmp(&la, &lb, sizeof la), 0) << i;
+    }
+    EXPECT_LT(b.memory_bytes() - table->memory_bytes(), a.memory_bytes());
+  }
+  NgramLm::Builder other(table);
+  const std::vector<NgramLm::Id> unseen = {3, 3, 3, 3, 3, 3, 3, 3};
+  EXPECT_THROW(other.add(unseen), std::logic_error);
+}

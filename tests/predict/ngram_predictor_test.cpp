@@ -6,7 +6,9 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -267,6 +269,71 @@ TEST(NgramPredictor, Deterministic) {
   EXPECT_EQ(std::memcmp(serial.data(), parallel.data(), serial.size() * sizeof(double)), 0);
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     EXPECT_EQ(a.task_log_likelihoods()[t], b.task_log_likelihoods()[t]);
+  }
+}
+
+// `probity score` fits on a file it reads in chunks: the predictor ends exactly as fitted on the
+// whole dataset (models, held-out log-likelihoods, λ and every score).
+TEST(NgramPredictor, ChunkedFitEqualsTheWholeFit) {
+  const auto& tasks = sample();
+  for (const bool statements : {false, true}) {
+    NgramPredictor whole, chunked;
+    whole.fit(tasks, statements);
+    chunked.begin_fit(statements);
+    ASSERT_EQ(chunked.fit_passes(), std::optional<std::size_t>(1));
+    for (std::size_t b = 0; b < tasks.size(); b += 7)
+      chunked.fit_chunk(
+          0, std::span<const Task>(tasks).subspan(b, std::min<std::size_t>(7, tasks.size() - b)));
+    chunked.end_fit_pass(0);
+    EXPECT_EQ(chunked.task_log_likelihoods(), whole.task_log_likelihoods());
+    for (std::uint32_t mask = 0; mask < (1u << whole.num_folds()); ++mask)
+      EXPECT_EQ(chunked.cache_weight_without(mask), whole.cache_weight_without(mask));
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+      for (const auto& c : tasks[t].candidates) {
+        EXPECT_EQ(chunked.log_ratio(c.text, tasks[t].references[0].text),
+                  whole.log_ratio(c.text, tasks[t].references[0].text));
+        EXPECT_EQ(chunked.log_ratio(c.text, tasks[(t + 1) % 20].references[1].text),
+                  whole.log_ratio(c.text, tasks[(t + 1) % 20].references[1].text));
+      }
+  }
+}
+
+// Identical texts of a fold are kept once with their number: the model without fold 0 of a
+// dataset whose tasks repeat equals one trained on every copy of its texts.
+TEST(NgramPredictor, RepeatedTextsTrainAsTheirCopies) {
+  std::vector<Task> repeated;
+  for (int copy = 0; copy < 3; ++copy)
+    for (std::size_t t = 0; t < 5; ++t) {
+      Task task = sample()[t];
+      task.task_id = "copy" + std::to_string(copy) + "-" + task.task_id;
+      task.candidates.resize(3);
+      repeated.push_back(task);  // task c·5 + t is in fold t: its copies share a fold
+    }
+  NgramPredictor p;
+  p.fit(repeated, false);
+  const NgramLm& lm = p.model(1u);
+  NgramLm::Builder copies(3);
+  ASSERT_EQ(p.vocabulary().size(), lm.num_ids());
+  EXPECT_THROW(lm.word(NgramLm::kUnk + 1), std::logic_error);  // the predictor has the strings
+  for (std::size_t w = NgramLm::kUnk + 1; w < lm.num_ids(); ++w) copies.intern(p.vocabulary()[w]);
+  auto add = [&](const std::string& text) {
+    const auto tokens = p.tokenize(text);
+    if (!tokens.empty()) copies.add(tokens);
+  };
+  for (std::size_t t = 0; t < repeated.size(); ++t) {
+    if (p.fold_of_task(t) == 0) continue;
+    add(repeated[t].source);
+    for (const auto& r : repeated[t].references) add(r.text);
+    for (const auto& c : repeated[t].candidates) add(c.text);
+  }
+  const NgramLm expected = std::move(copies).build();
+  for (int k = 1; k <= 3; ++k) EXPECT_EQ(lm.num_ngrams(k), expected.num_ngrams(k));
+  for (int k = 1; k <= 3; ++k)
+    for (int c = 1; c <= 3; ++c) EXPECT_EQ(lm.discount(k, c), expected.discount(k, c));
+  for (const auto& text : {repeated[1].references[0].text, repeated[7].candidates[2].text}) {
+    std::vector<NgramLm::Id> ids;
+    for (const auto& token : p.tokenize(text)) ids.push_back(p.word_id(token));
+    EXPECT_EQ(lm.log_prob_text(ids), expected.log_prob_text(ids));
   }
 }
 

@@ -50,6 +50,38 @@ TEST(PredictorPool, OnePredictorPerConfigurationFittedPerDataset) {
   EXPECT_EQ(judge.calibration().documents, documents);
 }
 
+// Metrics sharing a predictor fit it in passes over a file once: the first to begin drives the
+// fit, the others leave it to that one; once it has ended, the next fit is whoever begins it.
+TEST(PredictorPool, ChunkedFitIsDrivenByTheFirstMetric) {
+  PredictorPool pool;
+  auto a = pool.get(rules(0), nullptr);
+  auto& judge = dynamic_cast<SupportJudge&>(*a);
+  const int first = 0, second = 0;
+  const auto six = tasks(6), nine = tasks(9);
+  EXPECT_TRUE(pool.begin_fit(*a, true, &first));
+  EXPECT_FALSE(pool.begin_fit(*a, true, &second));  // under way: left to the first
+  EXPECT_TRUE(pool.begin_fit(*a, true, &first));    // the driver starts over
+  for (std::size_t pass = 0; pass < a->fit_passes().value(); ++pass) {
+    a->fit_chunk(pass, std::span(six).first(4));
+    a->fit_chunk(pass, std::span(six).subspan(4));
+    a->end_fit_pass(pass);
+  }
+  pool.end_fit(*a, &second);  // not the driver: nothing ends
+  EXPECT_FALSE(pool.begin_fit(*a, true, &second));
+  pool.end_fit(*a, &first);
+  const auto documents = judge.calibration().documents;
+  EXPECT_GT(documents, 0u);
+  EXPECT_TRUE(pool.begin_fit(*a, true, &second));
+  for (std::size_t pass = 0; pass < a->fit_passes().value(); ++pass) {
+    a->fit_chunk(pass, nine);
+    a->end_fit_pass(pass);
+  }
+  pool.end_fit(*a, &second);
+  EXPECT_GT(judge.calibration().documents, documents);
+  pool.fit(*a, six, true);  // a whole-dataset fit after a chunked one fits again
+  EXPECT_EQ(judge.calibration().documents, documents);
+}
+
 TEST(PredictorPool, LlmPredictorsNeedASession) {
   PredictorPool pool;
   PredictorConfig c;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -225,6 +226,47 @@ TEST(JudgeCalibration, DeterministicForASeedAndSeedMatters) {
   EXPECT_NE(c.signature().find("calib:seed7"), std::string::npos);
   EXPECT_NE(a.calibration().mismatched_mean_score, c.calibration().mismatched_mean_score);
   EXPECT_GT(c.calibration().balanced_accuracy, 0.8);
+}
+
+// `probity score` fits on a file it reads in chunks: pass by pass, chunk by chunk, the judge ends
+// exactly as fitted on the whole dataset, with the full calibration sample and with one drawn
+// from more pairs than it keeps.
+TEST(JudgeCalibration, ChunkedFitEqualsTheWholeFit) {
+  const auto& tasks = summeval().tasks;
+  for (const bool statements : {true, false}) {
+    for (const std::size_t max_pairs : {std::size_t{4000}, std::size_t{150}}) {
+      SCOPED_TRACE(std::to_string(statements) + " " + std::to_string(max_pairs));
+      SupportJudgeOptions options;
+      options.max_pairs = max_pairs;
+      SupportJudge whole(options), chunked(options);
+      whole.fit(tasks, statements);
+      chunked.begin_fit(statements);
+      const std::size_t passes = chunked.fit_passes().value();
+      for (std::size_t pass = 0; pass < passes; ++pass) {
+        for (std::size_t b = 0; b < tasks.size(); b += 3)
+          chunked.fit_chunk(pass, std::span<const probity::Task>(tasks).subspan(
+                                      b, std::min<std::size_t>(3, tasks.size() - b)));
+        chunked.end_fit_pass(pass);
+      }
+      const auto& a = whole.calibration();
+      const auto& c = chunked.calibration();
+      EXPECT_EQ(chunked.signature(), whole.signature());
+      EXPECT_EQ(c.documents, a.documents);
+      EXPECT_EQ(c.matched_pairs, a.matched_pairs);
+      EXPECT_EQ(c.threshold, a.threshold);
+      EXPECT_EQ(c.bin_lower, a.bin_lower);
+      EXPECT_EQ(c.bin_level, a.bin_level);
+      EXPECT_EQ(c.matched_mean_score, a.matched_mean_score);
+      EXPECT_EQ(c.mismatched_mean_score, a.mismatched_mean_score);
+      if (max_pairs == 150) {
+        EXPECT_EQ(a.matched_pairs, 150u);
+      }
+    }
+  }
+  // The calibrations of before fitting in passes (the hashes probity score wrote for
+  // stmt-tv and tvd-mi on this file).
+  EXPECT_NE(fitted(true).signature().find("|06516756"), std::string::npos);
+  EXPECT_NE(fitted(false).signature().find("|61a35f21"), std::string::npos);
 }
 
 TEST(JudgeCalibration, SignatureNamesEveryChoice) {

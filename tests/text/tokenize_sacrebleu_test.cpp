@@ -1,12 +1,17 @@
 // sacreBLEU's 13a and intl tokenizers on hand-checked inputs (the golden BLEU tests check them
 // on 312 more texts through the BLEU statistics).
+#include "text/tokenize_sacrebleu.hpp"
+
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "probity/text.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -74,6 +79,26 @@ TEST(TokenizeIntl, WhitespaceAndInvalidBytes) {
 TEST(Tokenize13a, SplitWhitespaceOnSpaces) {
   EXPECT_EQ(split_whitespace("  a b  c "), (std::vector<std::string_view>{"a", "b", "c"}));
   EXPECT_TRUE(split_whitespace("").empty());
+}
+
+// sacreBLEU 2.6.0's Tokenizer13a on 3,000 random texts (tests/golden/lexical/tokenize_13a.jsonl,
+// gen/tokenize_13a.py) that put every rule at every offset of the 16-byte stretches; the token
+// offsets of tokenize_13a_into (what BLEU reads) split the same text.
+TEST(Tokenize13a, RandomTextsAsSacreBleu) {
+  std::ifstream in(probity::test::golden_path("lexical/tokenize_13a.jsonl"));
+  probity::text::TokenizedLine line;
+  std::size_t n = 0;
+  for (std::string text; std::getline(in, text); ++n) {
+    const auto c = nlohmann::json::parse(text);
+    const std::string input = c["in"], want = c["out"];
+    ASSERT_EQ(tokenize_13a(input), want) << input;
+    probity::text::tokenize_13a_into(input, line);
+    ASSERT_EQ(line.text, want) << input;
+    const auto tokens = split_whitespace(want);
+    ASSERT_EQ(line.count, tokens.size()) << input;
+    for (std::size_t k = 0; k < tokens.size(); ++k) ASSERT_EQ(line.token(k), tokens[k]) << input;
+  }
+  EXPECT_EQ(n, 3000u);
 }
 
 }  // namespace
