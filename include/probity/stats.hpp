@@ -131,6 +131,22 @@ BootstrapResult bootstrap(std::size_t n, const IndexStatistic& statistic,
 BootstrapResult bootstrap_correlation(std::span<const double> x, std::span<const double> y,
                                       CorrelationType type, const BootstrapOptions& options = {});
 
+// The mean over dimensions of Spearman's rho between x and each ys[d], each over the items where
+// both are finite, with a CI from one resample of items shared by every dimension (so the CI
+// reflects their dependence). Resample b is drawn as bootstrap() draws it; its value is, bit for
+// bit, the mean (summed in dimension order) of spearman(x', y_d').statistic over the materialised
+// resample, NaN when one is undefined. Ranks come from x sorted once per set of defined items and
+// the resample's multiplicities: O(n) per resample (up to 2^18 resampled items; beyond, the
+// resample is materialised).
+BootstrapResult bootstrap_mean_spearman(std::span<const double> x,
+                                        std::span<const std::vector<double>> ys,
+                                        const BootstrapOptions& options = {});
+
+// smd(perturbed, original) with a bootstrap CI over items: the same numbers as bootstrap() with
+// statistic smd(perturbed, original, indices), without allocating per resample.
+BootstrapResult bootstrap_smd(std::span<const double> perturbed, std::span<const double> original,
+                              const BootstrapOptions& options = {});
+
 // Interval construction from a bootstrap distribution (NaN entries ignored), as SciPy 1.10
 // bootstrap: linear-interpolated percentiles; BCa with z0 from the "mean" percentile of the
 // estimate and acceleration from the jackknife values.
@@ -241,6 +257,26 @@ LevelData resample_units(const LevelData& data, Level level, std::span<const std
 // and system a unit of its own. Candidates without a system are left out.
 LevelData resample_tasks_and_systems(const LevelData& data, std::span<const std::size_t> tasks,
                                      std::span<const std::size_t> systems);
+
+// What a level bootstrap resamples: whole tasks, whole systems, or both (two-stage).
+enum class LevelUnits { kTasks, kSystems, kTasksAndSystems };
+
+// The level statistic on `resamples` bootstrap resamples of whole units. Entry b is, bit for bit,
+//   level_statistic(statistic, level, R_b).value
+// where, with kTasks or kSystems, R_b = resample_units(data, Level::kTask or Level::kSystem, U_b)
+// and U_b is as many tasks or systems as there are, each drawn uniformly from util::Rng(seed, b)
+// (the draws of bootstrap() over that many items; fewer than 2 units: std::invalid_argument as
+// there); with kTasksAndSystems R_b = resample_tasks_and_systems(data, T_b, S_b), the tasks T_b
+// drawn first, then the systems S_b, from util::Rng(seed, b). No resample is built: units'
+// members are found once; per-task values are reused where the level allows; rank statistics
+// come from one pre-sorted order and the resample's multiplicities, Kendall and pairwise accuracy
+// from weighted pair counts, item-level acc-eq from pairs sorted once; so a resample costs O(n)
+// (acc-eq: O(pairs); task-level acc-eq keeps its per-resample sort, whose order of equal
+// thresholds fixes the rounding of its sums). Bit-identical at any thread count.
+std::vector<double> level_bootstrap_values(LevelStatistic statistic, Level level,
+                                           const LevelData& data, LevelUnits units,
+                                           std::size_t resamples, std::uint64_t seed,
+                                           unsigned threads = 0);
 
 // Paired permutation test between two metrics at a level (mt-metrics-eval PermutationSigDiff):
 // `data.metric` holds metric A, `metric_b` metric B on the same candidates. Candidates where the

@@ -341,9 +341,7 @@ StrategyTest test_strategy(StrategyKind kind, std::span<const double> orig_all,
     bo.confidence = confidence;
     bo.seed = seed;
     bo.threads = threads;
-    auto b = stats::bootstrap(
-        pert.size(), [&](std::span<const std::size_t> idx) { return stats::smd(pert, orig, idx); },
-        bo);
+    auto b = stats::bootstrap_smd(pert, orig, bo);
     t.d_boot_lo = b.ci.low;
     t.d_boot_hi = b.ci.high;
   }

@@ -12,8 +12,6 @@
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
 #include "util/hash.hpp"
-#include "util/parallel.hpp"
-#include "util/random.hpp"
 
 namespace probity {
 
@@ -44,44 +42,23 @@ void defined_pairs(std::span<const double> a, std::span<const double> b,
 }
 
 // The percentile CI of a level statistic under resampling of `unit`, and the resamples where it
-// is defined. One-stage draws go through stats::bootstrap; two-stage ones draw tasks and systems
-// from one generator per resample, so the bytes are the same at any thread count.
+// is defined. stats::level_bootstrap_values draws as stats::bootstrap does (one stage) or tasks
+// then systems from one generator per resample (two stages), so the bytes are the same at any
+// thread count.
 std::tuple<double, double, std::size_t> level_bootstrap(stats::LevelStatistic statistic,
                                                         stats::Level level,
                                                         const stats::LevelData& data,
                                                         ResampleUnit unit, std::uint64_t seed,
                                                         const CorrelationOptions& options) {
-  if (unit != ResampleUnit::kBoth) {
-    stats::BootstrapOptions bo;
-    bo.resamples = options.bootstrap;
-    bo.confidence = options.confidence;
-    bo.threads = options.threads;
-    bo.seed = seed;
-    const bool systems = unit == ResampleUnit::kSystems;
-    // resample_units draws systems for the system level and tasks for the others.
-    const stats::Level by = systems ? stats::Level::kSystem : stats::Level::kTask;
-    auto b = stats::bootstrap(
-        systems ? data.num_systems : data.num_tasks,
-        [&](std::span<const std::size_t> drawn) {
-          return stats::level_statistic(statistic, level, stats::resample_units(data, by, drawn))
-              .value;
-        },
-        bo);
-    return {b.ci.low, b.ci.high, options.bootstrap - b.undefined};
-  }
-  std::vector<double> values(options.bootstrap);
-  util::parallel_for(options.bootstrap, options.threads, [&](std::size_t r) {
-    util::Rng rng(seed, r);
-    std::vector<std::size_t> tasks(data.num_tasks), systems(data.num_systems);
-    for (auto& t : tasks) t = rng.below(static_cast<std::uint32_t>(data.num_tasks));
-    for (auto& s : systems) s = rng.below(static_cast<std::uint32_t>(data.num_systems));
-    values[r] = stats::level_statistic(statistic, level,
-                                       stats::resample_tasks_and_systems(data, tasks, systems))
-                    .value;
-  });
+  const stats::LevelUnits units = unit == ResampleUnit::kTasks ? stats::LevelUnits::kTasks
+                                  : unit == ResampleUnit::kSystems
+                                      ? stats::LevelUnits::kSystems
+                                      : stats::LevelUnits::kTasksAndSystems;
+  const std::vector<double> values = stats::level_bootstrap_values(
+      statistic, level, data, units, options.bootstrap, seed, options.threads);
   const auto ci = stats::percentile_interval(values, options.confidence);
   const auto defined = static_cast<std::size_t>(
-      std::count_if(values.begin(), values.end(), [](double v) { return std::isfinite(v); }));
+      std::count_if(values.begin(), values.end(), [](double v) { return !std::isnan(v); }));
   return {ci.low, ci.high, defined};
 }
 
@@ -148,18 +125,8 @@ std::vector<CorrelationResult> human_correlations(std::span<const double> scores
   m.spearman_lo = m.spearman_hi = nan;
   if (options.bootstrap > 0 && scores.size() > 2) {
     // The same item resample for every dimension, so the CI reflects their dependence.
-    auto b = stats::bootstrap(
-        scores.size(),
-        [&](std::span<const std::size_t> idx) {
-          std::vector<double> bx, by;
-          double sum = 0;
-          for (std::size_t d = 0; d < dimensions.size(); ++d) {
-            defined_pairs(scores, human[d], idx, bx, by);
-            sum += stats::spearman(bx, by).statistic;
-          }
-          return sum / static_cast<double>(dimensions.size());
-        },
-        bo);
+    auto b = stats::bootstrap_mean_spearman(
+        scores, std::span<const std::vector<double>>(human).first(dimensions.size()), bo);
     m.spearman_lo = b.ci.low;
     m.spearman_hi = b.ci.high;
   }

@@ -21,16 +21,15 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// A group of candidates: their gold and metric scores, both finite.
-struct Group {
-  std::vector<double> gold, metric;
-};
+using Group = detail::LevelGroup;
 
 bool usable(const LevelData& d, std::size_t i) {
   return std::isfinite(d.gold[i]) && std::isfinite(d.metric[i]);
 }
 
-void check(const LevelData& d) {
+}  // namespace
+
+void detail::check_level_data(const LevelData& d) {
   const std::size_t n = d.gold.size();
   if (d.metric.size() != n || d.task.size() != n || (!d.system.empty() && d.system.size() != n))
     throw std::invalid_argument("level statistic: gold, metric, task and system differ in length");
@@ -39,6 +38,12 @@ void check(const LevelData& d) {
     if (!d.system.empty() && d.system[i] != kNoSystem && d.system[i] >= d.num_systems)
       throw std::invalid_argument("level statistic: system out of range");
   }
+}
+
+namespace {
+
+void check(const LevelData& d) {
+  detail::check_level_data(d);
 }
 
 Group pooled(const LevelData& d) {
@@ -88,8 +93,10 @@ double sign(double v) {
   return static_cast<double>((v > 0) - (v < 0));
 }
 
+}  // namespace
+
 // Pairwise accuracy (mt-metrics-eval Agreement): NaN without a pair.
-double pairwise_accuracy(const Group& g) {
+double detail::pairwise_accuracy(const LevelGroup& g) {
   const std::size_t n = g.gold.size();
   if (n < 2) return kNaN;
   std::size_t agree = 0;
@@ -100,7 +107,7 @@ double pairwise_accuracy(const Group& g) {
   return static_cast<double>(agree) / pairs;
 }
 
-CorrelationType correlation_type(LevelStatistic s) {
+CorrelationType detail::level_correlation_type(LevelStatistic s) {
   switch (s) {
     case LevelStatistic::kPearson:
       return CorrelationType::kPearson;
@@ -116,6 +123,12 @@ CorrelationType correlation_type(LevelStatistic s) {
   throw std::logic_error("not a correlation");
 }
 
+namespace {
+
+CorrelationType correlation_type(LevelStatistic s) {
+  return detail::level_correlation_type(s);
+}
+
 // A pair's change of "correct" when its metric difference d becomes a tie: +1 for a gold tie
 // (now correct), -1 for a concordant pair (no longer correct). Discordant pairs stay wrong; their
 // differences can never raise the accuracy, so they are not candidates that could win.
@@ -124,16 +137,16 @@ struct TieEvent {
   double weight;  // +-1 / (pairs of its group * groups)
 };
 
-// acc-eq over groups sharing one epsilon: the mean over groups (with at least one pair) of
-// (concordant + tied in both) / pairs. Returns {accuracy, epsilon}.
-std::pair<double, double> acc_eq(const std::vector<Group>& groups) {
+}  // namespace
+
+std::pair<double, double> detail::acc_eq(std::span<const LevelGroup* const> groups) {
   std::size_t used = 0;
-  for (const Group& g : groups) used += g.gold.size() >= 2;
+  for (const Group* g : groups) used += g->gold.size() >= 2;
   if (used == 0) return {kNaN, kNaN};
   std::vector<TieEvent> events;
   // One group (item and system level): integer counts, exact comparisons.
   if (groups.size() == 1) {
-    const Group& g = groups[0];
+    const Group& g = *groups[0];
     const std::size_t n = g.gold.size();
     std::vector<double> plus, minus;  // |d| of gold ties, of concordant pairs
     std::int64_t base = 0;            // correct with no metric tie
@@ -180,7 +193,8 @@ std::pair<double, double> acc_eq(const std::vector<Group>& groups) {
   }
   // Several groups: each group's pairs weigh 1 / (its pairs * groups used).
   long double base = 0;
-  for (const Group& g : groups) {
+  for (const Group* group : groups) {
+    const Group& g = *group;
     const std::size_t n = g.gold.size();
     if (n < 2) continue;
     const double w =
@@ -219,10 +233,23 @@ std::pair<double, double> acc_eq(const std::vector<Group>& groups) {
   return {static_cast<double>(best), best_eps};
 }
 
-double group_value(LevelStatistic s, const Group& g) {
+std::pair<double, double> detail::acc_eq(const std::vector<LevelGroup>& groups) {
+  std::vector<const LevelGroup*> pointers;
+  for (const LevelGroup& g : groups) pointers.push_back(&g);
+  return acc_eq(pointers);
+}
+
+double detail::level_group_value(LevelStatistic s, const LevelGroup& g) {
   if (s == LevelStatistic::kPairwiseAcc) return pairwise_accuracy(g);
-  if (s == LevelStatistic::kAccEq) return acc_eq({g}).first;
-  return detail::coefficient(correlation_type(s), g.gold, g.metric);
+  const LevelGroup* one[] = {&g};
+  if (s == LevelStatistic::kAccEq) return acc_eq(one).first;
+  return coefficient(level_correlation_type(s), g.gold, g.metric);
+}
+
+namespace {
+
+double group_value(LevelStatistic s, const Group& g) {
+  return detail::level_group_value(s, g);
 }
 
 }  // namespace
@@ -285,7 +312,7 @@ LevelResult level_statistic(LevelStatistic statistic, Level level, const LevelDa
     for (const Group& g : groups) r.n += g.gold.size();
     if (statistic == LevelStatistic::kAccEq) {
       for (const Group& g : groups) (g.gold.size() >= 2 ? r.groups : r.skipped) += 1;
-      std::tie(r.value, r.epsilon) = acc_eq(groups);
+      std::tie(r.value, r.epsilon) = detail::acc_eq(groups);
       return r;
     }
     double sum = 0;
@@ -304,7 +331,8 @@ LevelResult level_statistic(LevelStatistic statistic, Level level, const LevelDa
   const Group g = level == Level::kItem ? pooled(data) : system_means(data);
   r.n = g.gold.size();
   if (statistic == LevelStatistic::kAccEq) {
-    std::tie(r.value, r.epsilon) = acc_eq({g});
+    const Group* one[] = {&g};
+    std::tie(r.value, r.epsilon) = detail::acc_eq(one);
   } else {
     r.value = group_value(statistic, g);
   }

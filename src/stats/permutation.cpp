@@ -13,7 +13,6 @@
 
 #include "probity/stats.hpp"
 #include "stats/kernels.hpp"
-#include "util/parallel.hpp"
 #include "util/random.hpp"
 
 namespace probity::stats {
@@ -61,15 +60,14 @@ PermutationResult run_permutations(std::size_t n, const PermutationOptions& o, F
     return r;
   }
   std::vector<double> values(o.permutations, kNaN);
-  util::parallel_blocks(o.permutations, o.threads,
-                        [&](unsigned, std::size_t begin, std::size_t end) {
-                          auto eval = factory();
-                          std::vector<std::uint8_t> swap(n);
-                          for (std::size_t k = begin; k < end; ++k) {
-                            draw_swaps(o.seed, k, swap);
-                            values[k] = eval(swap);
-                          }
-                        });
+  detail::parallel_chunks(o.permutations, o.threads, [&](std::size_t begin, std::size_t end) {
+    auto eval = factory();
+    std::vector<std::uint8_t> swap(n);
+    for (std::size_t k = begin; k < end; ++k) {
+      draw_swaps(o.seed, k, swap);
+      values[k] = eval(swap);
+    }
+  });
   // Relative slack as SciPy's, with an absolute floor: two formulas of the same rank statistic
   // (Spearman on 16 systems moves in steps of 1/340) differ in the last bits, and a tie in exact
   // arithmetic must count whichever evaluator computed it.
@@ -123,14 +121,17 @@ class GenericEval {
 struct CorrelationData {
   std::size_t n = 0;
   CorrelationType type = CorrelationType::kPearson;
-  std::vector<double> a, b;                 // possibly standardized
-  std::vector<double> hc;                   // Pearson: centered human scores
-  double hss = 0.0;                         // Pearson: sum of squares of hc
-  detail::SortedView pooled;                // rank-based: a then b, sorted together
-  std::vector<std::uint32_t> pooled_item;   // item of pooled entry k (in sorted order)
-  std::vector<std::uint8_t> pooled_from_b;  // 1 if pooled entry k is a b score
-  std::vector<double> hrank;                // Spearman: human ranks
-  detail::SortedView human;                 // Kendall
+  std::vector<double> a, b;                              // possibly standardized
+  std::vector<double> hc;                                // Pearson: centered human scores
+  double hss = 0.0;                                      // Pearson: sum of squares of hc
+  detail::SortedView pooled;                             // rank-based: a then b, sorted together
+  std::vector<std::uint32_t> pooled_item;                // item of pooled entry k (in sorted order)
+  std::vector<std::uint8_t> pooled_from_b;               // 1 if pooled entry k is a b score
+  std::vector<std::uint32_t> pooled_first, pooled_last;  // tie group of pooled entry k
+  std::vector<double> hrank;                             // Spearman: human ranks
+  std::vector<double> hrank_centered;                    // and minus their mean, (n + 1) / 2
+  double hrank_ss = 0.0;                                 // and their sum of squares (exact)
+  detail::SortedView human;                              // Kendall
 };
 
 // Correlation of a' and of b' with the human scores; ranks come from one walk over the pooled
@@ -154,7 +155,8 @@ class CorrelationEval {
         return pearson(va_) - pearson(vb_);
       case CorrelationType::kSpearman:
         pooled_ranks(swap);
-        return spearman(va_) - spearman(vb_);
+        if (d_.n > detail::kExactRankSums) return spearman(va_) - spearman(vb_);
+        return spearman_difference();
       case CorrelationType::kKendallB:
       case CorrelationType::kKendallC: {
         pooled_views(swap);
@@ -191,6 +193,31 @@ class CorrelationEval {
     return std::clamp(svh / std::sqrt(svv * d_.hss), -1.0, 1.0);
   }
 
+  // spearman(va_) - spearman(vb_) in one pass, the human's centered ranks and sum of squares
+  // computed once: the sums are exact (kernels.hpp), so their order does not change the bits.
+  double spearman_difference() const {
+    const double mean = (static_cast<double>(d_.n) + 1.0) / 2.0;
+    double xa[2] = {0.0, 0.0}, ya[2] = {0.0, 0.0}, xb[2] = {0.0, 0.0}, yb[2] = {0.0, 0.0};
+    auto add = [&](std::size_t lane, std::size_t i) {
+      const double a = va_[i] - mean, b = vb_[i] - mean, h = d_.hrank_centered[i];
+      xa[lane] += a * a;
+      ya[lane] += a * h;
+      xb[lane] += b * b;
+      yb[lane] += b * h;
+    };
+    const std::size_t n2 = d_.n - d_.n % 2;
+    for (std::size_t i = 0; i < n2; i += 2) {
+      add(0, i);
+      add(1, i + 1);
+    }
+    if (n2 < d_.n) add(0, n2);
+    const double xxa = xa[0] + xa[1], xxb = xb[0] + xb[1];
+    if (xxa == 0.0 || xxb == 0.0) return kNaN;
+    const double ra = std::clamp((ya[0] + ya[1]) / std::sqrt(xxa * d_.hrank_ss), -1.0, 1.0);
+    const double rb = std::clamp((yb[0] + yb[1]) / std::sqrt(xxb * d_.hrank_ss), -1.0, 1.0);
+    return ra - rb;
+  }
+
   double spearman(const std::vector<double>& rank) const {
     const double mean = (static_cast<double>(d_.n) + 1.0) / 2.0;
     const detail::RankSums s = detail::centered_rank_sums(rank, d_.hrank, mean);
@@ -204,22 +231,28 @@ class CorrelationEval {
     return static_cast<unsigned>(d_.pooled_from_b[k] ^ swap[d_.pooled_item[k]]);
   }
 
-  // Branch-free on the side (random per permutation, so a branch would mispredict half the time).
+  // Average ranks within a' and b', branch-free on the side (random per permutation, so a
+  // branch would mispredict half the time). in_b_[k] counts the b' entries before pooled entry k;
+  // a tie group [g, h) of the pooled sort then ranks its b' entries at
+  // (in_b_[g] + in_b_[h] + 1) / 2 and its a' entries likewise with the a' counts k - in_b_[k],
+  // computed per entry: a metric's scores are rarely tied, and a walk group by group costs more.
   void pooled_ranks(const std::vector<std::uint8_t>& swap) {
+    const std::size_t entries = d_.pooled_item.size();
+    in_b_.resize(entries + 1);
+    std::uint32_t count = 0;
+    for (std::uint32_t k = 0; k < entries; ++k) {
+      in_b_[k] = count;
+      count += side(k, swap);
+    }
+    in_b_[entries] = count;
     double* out[2] = {va_.data(), vb_.data()};
-    std::uint32_t start = 0, b_before = 0;  // entries of b' before this group
-    for (std::uint32_t end : d_.pooled.group_end) {
-      std::uint32_t in_b = 0;
-      for (std::uint32_t k = start; k < end; ++k) in_b += side(k, swap);
-      const std::uint32_t in_a = end - start - in_b, a_before = start - b_before;
-      const double rank[2] = {static_cast<double>(a_before) + (in_a + 1.0) / 2.0,
-                              static_cast<double>(b_before) + (in_b + 1.0) / 2.0};
-      for (std::uint32_t k = start; k < end; ++k) {
-        const unsigned s = side(k, swap);
-        out[s][d_.pooled_item[k]] = rank[s];
-      }
-      b_before += in_b;
-      start = end;
+    for (std::uint32_t k = 0; k < entries; ++k) {
+      const std::uint32_t g = d_.pooled_first[k], h = d_.pooled_last[k] + 1;
+      const std::uint32_t bg = in_b_[g], bh = in_b_[h];
+      const double rank[2] = {static_cast<double>((g - bg) + (h - bh) + 1) / 2.0,
+                              static_cast<double>(bg + bh + 1) / 2.0};
+      const unsigned s = side(k, swap);
+      out[s][d_.pooled_item[k]] = rank[s];
     }
   }
 
@@ -246,7 +279,8 @@ class CorrelationEval {
 
   const CorrelationData& d_;
   std::vector<double> va_, vb_;  // values (Pearson) or average ranks (Spearman)
-  detail::SortedView view_[2];   // a' and b' (Kendall)
+  std::vector<std::uint32_t> in_b_;
+  detail::SortedView view_[2];  // a' and b' (Kendall)
   detail::KendallScratch ks_;
 };
 
@@ -314,8 +348,21 @@ PermutationResult permutation_correlation_diff(std::span<const double> a, std::s
         d.pooled_item.push_back(static_cast<std::uint32_t>(from_b ? id - n : id));
         d.pooled_from_b.push_back(from_b);
       }
+      std::uint32_t first = 0;
+      for (std::uint32_t end : d.pooled.group_end) {
+        for (std::uint32_t k = first; k < end; ++k) {
+          d.pooled_first.push_back(first);
+          d.pooled_last.push_back(end - 1);
+        }
+        first = end;
+      }
       if (type == CorrelationType::kSpearman) {
         d.hrank = rankdata_average(human);
+        const double mean = (static_cast<double>(n) + 1.0) / 2.0;
+        for (double r : d.hrank) {
+          d.hrank_centered.push_back(r - mean);
+          d.hrank_ss += (r - mean) * (r - mean);
+        }
       } else {
         d.human = detail::make_sorted_view(human);
       }

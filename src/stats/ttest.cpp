@@ -103,6 +103,7 @@ PairedTResult paired_t(std::span<const double> perturbed, std::span<const double
 
 double smd(std::span<const double> perturbed, std::span<const double> original,
            std::span<const std::size_t> idx) {
+  std::vector<double> scratch;
   if (!idx.empty()) {
     std::vector<double> p, o;
     p.reserve(idx.size());
@@ -111,12 +112,28 @@ double smd(std::span<const double> perturbed, std::span<const double> original,
       p.push_back(perturbed[i]);
       o.push_back(original[i]);
     }
-    return smd(p, o);
+    return detail::smd(p, o, scratch);
   }
+  return detail::smd(perturbed, original, scratch);
+}
+
+double detail::smd(std::span<const double> perturbed, std::span<const double> original,
+                   std::vector<double>& squares) {
   if (perturbed.size() < 2 || perturbed.size() != original.size()) return kNaN;
-  const double mean_p = detail::numpy_mean(perturbed);
-  const double mean_o = detail::numpy_mean(original);
-  const double pooled = pooled_sd(perturbed, original);
+  const double mean_p = numpy_mean(perturbed);
+  const double mean_o = numpy_mean(original);
+  // pooled_sd's arithmetic, each mean computed once.
+  auto variance = [&](std::span<const double> v, double mean) {
+    squares.resize(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const double d = v[i] - mean;
+      squares[i] = d * d;
+    }
+    const double n = static_cast<double>(v.size());
+    return numpy_mean(squares) * (n / (n - 1.0));
+  };
+  const double var_p = variance(perturbed, mean_p);
+  const double pooled = std::sqrt((var_p + variance(original, mean_o)) / 2.0);
   const double scale = std::max({1.0, std::abs(mean_p), std::abs(mean_o)});
   if (!(pooled > 1e-12 * scale)) return kNaN;  // zero up to rounding, or NaN input
   return (mean_p - mean_o) / pooled;

@@ -1,10 +1,12 @@
 // The audit's correlation section at the field's levels (issue 14): --level rows equal
 // mt-metrics-eval's values, the length and random baselines sit beside the metrics, --rank gives
-// the clusters `probity rank` gives, preferences are scored when the data has pairs, and
-// report.json carries all of it through a round trip.
+// the clusters `probity rank` gives, preferences are scored when the data has pairs,
+// report.json carries all of it through a round trip, and the rows' intervals (issue 16's
+// resampling without materialised resamples) keep the generic computation's bits.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,7 +18,10 @@
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
 #include "probity/report.hpp"
+#include "probity/scoring.hpp"
 #include "test_paths.hpp"
+#include "util/hash.hpp"
+#include "util/random.hpp"
 
 namespace probity::test {
 namespace {
@@ -221,6 +226,127 @@ TEST(AuditLevels, PairsDerivedFromRatingsAreEveryRatedPairOfATask) {
   EXPECT_EQ(agreement.result.accuracy, 1.0);
   // Human pairs are never replaced.
   EXPECT_THROW(derive_preferences(ds, "q", 0), UsageError);
+}
+
+}  // namespace
+}  // namespace probity::test
+
+namespace probity::test {
+namespace {
+
+bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+// The CI of a level row as the audit computed it before stats::level_bootstrap_values: each
+// resample materialised (resample_units / resample_tasks_and_systems) and measured.
+std::pair<stats::ConfidenceInterval, std::size_t> generic_level_ci(
+    stats::LevelStatistic statistic, stats::Level level, const stats::LevelData& data,
+    ResampleUnit unit, std::uint64_t seed, std::size_t resamples) {
+  std::vector<double> values(resamples);
+  if (unit != ResampleUnit::kBoth) {
+    stats::BootstrapOptions bo;
+    bo.resamples = resamples;
+    bo.seed = seed;
+    const bool systems = unit == ResampleUnit::kSystems;
+    const stats::Level by = systems ? stats::Level::kSystem : stats::Level::kTask;
+    values = stats::bootstrap(
+                 systems ? data.num_systems : data.num_tasks,
+                 [&](std::span<const std::size_t> drawn) {
+                   return stats::level_statistic(statistic, level,
+                                                 stats::resample_units(data, by, drawn))
+                       .value;
+                 },
+                 bo)
+                 .distribution;
+  } else {
+    for (std::size_t r = 0; r < resamples; ++r) {
+      util::Rng rng(seed, r);
+      std::vector<std::size_t> tasks(data.num_tasks), systems(data.num_systems);
+      for (auto& t : tasks) t = rng.below(static_cast<std::uint32_t>(data.num_tasks));
+      for (auto& s : systems) s = rng.below(static_cast<std::uint32_t>(data.num_systems));
+      values[r] = stats::level_statistic(statistic, level,
+                                         stats::resample_tasks_and_systems(data, tasks, systems))
+                      .value;
+    }
+  }
+  std::size_t defined = 0;
+  for (double v : values) defined += !std::isnan(v);
+  return {stats::percentile_interval(values, 0.95), defined};
+}
+
+// Every level x statistic x resampling unit of the audit's level rows, and the mean row of the
+// pooled table, on a SummEval sample with the length baseline as the metric (many ties): the
+// same bits as the generic computation.
+TEST(AuditLevels, RowIntervalsAreTheGenericBootstrapsBitForBit) {
+  const Dataset ds = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
+  const std::vector<ItemRef> items = all_items(ds);
+  const std::vector<double> scores = baseline_scores(ds, items)[0].values;
+  const std::vector<std::string> dims = {"coherence", "relevance"};
+  const auto human = human_matrix(ds, items, dims);
+  const stats::Level levels[] = {stats::Level::kItem, stats::Level::kTask, stats::Level::kSystem};
+  const stats::LevelStatistic statistics[] = {
+      stats::LevelStatistic::kPearson,     stats::LevelStatistic::kSpearman,
+      stats::LevelStatistic::kKendallB,    stats::LevelStatistic::kKendallC,
+      stats::LevelStatistic::kPairwiseAcc, stats::LevelStatistic::kAccEq};
+  std::size_t compared = 0;
+  for (ResampleUnit unit : {ResampleUnit::kTasks, ResampleUnit::kSystems, ResampleUnit::kBoth}) {
+    CorrelationOptions options;
+    options.bootstrap = 60;
+    options.seed = 9;
+    options.threads = 2;
+    options.resample = unit;
+    const auto rows =
+        level_correlations(ds, items, scores, human, dims, levels, statistics, options);
+    ASSERT_EQ(rows.size(), 2u * 3u * 6u);
+    for (const LevelCorrelation& row : rows) {
+      const std::size_t dim = row.dimension == dims[0] ? 0 : 1;
+      const stats::LevelData data = level_data(ds, items, scores, human[dim]);
+      const std::uint64_t seed =
+          options.seed ^
+          util::fnv1a64(fmt::format("{}\x1f{}\x1f{}", row.dimension, stats::level_name(row.level),
+                                    stats::level_statistic_name(row.statistic)));
+      const auto [ci, defined] =
+          generic_level_ci(row.statistic, row.level, data, unit, seed, options.bootstrap);
+      const std::string what = row.dimension + " " + std::string(stats::level_name(row.level)) +
+                               " " + std::string(stats::level_statistic_name(row.statistic)) + " " +
+                               row.unit;
+      EXPECT_TRUE(same_bits(row.ci_lo, ci.low)) << what << ": " << row.ci_lo << " vs " << ci.low;
+      EXPECT_TRUE(same_bits(row.ci_hi, ci.high)) << what;
+      EXPECT_EQ(row.resamples, defined) << what;
+      compared += !std::isnan(ci.low);
+    }
+  }
+  EXPECT_GE(compared, 90u);
+
+  // The mean row: one item resample for both dimensions, the mean of spearman() on it.
+  CorrelationOptions options;
+  options.bootstrap = 150;
+  options.seed = 4;
+  const auto rows = human_correlations(scores, human, dims, options);
+  ASSERT_EQ(rows.back().dimension, "mean");
+  stats::BootstrapOptions bo;
+  bo.resamples = options.bootstrap;
+  bo.seed = options.seed;
+  const auto generic = stats::bootstrap(
+      scores.size(),
+      [&](std::span<const std::size_t> idx) {
+        double sum = 0;
+        for (const auto& h : human) {
+          std::vector<double> x, y;
+          for (std::size_t i : idx)
+            if (std::isfinite(scores[i]) && std::isfinite(h[i])) {
+              x.push_back(scores[i]);
+              y.push_back(h[i]);
+            }
+          sum += stats::spearman(x, y).statistic;
+        }
+        return sum / static_cast<double>(human.size());
+      },
+      bo);
+  EXPECT_TRUE(same_bits(rows.back().spearman_lo, generic.ci.low));
+  EXPECT_TRUE(same_bits(rows.back().spearman_hi, generic.ci.high));
+  EXPECT_FALSE(std::isnan(generic.ci.low));
 }
 
 }  // namespace

@@ -288,3 +288,150 @@ TEST(StatsBootstrap, UndefinedResamplesAreLeftOut) {
   EXPECT_EQ(nan, r.undefined);
   EXPECT_FALSE(std::isnan(r.ci.low));
 }
+
+namespace {
+
+// The mean row's old computation: the mean of spearman() over the dimensions, each on the
+// materialised resample's items where both scores are finite.
+st::BootstrapResult mean_spearman_reference(const std::vector<double>& x,
+                                            const std::vector<std::vector<double>>& ys,
+                                            const st::BootstrapOptions& o) {
+  return st::bootstrap(
+      x.size(),
+      [&](std::span<const std::size_t> idx) {
+        double sum = 0;
+        for (const auto& y : ys) {
+          std::vector<double> bx, by;
+          for (std::size_t i : idx)
+            if (std::isfinite(x[i]) && std::isfinite(y[i])) {
+              bx.push_back(x[i]);
+              by.push_back(y[i]);
+            }
+          sum += st::spearman(bx, by).statistic;
+        }
+        return sum / static_cast<double>(ys.size());
+      },
+      o);
+}
+
+void expect_same_bootstrap(const st::BootstrapResult& got, const st::BootstrapResult& want,
+                           const std::string& what) {
+  ASSERT_EQ(got.distribution.size(), want.distribution.size()) << what;
+  std::size_t defined = 0;
+  for (std::size_t b = 0; b < got.distribution.size(); ++b) {
+    if (std::isnan(want.distribution[b])) {
+      EXPECT_TRUE(std::isnan(got.distribution[b])) << what << " resample " << b;
+      continue;
+    }
+    ++defined;
+    EXPECT_TRUE(bit_identical(got.distribution[b], want.distribution[b]))
+        << what << " resample " << b << ": " << got.distribution[b] << " vs "
+        << want.distribution[b];
+  }
+  EXPECT_GT(defined, 0u) << what;
+  EXPECT_TRUE(bit_identical(got.estimate, want.estimate)) << what;
+  EXPECT_TRUE(bit_identical(got.ci.low, want.ci.low)) << what;
+  EXPECT_TRUE(bit_identical(got.ci.high, want.ci.high)) << what;
+  EXPECT_EQ(got.undefined, want.undefined) << what;
+}
+
+}  // namespace
+
+// Four rating dimensions with ties; NaN scores and ratings (so the dimensions' items differ); one
+// dimension rated on a few items only, so that some resamples leave it constant or empty.
+TEST(StatsBootstrap, MeanSpearmanIsTheMeanOfSpearmanOnTheMaterialisedResample) {
+  const Pair base = correlated(400, 5);
+  std::vector<double> x = base.x;
+  std::vector<std::vector<double>> ys(4, base.y);
+  std::mt19937_64 gen(8);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ys[1][i] = std::round(ys[1][i] + static_cast<double>(gen() % 3) - 1.0);
+    ys[2][i] = static_cast<double>(gen() % 100000) / 7.0;  // many levels: walked, not counted
+    if (gen() % 20 == 0) x[i] = std::nan("");
+    if (gen() % 10 == 0) ys[1][i] = std::nan("");
+    if (i % 97 != 0) ys[3][i] = std::nan("");  // 5 rated items
+    if (i % 50 == 0) x[i] = std::round(x[i]);  // ties in x
+  }
+  std::vector<std::size_t> clusters;
+  for (std::size_t i = 0; i < x.size(); ++i) clusters.push_back((i * 7919) % 37);
+  for (bool clustered : {false, true})
+    for (auto method : {st::CiMethod::kPercentile, st::CiMethod::kBCa})
+      for (std::size_t dims : {std::size_t{3}, std::size_t{4}}) {
+        st::BootstrapOptions o;
+        o.resamples = 300;
+        o.seed = 17;
+        o.method = method;
+        o.threads = 2;
+        if (clustered) o.clusters = clusters;
+        const std::vector<std::vector<double>> used(ys.begin(),
+                                                    ys.begin() + static_cast<std::ptrdiff_t>(dims));
+        const auto got = st::bootstrap_mean_spearman(x, used, o);
+        const auto want = mean_spearman_reference(x, used, o);
+        expect_same_bootstrap(got, want,
+                              "clustered=" + std::to_string(clustered) +
+                                  " bca=" + std::to_string(method == st::CiMethod::kBCa) +
+                                  " dims=" + std::to_string(dims));
+        if (dims == 4) {
+          EXPECT_GT(got.undefined, 0u);  // the sparse dimension
+        }
+        o.threads = 1;
+        EXPECT_TRUE(
+            bit_identical(st::bootstrap_mean_spearman(x, used, o).distribution, got.distribution));
+      }
+}
+
+TEST(StatsBootstrap, MeanSpearmanOfOneConstantDimensionIsUndefined) {
+  const Pair d = correlated(50, 6);
+  const std::vector<std::vector<double>> ys = {d.y, std::vector<double>(50, 3.0)};
+  st::BootstrapOptions o;
+  o.resamples = 20;
+  const auto r = st::bootstrap_mean_spearman(d.x, ys, o);
+  EXPECT_EQ(r.undefined, 20u);
+  EXPECT_TRUE(std::isnan(r.estimate));
+  EXPECT_TRUE(std::isnan(r.ci.low));
+}
+
+TEST(StatsBootstrap, SmdBootstrapIsTheGenericOneWithoutAllocating) {
+  const Pair d = correlated(250, 7);
+  std::vector<double> perturbed = d.x;
+  for (double& v : perturbed) v = v * 0.9 - 0.1;
+  for (auto method : {st::CiMethod::kPercentile, st::CiMethod::kBCa}) {
+    st::BootstrapOptions o;
+    o.resamples = 400;
+    o.seed = 3;
+    o.method = method;
+    o.threads = 2;
+    const auto got = st::bootstrap_smd(perturbed, d.x, o);
+    const auto want = st::bootstrap(
+        d.x.size(), [&](std::span<const std::size_t> idx) { return st::smd(perturbed, d.x, idx); },
+        o);
+    expect_same_bootstrap(got, want, "smd");
+  }
+}
+
+// Spearman's fast path (multiplicities per slot of x's order, any rank ties) gives the bits of the
+// weighted-rank path that clustered resampling still takes: one-item clusters draw the same
+// resamples.
+TEST(StatsBootstrap, SpearmanSlotsGiveTheBitsOfWeightedRanks) {
+  Pair d = correlated(700, 12);
+  for (std::size_t i = 0; i < d.x.size(); i += 3) d.x[i] = std::round(d.x[i] * 2.0);  // x ties
+  std::vector<std::size_t> singletons(d.x.size());
+  std::iota(singletons.begin(), singletons.end(), std::size_t{0});
+  // y a rating (few levels: counted per level) or continuous (walked along its order).
+  std::vector<double> continuous = d.y;
+  for (std::size_t i = 0; i < continuous.size(); ++i) continuous[i] += 0.001 * d.x[(i * 31) % 700];
+  for (const auto* y : {&d.y, &continuous})
+    for (auto method : {st::CiMethod::kPercentile, st::CiMethod::kBCa}) {
+      st::BootstrapOptions o;
+      o.resamples = 500;
+      o.seed = 5;
+      o.method = method;
+      o.clusters.clear();
+      const auto fast = st::bootstrap_correlation(d.x, *y, st::CorrelationType::kSpearman, o);
+      o.clusters = singletons;
+      const auto weighted = st::bootstrap_correlation(d.x, *y, st::CorrelationType::kSpearman, o);
+      EXPECT_TRUE(bit_identical(fast.distribution, weighted.distribution));
+      EXPECT_TRUE(bit_identical(fast.ci.low, weighted.ci.low));
+      EXPECT_TRUE(bit_identical(fast.ci.high, weighted.ci.high));
+    }
+}

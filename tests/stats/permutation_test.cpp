@@ -181,3 +181,42 @@ TEST(StatsPermutation, UndefinedAndInvalidInput) {
       st::permutation_correlation_diff(s.good, s.bad, s.human, st::CorrelationType::kPearson, o),
       std::invalid_argument);
 }
+
+// The Spearman evaluator (ranks from the pooled sort by prefix counts, the human's sums once)
+// against the formula it had, recomputed from scratch per permutation: the same bits for delta,
+// the same extreme permutations, with ties within and across the two metrics.
+TEST(StatsPermutation, SpearmanFastPathKeepsItsBits) {
+  const Scores s = scores(301, 8);
+  std::vector<double> za = zscore(s.good), zb = zscore(s.bad);
+  for (double& v : za) v = std::round(v * 4.0) / 4.0;
+  for (double& v : zb) v = std::round(v * 4.0) / 4.0;
+  auto rho = [&](std::span<const double> v) {
+    const std::vector<double> r = st::rankdata_average(v), h = st::rankdata_average(s.human);
+    const double mean = (static_cast<double>(v.size()) + 1.0) / 2.0;
+    double xx = 0, yy = 0, xy = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      xx += (r[i] - mean) * (r[i] - mean);
+      yy += (h[i] - mean) * (h[i] - mean);
+      xy += (r[i] - mean) * (h[i] - mean);
+    }
+    return xx == 0.0 ? std::nan("") : std::clamp(xy / std::sqrt(xx * yy), -1.0, 1.0);
+  };
+  const st::PairStatistic diff = [&](std::span<const double> a, std::span<const double> b) {
+    return rho(a) - rho(b);
+  };
+  for (auto alt : {st::Alternative::kTwoSided, st::Alternative::kGreater, st::Alternative::kLess})
+    for (std::uint64_t seed : {1u, 2u}) {
+      st::PermutationOptions o;
+      o.permutations = 300;
+      o.seed = seed;
+      o.alternative = alt;
+      o.standardize = false;
+      const auto fast =
+          st::permutation_correlation_diff(za, zb, s.human, st::CorrelationType::kSpearman, o);
+      const auto slow = st::paired_permutation_test(za, zb, diff, o);
+      EXPECT_EQ(std::memcmp(&fast.delta, &slow.delta, sizeof(double)), 0)
+          << fast.delta << " vs " << slow.delta;
+      EXPECT_EQ(fast.extreme, slow.extreme);
+      EXPECT_EQ(fast.permutations, slow.permutations);
+    }
+}
