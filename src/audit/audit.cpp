@@ -163,6 +163,7 @@ class Auditor {
         }
       }
     } else {
+      cache_.count_skipped_lookups(items.size());
       missing.resize(items.size());
       std::iota(missing.begin(), missing.end(), std::size_t{0});
     }

@@ -62,6 +62,8 @@ class AuditCache {
   bool reset_from_old_format() const { return reset_; }
   std::size_t hits() const { return hits_; }
   std::size_t misses() const { return misses_; }
+  // Counts lookups the caller skipped because has_stage() said none could hit.
+  void count_skipped_lookups(std::size_t n) { misses_ += n; }
 
  private:
   struct Reader;

@@ -164,6 +164,10 @@ TEST(AuditRun, SameSeedSameBytesAndRerunRecomputesNothing) {
             stable_markdown(probity::test::read_text(b + "/report.md")));
   // The terminal tables are there.
   EXPECT_NE(r1.out.find("Degradation"), std::string::npos);
+  // A first run misses every lookup, including those of stages the cache has never seen.
+  const auto first = nlohmann::json::parse(probity::test::read_text(b + "/report.json"));
+  EXPECT_EQ(first["cache_hits"].get<int>(), 0);
+  EXPECT_GT(first["cache_misses"].get<int>(), 0);
   // A re-run in the same directory is served from the cache.
   auto r3 = probity::test::run_probity(audit_args(a));
   ASSERT_EQ(r3.exit_code, 0) << r3.err;
