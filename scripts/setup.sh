@@ -13,6 +13,8 @@ PACKAGES=(
   wordnet-base
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
+  # the cluster test (tests/cluster/slurm_array_test.sh): a one-node Slurm with its own munged
+  slurm-wlm munge
   # sanitizer and fuzzing build (scripts/sanitize.sh): clang, its runtimes, llvm-symbolizer
   clang-19 libclang-rt-19-dev llvm-19
   # Python module and its tests
