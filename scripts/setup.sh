@@ -9,7 +9,7 @@ PACKAGES=(
   # libraries
   nlohmann-json3-dev libfmt-dev libcli11-dev libicu-dev libutf8proc-dev libboost-dev
   libsqlite3-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libeigen3-dev libcpptoml-dev
-  libsimdjson-dev
+  libsimdjson-dev libfasttext-dev
   wordnet-base
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev valgrind

@@ -13,6 +13,7 @@ void register_expert(MetricRegistry& registry);  // expert (ExPerT, offline real
 void register_llm_judge(MetricRegistry& registry);    // llm-judge (needs an LLM session)
 void register_scores_file(MetricRegistry& registry);  // scores:FILE (a user's precomputed scores)
 void register_baselines(MetricRegistry& registry);    // length, random (reference-free)
+void register_bertscore(MetricRegistry& registry);    // bertscore (pluggable token embeddings)
 // The option every reference-based metric takes, refs=<id>[|<id>...] (beside a family's own
 // refs=all|first): `inner` sees only the references with those ids (reference_selection.cpp).
 // UsageError for a reference-free metric.

@@ -347,6 +347,7 @@ MetricRegistry MetricRegistry::builtin() {
   metrics::register_llm_judge(r);
   metrics::register_scores_file(r);
   metrics::register_baselines(r);
+  metrics::register_bertscore(r);
   return r;
 }
 
