@@ -26,11 +26,23 @@ mkdir -p "$(dirname "$abs_png")"
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 
+# Headless Chromium lays pages out at least 500 px wide whatever --window-size says; a narrower
+# width (a phone) is rendered in an iframe of that width on a 500 px page (grey on the right).
+url="file://$abs_html"
+width=${size%x*}
+height=${size#*x}
+if [ "$width" -lt 500 ]; then
+  wrapper="$profile/wrapper.html"
+  printf '<!DOCTYPE html><body style="margin:0;background:#888"><iframe src="%s" style="width:%spx;height:%spx;border:0;display:block;background:#fff"></iframe></body>\n' \
+    "$url" "$width" "$height" >"$wrapper"
+  url="file://$wrapper"
+  size="500x$height"
+fi
 # Everything that could reach the network is off: the report must render from the file alone.
 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
   --hide-scrollbars --user-data-dir="$profile" --window-size="${size/x/,}" \
-  --screenshot="$abs_png" "file://$abs_html" >/dev/null 2>&1 || {
+  --screenshot="$abs_png" "$url" >/dev/null 2>&1 || {
   echo "screenshot-report: chromium failed to render $abs_html" >&2
   exit 1
 }

@@ -89,6 +89,17 @@ struct AuditOptions {
   AttackOptions attack_options;
   // Progress of long stages: (stage, done, total).
   std::function<void(std::string_view, std::size_t, std::size_t)> progress;
+  // Progress of the whole audit, for one progress line across its stages (scoring the originals,
+  // each strategy's perturbation and each metric on it): the stage being worked on, stages begun
+  // of those known, and items done of those known (cached items count as done at once). A
+  // dataset's stages and items become known when it is loaded, so totals grow with each dataset.
+  struct Overall {
+    std::string_view stage;
+    std::size_t stage_index = 0, stages = 0;  // 1-based index of the current stage
+    std::size_t done = 0, total = 0;          // items over every stage
+    std::size_t dataset = 0, datasets = 0;    // 1-based
+  };
+  std::function<void(const Overall&)> overall_progress;
   // Things a user should know that are not errors (an outdated cache emptied, ...).
   std::function<void(std::string_view)> note;
   // Metrics given as objects instead of registry names (the Python module's callables), audited

@@ -2,6 +2,7 @@
 // Renderings of an audit report: JSON (every number), Markdown, self-contained HTML, and the
 // plain-text tables printed on the terminal.
 #include <string>
+#include <vector>
 
 #include "probity/audit.hpp"
 
@@ -15,5 +16,9 @@ std::string to_text(const AuditReport& report, bool unicode = true);  // termina
 
 // Writes report.json, report.md and report.html into `dir`.
 void write_all(const AuditReport& report, const std::string& dir);
+// --export: every figure as a standalone SVG file (fig-*.svg) and/or every table as a LaTeX
+// booktabs table (table-*.tex) in `dir`; returns the paths written.
+std::vector<std::string> write_exports(const AuditReport& report, const std::string& dir,
+                                       bool latex, bool svg);
 
 }  // namespace probity::report

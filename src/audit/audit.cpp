@@ -129,10 +129,58 @@ class CorrelationSection {
   bool has_pairs_ = false;
 };
 
+// Progress across the stages of an audit (AuditOptions::overall_progress): a stage's items are
+// planned when its dataset is loaded, counted as done as the stage reports them, and the stage's
+// share is complete when it ends (items a stage skips, such as unapplied perturbations, too).
+class OverallProgress {
+ public:
+  explicit OverallProgress(const AuditOptions& options) : options_(options) {}
+  void plan(std::size_t stages, std::size_t items) {
+    stages_ += stages;
+    total_ += items;
+    ++dataset_;
+  }
+  // A stage of `expected` items, of which `share` are planned (share >= expected).
+  void begin(const std::string& name, std::size_t expected, std::size_t share) {
+    name_ = name;
+    ++stage_;
+    base_ = done_;
+    expected_ = expected;
+    share_ = share;
+    emit(done_);
+  }
+  // From the stage: `done` of the `missing` items it computes (the others were cached).
+  void update(std::size_t done, std::size_t missing) {
+    emit(base_ + std::min(expected_, expected_ - std::min(missing, expected_) + done));
+  }
+  void end() {
+    done_ = base_ + share_;
+    emit(done_);
+  }
+
+ private:
+  void emit(std::size_t done) const {
+    if (!options_.overall_progress) return;
+    AuditOptions::Overall o;
+    o.stage = name_;
+    o.stage_index = stage_;
+    o.stages = stages_;
+    o.done = std::min(done, total_);
+    o.total = total_;
+    o.dataset = dataset_;
+    o.datasets = options_.data.size();
+    options_.overall_progress(o);
+  }
+  const AuditOptions& options_;
+  std::string name_;
+  std::size_t stages_ = 0, total_ = 0, dataset_ = 0, stage_ = 0;
+  std::size_t done_ = 0, base_ = 0, expected_ = 0, share_ = 0;
+};
+
 class Auditor {
  public:
-  Auditor(const AuditOptions& options, audit::AuditCache& cache)
-      : options_(options), cache_(cache) {}
+  Auditor(const AuditOptions& options, audit::AuditCache& cache, OverallProgress& overall)
+      : options_(options), cache_(cache), overall_(overall) {}
 
   // Primary-part scores of one metric for `items` with candidate texts `texts`: the original
   // candidates (`strategy` empty) or a strategy's perturbations ("degradation R"). `identity`
@@ -202,6 +250,7 @@ class Auditor {
           256);
       cache_.put_scores(std::move(rows));  // committed by the writer while the next batch runs
       if (options_.progress) options_.progress(stage_name, end, missing.size());
+      overall_.update(end, missing.size());
     }
     return out;
   }
@@ -221,6 +270,7 @@ class Auditor {
     if (!strategy.batched()) {
       util::parallel_for(items.size(), options_.threads, apply, 16);
       if (options_.progress) options_.progress(stage_name, items.size(), items.size());
+      overall_.update(items.size(), items.size());
       return results;
     }
     const std::uint64_t stage = util::xxh3_64(
@@ -253,6 +303,7 @@ class Auditor {
       }
       cache_.put_perturbations(std::move(rows));
       if (options_.progress) options_.progress(stage_name, end, missing.size());
+      overall_.update(end, missing.size());
     }
     return results;
   }
@@ -260,6 +311,7 @@ class Auditor {
  private:
   const AuditOptions& options_;
   audit::AuditCache& cache_;
+  OverallProgress& overall_;
 };
 
 double mean_of(std::span<const double> v) {
@@ -452,7 +504,8 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
       throw UsageError(fmt::format("audit: no cache to import at '{}'", file.string()));
     cache.import(file.string());
   }
-  Auditor auditor(options, cache);
+  OverallProgress overall(options);
+  Auditor auditor(options, cache, overall);
 
   AuditReport report;
   report.version = version();
@@ -523,8 +576,13 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
     const CorrelationSection section(ds, items, human, summary.dimensions, options);
     std::vector<std::vector<double>> original(metrics.size());
     std::vector<NamedScores> ranked;
+    // Stages: each metric on the originals, then per strategy its perturbation and each metric.
+    const std::size_t n = items.size(), nm = metrics.size(), ns = strategies.size();
+    overall.plan(nm + ns * (1 + nm), n * nm + ns * n * (1 + nm));
     for (std::size_t m = 0; m < metrics.size(); ++m) {
+      overall.begin("score " + metrics[m].primary_name(), n, n);
       original[m] = auditor.scores(ds, items, identity, texts, metrics[m], "", prefetch[m]);
+      overall.end();
       report.correlations.push_back(section.of(name, metrics[m].primary_name(), original[m]));
       ranked.push_back({metrics[m].primary_name(), original[m]});
     }
@@ -541,7 +599,10 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
       }
 
     for (const auto& strategy : strategies) {
+      overall.begin(fmt::format("perturb {} {}", kind_name(strategy->kind()), strategy->code()), n,
+                    n);
       auto results = auditor.perturb(ds, name, items, identity, *strategy);
+      overall.end();
       std::vector<PerturbResult::Status> statuses;
       for (const auto& r : results) statuses.push_back(r.status);
       // Only applied perturbations are scored; the others are counted by the test and left
@@ -567,9 +628,13 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
       }
       for (std::size_t m = 0; m < metrics.size(); ++m) {
         std::vector<double> perturbed(items.size(), kNaN);
+        overall.begin(fmt::format("score {} {} {}", metrics[m].primary_name(),
+                                  kind_name(strategy->kind()), strategy->code()),
+                      applied_items.size(), n);
         auto applied_scores = auditor.scores(
             ds, applied_items, applied_identity, applied_texts, metrics[m],
             fmt::format("{} {}", kind_name(strategy->kind()), strategy->code()), prefetch[m]);
+        overall.end();
         for (std::size_t j = 0; j < applied_pos.size(); ++j)
           perturbed[applied_pos[j]] = applied_scores[j];
         std::uint64_t boot_seed =

@@ -2,8 +2,8 @@
 // report files (JSON, Markdown, HTML) in the output directory.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
-#include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
@@ -49,19 +49,16 @@ int run_audit(const AuditArgs& args, Engine& engine) {
   opts.attack_options.bootstrap = args.bootstrap;
   opts.attack_options.min_applied = args.min_applied;
   if (args.shard_count > 1) opts.bootstrap = 0;  // a shard reports no statistics
-  std::unique_ptr<Progress> bar;
-  std::string current;
-  opts.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
-    if (stage != current) {
-      if (bar) bar->finish();
-      current = std::string(stage);
-      bar = std::make_unique<Progress>(current);
-    }
-    bar->update(done, total);
+  // One line for the whole audit: items over all stages, so that its ETA does not restart.
+  Progress bar("audit");
+  opts.overall_progress = [&](const AuditOptions::Overall& o) {
+    std::string detail = fmt::format("stage {}/{} {}", o.stage_index, o.stages, o.stage);
+    if (o.datasets > 1) detail = fmt::format("dataset {}/{}, {}", o.dataset, o.datasets, detail);
+    bar.update(o.done, o.total, detail);
   };
   opts.note = [](std::string_view message) { fmt::print(stderr, "note: {}\n", message); };
   AuditReport report = run_audit(opts, engine);
-  if (bar) bar->finish();
+  bar.finish();
   for (const auto& d : report.datasets) print_skipped(d.skipped);
   if (args.shard_count > 1) {
     // A shard's statistics cover a fraction of the items: only its cached work is the product.
@@ -79,6 +76,13 @@ int run_audit(const AuditArgs& args, Engine& engine) {
   auto dir = std::filesystem::path(args.out);
   fmt::print("\nreport: {} {} {}\n", (dir / "report.json").string(), (dir / "report.md").string(),
              (dir / "report.html").string());
+  auto wants = [&](std::string_view what) {
+    return std::find(args.exports.begin(), args.exports.end(), what) != args.exports.end();
+  };
+  if (!args.exports.empty()) {
+    auto files = report::write_exports(report, args.out, wants("latex"), wants("svg"));
+    fmt::print("export: {} file(s) in {}\n", files.size(), args.out);
+  }
   fmt::print("{:.1f} s; cache {} hits, {} misses ({})\n", report.seconds, report.cache_hits,
              report.cache_misses, (dir / "cache.sqlite").string());
   return kExitOk;

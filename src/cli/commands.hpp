@@ -111,6 +111,7 @@ struct AuditArgs {
   unsigned threads = 0;
   bool skip_invalid = false;
   bool ascii = false;
+  std::vector<std::string> exports;              // --export latex,svg: figures and tables
   std::size_t shard_index = 0, shard_count = 1;  // --shard I/N: fill the cache for one shard
   std::vector<std::string> import;               // --import DIR: caches of finished shards
   std::vector<std::string> levels, statistics;   // --level, --statistic (docs/meta-eval.md)

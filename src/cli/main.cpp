@@ -316,6 +316,11 @@ int main(int argc, char** argv) {
   ac->add_option("--out", audit.out, "Output directory (report files and resume cache)")
       ->required();
   ac->add_flag("--ascii", audit.ascii, "ASCII tables instead of Unicode");
+  ac->add_option("--export", audit.exports,
+                 "Also write every figure as standalone SVG (svg) and every table as LaTeX "
+                 "booktabs (latex) into --out; comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"latex", "svg"}));
   ac->add_flag("--skip-invalid", audit.skip_invalid, "Skip invalid items and report them");
   add_threads(ac, audit.threads);
   std::string audit_shard;

@@ -129,6 +129,24 @@ std::string grid_cell_text(const GridCell& cell, const Symbols& sym);
 std::string na_text(const StrategyTest& t);
 std::string test_details(const TestIndex& index, const StrategyTest& t, const Symbols& sym);
 
+// ---- scorecard ---------------------------------------------------------------------------
+
+// The verdict of one metric on one dataset, derived from the report's per-strategy tests with
+// SPEC §5's criteria (StrategyTest::passed: a degradation passes when its one-sided p < α, a
+// manipulation is resisted unless its one-sided p < α); untestable strategies count as neither.
+struct KindTally {
+  std::size_t passed = 0, tested = 0, untestable = 0;
+  std::vector<StrategyRef> failed;  // spec criterion, in paper order
+  std::vector<std::string> holm;    // codes whose verdict Holm's adjustment changes
+};
+struct ScoreLine {
+  std::string dataset, metric;
+  const CorrelationResult* correlation = nullptr;  // "mean" dimension, or the only one
+  KindTally kinds[2];                              // [degradation, manipulation]
+  std::string verdict;                             // one line: "gameable: M meaningless-..."
+};
+std::vector<ScoreLine> scorecard(const TestIndex& index);
+
 // ---- tables ------------------------------------------------------------------------------
 
 enum class Align { kLeft, kRight, kCenter };
@@ -154,6 +172,8 @@ struct Table {
   std::string note;  // legend under the table
 };
 
+// One row per metric (and dataset when there are several): ρ [CI], x/n, y/n, verdict.
+Table scorecard_table(const TestIndex& index, const Symbols& sym);
 // The pooled table per dataset (metrics, then baselines), its --level tables and its preference
 // agreement table, after a summary over datasets when there are several.
 std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym);
@@ -181,6 +201,11 @@ std::size_t skipped_count(const AuditReport& report);
 std::string run_summary(const AuditReport& report, const Symbols& sym);
 // Paragraphs (plain text) explaining how to read the tables.
 std::vector<std::string> how_to_read(const TestIndex& index, const Symbols& sym);
+
+// LaTeX: text with LaTeX's special characters escaped and the report's symbols as commands; a
+// Table as a `table` environment with a booktabs tabular (--export latex).
+std::string latex_escape(std::string_view s);
+std::string latex_table(const Table& table);
 
 // A box-drawn table for the terminal; every line has the same display width.
 std::string render_text_table(const Table& table, const Symbols& sym);

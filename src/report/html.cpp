@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "probity/report.hpp"
+#include "report/figures.hpp"
 #include "report/format.hpp"
 
 namespace probity::report {
@@ -24,30 +25,7 @@ constexpr std::size_t kExamplesShown = 24;
 constexpr std::size_t kSkippedShown = 200;
 
 std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return xml_escape(s);
 }
 
 const char* kCss = R"css(
@@ -112,7 +90,14 @@ table.fx td.na, table.fx td.missing, table.plain td.na { color: var(--na); }
 table.tests td.pass { color: var(--pass); font-weight: 600; }
 table.tests td.fail { color: var(--fail); font-weight: 700; }
 table.tests td.na { color: var(--na); }
-table.plain td.mono { white-space: nowrap; }
+table.plain td.mono { overflow-wrap: anywhere; min-width: 12em; max-width: 26em; }
+table.card td.pass { color: var(--pass); font-weight: 600; }
+table.card td.fail { color: var(--fail); font-weight: 600; }
+table.card td.na { color: var(--na); }
+table.card td:last-child { white-space: normal; min-width: 16em; }
+table.card td:first-child { overflow-wrap: anywhere; max-width: 22em; }
+table.card td.holm { outline: none; }
+table.card td.holm::after { content: " \2020"; color: var(--holm); }
 .grids { display: flex; flex-wrap: wrap; gap: 8px 40px; }
 .grids > div { flex: 1 1 460px; min-width: 0; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 18px; font-size: 12.5px; color: var(--muted);
@@ -130,7 +115,7 @@ table.plain td.mono { white-space: nowrap; }
 .sw.cell.na { background: var(--na-bg); }
 .sw.cell.warn { background: var(--warn-bg); }
 .sw.cell.holm { outline: 2px dashed var(--holm); outline-offset: -3px; }
-.forest { display: grid; grid-template-columns: repeat(auto-fill, minmax(500px, 1fr));
+.forest { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(500px, 100%), 1fr));
   gap: 14px; margin: 8px 0 12px; }
 figure.panel { margin: 0; padding: 10px 12px 6px; border: 1px solid var(--border);
   border-radius: 8px; background: #fff; }
@@ -161,6 +146,25 @@ details { margin: 18px 0; }
 details summary { cursor: pointer; font-weight: 600; }
 footer { margin-top: 40px; padding-top: 12px; border-top: 1px solid var(--border);
   color: var(--muted); font-size: 12.5px; }
+@media (max-width: 640px) {
+  main { padding: 14px 12px 16px; }
+  h1 { font-size: 21px; }
+  .forest { grid-template-columns: minmax(0, 1fr); }
+  .grids > div { flex-basis: 100%; }
+  .example .body { grid-template-columns: minmax(0, 1fr); }
+  .example .body > div + div { border-left: 0; border-top: 1px solid var(--border); }
+  dl.meta { grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); }
+  th, td { padding: 4px 7px; }
+  table.card, table.card tbody, table.card tr, table.card td { display: block; }
+  table.card thead { display: none; }
+  table.card tr { border: 1px solid var(--border); border-radius: 8px; margin: 0 0 8px;
+    padding: 6px 10px; }
+  table.card td { border: 0; padding: 1px 0; text-align: left; white-space: normal;
+    min-width: 0; }
+  table.card td:first-child { font-weight: 650; max-width: none; }
+  table.card td[data-label]::before { content: attr(data-label) ": "; color: var(--muted);
+    font-weight: 400; }
+}
 @media print { body { background: #fff; } main { box-shadow: none; } }
 )css";
 
@@ -229,6 +233,8 @@ std::string html_table(const Table& t, const std::string& cls, std::size_t total
       if (std::string style = heat_style(cell.heat); !style.empty())
         out += " style=\"" + style + "\"";
       if (!cell.title.empty()) append(out, {" title=\"", esc(cell.title), "\""});
+      // Cards (the scorecard) stack their cells on a phone, each labelled by its header.
+      if (cls == "card" && c > 0) append(out, {" data-label=\"", esc(t.header[c]), "\""});
       append(out, {">", cell_html(cell.text), "</td>"});
     }
     out += "</tr>\n";
@@ -238,192 +244,21 @@ std::string html_table(const Table& t, const std::string& cls, std::size_t total
   return out;
 }
 
-// ---- forest plots ------------------------------------------------------------------------
+// ---- figures -----------------------------------------------------------------------------
 
-struct Axis {
-  double lo = -1, hi = 1, step = 0.5;
-  int decimals = 1;
-};
-
-// The data range (with 0) padded by 6% on each side, about 6 ticks at a "nice" step (1, 2, 2.5 or 5
-// × 10^k) inside it: snapping the range to whole steps could waste half of the plot.
-Axis make_axis(const std::vector<double>& values) {
-  double lo = 0, hi = 0;
-  for (double v : values)
-    if (std::isfinite(v)) {
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-  if (hi - lo < 1e-9) {
-    lo -= 0.5;
-    hi += 0.5;
-  }
-  double margin = (hi - lo) * 0.06;
-  Axis a;
-  a.lo = lo - margin;
-  a.hi = hi + margin;
-  double raw = (a.hi - a.lo) / 6;
-  double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double norm = raw / mag;
-  double mult = norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 2.5 ? 2.5 : norm <= 5 ? 5 : 10;
-  a.step = mult * mag;
-  a.decimals = std::max(0, static_cast<int>(-std::floor(std::log10(a.step) + 1e-9)));
-  if (mult == 2.5) ++a.decimals;
-  return a;
-}
-
-std::string color_of(Verdict v) {
-  switch (v) {
-    case Verdict::kPass:
-      return "#1a7f37";
-    case Verdict::kFail:
-      return "#cf222e";
-    case Verdict::kNotTestable:
-    case Verdict::kMissing:
-      break;
-  }
-  return "#8c959f";
-}
-
-std::string num_label(double v) {
-  return fmt_num(v, 2);
-}
-
-std::string forest_panel(const TestIndex& index, const std::string& dataset, StrategyKind kind,
-                         const StrategyRef& strategy, const Axis& axis, double label_width,
-                         std::size_t label_chars, const Symbols& sym) {
-  const auto& metrics = index.metrics();
-  std::vector<const StrategyTest*> rows;
-  std::size_t pass = 0, fail = 0, na = 0;
-  for (const auto& m : metrics) {
-    const StrategyTest* t = index.find(dataset, m, kind, strategy.code);
-    if (!t) continue;
-    rows.push_back(t);
-    Verdict v = raw_verdict(t);
-    pass += v == Verdict::kPass;
-    fail += v == Verdict::kFail;
-    na += v == Verdict::kNotTestable;
-  }
-  const double width = 548, row_h = 26, top = 6, axis_h = 40, value_w = 116;
-  const double x0 = label_width, x1 = width - value_w - 6, pad = 7;
-  const double height = top + row_h * static_cast<double>(rows.size()) + axis_h;
-  const double plot_bottom = top + row_h * static_cast<double>(rows.size());
-  auto x = [&](double v) {
-    double f = (std::clamp(v, axis.lo, axis.hi) - axis.lo) / (axis.hi - axis.lo);
-    return x0 + pad + f * (x1 - x0 - 2 * pad);
-  };
-
-  std::string out = cat({"<figure class=\"panel\"><figcaption><span><b>", esc(strategy.code),
-                         "</b> ", esc(strategy.name), "</span><span class=\"tally\">",
-                         fmt::format("{} pass {} {} fail", pass, sym.dot(), fail)});
-  if (na) out += fmt::format("{}{} n/a", sym.dot(), na);
-  out += "</span></figcaption>\n";
-  out += fmt::format(
-      "<svg viewBox=\"0 0 {0:.0f} {1:.0f}\" width=\"{0:.0f}\" height=\"{1:.0f}\" role=\"img\" "
-      "aria-label=\"{2}\">\n",
-      width, height,
-      esc(fmt::format("Effect sizes of {} {} on {}", kind_name(kind), strategy.code, dataset)));
-  out += fmt::format(
-      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f6f8fa\"/>\n", x0,
-      top, x1 - x0, plot_bottom - top);
-  // Grid lines and tick labels.
-  double first = std::ceil(axis.lo / axis.step - 1e-9);
-  for (double k = first; k * axis.step <= axis.hi + axis.step * 1e-9; k += 1) {
-    double tick = k == 0 ? 0.0 : k * axis.step;
-    double px = x(tick);
-    out += fmt::format(
-        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#e1e6eb\"/>"
-        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{2:.1f}\" y2=\"{3:.1f}\" stroke=\"#8c959f\"/>"
-        "<text x=\"{0:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\" class=\"muted\">{5}</text>\n",
-        px, top, plot_bottom, plot_bottom + 4, plot_bottom + 15, fmt_num(tick, axis.decimals));
-  }
-  out += fmt::format(
-      "<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#8c959f\"/>\n",
-      x0, x1, plot_bottom);
-  out += fmt::format(
-      "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"#57606a\" "
-      "stroke-width=\"1.2\" stroke-dasharray=\"4 3\"/>\n",
-      x(0), top, plot_bottom);
-  out += fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"muted\">{} lower score</text>"
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"muted\">d</text>"
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"muted\">higher score "
-      "{}</text>\n",
-      x0, plot_bottom + 31, sym.unicode ? "\u2190" : "<-", (x0 + x1) / 2, plot_bottom + 31, x1,
-      plot_bottom + 31, sym.unicode ? "\u2192" : "->");
-  out += fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"muted\">d [{} CI]</text>\n",
-      width - 4, plot_bottom + 15, fmt_percent(index.report().confidence));
-
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const StrategyTest& t = *rows[i];
-    double y = top + row_h * static_cast<double>(i) + row_h / 2;
-    Verdict v = raw_verdict(&t);
-    std::string color = color_of(v);
-    append(out, {"<g><title>", esc(t.metric + "\n" + test_details(index, t, sym)), "</title>"});
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>", x0 - 8,
-                       y + 4, esc(truncate_text(t.metric, label_chars, sym)));
-    if (v == Verdict::kNotTestable) {
-      out += fmt::format(
-          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" class=\"na\">not testable "
-          "({} applied)</text><text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" "
-          "class=\"na\">n/a</text></g>\n",
-          (x0 + x1) / 2, y + 4, t.applied, width - 4, y + 4);
-      continue;
-    }
-    if (std::isfinite(t.d_boot_lo) && std::isfinite(t.d_boot_hi)) {
-      double a = x(t.d_boot_lo), b = x(t.d_boot_hi), yb = y + 6;
-      out += fmt::format(
-          "<path d=\"M{0:.1f} {2:.1f}H{1:.1f}M{0:.1f} {3:.1f}V{4:.1f}M{1:.1f} {3:.1f}V{4:.1f}\" "
-          "stroke=\"{5}\" stroke-opacity=\"0.75\" stroke-width=\"1.3\" stroke-dasharray=\"3 2\" "
-          "fill=\"none\"/>",
-          a, b, yb, yb - 3, yb + 3, color);
-    }
-    if (std::isfinite(t.d_lo) && std::isfinite(t.d_hi))
-      out += fmt::format(
-          "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
-          "stroke-opacity=\"0.55\" stroke-width=\"4\" stroke-linecap=\"round\"/>",
-          x(t.d_lo), x(t.d_hi), y - 1, y - 1, color);
-    if (std::isfinite(t.d)) {
-      if (holm_changes(&t))
-        out += fmt::format(
-            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7.5\" fill=\"none\" stroke=\"#9a6700\" "
-            "stroke-width=\"1.5\"/>",
-            x(t.d), y - 1);
-      out += fmt::format(
-          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\" fill=\"{}\" stroke=\"#fff\" "
-          "stroke-width=\"1\"/>",
-          x(t.d), y - 1, color);
-    }
-    out += fmt::format(
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{} {}</text></g>\n",
-        width - 4, y + 4, color, esc(num_label(t.d)), esc(fmt_ci(t.d_lo, t.d_hi, 2)));
-  }
-  out += "</svg></figure>\n";
+std::string figure_html(const Figure& f) {
+  std::string out = "<figure class=\"panel\"><figcaption><span>";
+  if (!f.code.empty()) append(out, {"<b>", esc(f.code), "</b> "});
+  append(out, {esc(f.caption), "</span>"});
+  if (!f.tally.empty()) append(out, {"<span class=\"tally\">", esc(f.tally), "</span>"});
+  append(out, {"</figcaption>\n", f.svg, "</figure>\n"});
   return out;
 }
 
 std::string forest_section(const TestIndex& index, const std::string& dataset, StrategyKind kind,
                            const Symbols& sym) {
-  std::vector<double> values;
-  std::size_t longest = 4;
-  for (const auto& m : index.metrics()) {
-    bool any = false;
-    for (const auto& s : index.strategies(kind))
-      if (const StrategyTest* t = index.find(dataset, m, kind, s.code)) {
-        any = true;
-        if (!t->testable) continue;
-        for (double v : {t->d, t->d_lo, t->d_hi, t->d_boot_lo, t->d_boot_hi}) values.push_back(v);
-      }
-    if (any) longest = std::max(longest, display_width(m));
-  }
-  Axis axis = make_axis(values);
-  // Label column sized to the longest metric name, within limits; longer names are cut.
-  std::size_t label_chars = std::min<std::size_t>(longest, 22);
-  double label_width = 14 + 6.4 * static_cast<double>(label_chars);
   std::string out = "<div class=\"forest\">\n";
-  for (const auto& s : index.strategies_on(dataset, kind))
-    out += forest_panel(index, dataset, kind, s, axis, label_width, label_chars, sym);
+  for (const auto& f : forest_figures(index, dataset, kind, sym)) out += figure_html(f);
   return out + "</div>\n";
 }
 
@@ -630,7 +465,21 @@ std::string to_html(const AuditReport& report) {
          esc(fmt::format("{} metric{} on {} dataset{}: {}", report.metrics.size(),
                          report.metrics.size() == 1 ? "" : "s", report.datasets.size(),
                          report.datasets.size() == 1 ? "" : "s", join(ds_names, ", "))) +
-         "</p>\n<dl class=\"meta\">\n";
+         "</p>\n";
+  // The verdict first: the scorecard and the correlation chart, then the run's metadata.
+  if (Table card = scorecard_table(index, sym); !card.rows.empty()) {
+    out += "<section id=\"scorecard\">\n<h2>Scorecard</h2>\n";
+    card.title.clear();
+    out += html_table(card, "card");
+    out += "</section>\n";
+  }
+  {
+    std::string charts;
+    for (const auto& ds : index.datasets())
+      if (auto f = correlation_figure(index, ds, sym)) charts += figure_html(*f);
+    if (!charts.empty()) append(out, {"<div class=\"forest corr\">\n", charts, "</div>\n"});
+  }
+  out += "<dl class=\"meta\">\n";
   auto meta = [&](const std::string& k, const std::string& v) {
     append(out, {"<div><dt>", esc(k), "</dt><dd>", esc(v), "</dd></div>\n"});
   };
@@ -662,9 +511,11 @@ std::string to_html(const AuditReport& report) {
   if (!report.examples.empty()) out += "<a href=\"#examples\">Examples</a>";
   out += "<a href=\"#run\">Metrics &amp; strategies</a></nav>\n</header>\n";
 
-  out += "<section class=\"how\" id=\"how\">\n<h2>How to read this report</h2>\n";
+  out +=
+      "<section class=\"how\" id=\"how\">\n<details><summary>How to read this report"
+      "</summary>\n";
   for (const auto& p : how_to_read(index, sym)) append(out, {"<p>", esc(p), "</p>\n"});
-  out += "</section>\n";
+  out += "</details>\n</section>\n";
 
   if (!correlations.empty()) {
     out += "<section id=\"correlation\">\n<h2>Human correlation</h2>\n";
@@ -726,14 +577,17 @@ std::string to_html(const AuditReport& report) {
 
   if (!sections.empty()) {
     out += "<section id=\"effects\">\n<h2>Effect sizes</h2>\n";
-    out += "<p class=\"note\">" +
-           esc(fmt::format(
-               "Forest plots: one panel per strategy, one row per metric. The dot is d, the "
-               "solid bar its analytic {0} CI and the dashed line the paired bootstrap {0} CI; "
-               "the dashed vertical line marks d = 0. Degradations should push d below 0; "
-               "manipulations should leave it at 0 or below. Hover for the full statistics.",
-               fmt_percent(report.confidence))) +
-           "</p>\n";
+    out +=
+        "<p class=\"note\">" +
+        esc(fmt::format(
+            "Forest plots: one panel per strategy, one row per metric. The dot is d, the "
+            "solid bar its analytic {0} CI and the dashed line the paired bootstrap {0} CI; "
+            "the dashed vertical line marks d = 0. Degradations should push d below 0; "
+            "manipulations should leave it at 0 or below. Each panel has its own scale; d and its "
+            "analytic CI are printed on the right, the full statistics are in the table below "
+            "each set of panels (and on hover).",
+            fmt_percent(report.confidence))) +
+        "</p>\n";
     out +=
         "<div class=\"legend\"><span><i class=\"sw dot pass\"></i>pass</span>"
         "<span><i class=\"sw dot fail\"></i>fail</span>"

@@ -560,6 +560,47 @@ void read_example(const Reader& r, PerturbationExample& e) {
 
 }  // namespace
 
+namespace {
+
+// The scorecard (detail::scorecard): one verdict per metric and dataset, derived from "tests".
+ojson summary_json(const AuditReport& report) {
+  const detail::TestIndex index(report);
+  ojson out = ojson::array();
+  for (const auto& line : detail::scorecard(index)) {
+    ojson j = ojson::object();
+    j["dataset"] = line.dataset;
+    j["metric"] = line.metric;
+    if (line.correlation) {
+      const CorrelationResult& c = *line.correlation;
+      ojson h = ojson::object();
+      h["dimension"] = c.dimension;
+      h["n"] = c.n;
+      h["spearman"] = num(c.spearman);
+      h["spearman_lo"] = num(c.spearman_lo);
+      h["spearman_hi"] = num(c.spearman_hi);
+      j["human"] = std::move(h);
+    } else {
+      j["human"] = nullptr;
+    }
+    for (StrategyKind kind : detail::kKinds) {
+      const auto& tally = line.kinds[kind == StrategyKind::kDegradation ? 0 : 1];
+      ojson k = ojson::object();
+      k[kind == StrategyKind::kDegradation ? "passed" : "resisted"] = tally.passed;
+      k["tested"] = tally.tested;
+      k["not_testable"] = tally.untestable;
+      k["failed"] = ojson::array();
+      for (const auto& s : tally.failed) k["failed"].push_back(s.code);
+      k["holm_changes"] = tally.holm;
+      j[kind == StrategyKind::kDegradation ? "degradations" : "manipulations"] = std::move(k);
+    }
+    j["verdict"] = line.verdict;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::ordered_json to_json_value(const AuditReport& report) {
   ojson j = ojson::object();
   j["schema"] = std::string(detail::kSchema);
@@ -570,6 +611,7 @@ nlohmann::ordered_json to_json_value(const AuditReport& report) {
   j["min_applied"] = report.min_applied;
   j["alpha"] = num(report.alpha);
   j["confidence"] = num(report.confidence);
+  j["summary"] = summary_json(report);
   j["datasets"] = ojson::array();
   for (const auto& d : report.datasets) j["datasets"].push_back(dataset_json(d));
   j["metrics"] = report.metrics;

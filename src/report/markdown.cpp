@@ -149,6 +149,8 @@ std::string to_markdown(const AuditReport& report) {
   Symbols sym{true};
   TestIndex index(report);
   std::string out = "# probity audit report\n\n";
+  // The verdict first: what a reader came for, before the run's metadata.
+  out += md_section(scorecard_table(index, sym), "##");
 
   out += fmt::format("- **Version:** probity {}\n", md_escape(report.version));
   out += fmt::format("- **Seed:** {}\n", report.seed);

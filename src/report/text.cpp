@@ -9,7 +9,11 @@ std::string to_text(const AuditReport& report, bool unicode) {
   using namespace detail;
   Symbols sym{unicode};
   TestIndex index(report);
-  std::string out = run_summary(report, sym) + "\n";
+  // The verdict first, then the run's metadata and the details.
+  std::string out;
+  if (Table card = scorecard_table(index, sym); !card.rows.empty())
+    append(out, {render_text_table(card, sym), "\n"});
+  out += run_summary(report, sym) + "\n";
 
   for (const auto& t : correlation_tables(index, sym))
     append(out, {"\n", render_text_table(t, sym)});

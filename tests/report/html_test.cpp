@@ -32,16 +32,18 @@ TEST(ReportHtml, IsSelfContained) {
 TEST(ReportHtml, OneSvgPerForestPanel) {
   auto r = probity::test::make_sample_report();
   std::string html = to_html(r);
-  // 2 datasets × (6 degradation + 6 manipulation strategies).
-  EXPECT_EQ(count(html, "<svg"), 24u);
-  EXPECT_EQ(count(html, "</svg>"), 24u);
-  EXPECT_EQ(count(html, "<figure class=\"panel\">"), 24u);
+  // 2 datasets × (6 degradation + 6 manipulation strategies), and a correlation chart each.
+  EXPECT_EQ(count(html, "aria-label=\"Effect sizes of"), 24u);
+  EXPECT_EQ(count(html, "aria-label=\"Human correlation of"), 2u);
+  EXPECT_EQ(count(html, "<svg"), 26u);
+  EXPECT_EQ(count(html, "</svg>"), 26u);
+  EXPECT_EQ(count(html, "<figure class=\"panel\">"), 26u);
   // Dropping one strategy on one dataset removes exactly one panel.
   std::erase_if(r.tests, [](const probity::StrategyTest& t) {
     return t.dataset == "summeval" && t.kind == probity::StrategyKind::kManipulation &&
            t.code == "H";
   });
-  EXPECT_EQ(count(to_html(r), "<svg"), 23u);
+  EXPECT_EQ(count(to_html(r), "aria-label=\"Effect sizes of"), 23u);
 }
 
 TEST(ReportHtml, EscapesEveryText) {

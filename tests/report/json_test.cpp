@@ -148,10 +148,11 @@ TEST(ReportJson, HasSchemaAndEveryFieldInOrder) {
   auto j = nlohmann::ordered_json::parse(to_json(r));
   EXPECT_EQ(j["schema"], "probity.audit/1");
   EXPECT_EQ(keys(j),
-            (std::vector<std::string>{
-                "schema", "version", "seed", "sample", "bootstrap", "min_applied", "alpha",
-                "confidence", "datasets", "metrics", "signatures", "strategies", "correlations",
-                "tests", "examples", "cache_hits", "cache_misses", "seconds", "llm_usage"}));
+            (std::vector<std::string>{"schema",     "version",      "seed",    "sample",
+                                      "bootstrap",  "min_applied",  "alpha",   "confidence",
+                                      "summary",    "datasets",     "metrics", "signatures",
+                                      "strategies", "correlations", "tests",   "examples",
+                                      "cache_hits", "cache_misses", "seconds", "llm_usage"}));
   EXPECT_EQ(j["seed"].get<std::uint64_t>(), 18446744073709551557ull);
   EXPECT_EQ(keys(j["datasets"][0]), (std::vector<std::string>{"name", "path", "tasks", "candidates",
                                                               "audited", "dimensions", "skipped"}));

@@ -144,7 +144,8 @@ void expect_aligned(const std::string& text, const std::vector<std::string>& bor
       EXPECT_EQ(display_width(lines[j]), width) << "table at line " << i << ": " << lines[j];
     i = j;
   }
-  EXPECT_EQ(tables, 11u);  // summary + 2 correlation, 2 grids, 4 effect-size, 2 accounting
+  // scorecard, summary + 2 correlation, 2 grids, 4 effect-size, 2 accounting
+  EXPECT_EQ(tables, 12u);
 }
 
 TEST(ReportText, TablesAlignByDisplayWidth) {
