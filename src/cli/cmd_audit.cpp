@@ -2,6 +2,7 @@
 // report files (JSON, Markdown, HTML) in the output directory.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 
@@ -51,15 +52,23 @@ int run_audit(const AuditArgs& args, Engine& engine) {
   if (args.shard_count > 1) opts.bootstrap = 0;  // a shard reports no statistics
   std::unique_ptr<Progress> bar;
   std::string current;
-  opts.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
-    if (stage != current) {
-      if (bar) bar->finish();
-      current = std::string(stage);
-      bar = std::make_unique<Progress>(current);
-    }
-    bar->update(done, total);
+  const auto started = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  opts.note = [](std::string_view message) { fmt::print(stderr, "note: {}\n", message); };
+  if (!args.console.quiet())
+    opts.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
+      if (stage != current) {
+        if (bar) bar->finish();
+        current = std::string(stage);
+        bar = std::make_unique<Progress>(current);
+        if (args.console.verbose()) fmt::print(stderr, "[{:7.1f} s] {}\n", elapsed(), current);
+      }
+      bar->update(done, total);
+    };
+  opts.note = [&](std::string_view message) {
+    if (!args.console.quiet()) fmt::print(stderr, "note: {}\n", message);
+  };
   AuditReport report = run_audit(opts, engine);
   if (bar) bar->finish();
   for (const auto& d : report.datasets) print_skipped(d.skipped);
@@ -74,7 +83,9 @@ int run_audit(const AuditArgs& args, Engine& engine) {
         args.shard_index, args.shard_count, audited, args.out, report.seconds, args.out);
     return kExitOk;
   }
-  fmt::print("{}", report::to_text(report, !args.ascii));
+  if (args.console.verbose()) fmt::print(stderr, "[{:7.1f} s] done\n", elapsed());
+  fmt::print("{}", report::to_text(report, report::TextOptions{!args.ascii, args.console.width,
+                                                               args.console.color_stdout}));
   report::write_all(report, args.out);
   auto dir = std::filesystem::path(args.out);
   fmt::print("\nreport: {} {} {}\n", (dir / "report.json").string(), (dir / "report.md").string(),
