@@ -108,7 +108,7 @@ for m in metrics:
     cells = []
     for d in dims + ["overall"]:
         r = rows[(m, d)]
-        cells.append(f"{f(r['accuracy'])} {ci(r['accuracy_ci'], 2)}")
+        cells.append(f"{f(r['accuracy'])} {ci((r['accuracy_lo'], r['accuracy_hi']), 2)}")
     print(f"| {m} | " + " | ".join(cells) + " |")
 print("\nTie rate (share of adjacent pairs the metric scores equal):\n")
 print("| metric | " + " | ".join(dims + ["overall"]) + " |")
@@ -136,7 +136,7 @@ def global_table(doc, title, note, dims_order):
         if (m, present[0]) not in rows:
             continue
         print(f"| {m} | " + " | ".join(
-            f"{f(rows[(m, d)]['cem'])} {ci(rows[(m, d)]['cem_ci'], 2)}" for d in present) + " |")
+            f"{f(rows[(m, d)]['cem'])} {ci((rows[(m, d)]['cem_lo'], rows[(m, d)]['cem_hi']), 2)}" for d in present) + " |")
     print("| *chance* | " + " | ".join(f(rows[(metrics[0], d)]["chance_cem"]) for d in present)
           + " |\n")
 
@@ -162,7 +162,7 @@ print("| metric | " + " | ".join(dims) + " |")
 print("|---|" + "---|" * len(dims))
 for m in metrics:
     print(f"| {m} | " + " | ".join(
-        f"{f(rows_g[(m, d)]['cem'])} {ci(rows_g[(m, d)]['cem_ci'], 2)}" for d in dims) + " |")
+        f"{f(rows_g[(m, d)]['cem'])} {ci((rows_g[(m, d)]['cem_lo'], rows_g[(m, d)]['cem_hi']), 2)}" for d in dims) + " |")
 print("| *chance* | " + " | ".join(f(rows_g[(metrics[0], d)]["chance_cem"]) for d in dims)
       + " |\n")
 

@@ -8,7 +8,7 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config ccache mold git
   # libraries
   nlohmann-json3-dev libfmt-dev libcli11-dev libicu-dev libutf8proc-dev libboost-dev
-  libsqlite3-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libeigen3-dev libcpptoml-dev
+  libsqlite3-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libcpptoml-dev
   libsimdjson-dev libfasttext-dev
   wordnet-base
   # tests and benchmarks
@@ -17,8 +17,11 @@ PACKAGES=(
   slurm-wlm munge
   # sanitizer and fuzzing build (scripts/sanitize.sh): clang, its runtimes, llvm-symbolizer
   clang-19 libclang-rt-19-dev llvm-19
-  # Python module and its tests
-  python3 python3-dev pybind11-dev python3-numpy
+  # Python module and its tests; its wheel (pip install ., in a venv)
+  python3 python3-dev pybind11-dev python3-numpy python3-setuptools python3-wheel python3-venv
+  python3-pip
+  # the .deb (cpack -G DEB: dpkg-shlibdeps) and the man page check (groff)
+  dpkg-dev groff-base
 )
 
 missing=()

@@ -20,8 +20,9 @@ std::string read_text(const std::string& path) {
 RunResult run_probity(const std::string& args) {
   static int counter = 0;
   std::string dir = temp_dir("cli-run-" + std::to_string(counter++));
-  std::string cmd =
-      probity_binary() + " " + args + " >" + dir + "/out 2>" + dir + "/err </dev/null";
+  // COLUMNS empty: the tables keep their full width even where the caller exports a width.
+  std::string cmd = "COLUMNS= " + probity_binary() + " " + args + " >" + dir + "/out 2>" + dir +
+                    "/err </dev/null";
   int status = std::system(cmd.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

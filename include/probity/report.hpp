@@ -1,6 +1,7 @@
 #pragma once
 // Renderings of an audit report: JSON (every number), Markdown, self-contained HTML, and the
 // plain-text tables printed on the terminal.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,17 @@ AuditReport from_json(const std::string& json);  // inverse of to_json (for merg
 std::string to_markdown(const AuditReport& report);
 std::string to_html(const AuditReport& report);
 std::string to_text(const AuditReport& report, bool unicode = true);  // terminal tables
+
+// How the terminal tables are drawn: box glyphs or ASCII, the width they must fit in (0: as
+// wide as their cells; else columns are narrowed, widest first, and their cells wrapped at spaces
+// onto more lines, or cut where a word is longer than the column), and ANSI colours for
+// verdicts (green pass, red fail, yellow Holm-only fail, dim n/a and missing).
+struct TextOptions {
+  bool unicode = true;
+  std::size_t width = 0;
+  bool color = false;
+};
+std::string to_text(const AuditReport& report, const TextOptions& options);
 
 // Writes report.json, report.md and report.html into `dir`.
 void write_all(const AuditReport& report, const std::string& dir);

@@ -579,9 +579,10 @@ def correlate(scores, human, *, dimensions=None, bootstrap=1000, confidence=0.95
     Returns:
         list of dict: per metric and dimension (plus a ``"mean"`` row when there are several),
         the ``results`` rows of ``probity correlate --json``: metric, dimension, n, spearman,
-        spearman_ci [lo, hi], spearman_p, kendall_tau_b, pearson, signature. NaN where the CLI
-        writes null. With levels, the rows of ``probity correlate --level --json``: metric,
-        baseline, dimension, level, statistic, value, ci [lo, hi], resampled, n, groups,
+        spearman_lo, spearman_hi, spearman_p, kendall, pearson, signature (the names of
+        report.json, docs/json-fields.md). NaN where the CLI writes null. With levels, the rows
+        of ``probity correlate --level --json``: metric, baseline, dimension, level, statistic,
+        value, ci_lo, ci_hi, resampled, n, groups,
         skipped_groups, signature (and epsilon for acc-eq).
     """
     if level is not None or statistic is not None:
@@ -595,7 +596,7 @@ def correlate(scores, human, *, dimensions=None, bootstrap=1000, confidence=0.95
                                          threads)
         for dim, n, rho, lo, hi, p, tau, r in rows:
             out.append({"metric": name, "dimension": dim, "n": n, "spearman": rho,
-                        "spearman_ci": [lo, hi], "spearman_p": p, "kendall_tau_b": tau,
+                        "spearman_lo": lo, "spearman_hi": hi, "spearman_p": p, "kendall": tau,
                         "pearson": r, "signature": signatures.get(name, "")})
     return out
 
@@ -624,7 +625,7 @@ def _level_correlate(scores, human, dimensions, level, statistic, bootstrap, con
                                          confidence, seed, threads, resample)
         for dim, lv, st, value, lo, hi, unit, n, groups, skipped, epsilon in rows:
             row = {"metric": name, "baseline": is_baseline, "dimension": dim, "level": lv,
-                   "statistic": st, "value": value, "ci": [lo, hi], "resampled": unit, "n": n,
+                   "statistic": st, "value": value, "ci_lo": lo, "ci_hi": hi, "resampled": unit, "n": n,
                    "groups": groups, "skipped_groups": skipped, "signature": sig}
             if st == "acc-eq":
                 row["epsilon"] = epsilon

@@ -1,6 +1,6 @@
-"""`cmake --install <build> --component python` installs a working package.
+"""`cmake --install <build> --prefix P` installs everything, the Python package included.
 
-The install goes to a staging directory (DESTDIR), not to the real user site-packages.
+The install goes to a temporary prefix, not to the system.
 """
 
 import os
@@ -14,20 +14,28 @@ import unittest
 from support import BUILD, SAMPLE
 
 
-def install_dir():
+def site_dir():
+    """The package's directory relative to the prefix, as configured."""
     cache = (BUILD / "CMakeCache.txt").read_text(encoding="utf-8")
-    return re.search(r"^PROBITY_PYTHON_INSTALL_DIR:PATH=(.*)$", cache, re.M).group(1)
+    return re.search(r"^PROBITY_PYTHON_SITE_DIR:STRING=(.*)$", cache, re.M).group(1)
 
 
 class Install(unittest.TestCase):
-    def test_component_install(self):
-        target = install_dir()
-        self.assertTrue(os.path.isabs(target))
-        with tempfile.TemporaryDirectory() as stage:
-            env = dict(os.environ, DESTDIR=stage)
-            subprocess.run(["cmake", "--install", str(BUILD), "--component", "python"],
-                           env=env, check=True, capture_output=True)
-            site = pathlib.Path(stage + target)
+    def test_prefix_install(self):
+        target = site_dir()
+        self.assertFalse(os.path.isabs(target))
+        with tempfile.TemporaryDirectory() as prefix:
+            subprocess.run(["cmake", "--install", str(BUILD), "--prefix", prefix], check=True,
+                           capture_output=True)
+            root = pathlib.Path(prefix)
+            for path in ("bin/probity", "share/probity/prompts/judge_rating.v1.txt",
+                         "share/probity/data/summeval/summeval_sample20.jsonl",
+                         "share/man/man1/probity.1",
+                         "share/bash-completion/completions/probity",
+                         "share/zsh/vendor-completions/_probity",
+                         "share/doc/probity/examples/probity.toml"):
+                self.assertTrue((root / path).is_file(), path)
+            site = root / target
             files = sorted(p.name for p in (site / "probity").iterdir())
             self.assertIn("__init__.py", files)
             self.assertTrue(any(f.startswith("_probity.") and f.endswith(".so") for f in files))
@@ -37,20 +45,13 @@ class Install(unittest.TestCase):
             code = ("import probity; print(probity.__file__); "
                     f"print(probity.score_dataset({str(SAMPLE)!r}, 'bleu')['bleu'].shape); "
                     "print(probity._probity.prompts_dir())")
-            out = subprocess.run([sys.executable, "-s", "-c", code], env=env, cwd=stage,
+            out = subprocess.run([sys.executable, "-s", "-c", code], env=env, cwd=prefix,
                                  check=True, capture_output=True, text=True).stdout.split("\n")
             self.assertTrue(out[0].startswith(str(site)), out)
             self.assertEqual(out[1], "(320,)")
             # The installed package reads the prompt templates installed inside it.
             self.assertEqual(out[2], str(site / "probity" / "prompts"))
             self.assertTrue((site / "probity" / "prompts" / "judge_rating.v1.txt").is_file())
-
-    def test_plain_install_leaves_python_alone(self):
-        with tempfile.TemporaryDirectory() as stage:
-            env = dict(os.environ, DESTDIR=stage)
-            subprocess.run(["cmake", "--install", str(BUILD)], env=env, check=True,
-                           capture_output=True)
-            self.assertFalse(pathlib.Path(stage + install_dir()).exists())
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ class NotebookSession(unittest.TestCase):
         rows = probity.correlate(scores, ds, dimensions=["relevance"], bootstrap=200)
         by_metric = {r["metric"]: r for r in rows}
         self.assertGreater(by_metric["python:length"]["spearman"], 0)
-        lo, hi = by_metric["bleu"]["spearman_ci"]
+        lo, hi = by_metric["bleu"]["spearman_lo"], by_metric["bleu"]["spearman_hi"]
         self.assertLess(lo, by_metric["bleu"]["spearman"])
         self.assertLess(by_metric["bleu"]["spearman"], hi)
 

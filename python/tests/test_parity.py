@@ -227,7 +227,7 @@ class LevelParity(unittest.TestCase):
                         "n", "groups", "skipped_groups"):
                 self.assertEqual(mine[key], theirs[key], (key, theirs))
             self.assertEqual(mine["value"], theirs["value"])
-            self.assertEqual(mine["ci"], theirs["ci"])
+            self.assertEqual([mine["ci_lo"], mine["ci_hi"]], [theirs["ci_lo"], theirs["ci_hi"]])
             if theirs["statistic"] == "acc-eq":
                 self.assertEqual(mine["epsilon"], theirs["epsilon"])
         self.assertTrue(any(r["baseline"] for r in got))

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "cli/commands.hpp"
@@ -51,12 +52,23 @@ int run_audit(const AuditArgs& args, Engine& engine) {
   if (args.shard_count > 1) opts.bootstrap = 0;  // a shard reports no statistics
   // One line for the whole audit: items over all stages, so that its ETA does not restart.
   Progress bar("audit");
+  const auto started = std::chrono::steady_clock::now();
+  std::string current;
   opts.overall_progress = [&](const AuditOptions::Overall& o) {
+    if (args.console.quiet()) return;
+    if (args.console.verbose() && o.stage != current) {
+      current = o.stage;
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      fmt::print(stderr, "[{:7.1f} s] {}\n", seconds, current);
+    }
     std::string detail = fmt::format("stage {}/{} {}", o.stage_index, o.stages, o.stage);
     if (o.datasets > 1) detail = fmt::format("dataset {}/{}, {}", o.dataset, o.datasets, detail);
     bar.update(o.done, o.total, detail);
   };
-  opts.note = [](std::string_view message) { fmt::print(stderr, "note: {}\n", message); };
+  opts.note = [&](std::string_view message) {
+    if (!args.console.quiet()) fmt::print(stderr, "note: {}\n", message);
+  };
   AuditReport report = run_audit(opts, engine);
   bar.finish();
   for (const auto& d : report.datasets) print_skipped(d.skipped);
@@ -71,7 +83,9 @@ int run_audit(const AuditArgs& args, Engine& engine) {
         args.shard_index, args.shard_count, audited, args.out, report.seconds, args.out);
     return kExitOk;
   }
-  fmt::print("{}", report::to_text(report, !args.ascii));
+  if (args.console.verbose()) fmt::print(stderr, "[{:7.1f} s] done\n", elapsed());
+  fmt::print("{}", report::to_text(report, report::TextOptions{!args.ascii, args.console.width,
+                                                               args.console.color_stdout}));
   report::write_all(report, args.out);
   auto dir = std::filesystem::path(args.out);
   fmt::print("\nreport: {} {} {}\n", (dir / "report.json").string(), (dir / "report.md").string(),

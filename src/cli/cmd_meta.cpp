@@ -69,7 +69,8 @@ int run_meta_global(const MetaArgs& args) {
                      {"n", r.n},
                      {"levels", levels},
                      {"cem", number(r.cem)},
-                     {"cem_ci", {number(r.ci.low), number(r.ci.high)}},
+                     {"cem_lo", number(r.ci.low)},
+                     {"cem_hi", number(r.ci.high)},
                      {"chance_cem", number(r.chance)},
                      {"mapping", args.direct ? "direct" : "rank-proportions"},
                      {"signature", c.signature}});
@@ -140,7 +141,8 @@ int run_meta_local(const MetaArgs& args) {
                      {"wrong", r.counts.wrong},
                      {"undefined", r.counts.undefined},
                      {"accuracy", number(r.accuracy)},
-                     {"accuracy_ci", {number(r.ci.low), number(r.ci.high)}},
+                     {"accuracy_lo", number(r.ci.low)},
+                     {"accuracy_hi", number(r.ci.high)},
                      {"tie_rate", number(r.tie_rate)},
                      {"signature", c.signature}});
       table.push_back({c.metric, r.dimension, std::to_string(r.sequences),

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -138,6 +139,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
 
   std::size_t skipped = 0;
   std::vector<SkipRecord> skip_records;
+  const auto started = std::chrono::steady_clock::now();
   Progress progress("scoring");
   EmptyTextNotes empty_notes;
   // Scores one chunk of a file, its tasks numbered from first_task in `negatives`, a sampler
@@ -155,7 +157,8 @@ int run_score(const ScoreArgs& args, Engine& engine) {
         items.push_back(it);
     ScoreOptions opts;
     opts.threads = args.threads;
-    opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+    if (!args.console.quiet())
+      opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
     opts.negatives = negatives;
     opts.first_task = first_task;
     if (negatives) {
@@ -237,6 +240,9 @@ int run_score(const ScoreArgs& args, Engine& engine) {
     trailer.data.push_back({path, digest.hex(), digest.items()});
   }
   progress.finish();
+  if (args.console.verbose())
+    fmt::print(stderr, "scored {} metric(s) in {:.1f} s\n", metrics.size(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   skipped = skip_records.size();
   print_skipped(skip_records);
   empty_notes.print();
@@ -250,7 +256,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   file->commit();
   if (explain_output) {
     explain_output->commit();
-    if (explained == 0)
+    if (explained == 0 && !args.console.quiet())
       fmt::print(stderr, "note: none of the metrics supports --explain; '{}' is empty\n",
                  args.explain);
   }

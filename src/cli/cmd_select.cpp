@@ -117,18 +117,18 @@ int run_select(const SelectArgs& args, Engine& engine) {
                           {"delta_winner_minus_this", number(v.delta_vs_winner)},
                           {"p_vs_winner", number(v.p_vs_winner)},
                           {"p_vs_winner_holm", number(v.p_vs_winner_holm)}});
-    results.push_back(
-        {{"dimension", dims[d]},
-         {"selection_tasks", r.selection_tasks},
-         {"test_tasks", r.test_tasks},
-         {"selection_items", r.selection_items},
-         {"test_items", r.test_items},
-         {"winner", w.name},
-         {"winner_test", number(r.winner_test)},
-         {"winner_test_ci", {number(r.winner_test_ci.low), number(r.winner_test_ci.high)}},
-         {"p_test", number(r.p_test)},
-         {"p_max_selection", number(r.p_max_selection)},
-         {"variants", variants}});
+    results.push_back({{"dimension", dims[d]},
+                       {"selection_tasks", r.selection_tasks},
+                       {"test_tasks", r.test_tasks},
+                       {"selection_items", r.selection_items},
+                       {"test_items", r.test_items},
+                       {"winner", w.name},
+                       {"winner_test", number(r.winner_test)},
+                       {"winner_test_lo", number(r.winner_test_ci.low)},
+                       {"winner_test_hi", number(r.winner_test_ci.high)},
+                       {"p_test", number(r.p_test)},
+                       {"p_max_selection", number(r.p_max_selection)},
+                       {"variants", variants}});
     if (args.json) continue;
     fmt::print("dimension {}: {} selection tasks ({} items), {} test tasks ({} items)\n", dims[d],
                r.selection_tasks, r.selection_items, r.test_tasks, r.test_items);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/terminal.hpp"
+
 namespace probity {
 class Engine;
 }
@@ -18,6 +20,7 @@ struct ScoreArgs {
   bool skip_invalid = false;
   unsigned threads = 0;
   std::size_t shard_index = 0, shard_count = 1;  // --shard I/N
+  Console console;  // -q: no progress bar and no notes; -v: the time taken
 };
 int run_score(const ScoreArgs& args, Engine& engine);
 
@@ -122,6 +125,7 @@ struct AuditArgs {
   bool attack = false;  // --attack: the attack section (docs/attack.md)
   std::string attack_strategy = "greedy";
   std::size_t attack_budget = 200, attack_programs = 10;
+  Console console;  // table width and colours; -q: no progress or notes; -v: stage timings
 };
 int run_audit(const AuditArgs& args, Engine& engine);
 

@@ -1,6 +1,7 @@
 // The `probity` command-line tool: flag parsing and dispatch. Each subcommand lives in its own
 // cmd_*.cpp; CLI11 is included here only (it is slow to compile).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <charconv>
@@ -11,12 +12,15 @@
 #include <system_error>
 
 #include "cli/commands.hpp"
+#include "cli/docgen.hpp"
 #include "cli/llm_context.hpp"
+#include "cli/terminal.hpp"
 #include "llm/prompts.hpp"
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 #include "util/output_file.hpp"
+#include "util/suggest.hpp"
 
 namespace {
 
@@ -98,13 +102,129 @@ void add_range_checks(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_range_checks(*sub);
 }
 
+// The command a parse reached: the root, or the deepest subcommand given.
+CLI::App* deepest_command(CLI::App* app) {
+  for (;;) {
+    auto parsed = app->get_subcommands();
+    if (parsed.empty()) return app;
+    app = parsed.front();
+  }
+}
+
+// "probity", "probity meta", "probity meta global".
+std::string command_path(const CLI::App* cmd) {
+  std::string path = cmd->get_name();
+  for (const CLI::App* p = cmd->get_parent(); p != nullptr; p = p->get_parent())
+    path = p->get_name() + " " + path;
+  return path;
+}
+
+// The commands `cmd` lists (hidden ones, in the group "", left out).
+std::vector<std::string> subcommand_names(CLI::App* cmd) {
+  std::vector<std::string> names;
+  for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; }))
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());
+  return names;
+}
+
+// The option names a command accepts: its own and, as the global flags fall through, its
+// parents'.
+std::vector<std::string> option_names(CLI::App* cmd) {
+  std::vector<std::string> names;
+  for (CLI::App* c = cmd; c != nullptr; c = c->get_parent())
+    for (const CLI::Option* o : c->get_options()) {
+      for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+      for (const auto& sn : o->get_snames()) names.push_back("-" + sn);
+    }
+  return names;
+}
+
+// A message for the first word CLI11 could not place, with the nearest names; empty when every
+// word was placed (the error is of another kind).
+std::string unknown_word_message(CLI::App& app) {
+  const auto left = app.remaining(true);
+  if (left.empty()) return {};
+  CLI::App* cmd = deepest_command(&app);
+  const std::string& word = left.front();
+  if (word.size() > 1 && word[0] == '-') {
+    const std::string name = word.substr(0, word.find('='));
+    return fmt::format("unknown option '{}' of `{}`{}; see `probity help{}`", name,
+                       command_path(cmd), util::did_you_mean(name, option_names(cmd)),
+                       cmd == &app ? "" : command_path(cmd).substr(app.get_name().size()));
+  }
+  if (!cmd->get_subcommands([](CLI::App*) { return true; }).empty())
+    return fmt::format("unknown command '{}'{}; see `{} --help`", word,
+                       util::did_you_mean(word, subcommand_names(cmd)), command_path(cmd));
+  return fmt::format("{}: unexpected argument '{}'", command_path(cmd), word);
+}
+
+// The command-line definition as plain data, for the completions and the man page.
+cli::CommandDoc describe_command(CLI::App* app) {
+  cli::CommandDoc d;
+  d.name = app->get_name();
+  d.description = app->get_description();
+  d.hidden = app->get_parent() != nullptr && app->get_group().empty();
+  for (const CLI::Option* o : app->get_options()) {
+    if (!o->nonpositional()) continue;
+    cli::OptionDoc od;
+    for (const auto& n : o->get_snames()) od.names.push_back("-" + n);
+    for (const auto& n : o->get_lnames()) od.names.push_back("--" + n);
+    od.description = o->get_description();
+    if (o->get_type_size() != 0) {
+      const std::string type = o->get_type_name();  // "TEXT:FILE", "UINT:UINT", "TEXT:{a,b}"
+      od.value = type.find(":FILE") != std::string::npos ? "FILE" : type.substr(0, type.find(':'));
+      if (od.value.empty()) od.value = "VALUE";
+      if (auto open = type.find('{'), close = type.find('}');
+          open != std::string::npos && close != std::string::npos && close > open) {
+        const std::string set = type.substr(open + 1, close - open - 1);
+        for (std::size_t start = 0; start <= set.size();) {
+          const std::size_t end = std::min(set.find(',', start), set.size());
+          if (end > start) od.choices.push_back(set.substr(start, end - start));
+          start = end + 1;
+        }
+      }
+    }
+    od.default_value = o->get_default_str();
+    od.required = o->get_required();
+    d.options.push_back(std::move(od));
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; }))
+    d.commands.push_back(describe_command(sub));
+  return d;
+}
+
+// `probity help [COMMAND [SUBCOMMAND]]`: the help of that command on stdout.
+int print_help(CLI::App& app, const std::vector<std::string>& topics) {
+  CLI::App* cmd = &app;
+  for (const auto& t : topics) {
+    CLI::App* sub = nullptr;
+    for (CLI::App* s : cmd->get_subcommands([](CLI::App*) { return true; }))
+      if (s->get_name() == t) sub = s;
+    if (sub == nullptr || sub->get_name() == "help")
+      throw UsageError(fmt::format("help: unknown command '{}'{}", t,
+                                   util::did_you_mean(t, subcommand_names(cmd))));
+    cmd = sub;
+  }
+  fmt::print("{}", cmd->help());
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"probity: reference-based text evaluation metrics and their audit", "probity"};
-  app.set_version_flag("--version",
+  app.set_version_flag("-V,--version",
                        "probity " + version() + "\nprompts: " + llm::default_prompts_dir());
   app.require_subcommand(1);
+  // The global flags: accepted before or after the command (they fall through to the root).
+  app.fallthrough();
+  bool quiet = false, verbose = false, no_color = false;
+  auto* quiet_flag =
+      app.add_flag("-q,--quiet", quiet, "No progress bars and no notes on stderr (warnings stay)");
+  app.add_flag("-v,--verbose", verbose, "Also the time each stage of a run takes, on stderr")
+      ->excludes(quiet_flag);
+  app.add_flag("--no-color", no_color,
+               "No colours (also when NO_COLOR is set; colours only ever go to a terminal)");
 
   cli::ScoreArgs score;
   auto* sc =
@@ -592,10 +712,46 @@ int main(int argc, char** argv) {
   auto* lc = app.add_subcommand("metrics", "List the available metrics and their options");
   lc->add_flag("--json", metrics_json, "Print JSON");
 
+  // Help, completion and the man page, after the commands in `probity --help`.
+  std::vector<std::string> help_topics;
+  auto* hc = app.add_subcommand("help", "Show the help of probity or of a command");
+  hc->add_option("command", help_topics, "A command and its subcommand, e.g. score, meta global");
+  std::string completion_shell;
+  auto* compc = app.add_subcommand(
+      "completion",
+      "Print a shell completion script: bash (source it, or install it as "
+      "share/bash-completion/completions/probity) or zsh (as _probity on $fpath)");
+  compc->add_option("shell", completion_shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
+  // Hidden: the man page, built from these option tables at build time (probity.1).
+  auto* manc = app.add_subcommand("man", "Print the man page (roff)")->group("");
   add_range_checks(app);
+  const auto error_prefix = [&] {
+    return cli::detect_console(no_color, 0).color_stderr ? std::string("\033[1;31mprobity:\033[0m")
+                                                         : std::string("probity:");
+  };
+  if (argc <= 1) {
+    // Bare `probity`: the help, on stderr as no command ran, and the usage exit code.
+    fmt::print(stderr, "{}", app.help());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != static_cast<int>(CLI::ExitCodes::Success)) {
+      if (const std::string message = unknown_word_message(app); !message.empty()) {
+        fmt::print(stderr, "{} {}\n", error_prefix(), message);
+        return kExitUsage;
+      }
+      CLI::App* cmd = deepest_command(&app);
+      if (cmd->get_require_subcommand_min() > 0 && cmd->get_subcommands().empty()) {
+        // `probity -q` or `probity meta`: that command's help, then what is missing.
+        fmt::print(stderr, "{}\n{} `{}` needs a command: one of {}\n", cmd->help(), error_prefix(),
+                   command_path(cmd), fmt::join(subcommand_names(cmd), ", "));
+        return kExitUsage;
+      }
+    }
     int code = app.exit(e);  // help and version texts too
     try {
       util::check_stdout();
@@ -606,8 +762,23 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
 
+  const cli::Console console = cli::detect_console(no_color, verbose ? 1 : quiet ? -1 : 0);
+  score.console = console;
+  audit.console = console;
+
   // Every command's tables go to stdout: a full disk or a closed pipe there is an error too.
   const auto dispatch = [&]() -> int {
+    if (hc->parsed()) return print_help(app, help_topics);
+    if (compc->parsed()) {
+      const auto doc = describe_command(&app);
+      fmt::print("{}",
+                 completion_shell == "bash" ? cli::bash_completion(doc) : cli::zsh_completion(doc));
+      return kExitOk;
+    }
+    if (manc->parsed()) {
+      fmt::print("{}", cli::man_page(describe_command(&app), version()));
+      return kExitOk;
+    }
     if (!score_shard.empty()) cli::parse_shard(score_shard, score.shard_index, score.shard_count);
     if (!audit_shard.empty()) cli::parse_shard(audit_shard, audit.shard_index, audit.shard_count);
     if (gc->parsed()) return cli::run_merge(merge);
@@ -687,10 +858,10 @@ int main(int argc, char** argv) {
     util::check_stdout();
     return code;
   } catch (const InputError& e) {
-    fmt::print(stderr, "probity: invalid input: {}\n", e.what());
+    fmt::print(stderr, "{} invalid input: {}\n", error_prefix(), e.what());
     return kExitInvalidInput;
   } catch (const OutputError& e) {
-    fmt::print(stderr, "probity: {}\n", e.what());
+    fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
     return kExitOutput;
   } catch (const llm::EndpointDown& e) {
     fmt::print(stderr,
@@ -699,18 +870,19 @@ int main(int argc, char** argv) {
                e.what());
     return kExitLlmFailures;
   } catch (const UsageError& e) {
-    fmt::print(stderr, "probity: {}\n", e.what());
+    fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
     return kExitUsage;
   } catch (const std::system_error& e) {
     // fmt::print to a full or closed standard output.
     if (std::string_view(e.what()).starts_with("cannot write to file")) {
-      fmt::print(stderr, "probity: cannot write to standard output: {}\n", e.code().message());
+      fmt::print(stderr, "{} cannot write to standard output: {}\n", error_prefix(),
+                 e.code().message());
       return kExitOutput;
     }
-    fmt::print(stderr, "probity: error: {}\n", e.what());
+    fmt::print(stderr, "{} error: {}\n", error_prefix(), e.what());
     return kExitFailure;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "probity: error: {}\n", e.what());
+    fmt::print(stderr, "{} error: {}\n", error_prefix(), e.what());
     return kExitFailure;
   }
 }

@@ -1250,7 +1250,116 @@ std::string one_line(std::string_view s) {
 
 }  // namespace
 
-std::string render_text_table(const Table& table, const Symbols& sym) {
+std::vector<std::string> wrap_cell(std::string_view text, std::size_t width) {
+  width = std::max<std::size_t>(width, 1);
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t line_width = 0;
+  auto flush = [&] {
+    lines.push_back(std::move(line));
+    line.clear();
+    line_width = 0;
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(start, end - start);
+    const std::size_t w = display_width(word);
+    if (!line.empty() && line_width + 1 + w > width) flush();
+    if (w <= width || !line.empty()) {
+      if (!line.empty()) {
+        line += ' ';
+        ++line_width;
+      }
+      line += word;
+      line_width += w;
+    } else {
+      // A word wider than the column (the line is empty here): pieces of at most `width`
+      // columns, each ending after the last ',', '/', ':', ';' or '|' that fits (so "[0.10,0.31]"
+      // breaks after the comma), else cut at the width.
+      std::string_view rest = word;
+      while (display_width(rest) > width) {
+        std::size_t i = 0, cols = 0, brk = 0;
+        while (i < rest.size()) {
+          char32_t cp = 0;
+          std::size_t len = text::decode_utf8(rest.substr(i), cp);
+          if (len == 0) len = 1;
+          const std::size_t gw = display_width(rest.substr(i, len));
+          if (cols + gw > width && i > 0) break;
+          i += len;
+          cols += gw;
+          if (i < rest.size() &&
+              std::string_view(",/:;|").find(rest[i - 1]) != std::string_view::npos)
+            brk = i;
+        }
+        const std::size_t cut = brk > 0 ? brk : i;
+        lines.emplace_back(rest.substr(0, cut));
+        rest = rest.substr(cut);
+      }
+      line = std::string(rest);
+      line_width = display_width(rest);
+    }
+    start = end + 1;
+  }
+  if (!line.empty() || lines.empty()) flush();
+  return lines;
+}
+
+namespace {
+
+std::string_view tone_color(Tone tone) {
+  switch (tone) {
+    case Tone::kPass:
+      return "\033[32m";
+    case Tone::kFail:
+      return "\033[31m";
+    case Tone::kWarn:
+      return "\033[33m";
+    case Tone::kNa:
+    case Tone::kMissing:
+      return "\033[2m";
+    case Tone::kNone:
+      break;
+  }
+  return {};
+}
+
+// The widest word of a column (header included): narrower, a column cuts words.
+std::size_t widest_word(const Table& table, std::size_t c) {
+  std::size_t widest = 1;
+  auto scan = [&](std::string_view s) {
+    std::size_t start = 0;
+    while (start <= s.size()) {
+      std::size_t end = s.find(' ', start);
+      if (end == std::string_view::npos) end = s.size();
+      widest = std::max(widest, display_width(s.substr(start, end - start)));
+      start = end + 1;
+    }
+  };
+  scan(table.header[c]);
+  for (const auto& row : table.rows)
+    if (c < row.size()) scan(one_line(row[c].text));
+  return widest;
+}
+
+// Narrows the widest of the columns above their floor by one until `total` fits `max_width`.
+void narrow_columns(std::vector<std::size_t>& width, const std::vector<std::size_t>& floor,
+                    std::size_t& total, std::size_t max_width) {
+  while (total > max_width) {
+    std::size_t widest = width.size();
+    for (std::size_t c = 0; c < width.size(); ++c)
+      if (width[c] > floor[c] && (widest == width.size() || width[c] > width[widest])) widest = c;
+    if (widest == width.size()) return;
+    --width[widest];
+    --total;
+  }
+}
+
+}  // namespace
+
+std::string render_text_table(const Table& table, const Symbols& sym, std::size_t max_width,
+                              bool color) {
   std::size_t cols = table.header.size();
   std::vector<std::size_t> width(cols, 0);
   auto cell_text = [&](const std::vector<Cell>& row, std::size_t c) {
@@ -1260,6 +1369,19 @@ std::string render_text_table(const Table& table, const Symbols& sym) {
     width[c] = display_width(table.header[c]);
     for (const auto& row : table.rows)
       width[c] = std::max(width[c], display_width(cell_text(row, c)));
+  }
+  // Borders and padding: "│ " before each cell, " " after it, and the closing "│".
+  const std::size_t frame = 3 * cols + 1;
+  if (max_width > 0) {
+    std::size_t total = frame;
+    for (std::size_t w : width) total += w;
+    // First wrap at spaces only (down to each column's widest word), then cut words, down to 4
+    // columns; a table that still does not fit stays wider than the terminal.
+    std::vector<std::size_t> floor(cols);
+    for (std::size_t c = 0; c < cols; ++c) floor[c] = std::min(width[c], widest_word(table, c));
+    narrow_columns(width, floor, total, max_width);
+    for (std::size_t c = 0; c < cols; ++c) floor[c] = std::min<std::size_t>(width[c], 4);
+    narrow_columns(width, floor, total, max_width);
   }
   const bool u = sym.unicode;
   std::string_view h = u ? "\u2500" : "-", v = u ? "\u2502" : "|";
@@ -1271,24 +1393,47 @@ std::string render_text_table(const Table& table, const Symbols& sym) {
     }
     return line + "\n";
   };
-  auto row_line = [&](auto text_of) {
-    std::string line(v);
+  // One row: each cell wrapped to its column, the row as tall as its tallest cell.
+  auto row_lines = [&](auto text_of, auto tone_of) {
+    std::vector<std::vector<std::string>> cells(cols);
+    std::size_t height = 1;
     for (std::size_t c = 0; c < cols; ++c) {
-      Align a = c < table.align.size() ? table.align[c] : Align::kLeft;
-      append(line, {" ", pad(text_of(c), width[c], a), " "});
-      line += v;
+      std::string t = text_of(c);
+      cells[c] = display_width(t) <= width[c] ? std::vector<std::string>{std::move(t)}
+                                              : wrap_cell(t, width[c]);
+      height = std::max(height, cells[c].size());
     }
-    return line + "\n";
+    std::string out;
+    for (std::size_t k = 0; k < height; ++k) {
+      std::string line(v);
+      for (std::size_t c = 0; c < cols; ++c) {
+        Align a = c < table.align.size() ? table.align[c] : Align::kLeft;
+        std::string text = pad(k < cells[c].size() ? cells[c][k] : std::string(), width[c], a);
+        std::string_view sgr = color ? tone_color(tone_of(c)) : std::string_view();
+        if (!sgr.empty()) text = std::string(sgr) + text + "\033[0m";
+        append(line, {" ", text, " "});
+        line += v;
+      }
+      out += line + "\n";
+    }
+    return out;
   };
   std::string out;
-  if (!table.title.empty()) out += table.title + "\n";
+  if (!table.title.empty()) {
+    const auto title =
+        max_width > 0 ? wrap_cell(table.title, max_width) : std::vector<std::string>{table.title};
+    for (const auto& line : title) out += color ? "\033[1m" + line + "\033[0m\n" : line + "\n";
+  }
   out += u ? rule("\u250c", "\u252c", "\u2510") : rule("+", "+", "+");
-  out += row_line([&](std::size_t c) { return table.header[c]; });
+  out += row_lines([&](std::size_t c) { return table.header[c]; },
+                   [](std::size_t) { return Tone::kNone; });
   out += u ? rule("\u251c", "\u253c", "\u2524") : rule("+", "+", "+");
   for (const auto& row : table.rows)
-    out += row_line([&](std::size_t c) { return cell_text(row, c); });
+    out += row_lines([&](std::size_t c) { return cell_text(row, c); },
+                     [&](std::size_t c) { return c < row.size() ? row[c].tone : Tone::kNone; });
   out += u ? rule("\u2514", "\u2534", "\u2518") : rule("+", "+", "+");
-  if (!table.note.empty()) out += wrap(table.note, 100);
+  if (!table.note.empty())
+    out += wrap(table.note, max_width > 0 ? std::min<std::size_t>(100, max_width) : 100);
   return out;
 }
 

@@ -207,7 +207,15 @@ std::vector<std::string> how_to_read(const TestIndex& index, const Symbols& sym)
 std::string latex_escape(std::string_view s);
 std::string latex_table(const Table& table);
 
-// A box-drawn table for the terminal; every line has the same display width.
-std::string render_text_table(const Table& table, const Symbols& sym);
+// A box-drawn table for the terminal; every line has the same display width. With `max_width`
+// (0: none) the columns are narrowed until the table fits, widest first: first down to their
+// widest word (cells wrap at spaces onto more lines), then down to 4 columns (words are cut); a
+// table that cannot fit stays wider. Title and note wrap to the width too. `color`: ANSI
+// colours by the cells' tones, the title bold.
+std::string render_text_table(const Table& table, const Symbols& sym, std::size_t max_width = 0,
+                              bool color = false);
+// `text` broken at spaces into lines of at most `width` display columns; a word longer than that
+// is cut into pieces of `width` columns. At least one (possibly empty) line.
+std::vector<std::string> wrap_cell(std::string_view text, std::size_t width);
 
 }  // namespace probity::report::detail

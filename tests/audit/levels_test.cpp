@@ -169,8 +169,8 @@ TEST(AuditLevels, PreferencesAreScoredWhenTheDataHasPairs) {
   const json row = json::parse(c.out)["results"][0];
   EXPECT_EQ(pref["accuracy"], row["value"]);
   EXPECT_EQ(pref["strict"], row["n"]);
-  EXPECT_EQ(pref["ci_lo"], row["ci"][0]);
-  EXPECT_EQ(pref["ci_hi"], row["ci"][1]);
+  EXPECT_EQ(pref["ci_lo"], row["ci_lo"]);
+  EXPECT_EQ(pref["ci_hi"], row["ci_hi"]);
   EXPECT_NE(read_text(dir + "/report.md").find("Human preference agreement"), std::string::npos);
 }
 

@@ -77,7 +77,7 @@ TEST(CorrelateLevels, BootstrapResamplesTasksOrSystemsAndIsSeeded) {
   const json j = json::parse(a.out);
   ASSERT_EQ(j["results"].size(), 2u);
   for (const json& row : j["results"]) {
-    const double v = row["value"], lo = row["ci"][0], hi = row["ci"][1];
+    const double v = row["value"], lo = row["ci_lo"], hi = row["ci_hi"];
     EXPECT_LE(lo, v);
     EXPECT_LE(v, hi);
     EXPECT_EQ(row["resampled"], row["level"] == "system" ? "systems" : "tasks");
@@ -183,7 +183,7 @@ TEST(CorrelateLevels, PreferenceAgreementOnLfqaE) {
   EXPECT_EQ(row["n"], strict);
   EXPECT_EQ(row["human_ties"], ties);
   EXPECT_EQ(row["groups"], 594);
-  EXPECT_LT(row["ci"][0].get<double>(), row["value"].get<double>());
+  EXPECT_LT(row["ci_lo"].get<double>(), row["value"].get<double>());
   // Without pairs the statistic is a usage error.
   auto none =
       run_probity("correlate --data " + probity::test::data_path("summeval/summeval.jsonl") +
@@ -306,17 +306,19 @@ TEST(CorrelateLevels, ResamplingUnitsAreNamedAndTwoStageCrossesTasksAndSystems) 
   EXPECT_EQ(by_unit["systems"][0]["resampled"], "systems");
   EXPECT_EQ(by_unit["both"][0]["resampled"], "tasks+systems");
   // The level default is the same draw as naming its unit.
-  EXPECT_EQ(by_unit["level"][0]["ci"], by_unit["tasks"][0]["ci"]);
-  EXPECT_EQ(by_unit["level"][1]["ci"], by_unit["systems"][1]["ci"]);
+  EXPECT_EQ(by_unit["level"][0]["ci_lo"], by_unit["tasks"][0]["ci_lo"]);
+  EXPECT_EQ(by_unit["level"][0]["ci_hi"], by_unit["tasks"][0]["ci_hi"]);
+  EXPECT_EQ(by_unit["level"][1]["ci_lo"], by_unit["systems"][1]["ci_lo"]);
+  EXPECT_EQ(by_unit["level"][1]["ci_hi"], by_unit["systems"][1]["ci_hi"]);
   for (const auto& [unit, rows] : by_unit)
     for (const json& row : rows) {
       EXPECT_EQ(row["value"], by_unit["level"][row == rows[0] ? 0 : 1]["value"]);
-      EXPECT_LE(row["ci"][0].get<double>(), row["value"].get<double>()) << unit;
-      EXPECT_GE(row["ci"][1].get<double>(), row["value"].get<double>()) << unit;
+      EXPECT_LE(row["ci_lo"].get<double>(), row["value"].get<double>()) << unit;
+      EXPECT_GE(row["ci_hi"].get<double>(), row["value"].get<double>()) << unit;
     }
   // Two sources of variation: the two-stage interval is wider than either one-stage one.
   auto width = [](const json& row) {
-    return row["ci"][1].get<double>() - row["ci"][0].get<double>();
+    return row["ci_hi"].get<double>() - row["ci_lo"].get<double>();
   };
   for (std::size_t k : {0u, 1u}) {
     EXPECT_GT(width(by_unit["both"][k]), width(by_unit["tasks"][k]));

@@ -296,5 +296,21 @@ TEST(LlmConfig, LoadsAFileAndOpensTheCache) {
   EXPECT_EQ(llm::cache_mode_name(CacheMode::kOff), "off");
 }
 
+// examples/probity.toml, the file docs/recipes.md passes with --config, loads as shipped and sets
+// what its comments say.
+TEST(LlmConfig, ShippedExampleLoads) {
+  const auto config = llm::load_config(std::string(PROBITY_SOURCE_DIR) + "/examples/probity.toml");
+  EXPECT_EQ(config.cache_path, "llm-cache.sqlite");
+  EXPECT_EQ(config.cache_mode, CacheMode::kReadWrite);
+  for (const char* role : {"default", "judge", "oracle", "perturber", "lm"})
+    EXPECT_TRUE(config.has_role(role)) << role;
+  const auto judge = config.endpoint("judge");
+  EXPECT_EQ(judge.base_url, "http://127.0.0.1:8000/v1");  // inherited from [llm.default]
+  EXPECT_EQ(judge.model, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(judge.api_key_env, "VLLM_API_KEY");
+  EXPECT_EQ(config.endpoint("lm").base_url, "http://127.0.0.1:8001/v1");
+  EXPECT_EQ(config.endpoint("lm").model, "meta-llama/Llama-3.1-8B");
+}
+
 }  // namespace
 }  // namespace probity::test

@@ -191,3 +191,55 @@ TEST(ReportFormat, NumbersAndCounts) {
 }
 
 }  // namespace
+
+namespace {
+
+using probity::report::TextOptions;
+using probity::report::detail::wrap_cell;
+
+TEST(ReportFormat, WrapCellBreaksAtSpacesAndCutsLongWords) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(wrap_cell("a bb ccc dddd", 6), (V{"a bb", "ccc", "dddd"}));
+  EXPECT_EQ(wrap_cell("", 4), (V{""}));
+  EXPECT_EQ(wrap_cell("scores:mine.jsonl", 8), (V{"scores:", "mine.jso", "nl"}));
+  EXPECT_EQ(wrap_cell("0.20 [0.08,0.31]", 8), (V{"0.20", "[0.08,", "0.31]"}));  // after ','
+  EXPECT_EQ(wrap_cell("abcdefghij", 4), (V{"abcd", "efgh", "ij"}));
+  EXPECT_EQ(wrap_cell("\u03c1\u03c1\u03c1 \u6f22\u5b57\u6f22", 3),
+            (V{"\u03c1\u03c1\u03c1", "\u6f22", "\u5b57", "\u6f22"}));  // columns, not bytes
+}
+
+TEST(ReportText, NarrowWidthWrapsEveryTableIntoIt) {
+  const auto report = probity::test::make_sample_report();
+  const std::string full = to_text(report);
+  std::size_t widest = 0;
+  for (const auto& line : lines_of(full)) widest = std::max(widest, display_width(line));
+  ASSERT_GT(widest, 60u);
+  for (const std::size_t width : {60u, 45u}) {
+    const std::string narrow = to_text(report, TextOptions{true, width, false});
+    for (const auto& line : lines_of(narrow)) EXPECT_LE(display_width(line), width) << line;
+    // Every word of the full rendering is still there (cells wrap rather than lose text).
+    for (const char* word : {"bleu", "rouge-L", "summeval", "topical_chat", "Holm"})
+      EXPECT_NE(narrow.find(word), std::string::npos) << word;
+  }
+  // Wide enough: exactly the unlimited rendering.
+  EXPECT_EQ(to_text(report, TextOptions{true, 1000, false}), full);
+}
+
+TEST(ReportText, ColourMarksVerdictsOnlyWhenAsked) {
+  const auto report = probity::test::make_sample_report();
+  EXPECT_EQ(to_text(report).find('\033'), std::string::npos);
+  const std::string coloured = to_text(report, TextOptions{true, 0, true});
+  EXPECT_NE(coloured.find("\033[32m"), std::string::npos);  // a pass
+  EXPECT_NE(coloured.find("\033[31m"), std::string::npos);  // a failure
+  std::string stripped;
+  for (std::size_t i = 0; i < coloured.size(); ++i) {
+    if (coloured[i] == '\033') {
+      i = coloured.find('m', i);
+      continue;
+    }
+    stripped += coloured[i];
+  }
+  EXPECT_EQ(stripped, to_text(report));  // colour adds nothing but the escapes
+}
+
+}  // namespace
