@@ -16,7 +16,7 @@ PACKAGES=(
   # sanitizer and fuzzing build (scripts/sanitize.sh): clang, its runtimes, llvm-symbolizer
   clang-19 libclang-rt-19-dev llvm-19
   # Python module and its tests
-  python3 python3-dev pybind11-dev python3-numpy
+  python3 python3-dev pybind11-dev python3-numpy python3-pandas
 )
 
 missing=()
