@@ -304,7 +304,19 @@ std::optional<double> score_value(const std::string& v, const std::string& path,
   return d;
 }
 
+// A .json file that is not an array (one JSON object per line under a .json name) is JSONL.
+bool is_json_array(std::string_view text) {
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.remove_prefix(3);
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '[';
+}
+
 Dataset parse_json_tasks(const std::string& text, const std::string& name, ReadOptions options) {
+  if (!is_json_array(text)) {
+    Dataset ds = parse_dataset(text, name, options);
+    ds.path = name;
+    return ds;
+  }
   json j;
   try {
     j = json::parse(text);
@@ -479,7 +491,7 @@ Dataset parse_mapped(std::string_view text, DataFormat format, const ColumnMap& 
     return builder.finish(note);
   }
   FlatBuilder builder(map, name, options, false);
-  if (format == DataFormat::Json) {
+  if (format == DataFormat::Json && is_json_array(text)) {
     json j;
     try {
       j = json::parse(text);

@@ -178,6 +178,13 @@ TEST(Inputs, FormatByExtensionOrNamed) {
       R"( {"task_id": "t2", "candidates": [{"id": "c"}]}])");
   // Element 2 lacks a text: named as "line" 2, its position in the array.
   expect_input_error([&] { load_dataset(json); }, 2, "candidates[0].text", "missing");
+  // One JSON object per line under a .json name is JSONL, as before .json meant an array.
+  const auto lines =
+      write_file("lines.json", R"({"task_id": "t1", "candidates": [{"id": "c", "text": "x"}]})"
+                               "\n"
+                               R"({"task_id": "t2", "candidates": [{"id": "c", "text": "y"}]})"
+                               "\n");
+  EXPECT_EQ(load_dataset(lines).tasks.size(), 2u);
   // A TSV read as TSV though named .txt.
   const auto txt = write_file("d.txt", "task_id\tcandidate_id\tcandidate\nt1\tc1\tx\n");
   InputSpec spec;
