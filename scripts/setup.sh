@@ -18,7 +18,7 @@ PACKAGES=(
   # sanitizer and fuzzing build (scripts/sanitize.sh): clang, its runtimes, llvm-symbolizer
   clang-19 libclang-rt-19-dev llvm-19
   # Python module and its tests; its wheel (pip install ., in a venv)
-  python3 python3-dev pybind11-dev python3-numpy python3-setuptools python3-wheel python3-venv
+  python3 python3-dev pybind11-dev python3-numpy python3-pandas python3-setuptools python3-wheel python3-venv
   python3-pip
   # the .deb (cpack -G DEB: dpkg-shlibdeps) and the man page check (groff)
   dpkg-dev groff-base

@@ -48,7 +48,7 @@ from ._probity import (
 __version__ = _probity.__version__
 
 __all__ = [
-    "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
+    "AuditReport", "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
     "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bootstrap_correlation",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
@@ -202,13 +202,18 @@ def _batched(metric, candidates, references):
 # ---- datasets --------------------------------------------------------------------------------
 
 
-def load_dataset(path, skip_invalid=False):
-    """Loads a dataset file: JSONL (one task per line) or CSV (one row per candidate).
+def load_dataset(path, skip_invalid=False, *, format=None, map=None):
+    """Loads a dataset file: JSONL (one task per line), CSV or TSV (one row per candidate), a
+    JSON array of tasks, or flat rows of any of these through a column map.
 
     Args:
-        path: file name (``str`` or ``os.PathLike``); ``.csv`` files go through the CSV importer.
+        path: file name (``str`` or ``os.PathLike``); the format follows the extension
+            (``.jsonl``, ``.json``, ``.csv``, ``.tsv``) unless ``format`` names it.
         skip_invalid: skip invalid tasks and candidates instead of raising; what was skipped is
             in ``Dataset.skipped``.
+        format: ``"jsonl"``, ``"json"``, ``"csv"`` or ``"tsv"`` (as ``--format``).
+        map: a column map as ``--map`` takes it (``"task=doc_id,candidate=prediction,..."`` or
+            ``"@mapfile"``): every row is one candidate, unmapped columns are ignored.
 
     Returns:
         Dataset: ``tasks`` (each with ``task_id``, ``group``, ``source``, ``references``,
@@ -218,13 +223,190 @@ def load_dataset(path, skip_invalid=False):
     Raises:
         InputError: invalid input, with the file, line and field.
     """
-    return _probity.load_dataset(os.fspath(path), skip_invalid)
+    if format is None and map is None:
+        return _probity.load_dataset(os.fspath(path), skip_invalid)
+    return _probity.load_input(os.fspath(path), format or "auto", map or "", skip_invalid)
 
 
-def _dataset(data):
+def _json_value(v):
+    """A cell of a data frame or record as JSON: NaN/None/NA -> None, NumPy scalars -> Python."""
+    if v is None:
+        return None
+    if isinstance(v, (str, bool)):
+        return v
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float):
+        return None if v != v else v
+    if isinstance(v, int):
+        return v
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_json_value(x) for x in v]
+    try:
+        import pandas as pd  # optional: only data frames bring pd.NA and NaT
+        if v is pd.NA or v is pd.NaT:
+            return None
+    except ImportError:  # pragma: no cover
+        pass
+    return str(v)
+
+
+def _column_names(value, what):
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, collections.abc.Iterable):
+        out = list(value)
+        if all(isinstance(c, str) for c in out):
+            return out
+    raise TypeError(f"{what}: a column name or a list of column names")
+
+
+def _human_columns_map(human):
+    if human is None:
+        return []
+    if isinstance(human, collections.abc.Mapping):
+        return [(str(dim), str(col)) for dim, col in human.items()]
+    return [(c, c) for c in _column_names(human, "human")]
+
+
+def _from_records(records, *, task, candidate, reference, human, system, candidate_id, source,
+                  group, name, skip_invalid):
+    references = _column_names(reference, "reference")
+    human_map = _human_columns_map(human)
+    columns = [c for c in (task, candidate, candidate_id, system, source, group) if c]
+    columns += references + [col for _, col in human_map]
+    lines = []
+    for record in records:
+        if not isinstance(record, collections.abc.Mapping):
+            raise TypeError(f"records must be mappings (dicts), got {type(record).__name__}")
+        lines.append(json.dumps({c: _json_value(record[c]) for c in columns if c in record},
+                                ensure_ascii=False, allow_nan=False))
+    return _probity.parse_records("\n".join(lines) + "\n", name, task or "", candidate,
+                                  candidate_id or "", system or "", source or "", group or "",
+                                  references, human_map, skip_invalid)
+
+
+def _dataset_from_records(records, task=None, candidate="candidate", reference=None, human=None,
+                          system=None, candidate_id=None, source=None, group=None,
+                          name="<records>", skip_invalid=False):
+    """Builds a Dataset from flat records (dicts), one candidate per record.
+
+    Args:
+        records: an iterable of dicts (Hugging Face ``datasets`` rows, JSON objects, ...).
+        task: key of the task id; records that share it are one task. None: every record is
+            its own task, its id its 1-based position.
+        candidate: key of the candidate text.
+        reference: key (or list of keys) of the reference text(s); a value may be a string or
+            a list of strings.
+        human: key(s) of human ratings: a name, a list of names (each a dimension of that
+            name) or a dict ``{dimension: key}``; a value may be a number, a list of annotator
+            numbers, or None/NaN (not rated).
+        system: key of the system name.
+        candidate_id: key of the candidate id. None: the system name, else ``c1``, ``c2``, ...
+            within the task.
+        source, group: keys of the task's source text and group.
+        name: stands for the file in error messages (the "line" of an error is the record's
+            1-based position).
+        skip_invalid: skip invalid records instead of raising (listed in ``Dataset.skipped``).
+
+    Other keys are ignored. Raises InputError naming the record and key of bad input.
+    """
+    return _from_records(records, task=task, candidate=candidate, reference=reference,
+                         human=human, system=system, candidate_id=candidate_id, source=source,
+                         group=group, name=name, skip_invalid=skip_invalid)
+
+
+def _dataset_from_pandas(df, task=None, candidate="candidate", reference=None, human=None,
+                         system=None, candidate_id=None, source=None, group=None,
+                         name="<DataFrame>", skip_invalid=False):
+    """Builds a Dataset from a pandas DataFrame, one candidate per row.
+
+    The arguments name columns as :meth:`Dataset.from_records` names keys; columns not named
+    are ignored. Rows that share a ``task`` value are one task (their references must agree).
+    Errors name the row by its 1-based position as the "line" and the column as the field::
+
+        ds = probity.Dataset.from_pandas(df, task="doc_id", candidate="prediction",
+                                         reference="ref", human=["score"], system="model")
+    """
+    missing = [c for c in [task, candidate, candidate_id, system, source, group]
+               + _column_names(reference, "reference")
+               + [col for _, col in _human_columns_map(human)] if c and c not in df.columns]
+    if missing:
+        raise UsageError(f"{name}: no column(s) {', '.join(map(repr, missing))} "
+                         f"(columns: {', '.join(map(str, df.columns))})")
+    return _from_records(df.to_dict("records"), task=task, candidate=candidate,
+                         reference=reference, human=human, system=system,
+                         candidate_id=candidate_id, source=source, group=group, name=name,
+                         skip_invalid=skip_invalid)
+
+
+def _dataset_to_pandas(self):
+    """One row per candidate: task_id, candidate_id, system, candidate, group, source,
+    reference (or reference_1, reference_2, ... when a task has several) and ``human:<dim>``
+    (the annotator mean; NaN where unrated), in item order. Needs pandas."""
+    import pandas as pd
+    nrefs = max((len(t.references) for t in self.tasks), default=0)
+    dims = self.dimensions()
+    rows = []
+    for t in self.tasks:
+        for c in t.candidates:
+            row = {"task_id": t.task_id, "candidate_id": c.id, "system": c.system,
+                   "candidate": c.text, "group": t.group, "source": t.source}
+            if nrefs == 1:
+                row["reference"] = t.references[0].text if t.references else None
+            else:
+                for k in range(nrefs):
+                    row[f"reference_{k + 1}"] = (t.references[k].text if k < len(t.references)
+                                                 else None)
+            for d in dims:
+                row[f"human:{d}"] = c.human_mean(d)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# The conventions of a data frame given to score_dataset or audit directly (the CSV importer's
+# names): task_id, candidate_id, candidate, reference or reference_<k>, system, source, group,
+# and human:<dimension> rating columns.
+def _default_frame_dataset(df, what):
+    cols = [str(c) for c in df.columns]
+    text = next((c for c in ("candidate", "candidate_text", "text") if c in cols), None)
+    if text is None:
+        raise TypeError(
+            f"{what} got a DataFrame without a 'candidate' column (columns: {', '.join(cols)}); "
+            "say which columns hold what: probity.Dataset.from_pandas(df, task=..., "
+            "candidate=..., reference=..., human=[...], system=...)")
+    refs = (["reference"] if "reference" in cols else
+            sorted((c for c in cols if re.fullmatch(r"reference_\d+", c)),
+                   key=lambda c: int(c.split("_")[1])))
+    pick = lambda *names: next((c for c in names if c in cols), None)  # noqa: E731
+    return _dataset_from_pandas(
+        df, task=pick("task_id"), candidate=text, reference=refs,
+        human={c[6:]: c for c in cols if c.startswith("human:")},
+        system=pick("system"), candidate_id=pick("candidate_id", "id"), source=pick("source"),
+        group=pick("group"))
+
+
+def _is_frame(data):
+    return type(data).__name__ == "DataFrame" and hasattr(data, "to_dict")
+
+
+Dataset.from_records = staticmethod(_dataset_from_records)
+Dataset.from_pandas = staticmethod(_dataset_from_pandas)
+Dataset.to_pandas = _dataset_to_pandas
+
+
+def _dataset(data, what="score_dataset"):
     if isinstance(data, Dataset):
         return data
-    return load_dataset(data)
+    if _is_frame(data):
+        return _default_frame_dataset(data, what)
+    if isinstance(data, (str, os.PathLike)):
+        return load_dataset(data)
+    raise TypeError(f"{what}: expected a Dataset, a pandas DataFrame or a file name, got "
+                    f"{type(data).__name__} (build one with probity.Dataset.from_pandas or "
+                    "probity.Dataset.from_records)")
 
 
 # ---- scoring ---------------------------------------------------------------------------------
@@ -236,16 +418,33 @@ class Scores(dict):
     A ``dict`` whose ``signatures`` attribute maps each record name to its metric's signature.
     """
 
-    def __init__(self, *args, signatures=None, **kwargs):
+    def __init__(self, *args, signatures=None, items=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.signatures = dict(signatures or {})
+        # (task_id, candidate_id) of every item, when the scores came from score_dataset.
+        self.item_ids = list(items) if items is not None else None
+
+    def to_pandas(self):
+        """A DataFrame with one row per item: ``task_id`` and ``candidate_id`` (when the
+        scores came from :func:`score_dataset`), then one column per record name. Needs
+        pandas."""
+        import pandas as pd
+        frame = pd.DataFrame({name: np.asarray(values, dtype=float)
+                              for name, values in dict.items(self)})
+        if self.item_ids is not None:
+            frame.insert(0, "task_id", [t for t, _ in self.item_ids])
+            frame.insert(1, "candidate_id", [c for _, c in self.item_ids])
+        return frame
 
 
 def score_dataset(dataset, metrics, threads=0, progress=None):
     """Scores every candidate of a dataset, as ``probity score``.
 
     Args:
-        dataset: a :class:`Dataset` or a file name.
+        dataset: a :class:`Dataset` (from a file, ``Dataset.from_pandas`` or
+            ``Dataset.from_records``), a file name, or a pandas DataFrame with the default
+            column names (``task_id``, ``candidate_id``, ``candidate``, ``reference`` or
+            ``reference_<k>``, ``system``, ``human:<dimension>``).
         metrics: metric names (``"bleu"``, ``"rougeL"``, ``"gem"``, ...) and/or Python callables
             (see :class:`PythonMetric`); one name or a list.
         threads: worker threads (0: all cores).
@@ -264,7 +463,7 @@ def _score_dataset(native, dataset, metrics, threads, progress):
     metrics = _metric_list(metrics)
     names = [m for m in metrics if isinstance(m, str)]
     built = iter(native.score_dataset(ds, names, threads, progress) if names else [])
-    out = Scores()
+    out = Scores(items=ds.items())
     texts = refs = None
     for m in metrics:
         if isinstance(m, str):
@@ -363,7 +562,10 @@ def perturb(dataset, kind, code, seed=0, threads=0):
     """Applies one degradation or manipulation strategy to every candidate of a dataset.
 
     Args:
-        dataset: a :class:`Dataset` or a file name.
+        dataset: a :class:`Dataset` (from a file, ``Dataset.from_pandas`` or
+            ``Dataset.from_records``), a file name, or a pandas DataFrame with the default
+            column names (``task_id``, ``candidate_id``, ``candidate``, ``reference`` or
+            ``reference_<k>``, ``system``, ``human:<dimension>``).
         kind: ``"degradation"`` or ``"manipulation"``.
         code: letter code (``"R"``, ``"S"``, ...) or name of the strategy, or an LLM realisation
             (``"llm:D"``, ``"llm:D@v1"``; needs :func:`configure_llm`); see :func:`strategies`.
@@ -680,17 +882,48 @@ def _codes(spec):
     return [] if spec == ["none"] else spec
 
 
-def _paths(data):
-    if isinstance(data, (str, os.PathLike, Dataset)):
+def _task_record(t):
+    """A Task as one line of the task format (JSONL)."""
+    return {"task_id": t.task_id, "group": t.group, "source": t.source,
+            "references": [{"id": r.id, "text": r.text} for r in t.references],
+            "candidates": [{"id": c.id, "system": c.system, "text": c.text,
+                            "human": {d: list(v) for d, v in c.human.items()}}
+                           for c in t.candidates],
+            "pairs": [{"a": p.a, "b": p.b, "preferred": p.preferred} for p in t.pairs]}
+
+
+def _write_tasks(ds, path):
+    with open(path, "w", encoding="utf-8") as f:
+        for t in ds.tasks:
+            f.write(json.dumps(_task_record(t), ensure_ascii=False) + "\n")
+
+
+def _in_memory(ds):
+    return not ds.path or ds.path.startswith("<") or not os.path.isfile(ds.path)
+
+
+def _paths(data, tmp):
+    """File names of the datasets to audit; in-memory datasets (from_pandas, from_records, a
+    DataFrame) are written to `tmp` in the task format first."""
+    if isinstance(data, (str, os.PathLike, Dataset)) or _is_frame(data):
         data = [data]
     out = []
-    for d in data:
+    for i, d in enumerate(data):
+        if _is_frame(d):
+            d = _default_frame_dataset(d, "audit")
         if isinstance(d, Dataset):
-            if not d.path or d.path == "<memory>":
-                raise UsageError("audit needs datasets read from files")
-            out.append(d.path)
-        else:
+            if _in_memory(d):
+                name = re.sub(r"[^A-Za-z0-9_.-]+", "", os.path.basename(d.path or "")) or "data"
+                path = os.path.join(tmp, f"{i}-{name}.jsonl")
+                _write_tasks(d, path)
+                out.append(path)
+            else:
+                out.append(d.path)
+        elif isinstance(d, (str, os.PathLike)):
             out.append(os.fspath(d))
+        else:
+            raise TypeError(f"audit: expected Datasets, pandas DataFrames or file names, got "
+                            f"{type(d).__name__} (build one with probity.Dataset.from_pandas)")
     return out
 
 
@@ -701,7 +934,9 @@ def audit(data, metrics, degrade="all", manipulate="all", sample=0, seed=0, boot
     tests with effect sizes and Holm's correction.
 
     Args:
-        data: dataset file(s) or :class:`Dataset` object(s) loaded from files.
+        data: dataset file(s), :class:`Dataset` object(s) (from files, ``Dataset.from_pandas``
+            or ``Dataset.from_records``) or pandas DataFrames with the default column names
+            (``task_id``, ``candidate``, ``reference``, ``human:<dimension>``, ...).
         metrics: metric names and/or Python callables ``fn(candidates, references) -> floats``
             (see :class:`PythonMetric`), called in batches of up to 256 items.
         degrade, manipulate: ``"all"``, ``"none"``/None, letter codes as ``"R,S,D"`` or a list.
@@ -718,7 +953,8 @@ def audit(data, metrics, degrade="all", manipulate="all", sample=0, seed=0, boot
             (``--min-applied``).
 
     Returns:
-        dict: the content of report.json (``None`` where it has null). Render it with
+        AuditReport: a ``dict`` with the content of report.json (``None`` where it has null),
+        with ``to_pandas(table)`` and a notebook rendering. Render it with
         :func:`format_report`.
     """
     return _default.audit(data, metrics, degrade, manipulate, sample, seed, bootstrap, out,
@@ -740,10 +976,11 @@ def _audit(native, data, metrics, degrade, manipulate, sample, seed, bootstrap, 
                   sample=sample, seed=seed, bootstrap=bootstrap, min_applied=min_applied,
                   alpha=alpha, confidence=confidence, threads=threads,
                   skip_invalid=skip_invalid, run_id=uuid.uuid4().hex[:16], progress=progress)
-    if out is None:
-        with tempfile.TemporaryDirectory(prefix="probity-audit-") as tmp:
-            return native.audit(_paths(data), names, out=tmp, write=False, **kwargs)
-    return native.audit(_paths(data), names, out=os.fspath(out), write=True, **kwargs)
+    with tempfile.TemporaryDirectory(prefix="probity-audit-") as tmp:
+        paths = _paths(data, tmp)
+        if out is None:
+            return AuditReport(native.audit(paths, names, out=tmp, write=False, **kwargs))
+        return AuditReport(native.audit(paths, names, out=os.fspath(out), write=True, **kwargs))
 
 
 def _report_json(report):
@@ -762,6 +999,108 @@ def format_report(report, format="text", unicode=True):
         unicode: Unicode box drawing in text tables (False: ASCII, as ``--ascii``).
     """
     return _probity.render_report(_report_json(report), format, unicode)
+
+
+class AuditReport(dict):
+    """The report of :func:`audit`: the content of report.json as a ``dict`` (docs/report-json.md),
+    with tables as pandas DataFrames (:meth:`to_pandas`) and a notebook rendering of the
+    verdicts and correlations (``_repr_html_``)."""
+
+    _TABLES = ("tests", "correlations", "examples", "datasets")
+
+    def correlation_rows(self):
+        """One dict per dataset x metric x dimension: dataset, metric, baseline, dimension, n,
+        spearman (with spearman_lo, spearman_hi, spearman_p), kendall, pearson."""
+        out = []
+        for block in self.get("correlations") or []:
+            for row in block.get("rows") or []:
+                out.append({"dataset": block.get("dataset"), "metric": block.get("metric"),
+                            "baseline": bool(block.get("baseline", False)), **row})
+        return out
+
+    def to_pandas(self, table="tests"):
+        """One table of the report as a DataFrame (needs pandas).
+
+        Args:
+            table: ``"tests"`` (one row per dataset x metric x strategy: applied, mean_delta,
+                p, p_holm, passed, passed_holm, d, ...), ``"correlations"`` (one row per
+                dataset x metric x dimension), ``"examples"`` or ``"datasets"``.
+        """
+        import pandas as pd
+        if table == "correlations":
+            return pd.DataFrame(self.correlation_rows())
+        if table not in self._TABLES:
+            raise UsageError(f"unknown table '{table}' (tables: {', '.join(self._TABLES)})")
+        rows = [dict(r) for r in self.get(table) or []]
+        if table == "datasets":
+            for r in rows:
+                r["skipped"] = len(r.get("skipped") or [])
+                r["dimensions"] = ", ".join(r.get("dimensions") or [])
+        return pd.DataFrame(rows)
+
+    @staticmethod
+    def _number(v, digits=3):
+        return "–" if v is None else f"{v:.{digits}f}"
+
+    def _repr_html_(self):
+        import html
+        e = html.escape
+        parts = ["<div class='probity-audit'>"]
+        tests = self.get("tests") or []
+        metrics = list(self.get("metrics") or [])
+        codes = []
+        for t in tests:
+            if (t["kind"], t["code"]) not in codes:
+                codes.append((t["kind"], t["code"]))
+        for ds in self.get("datasets") or []:
+            name = ds.get("name")
+            parts.append(f"<h4>probity audit: {e(str(name))} ({ds.get('audited')} of "
+                         f"{ds.get('candidates')} candidates)</h4>")
+            # Verdicts: one row per metric, one column per strategy (Holm-corrected decision).
+            by_key = {(t["metric"], t["kind"], t["code"]): t for t in tests
+                      if t["dataset"] == name}
+            if codes:
+                head = "".join(
+                    f"<th title='{e(k)}'>{'D' if k == 'degradation' else 'M'}:{e(c)}</th>"
+                    for k, c in codes)
+                parts.append(f"<table><tr><th>metric</th>{head}<th>passed</th></tr>")
+                for m in metrics:
+                    cells, passed, testable = [], 0, 0
+                    for k, c in codes:
+                        t = by_key.get((m, k, c))
+                        if t is None:
+                            cells.append("<td></td>")
+                        elif not t.get("testable"):
+                            cells.append("<td title='not testable'>–</td>")
+                        else:
+                            testable += 1
+                            ok = bool(t.get("passed_holm"))
+                            passed += ok
+                            tip = (f"mean Δ {self._number(t.get('mean_delta'))}, "
+                                   f"p_holm {self._number(t.get('p_holm'), 4)}, "
+                                   f"n {t.get('applied')}")
+                            cells.append(f"<td title='{e(tip)}'>{'✓' if ok else '✗'}</td>")
+                    parts.append(f"<tr><td>{e(m)}</td>{''.join(cells)}"
+                                 f"<td>{passed}/{testable}</td></tr>")
+                parts.append("</table>")
+            # Correlations with the human ratings.
+            rows = [r for r in self.correlation_rows() if r["dataset"] == name]
+            if rows:
+                parts.append("<table><tr><th>metric</th><th>dimension</th><th>n</th>"
+                             "<th>Spearman</th><th>95% CI</th><th>Kendall τ-b</th>"
+                             "<th>Pearson</th></tr>")
+                for r in rows:
+                    metric = r["metric"] + (" (baseline)" if r["baseline"] else "")
+                    ci = (f"[{self._number(r.get('spearman_lo'))}, "
+                          f"{self._number(r.get('spearman_hi'))}]")
+                    parts.append(
+                        f"<tr><td>{e(metric)}</td><td>{e(str(r.get('dimension')))}</td>"
+                        f"<td>{r.get('n')}</td><td>{self._number(r.get('spearman'))}</td>"
+                        f"<td>{ci}</td><td>{self._number(r.get('kendall'))}</td>"
+                        f"<td>{self._number(r.get('pearson'))}</td></tr>")
+                parts.append("</table>")
+        parts.append("</div>")
+        return "".join(parts)
 
 
 def write_report(report, out):

@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
+#include "probity/inputs.hpp"
 #include "probity/scoring.hpp"
 
 namespace probity::python {
@@ -151,6 +152,47 @@ void bind_data(py::module_& m) {
                std::to_string(ds.tasks.size()) + " tasks, " + std::to_string(ds.num_candidates()) +
                " candidates, dimensions [" + join(ds.dimensions()) + "]>";
       });
+
+  // Flat records (probity.Dataset.from_records / from_pandas): JSONL text, one record per line,
+  // read through the column map given field by field (names may hold any character).
+  m.def(
+      "parse_records",
+      [](const std::string& jsonl, const std::string& name, const std::string& task,
+         const std::string& candidate, const std::string& candidate_id, const std::string& system,
+         const std::string& source, const std::string& group,
+         const std::vector<std::string>& references,
+         const std::vector<std::pair<std::string, std::string>>& human, bool skip_invalid) {
+        ColumnMap map;
+        map.task = task;
+        map.candidate = candidate;
+        map.candidate_id = candidate_id;
+        map.system = system;
+        map.source = source;
+        map.group = group;
+        map.references = references;
+        map.human = human;
+        if (map.candidate.empty()) throw UsageError("candidate: name the column of the texts");
+        py::gil_scoped_release release;
+        return parse_mapped(jsonl, DataFormat::Jsonl, map, name, ReadOptions{skip_invalid});
+      },
+      py::arg("jsonl"), py::arg("name"), py::arg("task"), py::arg("candidate"),
+      py::arg("candidate_id"), py::arg("system"), py::arg("source"), py::arg("group"),
+      py::arg("references"), py::arg("human"), py::arg("skip_invalid") = false);
+
+  m.def(
+      "load_input",
+      [](const std::string& path, const std::string& format, const std::string& map,
+         bool skip_invalid) {
+        InputSpec spec;
+        spec.format = parse_data_format(format);
+        if (!map.empty()) spec.map = read_column_map(map);
+        py::gil_scoped_release release;
+        Dataset ds = load_input(path, spec, ReadOptions{skip_invalid});
+        // Not the file as load_dataset reads it: audit writes it out in the task format.
+        if (!map.empty() || format != "auto") ds.path = "<" + path + ">";
+        return ds;
+      },
+      py::arg("path"), py::arg("format"), py::arg("map"), py::arg("skip_invalid") = false);
 
   m.def(
       "load_dataset",

@@ -16,6 +16,7 @@
 #include "probity/audit.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
+#include "probity/inputs.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
 #include "util/output_file.hpp"
@@ -204,9 +205,9 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   for (const auto& path : args.data) {
     ReadOptions ro{args.skip_invalid};
     ItemsDigest digest;
-    // CSV, and data that cannot be read twice (a pipe), load whole when the file is needed
-    // whole.
-    if (path.ends_with(".csv") || (fits_whole_file && (needs_loading || !rereadable(path)))) {
+    // Anything but a task-format JSONL file (CSV, mapped rows, plain text, standard input) loads
+    // whole; so does data that cannot be read twice (a pipe) when the file is needed whole.
+    if (!streams_as_task_jsonl(path) || (fits_whole_file && (needs_loading || !rereadable(path)))) {
       Dataset ds = load_dataset(path, ro);
       skip_records.insert(skip_records.end(), ds.skipped.begin(), ds.skipped.end());
       for (const auto& t : ds.tasks) digest.add(t);

@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/docgen.hpp"
+#include "cli/input_options.hpp"
 #include "cli/llm_context.hpp"
 #include "cli/terminal.hpp"
 #include "llm/prompts.hpp"
@@ -237,6 +238,7 @@ int main(int argc, char** argv) {
                  "(expert, style=llm, refs= on a fitted metric) make it load whole")
       ->required()
       ->check(CLI::ExistingFile);
+  cli::add_input_options(sc, score.data);
   sc->add_option("--metric", score.metrics, "Metric name, e.g. bleu, chrf, rougeL.f,stem=true")
       ->required();
   sc->add_option("--out", score.out, "Output JSONL file (default: stdout)");
@@ -257,6 +259,7 @@ int main(int argc, char** argv) {
   cc->add_option("--data", corr.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
+  cli::add_input_options(cc, corr.data);
   cc->add_option("--scores", corr.scores, "Scores JSONL from `probity score`")
       ->required()
       ->check(CLI::ExistingFile);
@@ -308,6 +311,7 @@ int main(int argc, char** argv) {
   mc->add_option("--data", cmp.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
+  cli::add_input_options(mc, cmp.data);
   mc->add_option("--scores", cmp.scores, "Scores JSONL holding both metrics")
       ->required()
       ->check(CLI::ExistingFile);
@@ -339,6 +343,7 @@ int main(int argc, char** argv) {
   rc->add_option("--data", rank.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
+  cli::add_input_options(rc, rank.data);
   rc->add_option("--scores", rank.scores, "Scores JSONL from `probity score`")
       ->required()
       ->check(CLI::ExistingFile);
@@ -372,6 +377,7 @@ int main(int argc, char** argv) {
   ac->add_option("--data", audit.data, "Dataset(s) with human ratings; repeatable")
       ->required()
       ->check(CLI::ExistingFile);
+  cli::add_input_options(ac, audit.data);
   ac->add_option("--metric", audit.metrics, "Metric(s) to audit; repeatable")->required();
   ac->add_option("--degrade", audit.degradations,
                  "Degradations: 'all', 'none' or letter codes R,S,D,P,U,O; llm:<code> for the "
@@ -456,6 +462,7 @@ int main(int argc, char** argv) {
       "Write the dataset with every applied perturbation added as candidates, for "
       "scoring with your own metric (then audit with --metric scores:FILE,data=...)");
   pc->add_option("--data", pert.data, "Dataset")->required()->check(CLI::ExistingFile);
+  cli::add_input_options(pc, pert.data);
   pc->add_option("--degrade", pert.degradations, "Degradations: 'all', 'none' or letter codes")
       ->delimiter(',')
       ->capture_default_str();
@@ -479,6 +486,7 @@ int main(int argc, char** argv) {
   gc->add_option("--data", merge.data, "The dataset the shards scored")
       ->required()
       ->check(CLI::ExistingFile);
+  cli::add_input_options(gc, merge.data);
   gc->add_option("--out", merge.out, "Merged scores JSONL")->required();
   gc->add_option("shards", merge.shards, "Shard score files")->required()->check(CLI::ExistingFile);
   gc->add_flag("--allow-missing", merge.allow_missing,
@@ -499,6 +507,7 @@ int main(int argc, char** argv) {
   selc->add_option("--data", sel.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
+  cli::add_input_options(selc, sel.data);
   selc->add_option("--metric", sel.metrics, "A variant (metric name); give two or more")
       ->required();
   selc->add_option("--scores", sel.scores,
@@ -538,6 +547,7 @@ int main(int argc, char** argv) {
       "Search for content-free edits that raise a metric's score: per item under a query "
       "budget, and universal edit programs chosen on half the tasks and tested on the other");
   atc->add_option("--data", atk.data, "Dataset")->required()->check(CLI::ExistingFile);
+  cli::add_input_options(atc, atk.data);
   atc->add_option("--metric", atk.metrics, "Metric(s) to attack; repeatable")->required();
   atc->add_option("--out", atk.out, "Output directory (attack.json)")->required();
   atc->add_option("--strategy", atk.strategy,
@@ -603,6 +613,7 @@ int main(int argc, char** argv) {
     c->add_option("--data", a.data, "Dataset (task format) with human ratings")
         ->required()
         ->check(CLI::ExistingFile);
+    cli::add_input_options(c, a.data);
     c->add_option("--scores", a.scores, "Scores JSONL from `probity score`")
         ->required()
         ->check(CLI::ExistingFile);
@@ -656,6 +667,7 @@ int main(int argc, char** argv) {
   bc->add_option("--data", bench.data, "Dataset whose references are edited")
       ->required()
       ->check(CLI::ExistingFile);
+  cli::add_input_options(bc, bench.data);
   bc->add_option("--dimension", bench.dimension,
                  "consistency, fluency, coherence or relevance (selects the error types)")
       ->required()

@@ -1,5 +1,6 @@
 // CSV import: one row per candidate (RFC 4180 quoting, header row required).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 #include <cmath>
@@ -13,15 +14,10 @@
 #include "probity/text.hpp"
 
 namespace probity {
-namespace {
+namespace data {
 
-struct Row {
-  std::size_t line = 0;  // physical line where the row starts
-  std::vector<std::string> cells;
-};
-
-// Splits CSV text into rows; quoted cells may span lines.
-std::vector<Row> read_csv(std::string s, const std::string& path) {
+// Splits CSV (or TSV: `separator` '\t') text into rows; quoted cells may span lines.
+std::vector<Row> read_delimited(std::string s, const std::string& path, char separator) {
   if (s.rfind("\xEF\xBB\xBF", 0) == 0) s.erase(0, 3);
   std::vector<Row> rows;
   Row row{1, {}};
@@ -55,7 +51,7 @@ std::vector<Row> read_csv(std::string s, const std::string& path) {
     if (c == '"' && !cell_started) {
       quoted = true;
       cell_started = true;
-    } else if (c == ',') {
+    } else if (c == separator) {
       row.cells.push_back(std::move(cell));
       cell.clear();
       cell_started = false;
@@ -82,7 +78,7 @@ bool parse_number(const std::string& s, double& out) {
   return ec == std::errc() && p == v.data() + v.size() && std::isfinite(out);
 }
 
-}  // namespace
+}  // namespace data
 
 Dataset load_csv_dataset(const std::string& path, ReadOptions options) {
   std::ifstream in(path, std::ios::binary);
@@ -93,7 +89,13 @@ Dataset load_csv_dataset(const std::string& path, ReadOptions options) {
 }
 
 Dataset parse_csv_dataset(std::string_view text, const std::string& path, ReadOptions options) {
-  std::vector<Row> rows = read_csv(std::string(text), path);
+  return data::parse_delimited_dataset(text, path, options, ',');
+}
+
+Dataset data::parse_delimited_dataset(std::string_view text, const std::string& path,
+                                      ReadOptions options, char separator) {
+  using data::Row;
+  std::vector<Row> rows = data::read_delimited(std::string(text), path, separator);
   if (rows.empty()) throw InputError(path, 1, "", "empty CSV file (a header row is required)");
   const Row& header = rows[0];
 
@@ -123,7 +125,12 @@ Dataset parse_csv_dataset(std::string_view text, const std::string& path, ReadOp
       human_cols.emplace_back(c, h);
   }
   auto need = [&](int col, const char* name) {
-    if (col < 0) throw InputError(path, 1, name, fmt::format("missing required column '{}'", name));
+    if (col < 0)
+      throw InputError(path, 1, name,
+                       fmt::format("missing required column '{}' (the header has: {}; name the "
+                                   "columns to read with --map, e.g. --map task=ID_COLUMN,"
+                                   "candidate=TEXT_COLUMN,reference=REF_COLUMN)",
+                                   name, fmt::join(header.cells, ", ")));
   };
   need(col_task, "task_id");
   need(col_cand, "candidate_id");
@@ -174,9 +181,19 @@ Dataset parse_csv_dataset(std::string_view text, const std::string& path, ReadOp
         const std::string& v = cell(c);
         if (data::is_blank(v)) continue;  // not rated on this dimension
         double d = 0;
-        if (!parse_number(v, d)) {
-          problem(header.cells[static_cast<std::size_t>(c)],
-                  fmt::format("non-numeric rating '{}'", v));
+        if (!data::parse_number(v, d)) {
+          const std::string& column = header.cells[static_cast<std::size_t>(c)];
+          problem(
+              column,
+              fmt::format(
+                  "non-numeric rating '{}' (without a column map every column "
+                  "that is not a known name is read as a rating; map the columns "
+                  "to read and ignore the rest: --map task=task_id,candidate={},"
+                  "reference={}... on the command line, Dataset.from_pandas in "
+                  "Python; docs/dataset-format.md)",
+                  v, col_text >= 0 ? header.cells[static_cast<std::size_t>(col_text)] : "TEXT",
+                  ref_cols.empty() ? "REF"
+                                   : header.cells[static_cast<std::size_t>(ref_cols[0].first)]));
           bad = true;
           break;
         }

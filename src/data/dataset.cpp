@@ -2,10 +2,12 @@
 #include "probity/dataset.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <openssl/evp.h>
 
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -174,6 +176,20 @@ struct TaskReader::Impl {
     try {
       if (!j.is_object())
         throw FieldError{"", fmt::format("expected a JSON object per line, got {}", type_name(j))};
+      if (!j.contains("candidates")) {
+        // A flat record (one candidate per line, as Hugging Face datasets write them) rather
+        // than a task: say how to read it.
+        std::vector<std::string> keys;
+        for (const auto& [key, value] : j.items()) keys.push_back(key);
+        throw FieldError{
+            j.contains("task_id") ? "candidates" : "task_id",
+            fmt::format("missing required field: a line of the task format is a task with "
+                        "task_id and a list of candidates; this line has the fields [{}]. Read "
+                        "one-candidate-per-line records with a column map: --map "
+                        "task=ID,candidate=TEXT,reference=REF,human=SCORE (Dataset.from_records "
+                        "in Python; docs/dataset-format.md)",
+                        fmt::join(keys, ", "))};
+      }
       task.task_id = require_string(j, "task_id", "");
       if (task.task_id.empty()) throw FieldError{"task_id", "empty id"};
       if (task_ids.count(task.task_id))
@@ -263,6 +279,11 @@ struct TaskReader::Impl {
 TaskReader::TaskReader(const std::string& path, ReadOptions options) : impl_(new Impl) {
   impl_->path = path;
   impl_->options = options;
+  if (path == "-") {  // standard input, read once
+    impl_->path = "<stdin>";
+    impl_->in = std::make_unique<std::istream>(std::cin.rdbuf());
+    return;
+  }
   impl_->in = std::make_unique<std::ifstream>(path, std::ios::binary);
   if (!*impl_->in) {
     delete impl_;
@@ -310,11 +331,9 @@ Dataset read_all(TaskReader& reader, const std::string& path) {
 }
 }  // namespace
 
-Dataset load_dataset(const std::string& path, ReadOptions options) {
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0)
-    return load_csv_dataset(path, options);
+Dataset data::read_task_jsonl(const std::string& path, ReadOptions options) {
   TaskReader reader(path, options);
-  return read_all(reader, path);
+  return read_all(reader, path == "-" ? "<stdin>" : path);
 }
 
 Dataset parse_dataset(std::string_view jsonl, const std::string& name, ReadOptions options) {

@@ -5,6 +5,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "probity/dataset.hpp"
 
 namespace probity::data {
 
@@ -17,5 +20,22 @@ std::string short_json_message(std::string_view what);
 // number too large for a double, such as 1e999) set.
 std::optional<nlohmann::json> parse_json_line(const std::string& line, std::string& field,
                                               std::string& message);
+
+// One row of a CSV or TSV file: the physical line where it starts and its cells.
+struct Row {
+  std::size_t line = 0;
+  std::vector<std::string> cells;
+};
+// Splits CSV (`separator` ',') or TSV ('\t') text into rows (RFC 4180 quoting; quoted cells may
+// span lines; a leading BOM is dropped; blank lines are skipped).
+std::vector<Row> read_delimited(std::string text, const std::string& path, char separator);
+// A finite number, surrounding spaces allowed.
+bool parse_number(const std::string& s, double& out);
+// The CSV importer's conventions (dataset.hpp) over CSV or TSV text.
+Dataset parse_delimited_dataset(std::string_view text, const std::string& path, ReadOptions options,
+                                char separator);
+
+// The task format (JSONL) from a file, or standard input for "-".
+Dataset read_task_jsonl(const std::string& path, ReadOptions options);
 
 }  // namespace probity::data
