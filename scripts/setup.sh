@@ -10,6 +10,7 @@ PACKAGES=(
   nlohmann-json3-dev libfmt-dev libcli11-dev libicu-dev libutf8proc-dev libboost-dev
   libsqlite3-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libcpptoml-dev
   libsimdjson-dev libfasttext-dev
+  libmecab-dev mecab-ipadic-utf8
   wordnet-base
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev valgrind

@@ -50,7 +50,7 @@ __version__ = _probity.__version__
 __all__ = [
     "AuditReport", "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
-    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bootstrap_correlation",
+    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bleu_from_stats", "bootstrap_correlation",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
     "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
@@ -63,6 +63,25 @@ __all__ = [
 _BATCH = 256
 
 # ---- metrics and strategies ----------------------------------------------------------------
+
+
+def bleu_from_stats(correct, total, sys_len, ref_len, smooth_method="exp", smooth_value=None,
+                    effective_order=False):
+    """BLEU from raw statistics, as sacreBLEU's BLEU.compute_bleu: n-gram matches and totals per
+    order (their length is the maximum order), hypothesis and reference lengths. smooth_method
+    is exp, floor, add-k or none; smooth_value defaults to 0.1 (floor) or 1 (add-k). Returns a
+    dict with score, bp, precisions, counts, totals, sys_len and ref_len."""
+    if smooth_value is None:
+        smooth_value = 0.1 if smooth_method == "floor" else 1.0
+    if smooth_method not in ("exp", "floor", "add-k", "none"):
+        raise UsageError(f"bleu_from_stats: smooth_method={smooth_method!r} is not one of exp, "
+                         "floor, add-k, none")
+    out = _probity._bleu_from_stats([float(c) for c in correct], [float(t) for t in total],
+                                    float(sys_len), float(ref_len), smooth_method,
+                                    float(smooth_value), bool(effective_order))
+    return {"score": out[0], "bp": out[1], "precisions": list(out[2:]), "counts": list(correct),
+            "totals": list(total), "sys_len": sys_len, "ref_len": ref_len}
+
 
 
 def metrics():

@@ -15,6 +15,13 @@
 #include "probity/scoring.hpp"
 #include "util/parallel.hpp"
 
+namespace probity::metrics::detail {
+// src/metrics/bleu.cpp: [score, bp, precisions...] of sacreBLEU's BLEU.compute_bleu.
+std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t max_order,
+                                   std::string_view smooth, double smooth_value,
+                                   bool effective_order);
+}  // namespace probity::metrics::detail
+
 namespace probity::python {
 
 namespace {
@@ -304,7 +311,23 @@ py::list perturb(PyEngine& e, const Dataset& ds, const std::string& kind, const 
 
 }  // namespace
 
-void bind_scoring(py::module_& /*m*/, EngineClass& engine) {
+void bind_scoring(py::module_& m, EngineClass& engine) {
+  m.def(
+      "_bleu_from_stats",
+      [](const std::vector<double>& correct, const std::vector<double>& total, double sys_len,
+         double ref_len, const std::string& smooth, double smooth_value, bool effective_order) {
+        if (correct.size() != total.size() || correct.empty() || correct.size() > 64)
+          throw UsageError(fmt::format(
+              "bleu_from_stats: correct and total need the same length, 1..64 ({} and {})",
+              correct.size(), total.size()));
+        std::vector<double> stats{sys_len, ref_len};
+        stats.insert(stats.end(), correct.begin(), correct.end());
+        stats.insert(stats.end(), total.begin(), total.end());
+        return metrics::detail::bleu_breakdown(stats, correct.size(), smooth, smooth_value,
+                                               effective_order);
+      },
+      py::arg("correct"), py::arg("total"), py::arg("sys_len"), py::arg("ref_len"),
+      py::arg("smooth"), py::arg("smooth_value"), py::arg("effective_order"));
   engine.def("metrics", [](PyEngine& e) {
     py::list out;
     for (const auto& info : e.engine.metrics().list()) {

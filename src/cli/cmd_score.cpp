@@ -13,6 +13,8 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
+#include "cli/rouge_notes.hpp"
+#include "metrics/corpus_signature.hpp"
 #include "probity/audit.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
@@ -143,6 +145,15 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   const auto started = std::chrono::steady_clock::now();
   Progress progress("scoring");
   EmptyTextNotes empty_notes;
+  RougeLetterNotes rouge_notes([&] {
+    std::vector<std::string> names;  // ROUGE with rouge-score's ASCII-only tokenizer
+    for (const auto& m : metrics) {
+      const std::string sig = m.metric->signature();
+      if (sig.starts_with("rouge") && sig.find("|tok:default|") != std::string::npos)
+        names.push_back(m.metric->name());
+    }
+    return names;
+  }());
   // Scores one chunk of a file, its tasks numbered from first_task in `negatives`, a sampler
   // over the whole file whose metrics are fitted already. Null: compute_stats fits the metrics
   // on the chunk and draws negatives from it (a loaded file, or metrics that need nothing of
@@ -150,6 +161,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   auto score_chunk = [&](const Dataset& chunk, std::size_t first_task,
                          const NegativeSampler* negatives) {
     empty_notes.add(chunk);
+    rouge_notes.add(chunk);
     // With --shard, only this shard's tasks are scored; fitting still sees the whole file, so
     // every shard computes exactly the numbers of an unsharded run.
     std::vector<ItemRef> items;
@@ -247,6 +259,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   skipped = skip_records.size();
   print_skipped(skip_records);
   empty_notes.print();
+  rouge_notes.print();
   std::size_t scored = 0;
   for (const auto& c : corpus) scored = std::max(scored, c.count());
   if (scored == 0)
@@ -268,7 +281,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
     const std::vector<double> parts = corpus[m].score();
     for (std::size_t p : metrics[m].parts)
       fmt::print(summary, "{:<24} corpus {:>10.4f}  n={}  {}\n", metrics[m].record_name(p),
-                 parts[p], corpus[m].count(), metrics[m].metric->signature());
+                 parts[p], corpus[m].count(), metrics::corpus_signature_of(*metrics[m].metric));
   }
   return kExitOk;
 }

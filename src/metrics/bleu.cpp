@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "metrics/builtin.hpp"
+#include "metrics/corpus_signature.hpp"
 #include "metrics/lexical_common.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
@@ -111,7 +112,7 @@ struct PreparedRefs {
 
 // Per-thread working memory.
 struct Scratch {
-  std::string lowered, tokenized;    // tokenized: intl
+  std::string lowered, tokenized;    // tokenized: intl, zh, char, ja-mecab
   text::TokenizedLine line;          // the text tokenized last
   std::vector<std::uint32_t> ids;    // n-gram ids of the current order by position
   std::vector<std::uint32_t> count;  // hypothesis count by n-gram id, all zero between uses
@@ -131,7 +132,7 @@ struct Scratch {
 
 // ---- the metric --------------------------------------------------------------------------------
 
-enum class Tokenizer { k13a, kIntl, kNone };
+enum class Tokenizer { k13a, kIntl, kNone, kZh, kChar, kJaMecab };
 enum class Smooth { kExp, kFloor, kAddK, kNone };
 
 constexpr double kLogZero = -9999999999.0;  // sacreBLEU's my_log(0)
@@ -193,14 +194,20 @@ double compute_bleu(std::span<const double> stats, std::size_t max_order, Smooth
   return finish(bp * std::exp(log_sum / static_cast<double>(eff_order)));
 }
 
-class Bleu final : public Metric {
+class Bleu final : public Metric, public CorpusSigned {
  public:
   explicit Bleu(const MetricSpec& spec) : name_(spec.text()) {
     const std::string tok = spec.get("tokenize");  // a choice of the option table
-    tokenizer_ = tok == "intl"   ? Tokenizer::kIntl
-                 : tok == "none" ? Tokenizer::kNone
-                                 : Tokenizer::k13a;
-    tok_name_ = tok;
+    tokenizer_ = tok == "intl"       ? Tokenizer::kIntl
+                 : tok == "none"     ? Tokenizer::kNone
+                 : tok == "zh"       ? Tokenizer::kZh
+                 : tok == "char"     ? Tokenizer::kChar
+                 : tok == "ja-mecab" ? Tokenizer::kJaMecab
+                                     : Tokenizer::k13a;
+    // sacreBLEU names ja-mecab with MeCab's version (and loading MeCab now reports a missing
+    // dictionary when the metric is made, not in the middle of scoring).
+    tok_name_ = tokenizer_ == Tokenizer::kJaMecab ? text::ja_mecab_signature() : tok;
+    if (tokenizer_ == Tokenizer::kJaMecab) text::tokenize_ja_mecab("");
     lowercase_ = spec.get_bool("lowercase");
     smooth_name_ = spec.get("smooth");
     smooth_ = parse_smooth(smooth_name_);
@@ -212,19 +219,22 @@ class Bleu final : public Metric {
       throw UsageError(fmt::format("{}: smooth_value={} must be positive", name_, smooth_value_));
     max_order_ = static_cast<std::size_t>(spec.get_int("max_ngram_order"));
     first_ref_only_ = spec.get("refs") == "first";
+    effective_order_ = spec.get_bool("effective_order");
     // What shapes the prepared references (ReferenceCache).
     cache_tag_ = fmt::format("bleu|{}|{}|{}", tok_name_, lowercase_, max_order_);
   }
 
   std::string name() const override { return name_; }
-  std::string signature() const override {
+  std::string signature() const override { return signature_with(true); }
+  std::string corpus_signature() const override { return signature_with(effective_order_); }
+  std::string signature_with(bool effective_order) const {
     std::string smooth = smooth_name_;
     if (smooth_ == Smooth::kFloor || smooth_ == Smooth::kAddK)
       smooth += fmt::format("[{:.2f}]", smooth_value_);
     Signature s("bleu");
     s.field("nrefs", first_ref_only_ ? "first" : "all")
         .field("case", lowercase_ ? "lc" : "mixed")
-        .field("eff", "yes")
+        .field("eff", effective_order ? "yes" : "no")
         .field("tok", tok_name_)
         .field("smooth", smooth);
     if (max_order_ != 4) s.field("ngram", max_order_);
@@ -241,7 +251,7 @@ class Bleu final : public Metric {
   }
   void corpus_score(std::span<const double> stats, std::span<double> parts) const override {
     std::array<double, kMaxOrder> precisions;
-    parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, false, nullptr,
+    parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, effective_order_, nullptr,
                             std::span(precisions).first(max_order_));
   }
 
@@ -268,6 +278,21 @@ class Bleu final : public Metric {
         join_words(
             line, [](std::string_view t, auto&& word) { detail::split_py(t, word); }, out);
         break;
+      case Tokenizer::kZh:
+        text::tokenize_zh_into(line, sc.tokenized);
+        join_words(
+            sc.tokenized, [](std::string_view t, auto&& word) { split_spaces(t, word); }, out);
+        break;
+      case Tokenizer::kChar:
+        sc.tokenized = text::tokenize_char(line);
+        join_words(
+            sc.tokenized, [](std::string_view t, auto&& word) { detail::split_py(t, word); }, out);
+        break;
+      case Tokenizer::kJaMecab:
+        sc.tokenized = text::tokenize_ja_mecab(line);
+        join_words(
+            sc.tokenized, [](std::string_view t, auto&& word) { detail::split_py(t, word); }, out);
+        break;
     }
     return out;
   }
@@ -284,6 +309,7 @@ class Bleu final : public Metric {
   double smooth_value_ = 1.0;
   std::size_t max_order_ = 4;
   bool first_ref_only_ = false;
+  bool effective_order_ = false;  // corpus_score's (sentence scores always use it)
   std::string cache_tag_;
 };
 
@@ -479,14 +505,18 @@ void register_bleu(MetricRegistry& registry) {
   registry.add(MetricInfo{
       "bleu",
       "BLEU as sacreBLEU 2.x: sentence_bleu per item, corpus_bleu over items (0-100)",
-      {option_choice("tokenize", "13a", {"13a", "intl", "none"}, "sacreBLEU's tokenizer"),
+      {option_choice("tokenize", "13a", {"13a", "intl", "none", "zh", "char", "ja-mecab"},
+                     "sacreBLEU's tokenizer"),
        option_bool("lowercase", false, "lower-case candidate and references"),
        option_choice("smooth", "exp", {"exp", "floor", "add-k", "none"},
                      "sacreBLEU's smoothing method"),
        option_number("smooth_value", "", 0.0, 1e6,
                      "floor and add-k: the smoothing value, positive (0.1 for floor, 1 for add-k)"),
        option_int("max_ngram_order", 4, 1, static_cast<int>(kMaxOrder), "largest n-gram order"),
-       option_choice("refs", "all", {"all", "first"}, "the references of each item to use")},
+       option_choice("refs", "all", {"all", "first"}, "the references of each item to use"),
+       option_bool("effective_order", false,
+                   "corpus BLEU over the orders that have n-grams (sentence scores always do, as "
+                   "sacreBLEU's sentence_bleu); the corpus signature says eff:yes/no")},
       [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
         return std::make_unique<Bleu>(spec);
       }});

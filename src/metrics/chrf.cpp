@@ -294,8 +294,26 @@ void order_stats(const NgramIndex& index, std::size_t n, std::uint32_t* ids, std
   }
 }
 
+// sacreBLEU's CHRF._compute_f_score with eps_smoothing=True: the mean over all orders of each
+// order's F score, an order without n-grams counting as 1e-16 (chrF++.py, Moses, NLTK).
+double f_score_eps(std::span<const double> stats, int beta) {
+  constexpr double kEps = 1e-16;
+  const double factor = static_cast<double>(beta) * static_cast<double>(beta);
+  double score = 0.0;
+  std::size_t order = 0;
+  for (std::size_t i = 0; i + 2 < stats.size(); i += 3, ++order) {
+    const double n_hyp = stats[i], n_ref = stats[i + 1], n_match = stats[i + 2];
+    const double prec = n_hyp > 0 ? n_match / n_hyp : kEps;
+    const double rec = n_ref > 0 ? n_match / n_ref : kEps;
+    const double denom = factor * prec + rec;
+    score += denom > 0 ? (1 + factor) * prec * rec / denom : kEps;
+  }
+  return 100 * score / static_cast<double>(order);
+}
+
 // sacreBLEU's CHRF._compute_f_score with eps_smoothing=False (effective-order averaging).
-double f_score(std::span<const double> stats, int beta) {
+double f_score(std::span<const double> stats, int beta, bool eps_smoothing = false) {
+  if (eps_smoothing) return f_score_eps(stats, beta);
   const double factor = static_cast<double>(beta) * static_cast<double>(beta);
   double avg_prec = 0.0, avg_rec = 0.0;
   int effective_order = 0;
@@ -325,6 +343,7 @@ class Chrf final : public Metric {
     lowercase_ = spec.get_bool("lowercase");
     whitespace_ = spec.get_bool("whitespace");
     first_ref_only_ = spec.get("refs") == "first";
+    eps_smoothing_ = spec.get_bool("eps_smoothing");
     if (char_order_ + word_order_ == 0)
       throw UsageError(fmt::format("{}: char_order and word_order must not both be 0", name_));
     // What shapes the prepared references (ReferenceCache).
@@ -336,7 +355,7 @@ class Chrf final : public Metric {
     return Signature(base_)
         .field("nrefs", first_ref_only_ ? "first" : "all")
         .field("case", lowercase_ ? "lc" : "mixed")
-        .field("eff", "yes")
+        .field("eff", eps_smoothing_ ? "no" : "yes")
         .field("nc", char_order_)
         .field("nw", word_order_)
         .field("space", whitespace_ ? "yes" : "no")
@@ -348,7 +367,7 @@ class Chrf final : public Metric {
   }
   void item_stats(const MetricInput& input, std::span<double> stats) const override;
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
-    parts[0] = f_score(stats, beta_);
+    parts[0] = f_score(stats, beta_, eps_smoothing_);
   }
 
  private:
@@ -358,7 +377,7 @@ class Chrf final : public Metric {
 
   std::string name_, base_;
   int char_order_ = 6, word_order_ = 0, beta_ = 2;
-  bool lowercase_ = false, whitespace_ = false, first_ref_only_ = false;
+  bool lowercase_ = false, whitespace_ = false, first_ref_only_ = false, eps_smoothing_ = false;
   std::string cache_tag_;
 };
 
@@ -557,7 +576,8 @@ void Chrf::item_stats(const MetricInput& input, std::span<double> stats) const {
   std::size_t best = 0;
   double best_f = -1.0;
   for (std::size_t r = 0; r < n_refs && n_refs > 1; ++r) {
-    const double f = f_score(std::span<const double>(sc.cur).subspan(r * k, k), beta_);
+    const double f =
+        f_score(std::span<const double>(sc.cur).subspan(r * k, k), beta_, eps_smoothing_);
     if (f > best_f) {
       best_f = f;
       best = r;
@@ -576,6 +596,9 @@ void register_chrf(MetricRegistry& registry) {
         option_int("beta", 2, 0, 100, "recall weight of the F score"),
         option_bool("lowercase", false, "lower-case candidate and references"),
         option_bool("whitespace", false, "keep spaces in character n-grams"),
+        option_bool("eps_smoothing", false,
+                    "sacreBLEU's eps_smoothing: mean of every order's F (1e-16 for an order "
+                    "without n-grams) instead of effective-order averaging"),
         option_choice("refs", "all", {"all", "first"},
                       "the references of each item to use; with several, the best per item")};
   };

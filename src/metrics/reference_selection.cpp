@@ -14,6 +14,7 @@
 #include <set>
 
 #include "metrics/builtin.hpp"
+#include "metrics/corpus_signature.hpp"
 #include "metrics/flagged_wrapper.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
@@ -21,13 +22,15 @@
 namespace probity::metrics {
 namespace {
 
-class ReferenceSelection final : public FlaggedWrapper {
+class ReferenceSelection final : public FlaggedWrapper, public CorpusSigned {
  public:
   ReferenceSelection(std::unique_ptr<Metric> inner, std::vector<std::string> ids)
       : FlaggedWrapper(std::move(inner)), ids_(std::move(ids)) {}
 
-  std::string signature() const override {
-    return Signature(inner().signature())
+  std::string signature() const override { return wrap(inner().signature()); }
+  std::string corpus_signature() const override { return wrap(corpus_signature_of(inner())); }
+  std::string wrap(const std::string& inner_signature) const {
+    return Signature(inner_signature)
         .field("refs", fmt::format("{}", fmt::join(ids_, "+")))
         .format();
   }

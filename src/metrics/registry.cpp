@@ -337,10 +337,15 @@ void MetricSpec::check_all_used() const {
   }
 }
 
+namespace metrics {
+void register_ter(MetricRegistry& registry);  // ter (ter.cpp)
+}  // namespace metrics
+
 MetricRegistry MetricRegistry::builtin() {
   MetricRegistry r;
   metrics::register_bleu(r);
   metrics::register_chrf(r);
+  metrics::register_ter(r);
   metrics::register_rouge(r);
   metrics::register_mi(r);
   metrics::register_expert(r);

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -513,7 +514,7 @@ std::size_t lcs_length(std::span<const std::uint32_t> a, std::span<const std::ui
 
 namespace {
 
-enum class Kind { kRouge1, kRouge2, kRougeL, kRougeLsum };
+enum class Kind { kRouge1, kRouge2, kRougeL, kRougeLsum, kRougeN };
 
 // rouge-score's precision, recall and scoring.fmeasure, with the same operations in the same
 // order so values agree to the last bit. Zero counts give 0, as rouge-score returns.
@@ -527,8 +528,8 @@ void prf(double overlap, double hyp, double ref, double* out) {
 
 class Rouge final : public Metric {
  public:
-  Rouge(Kind kind, std::string base, const MetricSpec& spec)
-      : kind_(kind), base_(std::move(base)), name_(spec.text()) {
+  Rouge(Kind kind, std::string base, const MetricSpec& spec, std::size_t n = 0)
+      : kind_(kind), n_(n), base_(std::move(base)), name_(spec.text()) {
     stem_ = spec.get_bool("stem");
     mean_ = spec.get("multi") == "mean";
     first_only_ = spec.get("refs") == "first";
@@ -630,11 +631,35 @@ class Rouge final : public Metric {
         s.size_id_arrays(s.vocab.size());
         return {static_cast<double>(detail::summary_lcs_hits(reference, s.hyp, s)),
                 static_cast<double>(hyp.size()), static_cast<double>(ref.size())};
+      case Kind::kRougeN:
+        return {static_cast<double>(ngram_overlap(hyp, ref, n_)), ngram_count(hyp.size(), n_),
+                ngram_count(ref.size(), n_)};
     }
     return {};
   }
 
+  // rouge-score's _score_ngrams: the sum over n-grams of min(count in hyp, count in ref).
+  static std::size_t ngram_overlap(std::span<const std::uint32_t> hyp,
+                                   std::span<const std::uint32_t> ref, std::size_t n) {
+    if (hyp.size() < n || ref.size() < n) return 0;
+    auto key = [n](std::span<const std::uint32_t> t, std::size_t i) {
+      return std::string(reinterpret_cast<const char*>(t.data() + i), n * sizeof(std::uint32_t));
+    };
+    std::unordered_map<std::string, std::size_t> left;
+    for (std::size_t i = 0; i + n <= hyp.size(); ++i) ++left[key(hyp, i)];
+    std::size_t overlap = 0;
+    for (std::size_t i = 0; i + n <= ref.size(); ++i) {
+      auto it = left.find(key(ref, i));
+      if (it != left.end() && it->second > 0) {
+        --it->second;
+        ++overlap;
+      }
+    }
+    return overlap;
+  }
+
   Kind kind_;
+  std::size_t n_ = 0;  // kRougeN's order
   std::string base_, name_, cache_tag_;
   bool stem_ = false, mean_ = false, first_only_ = false, unicode_ = false;
 };
@@ -668,6 +693,15 @@ void register_rouge(MetricRegistry& registry) {
       "ROUGE-L longest common subsequence p/r/F (Google rouge-score)");
   add(registry, Kind::kRougeLsum, "rougeLsum",
       "ROUGE-Lsum summary-level union LCS over newline-separated sentences (Google rouge-score)");
+  // rouge-score's rouge[0-9] beyond 1 and 2 (rouge0 is its ValueError).
+  for (std::size_t n = 3; n <= 9; ++n) {
+    const std::string base = fmt::format("rouge{}", n);
+    registry.add(MetricInfo{
+        base, fmt::format("ROUGE-{} {}-gram overlap p/r/F (Google rouge-score)", n, n),
+        rouge_options(), [n, base](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+          return std::make_unique<Rouge>(Kind::kRougeN, base, spec, n);
+        }});
+  }
 }
 
 }  // namespace probity::metrics

@@ -21,6 +21,7 @@
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
+#include "metrics/corpus_signature.hpp"
 #include "metrics/flagged_wrapper.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
@@ -31,7 +32,7 @@ namespace {
 
 constexpr std::string_view kPrefix = "The text";
 
-class StyleNormalized final : public FlaggedWrapper {
+class StyleNormalized final : public FlaggedWrapper, public CorpusSigned {
  public:
   StyleNormalized(std::unique_ptr<Metric> inner, std::string role, int reasks,
                   const std::string& prompts_dir, std::shared_ptr<llm::Session> session)
@@ -42,9 +43,11 @@ class StyleNormalized final : public FlaggedWrapper {
         client_(&session_->client(role_)),
         prompt_(llm::load_prompt("style_normalize.v1", prompts_dir)) {}
 
-  std::string signature() const override {
+  std::string signature() const override { return wrap(inner().signature()); }
+  std::string corpus_signature() const override { return wrap(corpus_signature_of(inner())); }
+  std::string wrap(const std::string& inner_signature) const {
     // The inner metric's signature already carries the version.
-    return Signature(inner().signature())
+    return Signature(inner_signature)
         .field("style", "llm")
         .field("role", role_)
         .field("reasks", reasks_)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "probity/text.hpp"
+#include "text/rouge_letters.hpp"
 
 namespace probity::text {
 namespace {
@@ -135,6 +136,46 @@ std::vector<std::string> rouge_tokenize(std::string_view text, bool stem, bool u
   std::string scratch;
   rouge_scan(text, unicode_aware, scratch, collect);
   return std::move(collect.out);
+}
+
+}  // namespace probity::text
+
+namespace probity::text {
+
+LetterLoss rouge_default_letter_loss(std::string_view text) {
+  LetterLoss loss;
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = bytes[i];
+    if (c < 0x80) {
+      loss.letters += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ? 1 : 0;
+      ++i;
+      continue;
+    }
+    utf8proc_int32_t cp = -1;
+    const utf8proc_ssize_t len =
+        utf8proc_iterate(bytes + i, static_cast<utf8proc_ssize_t>(n - i), &cp);
+    if (len <= 0) {
+      ++i;
+      continue;
+    }
+    i += static_cast<std::size_t>(len);
+    switch (utf8proc_category(cp)) {
+      case UTF8PROC_CATEGORY_LU:
+      case UTF8PROC_CATEGORY_LL:
+      case UTF8PROC_CATEGORY_LT:
+      case UTF8PROC_CATEGORY_LM:
+      case UTF8PROC_CATEGORY_LO:
+        ++loss.letters;
+        // The two that lower-case to an ASCII letter are kept (rouge_scan).
+        if (cp != 0x212A && cp != 0x130) ++loss.dropped;
+        break;
+      default:
+        break;
+    }
+  }
+  return loss;
 }
 
 }  // namespace probity::text

@@ -450,6 +450,153 @@ void tokenize_intl_into(std::string_view line, std::string& out) {
   if (!out.empty() && out.back() == ' ') out.pop_back();
 }
 
+// --- zh and char ------------------------------------------------------------------------------
+
+namespace {
+
+// A code point of a UTF-8 text and its bytes; an invalid byte is one unit of its own (Python's
+// surrogateescape), never whitespace nor a Han character.
+struct Unit {
+  char32_t cp;
+  std::size_t pos, len;
+};
+
+void units_of(std::string_view s, std::vector<Unit>& out) {
+  out.clear();
+  const auto* b = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (b[i] < 0x80) {
+      out.push_back({b[i], i, 1});
+      ++i;
+      continue;
+    }
+    utf8proc_int32_t cp = 0;
+    const utf8proc_ssize_t n =
+        utf8proc_iterate(b + i, static_cast<utf8proc_ssize_t>(s.size() - i), &cp);
+    if (n <= 0) {
+      out.push_back({0xDC00u + b[i], i, 1});
+      ++i;
+    } else {
+      out.push_back({static_cast<char32_t>(cp), i, static_cast<std::size_t>(n)});
+      i += static_cast<std::size_t>(n);
+    }
+  }
+}
+
+// TokenizerZh._is_chinese_char: sacreBLEU's _UCODE_RANGES compared as Python strings. Two of its
+// bounds are two-character strings ('\u20000' is U+2000 then '0', meant as U+20000), so those
+// ranges hold U+2001..U+2A6D and U+2F81..U+2FA1, and no character beyond the BMP is Chinese.
+bool is_zh_char(char32_t c) {
+  static constexpr char32_t kRanges[][2] = {
+      {0x3400, 0x4DB5}, {0x4E00, 0x9FA5}, {0x9FA6, 0x9FBB}, {0xF900, 0xFA2D}, {0xFA30, 0xFA6A},
+      {0xFA70, 0xFAD9}, {0x2001, 0x2A6D}, {0x2F81, 0x2FA1}, {0xFF00, 0xFFEF}, {0x2E80, 0x2EFF},
+      {0x3000, 0x303F}, {0x31C0, 0x31EF}, {0x2F00, 0x2FDF}, {0x2FF0, 0x2FFF}, {0x3100, 0x312F},
+      {0x31A0, 0x31BF}, {0xFE10, 0xFE1F}, {0xFE30, 0xFE4F}, {0x2600, 0x26FF}, {0x2700, 0x27BF},
+      {0x3200, 0x32FF}, {0x3300, 0x33FF}};
+  for (const auto& r : kRanges)
+    if (c >= r[0] && c <= r[1]) return true;
+  return false;
+}
+
+// Python's re.sub with a two-character pattern (a)(b) whose replacement only adds spaces around
+// the two: leftmost matches, scanning resumes after a match. Bytes stand for characters here:
+// every class below is ASCII or "not a digit", which all bytes of a multi-byte character are.
+template <class A, class B>
+void sub_pair(const std::string& in, A a, B b, std::string_view before, std::string_view between,
+              std::string_view after, std::string& out) {
+  out.clear();
+  std::size_t i = 0;
+  while (i < in.size()) {
+    if (i + 1 < in.size() && a(in[i]) && b(in[i + 1])) {
+      out.append(before);
+      out.push_back(in[i]);
+      out.append(between);
+      out.push_back(in[i + 1]);
+      out.append(after);
+      i += 2;
+    } else {
+      out.push_back(in[i++]);
+    }
+  }
+}
+
+// TokenizerRegexp.__call__ on `in` as it is (no padding, unlike 13a), written to `out`.
+void regexp_rules_unpadded(std::string& in, std::string& tmp, std::string& out) {
+  // ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '
+  tmp.clear();
+  for (const char c : in) {
+    if (kPadded[static_cast<unsigned char>(c)]) {
+      tmp.push_back(' ');
+      tmp.push_back(c);
+      tmp.push_back(' ');
+    } else {
+      tmp.push_back(c);
+    }
+  }
+  const auto non_digit = [](char c) { return !is_digit(c); };
+  const auto pc = [](char c) { return is_period_comma(c); };
+  sub_pair(tmp, non_digit, pc, "", " ", " ", in);  // ([^0-9])([\.,]) -> '\1 \2 '
+  sub_pair(in, pc, non_digit, " ", " ", "", tmp);  // ([\.,])([^0-9]) -> ' \1 \2'
+  sub_pair(
+      tmp, [](char c) { return is_digit(c); }, [](char c) { return c == '-'; }, "", " ", " ",
+      in);  // ([0-9])(-) -> '\1 \2 '
+  // ' '.join(line.split())
+  out.clear();
+  const auto* b = reinterpret_cast<const unsigned char*>(in.data());
+  const auto* end = b + in.size();
+  bool owed = false;
+  for (std::size_t i = 0; i < in.size();) {
+    if (const std::size_t ws = space_len(b + i, end)) {
+      owed = !out.empty();
+      i += ws;
+      continue;
+    }
+    if (owed) out.push_back(' ');
+    owed = false;
+    out.push_back(in[i++]);
+  }
+}
+
+}  // namespace
+
+void tokenize_zh_into(std::string_view line, std::string& out) {
+  thread_local std::vector<Unit> units;
+  thread_local std::string spaced, tmp;
+  units_of(line, units);
+  // line.strip()
+  std::size_t first = 0, last = units.size();
+  while (first < last && is_py_space(units[first].cp)) ++first;
+  while (last > first && is_py_space(units[last - 1].cp)) --last;
+  spaced.clear();
+  for (std::size_t k = first; k < last; ++k) {
+    const Unit& u = units[k];
+    const bool han = is_zh_char(u.cp);
+    if (han) spaced.push_back(' ');
+    spaced.append(line.substr(u.pos, u.len));
+    if (han) spaced.push_back(' ');
+  }
+  regexp_rules_unpadded(spaced, tmp, out);
+}
+
+std::string tokenize_zh(std::string_view line) {
+  std::string out;
+  tokenize_zh_into(line, out);
+  return out;
+}
+
+std::string tokenize_char(std::string_view line) {
+  std::vector<Unit> units;
+  units_of(line, units);
+  std::string out;
+  out.reserve(2 * line.size());
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    if (k > 0) out.push_back(' ');
+    out.append(line.substr(units[k].pos, units[k].len));
+  }
+  return out;
+}
+
 std::vector<std::string_view> split_whitespace(std::string_view s) {
   std::vector<std::string_view> out;
   std::size_t i = 0;

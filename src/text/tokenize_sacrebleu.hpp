@@ -1,7 +1,8 @@
 #pragma once
 // sacreBLEU's tokenizers writing into the caller's buffer (text/tokenize_sacrebleu.cpp), for BLEU,
 // which reuses its buffers so that steady-state scoring does not allocate. The public forms are
-// text::tokenize_13a and text::tokenize_intl. Not part of the public interface.
+// text::tokenize_13a and text::tokenize_intl; zh, char and ja-mecab are declared here only. Not
+// part of the public interface.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,5 +27,18 @@ struct TokenizedLine {
 void tokenize_13a_into(std::string_view line, TokenizedLine& out);
 // `out` becomes tokenize_intl(line).
 void tokenize_intl_into(std::string_view line, std::string& out);
+// sacreBLEU's `zh` tokenizer (TokenizerZh: strip, spaces around the characters of its CJK ranges,
+// then 13a's regular expressions without 13a's padding and replacements).
+std::string tokenize_zh(std::string_view line);
+// `out` becomes tokenize_zh(line).
+void tokenize_zh_into(std::string_view line, std::string& out);
+// sacreBLEU's `char` tokenizer: every character (whitespace included) joined by single spaces.
+std::string tokenize_char(std::string_view line);
+// sacreBLEU's `ja-mecab` tokenizer (text/tokenize_mecab.cpp): MeCab 0.996 in wakati mode with the
+// IPA dictionary (Debian's mecab-ipadic-utf8) on the stripped line, the output stripped. Throws
+// UsageError when the dictionary cannot be loaded or is not IPADIC.
+std::string tokenize_ja_mecab(std::string_view line);
+// "ja-mecab-<MeCab version>-IPA", as sacreBLEU's signature names the tokenizer.
+std::string ja_mecab_signature();
 
 }  // namespace probity::text

@@ -33,7 +33,8 @@ TEST(Validation, MetricOptionsAreRangeCheckedWhenParsed) {
            {"gem,order=99999999999", "option order=99999999999 must be in 1..6"},
            {"gem,order=99999999999999999999", "is not an integer (out of range)"},
            // Every value is checked against the family's option table before the factory runs.
-           {"bleu,tokenize=x", "option tokenize=x is not one of 13a, intl, none"},
+           {"bleu,tokenize=x",
+            "option tokenize=x is not one of 13a, intl, none, zh, char, ja-mecab"},
            {"rougeL,multi=median", "option multi=median is not one of max, mean"},
            {"stmt-tv,critic=maybe", "option critic=maybe is not one of auto, binary, ordinal"},
            {"expert,agg=sum", "option agg=sum is not one of average, content, style, and, or"},

@@ -174,7 +174,7 @@ TEST(BleuMetric, Signature) {
 
 TEST(BleuMetric, RejectsBadOptions) {
   EXPECT_THROW(probity::make_metric("bleu,colour=red"), probity::UsageError);
-  EXPECT_THROW(probity::make_metric("bleu,tokenize=zh"), probity::UsageError);
+  EXPECT_THROW(probity::make_metric("bleu,tokenize=ko-mecab"), probity::UsageError);
   EXPECT_THROW(probity::make_metric("bleu,smooth=magic"), probity::UsageError);
   EXPECT_THROW(probity::make_metric("bleu,refs="), probity::UsageError);
   EXPECT_THROW(probity::make_metric("bleu,max_ngram_order=0"), probity::UsageError);
