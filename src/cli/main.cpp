@@ -83,6 +83,11 @@ CLI::Validator open_unit_interval() {
       "(0,1)");
 }
 
+// --lang of the commands that perturb (perturb, audit, attack).
+constexpr const char* kLangHelp =
+    "Language of the tasks without a 'lang' field (ISO 639-1: en, de, ...); default: detected per "
+    "task";
+
 void add_range_checks(CLI::App& app) {
   static const std::set<std::string> counts = {
       "--seed",   "--sample",      "--bootstrap",      "--permutations", "--threads",
@@ -252,6 +257,7 @@ int main(int argc, char** argv) {
   ac->add_option("--data", audit.data, "Dataset(s) with human ratings; repeatable")
       ->required()
       ->check(CLI::ExistingFile);
+  ac->add_option("--lang", audit.lang, kLangHelp);
   ac->add_option("--metric", audit.metrics, "Metric(s) to audit; repeatable")->required();
   ac->add_option("--degrade", audit.degradations,
                  "Degradations: 'all', 'none' or letter codes R,S,D,P,U,O; llm:<code> for the "
@@ -331,6 +337,7 @@ int main(int argc, char** argv) {
       "Write the dataset with every applied perturbation added as candidates, for "
       "scoring with your own metric (then audit with --metric scores:FILE,data=...)");
   pc->add_option("--data", pert.data, "Dataset")->required()->check(CLI::ExistingFile);
+  pc->add_option("--lang", pert.lang, kLangHelp);
   pc->add_option("--degrade", pert.degradations, "Degradations: 'all', 'none' or letter codes")
       ->delimiter(',')
       ->capture_default_str();
@@ -413,6 +420,7 @@ int main(int argc, char** argv) {
       "Search for content-free edits that raise a metric's score: per item under a query "
       "budget, and universal edit programs chosen on half the tasks and tested on the other");
   atc->add_option("--data", atk.data, "Dataset")->required()->check(CLI::ExistingFile);
+  atc->add_option("--lang", atk.lang, kLangHelp);
   atc->add_option("--metric", atk.metrics, "Metric(s) to attack; repeatable")->required();
   atc->add_option("--out", atk.out, "Output directory (attack.json)")->required();
   atc->add_option("--strategy", atk.strategy,
