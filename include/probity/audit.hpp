@@ -70,6 +70,8 @@ struct AuditOptions {
   std::string out_dir;  // report files and the resume database (cache.sqlite)
   unsigned threads = 0;
   bool skip_invalid = false;
+  // Language of the tasks whose dataset line has no `lang` ("de"); "" detects it per task.
+  std::string lang;
   // Sharded runs: this process audits only the tasks of shard `shard_index` of `shard_count`
   // (see in_shard); its cache then holds that share of the work. Caches of all shards imported
   // with `import_caches` let an unsharded run finish without recomputing anything.

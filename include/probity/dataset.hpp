@@ -35,6 +35,9 @@ struct Task {
   std::string task_id;
   std::string group;
   std::string source;  // may be empty
+  // Language of the task's texts (references and candidates) as the dataset gives it ("de",
+  // "en-GB"); empty when it does not say. The perturbations detect it when empty.
+  std::string lang;
   std::vector<Reference> references;
   std::vector<Candidate> candidates;
   std::vector<Preference> pairs;
@@ -64,6 +67,9 @@ struct Dataset {
   // Sorted union of the human dimensions over all candidates.
   std::vector<std::string> dimensions() const;
 };
+
+// Gives every task without a `lang` field this one (the command lines' --lang); "" does nothing.
+void set_default_language(Dataset& dataset, const std::string& lang);
 
 // Invalid input: names the file, line and field. Its what() is the complete message.
 class InputError : public std::runtime_error {

@@ -43,6 +43,17 @@ struct PerturbResult {
 
 std::string_view status_name(PerturbResult::Status status);
 
+// How the note of a strategy that does not apply to a task's language starts.
+inline constexpr std::string_view kLanguageNote = "n/a (language)";
+bool is_language_note(std::string_view note);
+
+// The language of a task's texts, as an ISO 639-1 code: the primary subtag of its `lang` field
+// ("de-AT" -> "de"), else detected from its references and candidates (text/language.hpp:
+// script, then function-word profiles). Latin-script text with too few function words to tell
+// counts as English (the rules' language before they had others); text in a script without a
+// profile gives "und".
+std::string task_language(const Task& task);
+
 class Perturbation {
  public:
   virtual ~Perturbation() = default;
@@ -52,6 +63,10 @@ class Perturbation {
   virtual std::string description() const = 0;
   // Every choice that affects the output (strategy, parameters, realisation, version).
   virtual std::string signature() const = 0;
+  // The languages (ISO 639-1 codes) the strategy has rules or a lexicon for; empty: any language
+  // (truncation, deletion, replacement). On a task in another language apply() returns
+  // kNotApplicable with a note starting with kLanguageNote, never an English edit.
+  virtual std::vector<std::string> languages() const { return {}; }
   // Deterministic for a given context (including seed); safe to call concurrently.
   virtual PerturbResult apply(const PerturbContext& context) const = 0;
   // True when apply_many() does better than apply() per item (model-backed strategies send

@@ -62,6 +62,8 @@ void bind_data(py::module_& m) {
       .def_readonly("task_id", &Task::task_id)
       .def_readonly("group", &Task::group)
       .def_readonly("source", &Task::source)
+      .def_readonly("lang", &Task::lang,
+                    "Language the dataset gives for the task's texts ('' when it does not say).")
       .def_readonly("references", &Task::references)
       .def_readonly("candidates", &Task::candidates)
       .def_readonly("pairs", &Task::pairs)

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
+#include <set>
 
 #include "audit/cache.hpp"
 #include "llm/session.hpp"
@@ -530,6 +531,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
 
   for (const auto& path : options.data) {
     Dataset ds = load_dataset(path, {options.skip_invalid});
+    set_default_language(ds, options.lang);
     const std::string name = dataset_name(path);
     if (ds.num_candidates() == 0)
       throw InputError(path, 0, "",
@@ -604,7 +606,17 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
       auto results = auditor.perturb(ds, name, items, identity, *strategy);
       overall.end();
       std::vector<PerturbResult::Status> statuses;
-      for (const auto& r : results) statuses.push_back(r.status);
+      // Items the strategy has no rules for in their language, and which languages.
+      std::size_t wrong_language = 0;
+      std::set<std::string> languages;
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        const auto& r = results[i];
+        statuses.push_back(r.status);
+        if (r.status == PerturbResult::Status::kNotApplicable && is_language_note(r.note)) {
+          ++wrong_language;
+          languages.insert(task_language(ds.tasks[items[i].task]));
+        }
+      }
       // Only applied perturbations are scored; the others are counted by the test and left
       // out of it, never scored as Δ = 0.
       std::vector<ItemRef> applied_items;
@@ -642,6 +654,11 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
         StrategyTest t = test_strategy(strategy->kind(), original[m], perturbed, statuses,
                                        options.alpha, options.bootstrap, options.confidence,
                                        boot_seed, options.threads, options.min_applied);
+        // Untestable mostly because of the language: say so ("n/a (language)"), as SPEC §5
+        // asks, rather than "too few applied items".
+        if (!t.testable && wrong_language > 0 && 2 * wrong_language >= t.considered)
+          t.untestable = fmt::format("language ({}: {} of {} items)", fmt::join(languages, ", "),
+                                     wrong_language, t.considered);
         t.dataset = name;
         t.metric = metrics[m].primary_name();
         t.code = strategy->code();

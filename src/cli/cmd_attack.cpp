@@ -26,6 +26,7 @@ using ojson = nlohmann::ordered_json;
 int run_attack(const AttackArgs& args, Engine& engine) {
   if (args.metrics.empty()) throw UsageError("attack: at least one --metric is required");
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  set_default_language(ds, args.lang);
   print_skipped(ds.skipped);
   auto items = all_items(ds);
   if (items.empty()) throw InputError(args.data, 0, "", "no valid items");

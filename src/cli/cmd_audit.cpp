@@ -19,6 +19,7 @@ namespace probity::cli {
 int run_audit(const AuditArgs& args, Engine& engine) {
   AuditOptions opts;
   opts.data = args.data;
+  opts.lang = args.lang;
   opts.metrics = args.metrics;
   opts.degradations = args.degradations;
   opts.manipulations = args.manipulations;

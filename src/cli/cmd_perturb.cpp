@@ -18,6 +18,7 @@ namespace probity::cli {
 
 int run_perturb(const PerturbArgs& args, Engine& engine) {
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  set_default_language(ds, args.lang);
   print_skipped(ds.skipped);
   if (ds.num_candidates() == 0) throw InputError(args.data, 0, "", "no valid items");
   auto all = perturb::create_strategies(StrategyKind::kDegradation, args.degradations,
@@ -60,6 +61,7 @@ int run_perturb(const PerturbArgs& args, Engine& engine) {
     const Task& task = ds.tasks[t];
     nlohmann::ordered_json j = {{"task_id", task.task_id}, {"group", task.group}};
     if (!task.source.empty()) j["source"] = task.source;
+    if (!task.lang.empty()) j["lang"] = task.lang;
     j["references"] = nlohmann::ordered_json::array();
     for (const auto& r : task.references)
       j["references"].push_back({{"id", r.id}, {"text", r.text}});

@@ -105,6 +105,7 @@ struct AuditArgs {
   std::vector<std::string> degradations{"all"};
   std::vector<std::string> manipulations{"all"};
   std::string suite;  // --suite paper[:type]: the strategies and realisations of a protocol
+  std::string lang;   // --lang: language of tasks without a `lang` field ("" detects it)
   std::size_t sample = 0;
   std::size_t min_applied = 30;  // --min-applied: fewer applied items make a test n/a
   std::uint64_t seed = 0;
@@ -131,6 +132,7 @@ int run_audit(const AuditArgs& args, Engine& engine);
 
 struct PerturbArgs {
   std::string data;
+  std::string lang;  // --lang: language of tasks without a `lang` field ("" detects it)
   std::vector<std::string> degradations{"all"};
   std::vector<std::string> manipulations{"all"};
   std::uint64_t seed = 0;
@@ -165,6 +167,7 @@ int run_select(const SelectArgs& args, Engine& engine);
 
 struct AttackArgs {
   std::string data;
+  std::string lang;  // --lang: language of tasks without a `lang` field ("" detects it)
   std::vector<std::string> metrics;
   std::string out;  // directory: attack.json
   std::string strategy = "greedy";

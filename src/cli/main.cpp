@@ -88,6 +88,11 @@ CLI::Validator open_unit_interval() {
       "(0,1)");
 }
 
+// --lang of the commands that perturb (perturb, audit, attack).
+constexpr const char* kLangHelp =
+    "Language of the tasks without a 'lang' field (ISO 639-1: en, de, ...); default: detected per "
+    "task";
+
 void add_range_checks(CLI::App& app) {
   static const std::set<std::string> counts = {
       "--seed",   "--sample",      "--bootstrap",      "--permutations", "--threads",
@@ -378,6 +383,7 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   cli::add_input_options(ac, audit.data);
+  ac->add_option("--lang", audit.lang, kLangHelp);
   ac->add_option("--metric", audit.metrics, "Metric(s) to audit; repeatable")->required();
   ac->add_option("--degrade", audit.degradations,
                  "Degradations: 'all', 'none' or letter codes R,S,D,P,U,O; llm:<code> for the "
@@ -463,6 +469,7 @@ int main(int argc, char** argv) {
       "scoring with your own metric (then audit with --metric scores:FILE,data=...)");
   pc->add_option("--data", pert.data, "Dataset")->required()->check(CLI::ExistingFile);
   cli::add_input_options(pc, pert.data);
+  pc->add_option("--lang", pert.lang, kLangHelp);
   pc->add_option("--degrade", pert.degradations, "Degradations: 'all', 'none' or letter codes")
       ->delimiter(',')
       ->capture_default_str();
@@ -548,6 +555,7 @@ int main(int argc, char** argv) {
       "budget, and universal edit programs chosen on half the tasks and tested on the other");
   atc->add_option("--data", atk.data, "Dataset")->required()->check(CLI::ExistingFile);
   cli::add_input_options(atc, atk.data);
+  atc->add_option("--lang", atk.lang, kLangHelp);
   atc->add_option("--metric", atk.metrics, "Metric(s) to attack; repeatable")->required();
   atc->add_option("--out", atk.out, "Output directory (attack.json)")->required();
   atc->add_option("--strategy", atk.strategy,

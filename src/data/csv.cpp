@@ -99,7 +99,8 @@ Dataset data::parse_delimited_dataset(std::string_view text, const std::string& 
   if (rows.empty()) throw InputError(path, 1, "", "empty CSV file (a header row is required)");
   const Row& header = rows[0];
 
-  int col_task = -1, col_cand = -1, col_text = -1, col_group = -1, col_system = -1, col_source = -1;
+  int col_task = -1, col_cand = -1, col_text = -1, col_group = -1, col_system = -1, col_source = -1,
+      col_lang = -1;
   std::vector<std::pair<int, std::string>> ref_cols;    // column, reference id
   std::vector<std::pair<int, std::string>> human_cols;  // column, dimension
   for (std::size_t i = 0; i < header.cells.size(); ++i) {
@@ -117,6 +118,8 @@ Dataset data::parse_delimited_dataset(std::string_view text, const std::string& 
       col_system = c;
     else if (h == "source")
       col_source = c;
+    else if (h == "lang")
+      col_lang = c;
     else if (h == "reference" || h.rfind("reference_", 0) == 0)
       ref_cols.emplace_back(c, h == "reference" ? "ref0" : "ref" + h.substr(10));
     else if (h.rfind("human:", 0) == 0)
@@ -216,6 +219,7 @@ Dataset data::parse_delimited_dataset(std::string_view text, const std::string& 
         t.references = std::move(refs);
         if (col_group >= 0) t.group = cell(col_group);
         if (col_source >= 0) t.source = cell(col_source);
+        if (col_lang >= 0) t.lang = cell(col_lang);
         it = task_index.emplace(task_id, ds.tasks.size()).first;
         ds.tasks.push_back(std::move(t));
       } else if (!refs.empty()) {

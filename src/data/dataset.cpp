@@ -47,6 +47,12 @@ std::size_t Dataset::num_candidates() const {
   return n;
 }
 
+void set_default_language(Dataset& dataset, const std::string& lang) {
+  if (lang.empty()) return;
+  for (auto& t : dataset.tasks)
+    if (t.lang.empty()) t.lang = lang;
+}
+
 std::vector<std::string> Dataset::dimensions() const {
   std::set<std::string> dims;
   for (const auto& t : tasks)
@@ -196,6 +202,7 @@ struct TaskReader::Impl {
         throw FieldError{"task_id", fmt::format("duplicate task id '{}'", task.task_id)};
       task.group = optional_string(j, "group", "");
       task.source = optional_string(j, "source", "");
+      task.lang = optional_string(j, "lang", "");
 
       // Absent, null or [] references: a reference-free task, which only reference-free
       // metrics score (require_references names the task to any other metric).

@@ -138,6 +138,7 @@ std::optional<Task> FastTaskParser::parse(std::string_view line) {
     return std::nullopt;
   if (!get_optional_string(m.root.find("group"), task.group)) return std::nullopt;
   if (!get_optional_string(m.root.find("source"), task.source)) return std::nullopt;
+  if (!get_optional_string(m.root.find("lang"), task.lang)) return std::nullopt;
 
   if (const element* refs = m.root.find("references"); !is_null(refs)) {
     simdjson::dom::array array;

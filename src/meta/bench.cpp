@@ -96,6 +96,7 @@ Task reduced_task(const Task& t, std::size_t base_ref, std::string_view dim) {
   out.task_id = fmt::format("{}#{}", t.task_id, dim);
   out.group = fmt::format("{}/{}", t.group, dim);
   out.source = t.source;
+  out.lang = t.lang;
   for (std::size_t r = 0; r < t.references.size(); ++r)
     if (r != base_ref) out.references.push_back(t.references[r]);
   return out;
@@ -445,6 +446,7 @@ void write_dataset(std::ostream& out, const Dataset& ds, std::span<const TaskMet
     j["task_id"] = task.task_id;
     j["group"] = task.group;
     if (!task.source.empty()) j["source"] = task.source;
+    if (!task.lang.empty()) j["lang"] = task.lang;
     j["references"] = json::array();
     for (const auto& r : task.references)
       j["references"].push_back({{"id", r.id}, {"text", r.text}});

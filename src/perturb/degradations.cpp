@@ -14,6 +14,7 @@
 #include "perturb/memo.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/text.hpp"
+#include "text/language.hpp"
 #include "text/rouge_tokenize.hpp"
 
 namespace probity::perturb {
@@ -90,7 +91,7 @@ class RandomReplacement final : public RuleStrategy {
                      "other task uniform in group; same system if present else uniform") {}
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng& rng) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view, Rng& rng) const override {
     const Task& self = context.task_ref();
     const auto& tasks = context.dataset->tasks;
     // Drawn uniformly among the other tasks of the group that have candidates, in dataset
@@ -162,7 +163,7 @@ class SentenceDeletion final : public RuleStrategy {
                      "delete odd positions (0-based) per section") {}
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng&) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view, Rng&) const override {
     Doc doc = analyze(context.candidate_ref().text).doc;
     std::size_t deleted = 0;
     for (auto& [section, refs] : sentences_by_section(doc)) {
@@ -356,10 +357,12 @@ class DeletionCompletion final : public RuleStrategy {
                      "delete every other sentence and fill each gap with a recombination of the "
                      "neighbouring kept sentences",
                      "delete odd positions per section; gap = head(prev kept) + tail(next kept) "
-                     "at a random matching boundary") {}
+                     "at a random matching boundary") {
+    set_languages({"en"});  // the gaps are cut at English prepositions and conjunctions
+  }
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng& rng) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view, Rng& rng) const override {
     const std::string& text = context.candidate_ref().text;
     Analysis analysis = analyze(text);
     Doc& doc = analysis.doc;
@@ -537,12 +540,21 @@ class SurfaceReport final : public RuleStrategy {
                      "candidate's sentences; truncate at 1.25x+2 words") {}
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng&) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view lang, Rng&) const override {
     const Task& task = context.task_ref();
     const std::string& text = context.candidate_ref().text;
     if (task.source.find_first_not_of(" \t\r\n") == std::string::npos)
       return not_applicable("task has no source");
     if (count_words(text) == 0) return not_applicable("empty candidate");
+    // A source in another language than the candidates (machine translation, cross-lingual
+    // summaries) would be pasted in as the "summary": no surface report to build from it.
+    const std::string_view source[] = {task.source};
+    const text::LanguageGuess source_lang = text::detect_language(source, 4000, 4000);
+    if (!source_lang.code.empty() && source_lang.code != lang)
+      return not_applicable(
+          fmt::format("{}: the source is in {}, the candidates in {}; its sentences are no {} text",
+                      kLanguageNote, text::language_name(source_lang.code),
+                      text::language_name(lang), text::language_name(lang)));
     const WeakContext mode = weak_context_mode(task);
     const std::vector<std::string>& pool = weak_context_sentences_cached(task, mode);
     if (pool.empty()) return not_applicable("source has no usable text");
@@ -712,10 +724,12 @@ class UltraConcise final : public RuleStrategy {
       : RuleStrategy(StrategyKind::kDegradation, "U", "ultra-concise",
                      "compress to about 10% of the words: the most central sentence (TF-IDF), "
                      "asides and articles dropped, cut at a phrase boundary",
-                     "target=max(5,round(0.10*words)); centrality=tfidf cosine to the text") {}
+                     "target=max(5,round(0.10*words)); centrality=tfidf cosine to the text") {
+    set_languages({"en"});  // English function words and phrase boundaries
+  }
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng&) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view, Rng&) const override {
     const std::string& text = context.candidate_ref().text;
     const std::size_t total = count_words(text);
     const std::size_t target =
@@ -992,10 +1006,11 @@ class OpinionFlipper {
     const std::string& w = low_[i];
     const std::string prev = i > 0 ? low_[i - 1] : std::string();
     if (w == "like" || w == "likes" || w == "liked") {
-      // Only the verb: "i like", "they really liked"; not "looks like a".
-      return lex::is_subject_pronoun(prev) || prev == "really" || prev == "would" || prev == "'d" ||
-             prev == "also" || prev == "to" || prev == "do" || prev == "did" || prev == "does" ||
-             lex::is_negator(prev);
+      // Only the verb of an opinion: "i like", "they really liked"; not the preposition
+      // ("looks like a", "they, like us,") nor a wish ("would like to", "i'd like a refund").
+      if (i > 0 && !split_word(c_[i - 1].text).trail.empty()) return false;
+      return lex::is_subject_pronoun(prev) || prev == "really" || prev == "also" || prev == "to" ||
+             prev == "do" || prev == "did" || prev == "does" || lex::is_negator(prev);
     }
     if (w == "original") {
       // Evaluative only as a predicate ("the idea is original"), not "the original bathroom".
@@ -1100,10 +1115,12 @@ class OpinionFlip final : public RuleStrategy {
                      "reverse the evaluative verdict: antonyms of polarity words, negation "
                      "removed or inserted, accept<->reject, recommend<->not recommend",
                      "curated antonyms + WordNet direct antonyms of evaluative adjectives; one "
-                     "negation flip per clause") {}
+                     "negation flip per clause") {
+    set_languages({"en"});  // English antonyms, negation and do-support
+  }
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng&) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view, Rng&) const override {
     const std::string& text = context.candidate_ref().text;
     Doc doc = analyze(text).doc;
     std::size_t flips = 0;

@@ -158,34 +158,47 @@ EditOpRegistry EditOpRegistry::builtin() {
                  bool content = false) {
     r.add({std::move(name), std::move(family), std::move(description), content, std::move(apply)});
   };
-  add("filler-start", "filler", "a generic sentence before the first one",
-      [](std::string_view t, const Task&, Rng& rng) {
-        return insert_sentence(t, styled(choose(rng, kFillers), t), 0);
-      });
-  add("filler-end", "filler", "a generic sentence after the last one",
-      [](std::string_view t, const Task&, Rng& rng) {
-        return insert_sentence(t, styled(choose(rng, kFillers), t), SIZE_MAX);
-      });
-  add("filler-between", "filler", "a generic sentence between two sentences",
-      [](std::string_view t, const Task&, Rng& rng) -> std::optional<std::string> {
-        const std::size_t n = split_sentences(t).size();
-        if (n < 2) return std::nullopt;
-        // Draws in a fixed order (GCC's, as before): position, then phrase.
-        const std::size_t position = 1 + pick(rng, n - 1);
-        return insert_sentence(t, styled(choose(rng, kFillers), t), position);
-      });
-  add("hedge", "hedge", "a hedge before a sentence (\"Arguably, ...\")",
-      [](std::string_view t, const Task&, Rng& rng) {
-        return prefix_sentence(t, choose(rng, kHedges), rng);
-      });
-  add("intensifier", "intensifier", "an intensifier before a sentence (\"Clearly, ...\")",
-      [](std::string_view t, const Task&, Rng& rng) {
-        return prefix_sentence(t, choose(rng, kIntensifiers), rng);
-      });
-  add("sentiment", "sentiment", "a positive evaluative sentence at the end",
-      [](std::string_view t, const Task&, Rng& rng) {
-        return insert_sentence(t, styled(choose(rng, kSentiment), t), SIZE_MAX);
-      });
+  // The operators that write English words (fillers, hedges, intensifiers, sentiment, headings,
+  // padding, synonyms) do not apply to a task in another language: an English phrase in a
+  // German text is no content-free edit of it. Casing, order, repetition, formatting and the
+  // injections (addressed to an evaluator, whatever the text's language) apply to any.
+  auto add_english = [&](std::string name, std::string family, std::string description,
+                         Apply apply) {
+    add(std::move(name), std::move(family), std::move(description),
+        [apply = std::move(apply)](std::string_view t, const Task& task,
+                                   Rng& rng) -> std::optional<std::string> {
+          if (task_language(task) != "en") return std::nullopt;
+          return apply(t, task, rng);
+        });
+  };
+  add_english("filler-start", "filler", "a generic sentence before the first one",
+              [](std::string_view t, const Task&, Rng& rng) {
+                return insert_sentence(t, styled(choose(rng, kFillers), t), 0);
+              });
+  add_english("filler-end", "filler", "a generic sentence after the last one",
+              [](std::string_view t, const Task&, Rng& rng) {
+                return insert_sentence(t, styled(choose(rng, kFillers), t), SIZE_MAX);
+              });
+  add_english("filler-between", "filler", "a generic sentence between two sentences",
+              [](std::string_view t, const Task&, Rng& rng) -> std::optional<std::string> {
+                const std::size_t n = split_sentences(t).size();
+                if (n < 2) return std::nullopt;
+                // Draws in a fixed order (GCC's, as before): position, then phrase.
+                const std::size_t position = 1 + pick(rng, n - 1);
+                return insert_sentence(t, styled(choose(rng, kFillers), t), position);
+              });
+  add_english("hedge", "hedge", "a hedge before a sentence (\"Arguably, ...\")",
+              [](std::string_view t, const Task&, Rng& rng) {
+                return prefix_sentence(t, choose(rng, kHedges), rng);
+              });
+  add_english("intensifier", "intensifier", "an intensifier before a sentence (\"Clearly, ...\")",
+              [](std::string_view t, const Task&, Rng& rng) {
+                return prefix_sentence(t, choose(rng, kIntensifiers), rng);
+              });
+  add_english("sentiment", "sentiment", "a positive evaluative sentence at the end",
+              [](std::string_view t, const Task&, Rng& rng) {
+                return insert_sentence(t, styled(choose(rng, kSentiment), t), SIZE_MAX);
+              });
   add("reorder", "reorder", "two sentences swapped",
       [](std::string_view t, const Task&, Rng& rng) -> std::optional<std::string> {
         auto s = split_sentences(t);
@@ -229,10 +242,10 @@ EditOpRegistry EditOpRegistry::builtin() {
       });
   add("bullets", "formatting", "one sentence per line as a bulleted list",
       [](std::string_view t, const Task&, Rng&) { return reformat_lines(t, "- "); });
-  add("heading", "formatting", "a generic heading line on top",
-      [](std::string_view t, const Task&, Rng&) -> std::optional<std::string> {
-        return std::string(kFormatting[0]) + "\n" + std::string(t);
-      });
+  add_english("heading", "formatting", "a generic heading line on top",
+              [](std::string_view t, const Task&, Rng&) -> std::optional<std::string> {
+                return std::string(kFormatting[0]) + "\n" + std::string(t);
+              });
   add("emphasis", "formatting", "the first sentence in bold",
       [](std::string_view t, const Task&, Rng&) -> std::optional<std::string> {
         auto s = split_sentences(t);
@@ -240,7 +253,8 @@ EditOpRegistry EditOpRegistry::builtin() {
         s[0] = "**" + s[0] + "**";
         return join_sentences(s);
       });
-  add("synonym", "synonym",
+  add_english(
+      "synonym", "synonym",
       "safe synonyms for some content words (curated list, else WordNet's first sense)",
       [](std::string_view t, const Task&, Rng& rng) { return substitute_synonyms_once(t, rng); });
   add("repeat-phrase", "repetition",
@@ -271,18 +285,18 @@ EditOpRegistry EditOpRegistry::builtin() {
         sentence += styled(fmt::format(", {}{}", decap(phrase), end), t);
         return join_sentences(s);
       });
-  add("pad", "padding", "a generic tail phrase on the last sentence (\"..., and so on.\")",
-      [](std::string_view t, const Task&, Rng& rng) -> std::optional<std::string> {
-        auto s = split_sentences(t);
-        if (s.empty()) return std::nullopt;
-        std::string& last = s.back();
-        const bool stop =
-            !last.empty() && std::string_view(".!?").find(last.back()) != std::string_view::npos;
-        if (stop) last.pop_back();
-        while (!last.empty() && last.back() == ' ') last.pop_back();
-        last += styled(fmt::format(", {}.", choose(rng, kPadding)), t);
-        return join_sentences(s);
-      });
+  add_english("pad", "padding", "a generic tail phrase on the last sentence (\"..., and so on.\")",
+              [](std::string_view t, const Task&, Rng& rng) -> std::optional<std::string> {
+                auto s = split_sentences(t);
+                if (s.empty()) return std::nullopt;
+                std::string& last = s.back();
+                const bool stop = !last.empty() && std::string_view(".!?").find(last.back()) !=
+                                                       std::string_view::npos;
+                if (stop) last.pop_back();
+                while (!last.empty() && last.back() == ' ') last.pop_back();
+                last += styled(fmt::format(", {}.", choose(rng, kPadding)), t);
+                return join_sentences(s);
+              });
   add("inject", "injection", "an instruction to the evaluator at the end",
       [](std::string_view t, const Task&, Rng& rng) {
         return insert_sentence(t, std::string(choose(rng, kInjections)), SIZE_MAX);

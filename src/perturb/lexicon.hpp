@@ -98,4 +98,30 @@ std::string_view filler_paragraph();
 // Boundary words where a sentence can be cut and recombined (prepositions, conjunctions).
 bool is_split_word(std::string_view word);
 
+// ---- German (lexicon_de.cpp) -----------------------------------------------------------------
+//
+// The lexicon of the manipulations that have a German realisation (M, P, N, H, S). Words are
+// lower-case UTF-8. German keeps the finite verb in second position, so a sentence adverb goes
+// right after it ("Der Bericht ist vermutlich vollständig") rather than in front of the sentence.
+
+namespace de {
+
+// The fixed, content-free paragraph appended by the elongation manipulation.
+std::string_view filler_paragraph();
+// Sentence adverbs of a tone, placed after the finite verb ("leider", "vermutlich").
+const std::vector<std::string_view>& adverbs(Tone tone);
+// Whole closing sentences (P/N).
+const std::vector<std::string_view>& framings(Tone tone);
+// Frequent finite verb forms (auxiliaries, modals, copulas, common full verbs) that stand in
+// second position of a main clause.
+bool is_finite_verb(std::string_view word);
+// Conjunctions and pronouns that open a verb-final clause ("dass", "weil", "wenn", ...).
+bool is_subordinator(std::string_view word);
+// Softened word (H): "sicher" -> "wahrscheinlich", "immer" -> "oft", "alle" -> "die meisten".
+std::string soften(std::string_view word);
+// Stronger word (S), inflection kept: "gute" -> "hervorragende", "sehr" -> "äußerst".
+std::string intensify(std::string_view word);
+
+}  // namespace de
+
 }  // namespace probity::perturb::lex

@@ -519,10 +519,12 @@ class Rephrase final : public RuleStrategy {
                      "same meaning and structure: safe synonyms (curated list, WordNet first "
                      "sense) for some content words, and clause reordering around subordinators "
                      "and coordinators",
-                     "synonym rate 0.35 per content word; reorder rate 0.5 per sentence") {}
+                     "synonym rate 0.35 per content word; reorder rate 0.5 per sentence") {
+    set_languages({"en"});  // WordNet and English clause syntax
+  }
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng& rng) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view, Rng& rng) const override {
     EditFrame f(context.candidate_ref().text);
     std::size_t reordered = 0, substituted = 0;
     auto edit = [&](Sentence& s, double rate) {
@@ -547,6 +549,104 @@ class Rephrase final : public RuleStrategy {
   }
 };
 
+// ---- German sentence edits (P, N, H, S) --------------------------------------------------------
+
+bool is_de_pronoun(std::string_view w) {
+  return w == "ich" || w == "du" || w == "er" || w == "sie" || w == "es" || w == "wir" ||
+         w == "ihr" || w == "ihn" || w == "ihm" || w == "ihnen" || w == "uns" || w == "euch" ||
+         w == "mich" || w == "dich" || w == "sich" || w == "mir" || w == "dir" || w == "man";
+}
+
+// Where a German sentence adverb goes: right after the finite verb of the main clause and the
+// personal pronouns after it ("Heute ist es | kalt"), within the first eight words and before any
+// comma (a verb after a comma or a subordinator ends its clause); npos when there is no such
+// place (questions, verb-first sentences, verbs outside the lexicon).
+std::size_t de_adverb_slot(const Sentence& s) {
+  constexpr std::size_t npos = std::string::npos;
+  if (s.question) return npos;
+  const std::size_t f = s.first();
+  std::size_t words = 0;
+  for (std::size_t i = f; i < s.chunks.size(); ++i) {
+    const std::string& w = s.low[i];
+    const WordParts p = split_word(s.chunks[i].text);
+    if (w.empty()) {
+      if (s.chunks[i].text.find_first_of(",;:()") != std::string::npos) return npos;
+      continue;
+    }
+    if (lex::de::is_subordinator(w) || ++words > 8) return npos;
+    if (i > f && p.lead.empty() && lex::de::is_finite_verb(w)) {
+      if (!p.trail.empty()) return npos;
+      std::size_t j = i + 1;
+      while (j < s.chunks.size() && is_de_pronoun(s.low[j]) &&
+             split_word(s.chunks[j].text).trail.empty())
+        ++j;
+      if (j >= s.chunks.size() || s.low[j].empty() || !split_word(s.chunks[j].text).lead.empty())
+        return npos;
+      return j;
+    }
+    if (p.trail.find_first_of(",;:)") != std::string_view::npos) return npos;
+  }
+  return npos;
+}
+
+// "Der Bericht ist vollständig" -> "Der Bericht ist leider vollständig".
+bool de_add_adverb(Sentence& s, Tone tone, const Style& style, Rng& rng) {
+  const std::size_t at = de_adverb_slot(s);
+  if (at == std::string::npos) return false;
+  std::string adverb(rng.pick(lex::de::adverbs(tone)));
+  if (style.casing == CaseStyle::kLower) adverb = lower(adverb);
+  s.insert(at, std::move(adverb));
+  return true;
+}
+
+// "immer" -> "oft", "sehr" -> "recht", "alle Studien" -> "die meisten Studien".
+bool de_soften_words(Sentence& s) {
+  bool changed = false;
+  for (std::size_t i = 0; i < s.chunks.size(); ++i) {
+    if (s.low[i].empty()) continue;
+    const std::string softer = lex::de::soften(s.low[i]);
+    if (softer.empty()) continue;
+    const WordParts p = split_word(s.chunks[i].text);
+    if (p.core.empty() || !p.lead.empty() || !p.trail.empty() || i + 1 >= s.chunks.size() ||
+        s.low[i + 1].empty())
+      continue;
+    // Under a negation the softer word says something else ("nicht alle" is not "nicht die
+    // meisten", "nicht immer" not "nicht oft").
+    if (s.prev(i) == "nicht") continue;
+    // "alle"/"allen"/"aller" only as a determiner before a (capitalised) noun: not "wir alle".
+    if (s.low[i].starts_with("all")) {
+      const WordParts next = split_word(s.chunks[i + 1].text);
+      if (next.core.empty() || !(next.core[0] >= 'A' && next.core[0] <= 'Z')) continue;
+    }
+    s.replace_word(i, softer);
+    changed = true;
+  }
+  return changed;
+}
+
+// "gute" -> "hervorragende", "sehr" -> "äußerst", "viele" -> "unzählige".
+bool de_intensify_words(Sentence& s) {
+  bool changed = false;
+  for (std::size_t i = 0; i < s.chunks.size(); ++i) {
+    if (s.low[i].empty()) continue;
+    const WordParts p = split_word(s.chunks[i].text);
+    // Lower case in the text: an adjective or adverb, not a noun ("das Gute"); not after a degree
+    // adverb, which may just have been strengthened ("sehr hoch" -> "äußerst hoch", not
+    // "äußerst extrem hoch").
+    if (p.core.empty() || !p.lead.empty() || p.core != s.low[i]) continue;
+    const std::string& prev = s.prev(i);
+    if (prev == "sehr" || prev == "äußerst" || prev == "ziemlich" || prev == "extrem" ||
+        prev == "besonders" || prev == "so" || prev == "zu" || prev == "recht" ||
+        prev == "überaus" || prev == "ganz" || prev == "wirklich")
+      continue;
+    const std::string stronger = lex::de::intensify(s.low[i]);
+    if (stronger.empty()) continue;
+    s.replace_word(i, stronger);
+    changed = true;
+  }
+  return changed;
+}
+
 // ---- M: meaningless elongation ---------------------------------------------------------------
 
 class MeaninglessElongation final : public RuleStrategy {
@@ -554,13 +654,16 @@ class MeaninglessElongation final : public RuleStrategy {
   MeaninglessElongation()
       : RuleStrategy(StrategyKind::kManipulation, "M", "meaningless-elongation",
                      "append one fixed, content-free filler paragraph (identical for all items)",
-                     "filler v1, rendered in the candidate's case/tokenization style") {}
+                     "filler v1, rendered in the candidate's case/tokenization style") {
+    set_languages({"en", "de"});
+  }
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng&) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view lang, Rng&) const override {
     std::string text = context.candidate_ref().text;
     const Style style = analyze_style(text);
-    const std::string& filler = render_phrase(lex::filler_paragraph(), style);
+    const std::string& filler =
+        render_phrase(lang == "de" ? lex::de::filler_paragraph() : lex::filler_paragraph(), style);
     while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t' ||
                              text.back() == '\r'))
       text.pop_back();
@@ -585,20 +688,29 @@ class SentimentShift : public RuleStrategy {
                          : "inject negative sentiment: evaluative openers, adjectives and "
                            "adverbs, and a negative framing sentence (no task facts)",
                      "rate 0.6 per sentence, one edit each; one framing sentence at the end"),
-        tone_(tone) {}
+        tone_(tone) {
+    set_languages({"en", "de"});
+  }
 
  protected:
-  PerturbResult run(const PerturbContext& context, Rng& rng) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view lang, Rng& rng) const override {
     const std::string& text = context.candidate_ref().text;
     EditFrame f(text);
-    const std::size_t edited = edit_sentences(f.doc, 0.6, rng, [&](Sentence& s) {
-      return one_of(
-          rng, [&] { return f.add_opener(s, tone_, rng); },
-          [&] { return add_adjective(s, tone_, rng); },
-          [&] { return add_copula_adverb(s, tone_, false, rng); });
-    });
+    const bool german = lang == "de";
+    // German: a sentence adverb after the finite verb ("ist leider"); its word order leaves no
+    // room for English-style openers.
+    const std::size_t edited =
+        german ? edit_sentences(f.doc, 0.6, rng,
+                                [&](Sentence& s) { return de_add_adverb(s, tone_, f.style, rng); })
+               : edit_sentences(f.doc, 0.6, rng, [&](Sentence& s) {
+                   return one_of(
+                       rng, [&] { return f.add_opener(s, tone_, rng); },
+                       [&] { return add_adjective(s, tone_, rng); },
+                       [&] { return add_copula_adverb(s, tone_, false, rng); });
+                 });
     // The framing sentence closes the last paragraph or list item.
-    const std::string& framing = render_phrase(rng.pick(lex::framings(tone_)), f.style);
+    const std::string& framing =
+        render_phrase(rng.pick(german ? lex::de::framings(tone_) : lex::framings(tone_)), f.style);
     Line* last = nullptr;
     for (auto& line : f.doc.lines)
       if (line.kind == Line::Kind::kText || line.kind == Line::Kind::kItem) last = &line;
@@ -682,16 +794,22 @@ class ClaimShift : public RuleStrategy {
   ClaimShift(std::string code, std::string name, std::string description, std::string edited)
       : RuleStrategy(StrategyKind::kManipulation, std::move(code), std::move(name),
                      std::move(description), "rate 0.7 per sentence, one edit each"),
-        edited_(std::move(edited)) {}
+        edited_(std::move(edited)) {
+    set_languages({"en", "de"});
+  }
 
  protected:
   // One sentence's edit; false when none of the shift's edits applies.
   virtual bool edit(Sentence& s, EditFrame& f, Rng& rng) const = 0;
+  // The same for a German sentence.
+  virtual bool edit_de(Sentence& s, EditFrame& f, Rng& rng) const = 0;
 
-  PerturbResult run(const PerturbContext& context, Rng& rng) const final {
+  PerturbResult run(const PerturbContext& context, std::string_view lang, Rng& rng) const final {
     EditFrame f(context.candidate_ref().text);
-    const std::size_t edited =
-        edit_sentences(f.doc, 0.7, rng, [&](Sentence& s) { return edit(s, f, rng); });
+    const bool german = lang == "de";
+    const std::size_t edited = edit_sentences(f.doc, 0.7, rng, [&](Sentence& s) {
+      return german ? edit_de(s, f, rng) : edit(s, f, rng);
+    });
     if (edited == 0) return unchanged("no sentence could be " + edited_);
     return applied(render_doc(f.doc), fmt::format("{} sentences {}", edited, edited_));
   }
@@ -715,6 +833,11 @@ class HedgedShift final : public ClaimShift {
         [&] { return hedge_first_verb(s); },
         [&] { return add_copula_adverb(s, Tone::kHedged, true, rng); },
         [&] { return soften_words(s); });
+  }
+  bool edit_de(Sentence& s, EditFrame& f, Rng& rng) const override {
+    return one_of(
+        rng, [&] { return de_add_adverb(s, Tone::kHedged, f.style, rng); },
+        [&] { return de_soften_words(s); });
   }
 };
 
@@ -800,6 +923,11 @@ class StrongShift final : public ClaimShift {
         rng, [&] { return intensify_words(s); }, [&] { return superlative(s); },
         [&] { return add_intensifier(s, rng); },
         [&] { return f.add_opener(s, Tone::kStrong, rng); });
+  }
+  bool edit_de(Sentence& s, EditFrame& f, Rng& rng) const override {
+    return one_of(
+        rng, [&] { return de_intensify_words(s); },
+        [&] { return de_add_adverb(s, Tone::kStrong, f.style, rng); });
   }
 };
 

@@ -7,6 +7,7 @@
 #include "perturb/lexicon.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/error.hpp"
+#include "text/language.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
 
@@ -28,6 +29,22 @@ std::string_view status_name(PerturbResult::Status status) {
       return "failed";
   }
   return "failed";
+}
+
+bool is_language_note(std::string_view note) {
+  return note.starts_with(kLanguageNote);
+}
+
+std::string task_language(const Task& task) {
+  if (!task.lang.empty()) return text::primary_language(task.lang);
+  // References first: they are the same for every candidate of the task.
+  std::vector<std::string_view> texts;
+  texts.reserve(task.references.size() + task.candidates.size());
+  for (const auto& r : task.references) texts.emplace_back(r.text);
+  for (const auto& c : task.candidates) texts.emplace_back(c.text);
+  const text::LanguageGuess guess = text::detect_language(texts);
+  if (!guess.code.empty()) return guess.code;
+  return guess.latin ? "en" : "und";
 }
 
 std::uint64_t item_seed(std::uint64_t seed, std::string_view strategy, std::string_view task_id,
@@ -116,7 +133,14 @@ RuleStrategy::RuleStrategy(StrategyKind kind, std::string code, std::string name
       parameters_(std::move(parameters)) {}
 
 std::string RuleStrategy::signature() const {
-  return fmt::format("{}/{}:{}:{}:{}", kind_name(kind_), code_, name_, kRulesVersion, parameters_);
+  return fmt::format("{}/{}:{}:{}:{}:lang={}", kind_name(kind_), code_, name_, kRulesVersion,
+                     parameters_,
+                     languages_.empty() ? "any" : fmt::format("{}", fmt::join(languages_, ",")));
+}
+
+bool RuleStrategy::supports(std::string_view lang) const {
+  return languages_.empty() ||
+         std::find(languages_.begin(), languages_.end(), lang) != languages_.end();
 }
 
 PerturbResult RuleStrategy::apply(const PerturbContext& context) const {
@@ -128,9 +152,13 @@ PerturbResult RuleStrategy::apply(const PerturbContext& context) const {
     return failed;
   }
   const Candidate& candidate = context.candidate_ref();
+  const std::string lang = task_language(context.task_ref());
+  if (!supports(lang))
+    return not_applicable(fmt::format("{}: the {} rules cover {}, not {}", kLanguageNote, name_,
+                                      fmt::join(languages_, ", "), text::language_name(lang)));
   Rng rng(item_seed(context.seed, name_, context.task_ref().task_id, candidate.id));
   try {
-    PerturbResult result = run(context, rng);
+    PerturbResult result = run(context, lang, rng);
     if (result.status == PerturbResult::Status::kApplied && result.text == candidate.text) {
       result.status = PerturbResult::Status::kUnchanged;
       if (result.note.empty()) result.note = "the rules left the text unchanged";

@@ -22,11 +22,17 @@ class RuleStrategy : public Perturbation {
   std::string name() const override { return name_; }
   std::string description() const override { return description_; }
   std::string signature() const override;
+  std::vector<std::string> languages() const override { return languages_; }
   PerturbResult apply(const PerturbContext& context) const final;
 
  protected:
-  // `result.text` defaults to the candidate text; an unchanged text becomes kUnchanged.
-  virtual PerturbResult run(const PerturbContext& context, Rng& rng) const = 0;
+  // `result.text` defaults to the candidate text; an unchanged text becomes kUnchanged. `lang` is
+  // the task's language (task_language), one of languages() unless that is empty.
+  virtual PerturbResult run(const PerturbContext& context, std::string_view lang,
+                            Rng& rng) const = 0;
+  // Restricts the strategy to these languages (the ones its lexicon covers); default: any.
+  void set_languages(std::vector<std::string> languages) { languages_ = std::move(languages); }
+  bool supports(std::string_view lang) const;
 
  private:
   StrategyKind kind_;
@@ -34,6 +40,7 @@ class RuleStrategy : public Perturbation {
   std::string name_;
   std::string description_;
   std::string parameters_;
+  std::vector<std::string> languages_;
 };
 
 // The rephrase manipulation's safe synonyms (curated list, else WordNet's first sense; no

@@ -294,8 +294,10 @@ const DatasetSummary* find_dataset(const AuditReport& report, const std::string&
 }  // namespace
 
 std::string na_text(const StrategyTest& t) {
-  // "n/a (n=8)": too few applied items; "n/a (constant)": scores that do not vary.
+  // "n/a (n=8)": too few applied items; "n/a (constant)": scores that do not vary;
+  // "n/a (language)": the strategy has no rules for the data's language.
   if (t.untestable.starts_with("constant")) return "n/a (constant)";
+  if (t.untestable.starts_with("language")) return "n/a (language)";
   return fmt::format("n/a (n={})", t.applied);
 }
 
