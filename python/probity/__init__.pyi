@@ -58,6 +58,7 @@ class Task:
     task_id: str
     group: str
     source: str
+    lang: str
     references: List[Reference]
     candidates: List[Candidate]
     pairs: List[Preference]
@@ -214,6 +215,16 @@ def score(
     negatives: Optional[Sequence[Sequence[str]]] = ...,
     threads: int = ...,
 ) -> npt.NDArray[np.float64]: ...
+def bleu_from_stats(
+    correct: Sequence[float],
+    total: Sequence[float],
+    sys_len: float,
+    ref_len: float,
+    smooth_method: str = ...,
+    smooth_value: Optional[float] = ...,
+    effective_order: bool = ...,
+) -> Dict[str, Any]: ...
+
 def score_parts(
     metric: str,
     candidates: Sequence[str],

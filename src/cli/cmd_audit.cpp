@@ -54,14 +54,15 @@ int run_audit(const AuditArgs& args, Engine& engine) {
   // One line for the whole audit: items over all stages, so that its ETA does not restart.
   Progress bar("audit");
   const auto started = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   std::string current;
   opts.overall_progress = [&](const AuditOptions::Overall& o) {
     if (args.console.quiet()) return;
     if (args.console.verbose() && o.stage != current) {
       current = o.stage;
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      fmt::print(stderr, "[{:7.1f} s] {}\n", seconds, current);
+      fmt::print(stderr, "[{:7.1f} s] {}\n", elapsed(), current);
     }
     std::string detail = fmt::format("stage {}/{} {}", o.stage_index, o.stages, o.stage);
     if (o.datasets > 1) detail = fmt::format("dataset {}/{}, {}", o.dataset, o.datasets, detail);

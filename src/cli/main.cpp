@@ -202,6 +202,7 @@ cli::CommandDoc describe_command(CLI::App* app) {
 // `probity help [COMMAND [SUBCOMMAND]]`: the help of that command on stdout.
 int print_help(CLI::App& app, const std::vector<std::string>& topics) {
   CLI::App* cmd = &app;
+  std::string path = app.get_name();  // "probity score", as `probity score --help` shows it
   for (const auto& t : topics) {
     CLI::App* sub = nullptr;
     for (CLI::App* s : cmd->get_subcommands([](CLI::App*) { return true; }))
@@ -210,8 +211,10 @@ int print_help(CLI::App& app, const std::vector<std::string>& topics) {
       throw UsageError(fmt::format("help: unknown command '{}'{}", t,
                                    util::did_you_mean(t, subcommand_names(cmd))));
     cmd = sub;
+    path += " " + sub->get_name();
   }
-  fmt::print("{}", cmd->help());
+  // The formatter directly: App::help() delegates to the parsed subcommand (here `help` itself).
+  fmt::print("{}", cmd->get_formatter()->make_help(cmd, path, CLI::AppFormatMode::Normal));
   return kExitOk;
 }
 

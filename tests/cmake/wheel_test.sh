@@ -29,5 +29,12 @@ $(dirname "$(env -u PYTHONPATH "$tmp/venv/bin/python" -c 'import probity; print(
   echo "the venv's probity: $out (expected $expected)"
   exit 1
 }
-"$tmp/venv/bin/python" -m pip show probity | grep -qx "Version: $(sed -nE 's/^project\(probity VERSION ([0-9.]+).*/\1/p' "$src/CMakeLists.txt")"
+# The whole of pip's output first: grep -q would close the pipe early (pip: "Pipe to stdout was
+# broken", a failure under pipefail).
+shown=$("$tmp/venv/bin/python" -m pip show probity)
+want="Version: $(sed -nE 's/^project\(probity VERSION ([0-9.]+).*/\1/p' "$src/CMakeLists.txt")"
+grep -qx "$want" <<<"$shown" || {
+  echo "pip show probity: $shown (expected $want)"
+  exit 1
+}
 echo "wheel: ok"

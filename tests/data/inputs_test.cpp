@@ -42,13 +42,13 @@ void expect_input_error(F f, std::size_t line, const std::string& field,
 }
 
 const char* kExtraColumnCsv =
-    "task_id,candidate_id,candidate,reference,lang,fluency\n"
-    "t1,c1,Hello there,Hi there,en,4\n"
-    "t1,c2,Goodbye,Hi there,en,2\n";
+    "task_id,candidate_id,candidate,reference,origin,fluency\n"
+    "t1,c1,Hello there,Hi there,web,4\n"
+    "t1,c2,Goodbye,Hi there,web,2\n";
 
 TEST(Inputs, CsvWithAnExtraColumnSuggestsAMap) {
   const auto path = write_file("extra.csv", kExtraColumnCsv);
-  expect_input_error([&] { load_dataset(path); }, 2, "lang", "--map");
+  expect_input_error([&] { load_dataset(path); }, 2, "origin", "--map");
 }
 
 TEST(Inputs, MappedCsvIgnoresAndNotesUnmappedColumns) {
@@ -67,7 +67,7 @@ TEST(Inputs, MappedCsvIgnoresAndNotesUnmappedColumns) {
   ASSERT_EQ(ds.tasks[0].references.size(), 1u);
   EXPECT_EQ(ds.tasks[0].references[0].id, "reference");
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("lang"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("origin"), std::string::npos) << notes[0];
 }
 
 const char* kFlatJsonl =
