@@ -69,9 +69,13 @@ class Statement {
   void bind_blob(int i, const void* p, int n) {
     sqlite3_bind_blob(stmt_, i, p, n, SQLITE_TRANSIENT);
   }
-  void bind_text(int i, const std::string& s) {
+  // SQLITE_STATIC: the text must outlive the step. A view, so that a C string binds in place
+  // (as `const std::string&` it was a temporary gone before the step: ASan, stack-use-after-scope).
+  void bind_text(int i, std::string_view s) {
     sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_STATIC);
   }
+  void bind_text(int i, const char* s) { bind_text(i, std::string_view(s)); }
+  void bind_text(int i, std::string&& s) = delete;  // would dangle
   void bind_int(int i, int v) { sqlite3_bind_int(stmt_, i, v); }
   // NaN is stored as NULL (SQLite has no NaN).
   void bind_double(int i, double v) {
