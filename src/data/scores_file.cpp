@@ -24,16 +24,24 @@ constexpr const char* kTrailerKey = "probity_scores";
 
 ScoresTrailer parse_trailer(const json& j, const std::string& path, std::size_t line) {
   ScoresTrailer t;
+  // get<std::size_t>() casts a float or negative number unchecked (undefined for 1e30).
+  auto count = [&](const json& v, const char* field) -> std::size_t {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+      throw InputError(path, line, kTrailerKey,
+                       fmt::format("malformed end record: '{}' must be a whole number >= 0, got {}",
+                                   field, v.dump()));
+    return v.get<std::size_t>();
+  };
   try {
     const json& body = j.at(kTrailerKey);
     for (const auto& d : body.at("data"))
       t.data.push_back({d.at("path").get<std::string>(), d.at("digest").get<std::string>(),
-                        d.at("items").get<std::size_t>()});
+                        count(d.at("items"), "items")});
     for (const auto& m : body.at("metrics"))
       t.metrics.emplace_back(m.at("name").get<std::string>(), m.at("signature").get<std::string>());
-    t.shard_index = body.at("shard").at(0).get<std::size_t>();
-    t.shard_count = body.at("shard").at(1).get<std::size_t>();
-    t.records = body.at("records").get<std::size_t>();
+    t.shard_index = count(body.at("shard").at(0), "shard");
+    t.shard_count = count(body.at("shard").at(1), "shard");
+    t.records = count(body.at("records"), "records");
   } catch (const json::exception& e) {
     throw InputError(path, line, kTrailerKey,
                      "malformed end record: " + data::short_json_message(e.what()));

@@ -232,6 +232,15 @@ std::optional<double> number(const ojson& j) {
   return std::nullopt;
 }
 
+// A token count from a usage object: -1 (unknown) unless a whole number a count can be; a broken
+// server's 7.7e20 must not reach an integer conversion.
+std::int64_t token_count(const ojson& j) {
+  const auto d = number(j);
+  if (!d) return 0;
+  if (!(*d >= 0 && *d <= 9007199254740992.0) || std::floor(*d) != *d) return -1;
+  return static_cast<std::int64_t>(*d);
+}
+
 std::int64_t parse_id(const std::string& s) {
   std::int64_t v = -1;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -397,13 +406,10 @@ bool parse_success_impl(const Request& request, const std::string& body, Respons
   out.has_prompt_logprobs = false;
   if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
     out.usage.present = true;
-    out.usage.prompt_tokens =
-        static_cast<std::int64_t>(number(u->value("prompt_tokens", ojson())).value_or(0));
-    out.usage.completion_tokens =
-        static_cast<std::int64_t>(number(u->value("completion_tokens", ojson())).value_or(0));
+    out.usage.prompt_tokens = token_count(u->value("prompt_tokens", ojson()));
+    out.usage.completion_tokens = token_count(u->value("completion_tokens", ojson()));
     if (auto d = u->find("prompt_tokens_details"); d != u->end() && d->is_object())
-      out.usage.cached_prompt_tokens =
-          static_cast<std::int64_t>(number(d->value("cached_tokens", ojson())).value_or(0));
+      out.usage.cached_prompt_tokens = token_count(d->value("cached_tokens", ojson()));
   }
   if (request.endpoint == Endpoint::kTokenize) {
     auto t = j.find("tokens");

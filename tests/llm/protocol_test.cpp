@@ -176,6 +176,19 @@ TEST(LlmProtocol, ChoicesAreOrderedAndNullContentIsEmpty) {
   EXPECT_EQ(out.usage.completion_tokens, 4);
 }
 
+TEST(LlmProtocol, ImpossibleTokenCountsAreUnknownNotConverted) {
+  // Found by the fuzzer: a double beyond int64 was cast (undefined behaviour).
+  const std::string body = R"({"choices": [{"index": 0, "message": {"content": "a"}}],
+    "usage": {"prompt_tokens": 7.77778e+20, "completion_tokens": 2.5,
+              "prompt_tokens_details": {"cached_tokens": -3}}})";
+  Request r;
+  Response out;
+  ASSERT_TRUE(parse_success(r, body, out)) << out.error;
+  EXPECT_EQ(out.usage.prompt_tokens, -1);
+  EXPECT_EQ(out.usage.completion_tokens, -1);
+  EXPECT_EQ(out.usage.cached_prompt_tokens, -1);
+}
+
 TEST(LlmProtocol, MalformedAnswers) {
   Request r;
   Response out;
