@@ -85,6 +85,9 @@ class Metric {
     sentence_score(summed_stats, parts);
   }
   virtual CorpusAggregation corpus_aggregation() const { return CorpusAggregation::kSumStats; }
+  // False for error rates (TER): the audit, attack and select then use the negated primary
+  // part, so that "higher is better" holds for every metric they compare.
+  virtual bool higher_is_better() const { return true; }
   // Why a NaN part is undefined, for the "error" field of a score record.
   virtual std::string undefined_reason(std::span<const double> /*stats*/) const {
     return "undefined";

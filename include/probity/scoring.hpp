@@ -25,15 +25,24 @@ struct MetricSelection {
   std::unique_ptr<Metric> metric;
   std::vector<std::size_t> parts;  // indices into metric->parts()
   std::size_t primary = 0;         // index into metric->parts()
+  std::string display;             // name= given: the name in records and tables, else ""
 
-  // Name of one part in score records: "bleu", "rougeL.f", "rougeL.f,stem=true".
+  // Name of one part in score records: "bleu", "rougeL.f", "rougeL.f,stem=true"; with
+  // name=N: "N" for the one selected part, "N.p" when several parts are written.
   std::string record_name(std::size_t part) const;
   // Name of the primary part.
   std::string primary_name() const { return record_name(primary); }
+  // +1, or -1 for a lower-is-better metric (Metric::higher_is_better): the audit's, attack's and
+  // select's scores are orientation() x the primary part.
+  double orientation() const { return metric->higher_is_better() ? 1.0 : -1.0; }
+  // The primary part's name where oriented scores are shown: "-ter" for TER.
+  std::string oriented_name() const { return (orientation() < 0 ? "-" : "") + primary_name(); }
 };
 
 // Parses a metric name with its part selection and makes the metric with `engine`.
 MetricSelection select_metric(const std::string& spec, Engine& engine);
+// UsageError when two selections would write records under the same name.
+void check_distinct_names(std::span<const MetricSelection> metrics);
 
 class NegativeSampler;
 

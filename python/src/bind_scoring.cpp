@@ -115,6 +115,7 @@ py::list score_dataset(PyEngine& e, const Dataset& ds, const std::vector<std::st
     py::gil_scoped_release release;
     std::lock_guard lock(e.mutex);
     for (const auto& s : specs) metrics.push_back(select_metric(s, e.engine));
+    check_distinct_names(metrics);
     stats = score_items(ds, items, metrics, threads, progress);
   }
   py::list out;

@@ -67,7 +67,7 @@ std::vector<double> score_texts(const Dataset& ds, std::span<const ItemRef> item
                                std::span<MetricSelection>(&metric, 1), so, views);
     for (std::size_t i = begin; i < end; ++i) {
       metric.metric->sentence_score(stats[0].row(i - begin), parts);
-      out[i] = parts[metric.primary];
+      out[i] = metric.orientation() * parts[metric.primary];
     }
   }
   return out;
@@ -550,7 +550,7 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
     for (auto& m : metrics) m.metric->fit(ds.tasks);
   for (auto& metric : metrics) {
     MetricAttack a;
-    a.metric = metric.primary_name();
+    a.metric = metric.oriented_name();
     a.signature = metric.metric->signature();
     std::vector<std::string> texts;
     for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);

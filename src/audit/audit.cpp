@@ -253,6 +253,8 @@ class Auditor {
       if (options_.progress) options_.progress(stage_name, end, missing.size());
       overall_.update(end, missing.size());
     }
+    if (metric.orientation() < 0)  // the cache keeps the metric's own values
+      for (double& v : out) v = -v;
     return out;
   }
 
@@ -472,6 +474,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
     metrics.push_back(std::move(sel));
     prefetch.push_back(e.prefetch);
   }
+  check_distinct_names(metrics);
   if (!options.suite.empty() && (!options.degradations.empty() || !options.manipulations.empty()))
     throw UsageError(
         "audit: --suite chooses the strategies; give it without --degrade/--manipulate");
@@ -593,8 +596,8 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
       overall.begin("score " + metrics[m].primary_name(), n, n);
       original[m] = auditor.scores(ds, items, identity, texts, metrics[m], "", prefetch[m]);
       overall.end();
-      report.correlations.push_back(section.of(name, metrics[m].primary_name(), original[m]));
-      ranked.push_back({metrics[m].primary_name(), original[m]});
+      report.correlations.push_back(section.of(name, metrics[m].oriented_name(), original[m]));
+      ranked.push_back({metrics[m].oriented_name(), original[m]});
     }
     std::vector<BaselineScores> baselines;
     if (options.baselines) baselines = baseline_scores(ds, items);
@@ -668,7 +671,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
           t.untestable = fmt::format("language ({}: {} of {} items)", fmt::join(languages, ", "),
                                      wrong_language, t.considered);
         t.dataset = name;
-        t.metric = metrics[m].primary_name();
+        t.metric = metrics[m].oriented_name();
         t.code = strategy->code();
         t.name = strategy->name();
         report.tests.push_back(std::move(t));
@@ -687,7 +690,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   }
   apply_holm(report.tests, options.alpha);
   for (const auto& m : metrics) {
-    report.metrics.push_back(m.primary_name());
+    report.metrics.push_back(m.oriented_name());
     report.signatures.push_back(m.metric->signature());
   }
   if (const auto& session = engine.llm_or_null())

@@ -39,6 +39,7 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   }
   std::vector<MetricSelection> metrics;
   for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
+  check_distinct_names(metrics);
   AttackOptions o;
   o.strategy = args.strategy;
   o.budget = args.budget;

@@ -110,6 +110,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
                         flag, *target));
   std::vector<MetricSelection> metrics;
   for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
+  check_distinct_names(metrics);
 
   // Records go to a temporary file that replaces --out only once everything is written.
   std::optional<util::OutputFile> file;

@@ -50,6 +50,7 @@ int run_select(const SelectArgs& args, Engine& engine) {
   } else {
     std::vector<MetricSelection> metrics;
     for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
+    check_distinct_names(metrics);
     ScoreOptions so;
     so.threads = args.threads;
     // Fitting sees texts only (IDF, language models, calibration), never the human ratings, so
@@ -60,10 +61,10 @@ int run_select(const SelectArgs& args, Engine& engine) {
       std::vector<double> col(items.size()), parts(metric.parts().size());
       for (std::size_t i = 0; i < items.size(); ++i) {
         metric.sentence_score(stats[m].row(i), parts);
-        col[i] = parts[metrics[m].primary];
+        col[i] = metrics[m].orientation() * parts[metrics[m].primary];
       }
       scores.push_back(std::move(col));
-      names.push_back(metrics[m].primary_name());
+      names.push_back(metrics[m].oriented_name());
       signatures.push_back(metric.signature());
     }
   }

@@ -22,6 +22,7 @@ class FlaggedWrapper : public Metric {
   std::size_t num_stats() const override { return inner_->num_stats() + 1; }
   bool needs_references() const override { return inner_->needs_references(); }
   CorpusAggregation corpus_aggregation() const override { return inner_->corpus_aggregation(); }
+  bool higher_is_better() const override { return inner_->higher_is_better(); }
 
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
     if (flagged(stats)) return undefined(parts);

@@ -358,7 +358,12 @@ MetricRegistry MetricRegistry::builtin() {
 
 const std::vector<OptionSpec>& common_options() {
   static const std::vector<OptionSpec> table = [] {  // immutable
-    std::vector<OptionSpec> all = metrics::reference_options_table();
+    std::vector<OptionSpec> all = {
+        option_text("name", "",
+                    "display name in score records, tables and reports (name=mine); the "
+                    "signature does not change")};
+    const auto& refs = metrics::reference_options_table();
+    all.insert(all.end(), refs.begin(), refs.end());
     const auto& style = metrics::style_options_table();
     all.insert(all.end(), style.begin(), style.end());
     return all;
@@ -400,6 +405,7 @@ std::unique_ptr<Metric> MetricRegistry::create(const MetricSpec& parsed, Engine&
                      [&](const OptionSpec& own) { return own.name == o.name; }))
       table.push_back(o);
   spec.bind(table);
+  (void)spec.get("name");  // read by select_metric (MetricSelection::display)
   std::unique_ptr<Metric> metric;
   try {
     metric = metrics::wrap_reference_selection(

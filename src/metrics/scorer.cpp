@@ -20,18 +20,38 @@
 namespace probity {
 
 std::string MetricSelection::record_name(std::size_t part) const {
-  std::string name = parsed.base();
   const std::string p = metric->parts()[part];
+  if (!display.empty()) return parts.size() > 1 && !p.empty() ? display + "." + p : display;
+  std::string name = parsed.base();
   if (!p.empty()) name += "." + p;
   if (!parsed.arg().empty()) name += ":" + parsed.arg();
   for (const auto& [k, v] : parsed.options()) name += fmt::format(",{}={}", k, v);
   return name;
 }
 
+void check_distinct_names(std::span<const MetricSelection> metrics) {
+  std::unordered_map<std::string, const MetricSelection*> seen;
+  for (const auto& m : metrics)
+    for (std::size_t part : m.parts) {
+      auto [it, added] = seen.emplace(m.record_name(part), &m);
+      if (!added)
+        throw UsageError(fmt::format("metrics '{}' and '{}' would both be written as '{}'{}",
+                                     it->second->spec, m.spec, it->first,
+                                     m.display.empty() && it->second->display.empty()
+                                         ? ""
+                                         : " (give each its own name=)"));
+    }
+}
+
 MetricSelection select_metric(const std::string& spec, Engine& engine) {
   MetricSelection sel;
   sel.spec = spec;
   sel.parsed = MetricSpec::parse(spec);
+  if (const std::string* name = sel.parsed.given("name")) {
+    if (name->empty() || name->find_first_of(" \t\n") != std::string::npos)
+      throw UsageError(fmt::format("metric '{}': name= must be a non-empty word", spec));
+    sel.display = *name;
+  }
   // A part may be named after the base: "rougeL.f[:arg][,options]".
   const std::string part = sel.parsed.part();
   sel.metric = engine.metrics().create(sel.parsed.without_part(), engine);

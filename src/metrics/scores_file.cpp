@@ -25,8 +25,8 @@ class ScoresFileMetric final : public Metric {
  public:
   bool needs_references() const override { return false; }
   ScoresFileMetric(std::string name, const std::string& file, const std::string& data,
-                   const std::string& metric, bool allow_missing)
-      : name_(std::move(name)) {
+                   const std::string& metric, bool allow_missing, bool higher_is_better)
+      : name_(std::move(name)), higher_is_better_(higher_is_better) {
     Dataset ds = load_dataset(data);
     auto items = all_items(ds);
     auto columns =
@@ -42,11 +42,12 @@ class ScoresFileMetric final : public Metric {
                       "metric=NAME",
                       name_, file));
     const ScoreColumn& c = columns.front();
-    signature_ = Signature("scores:" + c.metric)
-                     .field("file", file)
-                     .field("data", data)
-                     .field("source", c.signature.empty() ? "unknown" : c.signature)
-                     .versioned();
+    Signature sig = Signature("scores:" + c.metric)
+                        .field("file", file)
+                        .field("data", data)
+                        .field("source", c.signature.empty() ? "unknown" : c.signature);
+    if (!higher_is_better) sig.field("better", "lower");
+    signature_ = sig.versioned();
     for (std::size_t i = 0; i < items.size(); ++i) {
       const Task& t = ds.tasks[items[i].task];
       scores_.emplace(text_key(t.references.front().text, t.candidates[items[i].candidate].text),
@@ -56,6 +57,7 @@ class ScoresFileMetric final : public Metric {
   std::string name() const override { return name_; }
   std::string signature() const override { return signature_; }
   std::size_t num_stats() const override { return 1; }
+  bool higher_is_better() const override { return higher_is_better_; }
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
     auto it = input.references.empty()
                   ? scores_.end()
@@ -73,6 +75,7 @@ class ScoresFileMetric final : public Metric {
 
  private:
   std::string name_, signature_;
+  bool higher_is_better_ = true;
   std::unordered_map<std::string, double> scores_;
 };
 
@@ -85,7 +88,10 @@ void register_scores_file(MetricRegistry& registry) {
                 {option_text("data", "", "the dataset the scores are for (required)"),
                  option_text("metric", "", "the metric's record name when FILE holds several"),
                  option_bool("allow_missing", false,
-                             "texts without a score are undefined items instead of an error")},
+                             "texts without a score are undefined items instead of an error"),
+                 option_choice("better", "higher", {"higher", "lower"},
+                               "which way is better: lower for an error rate (the audit then "
+                               "negates the scores)")},
                 [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
                   if (s.arg().empty())
                     throw UsageError("metric 'scores' needs a file: scores:FILE,data=DATASET");
@@ -94,7 +100,8 @@ void register_scores_file(MetricRegistry& registry) {
                     throw UsageError(
                         fmt::format("metric '{}': data=DATASET is required", s.text()));
                   return std::make_unique<ScoresFileMetric>(
-                      s.text(), s.arg(), data, s.get("metric"), s.get_bool("allow_missing"));
+                      s.text(), s.arg(), data, s.get("metric"), s.get_bool("allow_missing"),
+                      s.get("better") == "higher");
                 }});
 }
 

@@ -465,6 +465,7 @@ class Ter final : public Metric {
         .versioned();
   }
   std::size_t num_stats() const override { return 2; }
+  bool higher_is_better() const override { return false; }  // an edit rate
 
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
     thread_local TerScratch sc;

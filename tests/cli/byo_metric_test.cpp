@@ -27,7 +27,7 @@ TEST(ByoMetric, AuditFromAScoresFileEqualsTheBuiltInMetric) {
             0);
   auto a =
       run_probity("audit --data " + data + " --metric 'scores:" + dir + "/mine.jsonl,data=" + dir +
-                  "/perturbed.jsonl' --metric rougeL.f --degrade S,R --manipulate M "
+                  "/perturbed.jsonl,name=mine' --metric rougeL.f --degrade S,R --manipulate M "
                   "--seed 4 --bootstrap 100 --out " +
                   dir + "/audit");
   ASSERT_EQ(a.exit_code, 0) << a.err;
@@ -40,6 +40,7 @@ TEST(ByoMetric, AuditFromAScoresFileEqualsTheBuiltInMetric) {
   }
   for (const auto& t : j["tests"]) {
     if (t["metric"].get<std::string>() == "rougeL.f") continue;
+    EXPECT_EQ(t["metric"], "mine");  // name= replaces the spec in every table
     const auto& ref =
         by_metric.at(t["kind"].get<std::string>() + "/" + t["code"].get<std::string>());
     EXPECT_EQ(t["applied"], ref["applied"]);
@@ -60,6 +61,42 @@ TEST(ByoMetric, ScoresMetricNeedsItsDataset) {
                   " --metric scores:x.jsonl");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("data=DATASET is required"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+// TER is an edit rate (lower is better): the audit negates it, so that a degradation that adds
+// edits is caught as a drop, and says so in the name. A scores file of TER with better=lower is
+// audited the same way.
+TEST(LowerIsBetter, TerIsAuditedNegated) {
+  std::string dir = probity::test::temp_dir("ter-audit");
+  std::string data = probity::test::data_path("summeval/summeval_sample20.jsonl");
+  auto p = run_probity("perturb --data " + data + " --degrade R --seed 4 --out " + dir +
+                       "/perturbed.jsonl");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(run_probity("score --data " + dir + "/perturbed.jsonl --metric ter --out " + dir +
+                        "/ter.jsonl")
+                .exit_code,
+            0);
+  auto a = run_probity("audit --data " + data + " --metric ter --metric 'scores:" + dir +
+                       "/ter.jsonl,data=" + dir +
+                       "/perturbed.jsonl,better=lower,name=myter' --degrade R --seed 4 "
+                       "--bootstrap 50 --out " + dir + "/audit");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  auto j = nlohmann::json::parse(read_text(dir + "/audit/report.json"));
+  EXPECT_EQ(j["metrics"], nlohmann::json::array({"-ter", "-myter"}));
+  std::vector<nlohmann::json> r;
+  for (const auto& t : j["tests"])
+    if (t["code"] == "R" && t["kind"] == "degradation") r.push_back(t);
+  ASSERT_EQ(r.size(), 2u);
+  for (const auto& t : r) {
+    // Random replacement adds edits: TER rises, so -TER falls and the test passes.
+    EXPECT_LT(t["mean_delta"].get<double>(), 0) << t.dump();
+    EXPECT_EQ(t["passed"], true) << t.dump();
+  }
+  EXPECT_DOUBLE_EQ(r[0]["mean_delta"].get<double>(), r[1]["mean_delta"].get<double>());
 }
 
 }  // namespace

@@ -29,6 +29,26 @@ TEST(MetricSpec, APartIsParsedOnceAndSelectsOutputOnly) {
   EXPECT_EQ(sel.metric->name(), "rougeL,stem=true");
 }
 
+TEST(MetricSpec, NameGivesAnyMetricADisplayNameAndKeepsItsSignature) {
+  probity::Engine engine;
+  const auto plain = probity::select_metric("rougeL.f,stem=true", engine);
+  const auto named = probity::select_metric("rougeL.f,stem=true,name=R", engine);
+  EXPECT_EQ(named.primary_name(), "R");
+  EXPECT_EQ(named.metric->signature(), plain.metric->signature());
+  const auto all_parts = probity::select_metric("rougeL,name=R", engine);
+  EXPECT_EQ(all_parts.record_name(0), "R.p");
+  EXPECT_EQ(all_parts.record_name(2), "R.f");
+  EXPECT_EQ(probity::select_metric("bleu,name=B", engine).primary_name(), "B");
+  EXPECT_THROW(probity::select_metric("bleu,name=", engine), probity::UsageError);
+
+  std::vector<probity::MetricSelection> two;
+  two.push_back(probity::select_metric("bleu,name=X", engine));
+  two.push_back(probity::select_metric("chrf,name=X", engine));
+  EXPECT_THROW(probity::check_distinct_names(two), probity::UsageError);
+  two[1] = probity::select_metric("chrf,name=Y", engine);
+  EXPECT_NO_THROW(probity::check_distinct_names(two));
+}
+
 TEST(CorpusAccumulator, StreamingGivesCorpusScoreExactly) {
   for (const char* name : {"bleu", "chrf", "rougeL"}) {
     auto metric = probity::make_metric(name);
