@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.hpp"
 #include "llm/session.hpp"
 #include "metrics/bertscore.hpp"
 #include "metrics/fakes/embed_server.hpp"
@@ -577,5 +578,54 @@ TEST(BertScoreServer, IdfFitFailsWhenAReferenceCannotBeEmbedded) {
     EXPECT_NE(m.find("invalid_request"), std::string::npos) << m;
   }
 }
+
+namespace cli {
+
+// The command line: `probity score` with embed=tei: and --cache. A text the server refuses
+// (too long) is an undefined record with the cause, the LLM usage summary names the endpoint
+// `embedder` with the server's message, and the exit code is 5 (--max-failed); a rerun on the
+// same cache asks the server nothing.
+TEST(BertScoreServer, CommandLineShowsFailuresAndReusesTheCache) {
+  EmbedFakeOptions fo;
+  fo.tokenizer = "golden";
+  fo.model = "golden-table";
+  fo.max_input_length = 8;  // "the cat sat on the mat a dog ran" (8 words + 2) is too long
+  EmbedServer server(fo);
+  const std::string dir = probity::test::temp_dir("bertscore-server-cli");
+  {
+    std::ofstream out(dir + "/d.jsonl");
+    const std::vector<std::pair<std::string, std::string>> items = {
+        {"the cat sat on the mat", "the cat sat on mat"},
+        {"a dog ran in the park", "a big dog ran"},
+        {"the cat sat on the mat a dog ran", "the cat sat on mat"}};
+    for (std::size_t i = 0; i < items.size(); ++i)
+      out << json{{"task_id", "t" + std::to_string(i)},
+                  {"references", {{{"id", "r"}, {"text", items[i].second}}}},
+                  {"candidates", {{{"id", "c"}, {"text", items[i].first}}}}}
+                 .dump()
+          << "\n";
+  }
+  const std::string args = fmt::format(
+      "score --data {0}/d.jsonl --metric 'bertscore.f,embed=tei:{1},model=golden-table' "
+      "--cache {0}/cache.sqlite --out {0}/s.jsonl",
+      dir, server.url());
+  auto r = probity::test::run_probity(args);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.err.find("LLM requests to 'embedder' (golden-table) failed: invalid_request 1"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("must have less than 8 tokens"), std::string::npos) << r.err;
+  const std::string records = probity::test::read_text(dir + "/s.jsonl");
+  EXPECT_NE(records.find("the embedding server gave no embedding"), std::string::npos) << records;
+  EXPECT_NE(records.find("invalid_request"), std::string::npos) << records;
+  const std::size_t asked = server.count();
+  EXPECT_EQ(asked, 5u * 2);  // 5 texts x (/tokenize, /embed_all); the 422 is not retried
+  r = probity::test::run_probity(args);
+  EXPECT_EQ(r.exit_code, 5) << r.err;  // the failure is not cached: it is asked again
+  // ... and only its /embed_all: its /tokenize and the 4 good texts come from the cache.
+  EXPECT_EQ(server.count(), asked + 1);
+}
+
+}  // namespace cli
 
 }  // namespace
