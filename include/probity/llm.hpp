@@ -72,6 +72,10 @@ enum class Endpoint {
   kChat,        // POST {base}/chat/completions
   kCompletion,  // POST {base}/completions
   kTokenize,    // POST {base without /v1}/tokenize (vLLM, SGLang)
+  // POST {base}{Request::path} with Request::body as it is (no model, generation parameters or
+  // extra_body added); any JSON answer is a success and is left in Response::body for the
+  // caller to read (embedding servers: TEI's /embed_all and /tokenize, vLLM's /pooling).
+  kJson,
 };
 
 struct Message {
@@ -93,6 +97,8 @@ struct Request {
   std::optional<int> logprobs;         // top-k per position (chat: logprobs + top_logprobs)
   std::optional<int> prompt_logprobs;  // vLLM: top-k per prompt position (-1: whole vocabulary)
   std::string extra;                   // JSON object of further body fields (after extra_body)
+  std::string path;                    // kJson: appended to the base URL ("/embed_all")
+  std::string body;                    // kJson: the JSON body (sent in canonical form)
   // Repeated-sampling index: samples 0..N-1 of the same request are distinct requests with
   // distinct cache entries, even at temperature 0.
   std::uint32_t sample = 0;
@@ -335,7 +341,9 @@ struct EndpointSettings {
 };
 
 // The roles a configuration may name, in order: default, judge, oracle, perturber, lm,
-// decomposer.
+// decomposer, attacker, guard, embedder. `embedder` holds the client settings of BERTScore's
+// embedding server (embed=tei:/vllm:); it does not inherit [llm.default], which describes
+// another server (its key and headers must not be sent to the embedding server).
 const std::vector<std::string>& role_names();
 
 struct LlmConfig {

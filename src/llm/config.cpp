@@ -26,8 +26,9 @@ ConfigError::ConfigError(std::string file, std::size_t line, std::string key,
       key_(std::move(key)) {}
 
 const std::vector<std::string>& role_names() {
-  static const std::vector<std::string> names = {"default", "judge",      "oracle",   "perturber",
-                                                 "lm",      "decomposer", "attacker", "guard"};
+  static const std::vector<std::string> names = {"default",   "judge", "oracle",
+                                                 "perturber", "lm",    "decomposer",
+                                                 "attacker",  "guard", "embedder"};
   return names;
 }
 

@@ -134,7 +134,23 @@ WireRequest build_request(const EndpointConfig& config, const Request& request) 
   double prompt_chars = 0;
   for (const auto& m : request.messages) prompt_chars += static_cast<double>(m.content.size());
   prompt_chars += static_cast<double>(request.prompt.size());
+  if (request.endpoint == Endpoint::kJson) {
+    if (request.path.empty() || request.path.front() != '/')
+      throw std::invalid_argument(
+          fmt::format("a JSON request needs a path starting with '/', got '{}'", request.path));
+    const json j = json::parse(request.body, nullptr, false);
+    if (j.is_discarded())
+      throw std::invalid_argument(fmt::format("request body is not JSON: {}", request.body));
+    wire.url = base + request.path;
+    wire.body = dump(j);
+    wire.key =
+        sha256_hex(fmt::format("probity-llm-v1\n{}\n{}\n{}", wire.url, request.sample, wire.body));
+    wire.est_tokens = std::ceil(static_cast<double>(request.body.size()) / 4.0);
+    return wire;
+  }
   switch (request.endpoint) {
+    case Endpoint::kJson:  // answered above
+      break;
     case Endpoint::kChat:
       wire.url = base + "/chat/completions";
       body["messages"] = messages_json();
@@ -387,6 +403,24 @@ bool is_deterministic_refusal(int status, const std::string& message) {
 namespace {
 
 bool parse_success_impl(const Request& request, const std::string& body, Response& out) {
+  if (request.endpoint == Endpoint::kJson) {
+    // The caller reads the body; here it only has to be JSON. Embedding servers answer with
+    // arrays (TEI) or objects (vLLM); an object holding a non-null "error" is a failure.
+    const json j = json::parse(body, nullptr, false);
+    if (j.is_discarded()) {
+      out.error_kind = ErrorKind::kMalformed;
+      out.error =
+          fmt::format("malformed JSON in the answer ({} bytes): {}", body.size(), prefix(body));
+      return false;
+    }
+    if (j.is_object() && j.contains("error") && !j["error"].is_null()) {
+      out.error_kind = ErrorKind::kInvalidRequest;
+      out.error = fmt::format("error object in a success answer: {}", error_message(body));
+      return false;
+    }
+    out.ok = true;
+    return true;
+  }
   const ojson j = ojson::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     out.error_kind = ErrorKind::kMalformed;

@@ -37,4 +37,19 @@ Client& Session::client(std::string_view role) {
   return ref;
 }
 
+Client& Session::client(const EndpointConfig& config) {
+  std::lock_guard lock(mutex_);
+  const std::string key = config.name + '\n' + config.base_url + '\n' + config.model;
+  auto it = configured_.find(key);
+  if (it != configured_.end()) return *it->second;
+  ClientOptions opts;
+  opts.cache = cache_.get();
+  opts.accounting = &accounting_;
+  opts.interrupted = interrupt_check_;
+  auto client = std::make_unique<Client>(config, opts);
+  auto& ref = *client;
+  configured_.emplace(key, std::move(client));
+  return ref;
+}
+
 }  // namespace probity::llm

@@ -21,6 +21,10 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   Client& client(std::string_view role);
+  // A client for an endpoint the caller configured (an embedding server named by a metric
+  // option), sharing the session's cache, accounting and interrupt check; one per (name,
+  // base_url, model), created on first use.
+  Client& client(const EndpointConfig& config);
   // Polled by every client of the session while it waits for answers (see
   // ClientOptions::interrupted); set before the first client is made.
   void set_interrupt_check(std::function<bool()> check) { interrupt_check_ = std::move(check); }
@@ -34,6 +38,7 @@ class Session {
   Accounting accounting_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Client>, std::less<>> clients_;
+  std::map<std::string, std::unique_ptr<Client>> configured_;
   std::function<bool()> interrupt_check_;
 };
 

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "metrics/builtin.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
@@ -197,9 +198,11 @@ namespace {
 
 class BertScore final : public Metric {
  public:
-  BertScore(const MetricSpec& spec) : name_(spec.text()) {
+  BertScore(const MetricSpec& spec, Engine& engine) : name_(spec.text()) {
     const std::string embed = spec.get("embed");
-    const bool lowercase = spec.get_bool("lowercase");
+    const bool server = embed.rfind("tei:", 0) == 0 || embed.rfind("vllm:", 0) == 0;
+    // Local providers only: a server tokenizes as its model does.
+    const bool lowercase = server ? false : spec.get_bool("lowercase");
     if (embed == "fasttext") {
       FastTextOptions o;
       o.dim = spec.get_int("ft_dim");
@@ -211,10 +214,21 @@ class BertScore final : public Metric {
       embedder_ = make_fasttext_embedder(o);
     } else if (embed.rfind("file:", 0) == 0) {
       embedder_ = make_vector_file_embedder(embed.substr(5), spec.get("format"), lowercase);
+    } else if (server) {
+      ServerOptions o;
+      const auto colon = embed.find(':');
+      o.provider = embed.substr(0, colon);
+      o.url = embed.substr(colon + 1);
+      o.model = spec.get("model");
+      o.layer = spec.get_int("layer");
+      o.prefix_space = spec.get_bool("prefix_space");
+      o.batch_items = static_cast<std::size_t>(spec.get_int("batch"));
+      embedder_ = make_server_embedder(o, engine.llm_or_null());
     } else {
       throw UsageError(fmt::format(
-          "metric '{}': embed={} is not fasttext or file:<path> (see `probity metrics`)", name_,
-          embed));
+          "metric '{}': embed={} is not fasttext, file:<path>, tei:<url> or vllm:<url> (see "
+          "`probity metrics`)",
+          name_, embed));
     }
     idf_ = spec.get_bool("idf");
     const std::string baseline = spec.get("baseline");
@@ -239,7 +253,10 @@ class BertScore final : public Metric {
   }
   std::vector<std::string> parts() const override { return {"p", "r", "f"}; }
   std::size_t primary_part() const override { return 2; }
-  std::size_t num_stats() const override { return 4; }
+  // p, r, f, the number of references, and for a server provider the failure (0, or the
+  // llm::ErrorKind of a text that could not be embedded: the item is then undefined).
+  std::size_t num_stats() const override { return embedder_->can_fail() ? 5 : 4; }
+  std::size_t batch_size() const override { return embedder_->batch_items(); }
   CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
   bool needs_fit() const override { return idf_ || embedder_->needs_fit(); }
 
@@ -247,10 +264,35 @@ class BertScore final : public Metric {
     embedder_->fit(tasks);
     if (!idf_) return;
     idf_table_ = IdfTable();
-    for (const Task& t : tasks) {
-      if (t.candidates.empty()) continue;
-      for (const Reference& r : t.references)
-        idf_table_.add_document(embedder_->embed(r.text), static_cast<double>(t.candidates.size()));
+    // The references of a few tasks at a time, announced first so that a server gets them as
+    // one batch. A reference that cannot be embedded leaves no IDF table that bert_score would
+    // compute: the fit fails, naming the cause.
+    const std::size_t per_batch = std::max<std::size_t>(embedder_->batch_items(), 1);
+    for (std::size_t begin = 0; begin < tasks.size(); begin += per_batch) {
+      const std::size_t end = std::min(tasks.size(), begin + per_batch);
+      if (embedder_->batch_items() > 0) {
+        std::vector<std::string_view> texts;
+        for (std::size_t i = begin; i < end; ++i)
+          if (!tasks[i].candidates.empty())
+            for (const Reference& r : tasks[i].references) texts.push_back(r.text);
+        embedder_->prefetch(texts);
+      }
+      for (std::size_t i = begin; i < end; ++i) {
+        const Task& t = tasks[i];
+        if (t.candidates.empty()) continue;
+        for (const Reference& r : t.references) {
+          try {
+            idf_table_.add_document(embedder_->embed(r.text),
+                                    static_cast<double>(t.candidates.size()));
+          } catch (const EmbedError& e) {
+            throw std::runtime_error(fmt::format(
+                "metric '{}': idf=true needs every reference's tokens, and a reference of task "
+                "'{}' could not be embedded ({}): {}",
+                name_, t.task_id, llm::error_kind_name(static_cast<llm::ErrorKind>(e.kind())),
+                e.what()));
+          }
+        }
+      }
     }
   }
 
@@ -259,17 +301,25 @@ class BertScore final : public Metric {
     stats[3] = static_cast<double>(input.references.size());
     if (input.references.empty()) return;
     const IdfTable* idf = idf_ ? &idf_table_ : nullptr;
-    const EmbeddedText hyp = embedder_->embed(input.candidate);
-    const std::vector<double> hw = token_weights(hyp, idf);
     Prf best;
-    for (std::size_t k = 0; k < input.references.size(); ++k) {
-      const EmbeddedText ref = embedder_->embed(input.references[k]);
-      const Prf s = greedy_match(hyp, hw, ref, token_weights(ref, idf));
-      if (k == 0) {
-        best = s;
-      } else {  // all_preds[beg:end].max(dim=0): each part on its own
-        best = {nan_max(best.p, s.p), nan_max(best.r, s.r), nan_max(best.f, s.f)};
+    try {
+      const EmbeddedText hyp = embedder_->embed(input.candidate);
+      const std::vector<double> hw = token_weights(hyp, idf);
+      for (std::size_t k = 0; k < input.references.size(); ++k) {
+        const EmbeddedText ref = embedder_->embed(input.references[k]);
+        const Prf s = greedy_match(hyp, hw, ref, token_weights(ref, idf));
+        if (k == 0) {
+          best = s;
+        } else {  // all_preds[beg:end].max(dim=0): each part on its own
+          best = {nan_max(best.p, s.p), nan_max(best.r, s.r), nan_max(best.f, s.f)};
+        }
       }
+    } catch (const EmbedError& e) {
+      // Undefined, never a default: the cause is the failure's kind (the server's messages are
+      // in the LLM usage summary of the run).
+      stats[0] = stats[1] = stats[2] = kNaN;
+      stats[4] = std::max(1, e.kind());
+      return;
     }
     if (!baseline_path_.empty()) best = rescale(best, baseline_);
     stats[0] = best.p;
@@ -278,7 +328,7 @@ class BertScore final : public Metric {
   }
 
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
-    if (stats[3] == 0) {
+    if (stats[3] == 0 || (stats.size() > 4 && stats[4] > 0)) {
       std::fill(parts.begin(), parts.end(), kNaN);
       return;
     }
@@ -288,6 +338,11 @@ class BertScore final : public Metric {
 
   std::string undefined_reason(std::span<const double> stats) const override {
     if (stats[3] == 0) return "the item has no reference";
+    if (stats.size() > 4 && stats[4] > 0)
+      return fmt::format(
+          "the embedding server gave no embedding for the candidate or a reference ({}; the "
+          "run's LLM usage summary, endpoint 'embedder', shows the server's messages)",
+          llm::error_kind_name(static_cast<llm::ErrorKind>(static_cast<int>(stats[4]))));
     return "every token of the text weighs 0 (IDF), so BERTScore divides 0 by 0";
   }
 
@@ -322,7 +377,25 @@ void register_bertscore(MetricRegistry& registry) {
                   "token embeddings: fasttext = skip-gram vectors trained with libfasttext on the "
                   "dataset's own references and candidates (offline; NOT the published "
                   "BERTScore model, whose numbers need roberta-large layer 17); file:<path> = a "
-                  "word-vector file (word2vec text/binary, GloVe, fastText .vec), memory-mapped"),
+                  "word-vector file (word2vec text/binary, GloVe, fastText .vec), memory-mapped; "
+                  "tei:<url> = a text-embeddings-inference server (/tokenize, /embed_all); "
+                  "vllm:<url> = a vLLM server (/tokenize, /pooling with task token_embed). "
+                  "Servers are asked through the LLM client: [llm.embedder] settings, the "
+                  "--cache response cache, retries; see docs/bertscore.md"),
+      option_text("model", "",
+                  "embed=tei:/vllm:: the served model's name, required (signature; vLLM checks "
+                  "it); model=roberta-large with layer=17 and prefix_space=true is the "
+                  "published English BERTScore"),
+      option_int("layer", -1, -1, 1000,
+                 "embed=tei:/vllm:: the hidden layer the server's model ends at, as you state "
+                 "it (signature; -1 = not stated); bert_score's roberta-large uses 17"),
+      option_bool("prefix_space", false,
+                  "embed=tei:/vllm:: send each (stripped) text with a space before it, as "
+                  "bert_score encodes for GPT-2/RoBERTa tokenizers (add_prefix_space); true "
+                  "for roberta-large"),
+      option_int("batch", 64, 1, 4096,
+                 "embed=tei:/vllm:: items whose texts are sent as one batch of requests (in "
+                 "flight up to the client's concurrency)"),
       option_choice("format", "auto", {"auto", "text", "binary"},
                     "embed=file: text (word2vec/GloVe/.vec) or word2vec binary; auto = binary "
                     "for a name ending .bin"),
@@ -348,8 +421,8 @@ void register_bertscore(MetricRegistry& registry) {
       "BERTScore p/r/F (Tiiiger/bert_score's greedy matching, IDF, rescaling) over pluggable "
       "token embeddings; offline default: fastText trained on the dataset, not the published "
       "model",
-      std::move(options), [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
-        return std::make_unique<bertscore::BertScore>(spec);
+      std::move(options), [](const MetricSpec& spec, Engine& engine) -> std::unique_ptr<Metric> {
+        return std::make_unique<bertscore::BertScore>(spec, engine);
       }});
 }
 

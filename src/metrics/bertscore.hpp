@@ -4,13 +4,20 @@
 // over token embeddings from a pluggable provider (Embedder). bertscore.cpp holds the metric.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "probity/dataset.hpp"
+#include "probity/llm.hpp"
+
+namespace probity::llm {
+class Session;
+}
 
 namespace probity::metrics::bertscore {
 
@@ -79,6 +86,21 @@ class Embedder {
   virtual EmbeddedText embed(std::string_view text) const = 0;
   // Asks ahead for texts embed() will be given (a server batches them); no value changes.
   virtual void prefetch(std::span<const std::string_view> /*texts*/) const {}
+  // Items the metric announces at once through prefetch (Metric::batch_size); 0: none.
+  virtual std::size_t batch_items() const { return 0; }
+  // True when embed() may throw EmbedError (a server that failed for a text).
+  virtual bool can_fail() const { return false; }
+};
+
+// A text a server provider could not embed: `kind` is the llm::ErrorKind of the failure (as an
+// int, >= 1), what() the server's or the parser's message.
+class EmbedError : public std::runtime_error {
+ public:
+  EmbedError(int kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  int kind() const { return kind_; }
+
+ private:
+  int kind_;
 };
 
 // The tokenizer of the local providers: whitespace separates tokens, every ASCII punctuation
@@ -106,6 +128,29 @@ struct FastTextOptions {
 // candidates) at fit(), one thread, seeded; the model is cached in cache_dir under a hash of the
 // training text and the options. Not the published BERTScore model.
 std::unique_ptr<Embedder> make_fasttext_embedder(const FastTextOptions& options);
+// A server computing the model's per-token hidden states (embed=tei:URL, embed=vllm:URL),
+// asked through the LLM client (concurrency, retries, 429/Retry-After, the response cache,
+// accounting). Per text: its token ids and special flags from the server's /tokenize, its
+// vectors from TEI's /embed_all or vLLM's /pooling (task token_embed); bertscore_server.cpp.
+struct ServerOptions {
+  std::string provider;  // "tei" or "vllm"
+  std::string url;       // the server's root (a trailing "/" or, for vLLM, "/v1" is dropped)
+  std::string model;     // the model identity, as stated by the user (required)
+  int layer = -1;        // the hidden layer the server returns, as stated; -1: not stated
+  // Text as bert_score's sent_encode gives it to the tokenizer: stripped (Python str.strip);
+  // with prefix_space a space is put before it (GPT-2/RoBERTa tokenizers, add_prefix_space).
+  bool prefix_space = false;
+  std::size_t batch_items = 64;  // items per prefetch batch
+};
+// `session` gives the response cache, the accounting and the client settings of its
+// [llm.embedder] table (not [llm.default]: another server's key must not go to this one);
+// without a session the provider has a client of its own, without a cache. `settings`, when
+// given, replaces the [llm.embedder] settings (tests: fast retries); its base_url, model and
+// name are set here. Throws UsageError for bad options.
+std::unique_ptr<Embedder> make_server_embedder(
+    const ServerOptions& options, std::shared_ptr<llm::Session> session,
+    std::optional<llm::EndpointConfig> settings = std::nullopt);
+
 // The cache directory used when none is given: $PROBITY_CACHE_DIR, else $XDG_CACHE_HOME/probity,
 // else $HOME/.cache/probity; "" when none is set.
 std::string default_cache_dir();

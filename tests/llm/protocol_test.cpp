@@ -116,6 +116,43 @@ TEST(LlmProtocol, RequestBodies) {
   EXPECT_NE(build_request(c, bad).body.find("caf\xef\xbf\xbd"), std::string::npos);
 }
 
+// kJson (embedding servers): the body as given in canonical form, at base + path, with nothing
+// added (no model, temperature or extra_body); any JSON answer is a success, an error object not.
+TEST(LlmProtocol, JsonRequestsGoAsGivenAndAnyJsonAnswerIsASuccess) {
+  EndpointConfig c;
+  c.base_url = "http://h:8080/";
+  c.model = "m";
+  c.extra_body = R"({"top_k": 5})";
+  Request r;
+  r.endpoint = Endpoint::kJson;
+  r.path = "/embed_all";
+  r.body = R"({"truncate": false, "inputs": "a b"})";
+  const WireRequest w = build_request(c, r);
+  EXPECT_EQ(w.url, "http://h:8080/embed_all");
+  EXPECT_EQ(w.body, R"({"inputs":"a b","truncate":false})");
+  Request other = r;
+  other.path = "/tokenize";
+  EXPECT_NE(build_request(c, other).key, w.key);
+  other = r;
+  other.body = R"({"inputs":"a b","truncate":false})";  // same JSON, other spelling
+  EXPECT_EQ(build_request(c, other).key, w.key);
+  other.path = "embed_all";
+  EXPECT_THROW(build_request(c, other), std::invalid_argument);
+  other.path = "/x";
+  other.body = "{not json";
+  EXPECT_THROW(build_request(c, other), std::invalid_argument);
+
+  Response out;
+  EXPECT_TRUE(parse_success(r, "[[[0.5, 1]]]", out));
+  EXPECT_TRUE(out.ok);
+  Response bad;
+  EXPECT_FALSE(parse_success(r, "[[[0.5, ", bad));
+  EXPECT_EQ(bad.error_kind, ErrorKind::kMalformed);
+  Response err;
+  EXPECT_FALSE(parse_success(r, R"({"error": "x", "error_type": "Backend"})", err));
+  EXPECT_EQ(err.error_kind, ErrorKind::kInvalidRequest);
+}
+
 TEST(LlmProtocol, ParsesVllmPromptLogprobsByTokenId) {
   // The prompt token is not listed first here; the ids say which entry is whose.
   const std::string body = R"({"choices": [{"index": 0, "text": "", "finish_reason": "length",
