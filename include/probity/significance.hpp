@@ -47,8 +47,9 @@ struct PairedSystemResult {
 };
 
 struct PairedTestResult {
-  // The metric's corpus signature with the test's fields: "...|bs:1000|seed:12345" or
-  // "...|ar:10000|seed:12345" (sacreBLEU adds the same keys to its signature).
+  // The metric's corpus signature with the test's fields before the version:
+  // "...|bs:1000|seed:12345|version:..." or "...|ar:10000|seed:12345|version:..." (sacreBLEU adds
+  // the same keys to its signature).
   std::string signature;
   std::size_t samples = 0;
   std::vector<PairedSystemResult> systems;  // [0] is the baseline

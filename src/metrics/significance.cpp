@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "metrics/corpus_signature.hpp"
 #include "metrics/numpy_resampled.hpp"
 #include "probity/error.hpp"
-#include "probity/signature.hpp"
 #include "util/numpy_random.hpp"
 #include "util/parallel.hpp"
 
@@ -72,10 +72,12 @@ PairedTestResult paired_test(const Metric& metric, std::span<const std::vector<d
 
   PairedTestResult result;
   result.samples = samples;
-  result.signature = Signature(metrics::corpus_signature_of(metric))
-                         .field(bootstrap ? "bs" : "ar", samples)
-                         .field("seed", options.seed)
-                         .format();
+  // The test's fields before the version, which stays last (as in sacreBLEU's signatures).
+  std::string signature = metrics::corpus_signature_of(metric);
+  const std::size_t version = std::min(signature.rfind("|version:"), signature.size());
+  signature.insert(version,
+                   fmt::format("|{}:{}|seed:{}", bootstrap ? "bs" : "ar", samples, options.seed));
+  result.signature = std::move(signature);
   result.systems.resize(n_sys);
   for (std::size_t s = 0; s < n_sys; ++s)
     result.systems[s].score = actual_score(metric, systems[s]);

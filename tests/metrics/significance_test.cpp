@@ -93,7 +93,8 @@ TEST(PairedTest, EqualsSacrebleuOnEveryGoldenCase) {
       const std::string fields = "|" + test + ":" + std::to_string(c["n"].get<int>()) +
                                  "|seed:" + std::to_string(c["seed"].get<int>());
       EXPECT_NE(want["signature"].get<std::string>().find(fields), std::string::npos) << what;
-      EXPECT_TRUE(got.signature.ends_with(fields)) << got.signature;
+      EXPECT_NE(got.signature.find(fields + "|version:probity-"), std::string::npos)
+          << got.signature;
     }
   }
   EXPECT_EQ(checked, 68u);

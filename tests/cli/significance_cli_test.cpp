@@ -1,0 +1,148 @@
+// `probity significance` (sacreBLEU's --paired-bs / --paired-ar) on plain-text systems: the cells
+// sacreBLEU's CLI prints (tests/golden/significance/paired.json), --json equal to sacreBLEU's
+// numbers, the same bytes at any --threads, and errors naming the file and line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_runner.hpp"
+#include "test_paths.hpp"
+
+namespace probity::test {
+namespace {
+
+const nlohmann::json& golden() {
+  static const nlohmann::json j = [] {
+    std::ifstream in(golden_path("significance/paired.json"));
+    return nlohmann::json::parse(in);
+  }();
+  return j;
+}
+
+const nlohmann::json& golden_case(const std::string& name) {
+  for (const auto& c : golden()["cases"])
+    if (c["name"] == name) return c;
+  throw std::runtime_error("no golden case " + name);
+}
+
+std::string write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  std::ofstream out(path, std::ios::binary);
+  for (const auto& l : lines) out << l << "\n";
+  return path;
+}
+std::string write_lines(const std::string& path, const nlohmann::json& lines) {
+  return write_lines(path, lines.get<std::vector<std::string>>());
+}
+
+// --hyp per system (named as in the golden case), --ref per stream.
+std::string inputs_of(const nlohmann::json& c, const std::string& dir) {
+  std::string args;
+  for (const auto& sys : c["systems"])
+    args += " --hyp " + write_lines(dir + "/" + sys[0].get<std::string>() + ".txt", sys[1]);
+  for (std::size_t r = 0; r < c["refs"].size(); ++r)
+    args += " --ref " + write_lines(dir + "/ref" + std::to_string(r) + ".txt", c["refs"][r]);
+  return args;
+}
+
+std::string metric_flags(const nlohmann::json& c) {
+  std::string args;
+  for (const auto& [name, _] : c["results"].items()) args += " -m " + name;
+  return args;
+}
+
+TEST(CliSignificance, PrintsSacrebleusCellsForBothTests) {
+  for (const char* name : {"summeval20_2refs_bs_seed7", "summeval20_2refs_ar_seed7"}) {
+    const auto& c = golden_case(name);
+    const std::string dir = temp_dir(std::string("cli_sig_") + name);
+    const bool bs = c["test"] == "bs";
+    const std::string n = std::to_string(c["n"].get<int>());
+    const auto r =
+        run_probity("significance" + inputs_of(c, dir) + metric_flags(c) +
+                    (bs ? " --paired-bs --paired-bs-n " + n : " --paired-ar --paired-ar-n " + n) +
+                    " --seed " + std::to_string(c["seed"].get<int>()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& [metric, want] : c["results"].items()) {
+      for (const auto& cell : want["cells"])
+        EXPECT_NE(r.out.find(cell.get<std::string>()), std::string::npos)
+            << metric << ": " << cell << "\n"
+            << r.out;
+      EXPECT_NE(r.out.find(metric + (bs ? " (μ ± 95% CI)" : "")), std::string::npos) << r.out;
+    }
+    EXPECT_NE(r.out.find("Baseline: M0"), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliSignificance, JsonEqualsSacrebleuAndIsTheSameAtAnyThreadCount) {
+  const auto& c = golden_case("summeval100_bs");
+  const std::string dir = temp_dir("cli_sig_json");
+  // sacreBLEU's defaults: --paired-bs-n 1000, seed 12345.
+  const std::string cmd =
+      "significance" + inputs_of(c, dir) + metric_flags(c) + " --paired-bs --json --threads ";
+  const auto one = run_probity(cmd + "1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const auto two = run_probity(cmd + "2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(one.out, two.out);
+  const auto doc = nlohmann::json::parse(one.out);
+  EXPECT_EQ(doc["test"], "bs");
+  EXPECT_EQ(doc["samples"], 1000);
+  EXPECT_EQ(doc["seed"], 12345);
+  EXPECT_EQ(doc["baseline"], "M0");
+  ASSERT_EQ(doc["metrics"].size(), c["results"].size());
+  for (const auto& m : doc["metrics"]) {
+    const auto& want = c["results"][m["metric"].get<std::string>()]["systems"];
+    ASSERT_EQ(m["systems"].size(), want.size());
+    for (std::size_t s = 0; s < want.size(); ++s) {
+      const auto& g = m["systems"][s];
+      const auto& w = want[s];
+      for (const char* key : {"score", "mean", "ci"})
+        EXPECT_NEAR(g[key].get<double>(), w[key].get<double>(),
+                    1e-9 * std::max(1.0, std::abs(w[key].get<double>())))
+            << m["metric"] << " " << s << " " << key;
+      if (s == 0)
+        EXPECT_TRUE(g["p_value"].is_null());
+      else
+        EXPECT_EQ(g["p_value"].get<double>(), w["p_value"].get<double>()) << m["metric"] << s;
+    }
+    EXPECT_NE(m["signature"].get<std::string>().find("|bs:1000|seed:12345"), std::string::npos);
+  }
+}
+
+TEST(CliSignificance, BadInputIsAnErrorNamingFileAndLine) {
+  const std::string dir = temp_dir("cli_sig_bad");
+  const auto base =
+      write_lines(dir + "/base.txt", std::vector<std::string>{"a b c", "d e f", "g h i"});
+  const auto sys = write_lines(dir + "/sys.txt", std::vector<std::string>{"a b c", "d e"});
+  const auto ref =
+      write_lines(dir + "/ref.txt", std::vector<std::string>{"a b c", "d e f", "g h i"});
+  auto r = run_probity("significance --hyp " + base + " --hyp " + sys + " --ref " + ref +
+                       " --paired-bs");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("sys.txt:3"), std::string::npos) << r.err;
+
+  // One system only; both tests; neither; a metric sacreBLEU has no paired test for.
+  r = run_probity("significance --hyp " + base + " --ref " + ref + " --paired-bs");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("at least two systems"), std::string::npos) << r.err;
+  const auto two = write_lines(dir + "/two.txt", std::vector<std::string>{"a b c", "d e f", "g h"});
+  const std::string both = " --hyp " + base + " --hyp " + two + " --ref " + ref;
+  r = run_probity("significance" + both + " --paired-bs --paired-ar");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = run_probity("significance" + both);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--paired-bs or --paired-ar"), std::string::npos) << r.err;
+  r = run_probity("significance" + both + " --paired-ar -m rouge1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("bleu, chrf, chrf++ and ter"), std::string::npos) << r.err;
+  r = run_probity("significance" + both + " --paired-ar --paired-ar-n 50 --baseline two");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Baseline: two"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace probity::test
