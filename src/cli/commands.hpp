@@ -20,6 +20,12 @@ struct ScoreArgs {
   bool skip_invalid = false;
   unsigned threads = 0;
   std::size_t shard_index = 0, shard_count = 1;  // --shard I/N
+  // --aggregate bootstrap: rouge-score's BootstrapAggregator over the ROUGE metrics' item scores
+  // (stats::rouge_bootstrap_aggregate), as after numpy.random.seed(bootstrap_seed).
+  std::string aggregate = "mean";
+  std::size_t bootstrap_samples = 1000;
+  double bootstrap_confidence = 0.95;
+  std::uint64_t bootstrap_seed = 0;
   Console console;  // -q: no progress bar and no notes; -v: the time taken
 };
 int run_score(const ScoreArgs& args, Engine& engine);

@@ -259,6 +259,25 @@ int main(int argc, char** argv) {
   sc->add_option("--shard", score_shard,
                  "I/N: score only shard I (0-based) of N, chosen by a hash of the task id; "
                  "combine the shards' files with `probity merge`");
+  sc->add_option("--aggregate", score.aggregate,
+                 "ROUGE corpus aggregation: mean (the mean item score), or bootstrap: also "
+                 "rouge-score's BootstrapAggregator low/mid/high of P, R and F, as after "
+                 "numpy.random.seed(--bootstrap-seed)")
+      ->check(CLI::IsMember({"mean", "bootstrap"}))
+      ->capture_default_str();
+  sc->add_option("--bootstrap-samples", score.bootstrap_samples,
+                 "--aggregate bootstrap: resamples (BootstrapAggregator n_samples)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sc->add_option("--bootstrap-confidence", score.bootstrap_confidence,
+                 "--aggregate bootstrap: confidence_interval")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  sc->add_option("--bootstrap-seed", score.bootstrap_seed,
+                 "--aggregate bootstrap: the seed of NumPy's global state (np.random.seed), "
+                 "0 .. 4294967295")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{4294967295}))
+      ->capture_default_str();
   cli::LlmFlags score_llm;
   add_llm_flags(sc, score_llm);
 

@@ -1,6 +1,7 @@
 // `probity significance` (sacreBLEU's --paired-bs / --paired-ar) on plain-text systems: the cells
 // sacreBLEU's CLI prints (tests/golden/significance/paired.json), --json equal to sacreBLEU's
 // numbers, the same bytes at any --threads, and errors naming the file and line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,6 +143,60 @@ TEST(CliSignificance, BadInputIsAnErrorNamingFileAndLine) {
   r = run_probity("significance" + both + " --paired-ar --paired-ar-n 50 --baseline two");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Baseline: two"), std::string::npos) << r.out;
+}
+
+// `probity score --aggregate bootstrap`: rouge-score's BootstrapAggregator after
+// np.random.seed(seed) over the ROUGE metrics in the order given
+// (tests/golden/significance/rouge_bootstrap.json, case summeval300).
+TEST(CliSignificance, ScoreAggregateBootstrapIsRougeScoresAggregator) {
+  std::ifstream gin(golden_path("significance/rouge_bootstrap.json"));
+  const auto golden_rouge = nlohmann::json::parse(gin);
+  const nlohmann::json* c = nullptr;
+  for (const auto& x : golden_rouge["cases"])
+    if (x["name"] == "summeval300") c = &x;
+  ASSERT_NE(c, nullptr);
+  // Each item of lexical/sentence.jsonl after the 12 edge cases as a task (target: the first
+  // reference), in the task format.
+  const std::string dir = temp_dir("cli_sig_rouge");
+  const std::string data = dir + "/items.jsonl";
+  {
+    std::ifstream in(golden_path("lexical/sentence.jsonl"));
+    std::ofstream out(data, std::ios::binary);
+    std::size_t i = 0;
+    for (std::string line; std::getline(in, line); ++i) {
+      if (i < 12 || line.empty()) continue;
+      const auto item = nlohmann::json::parse(line);
+      nlohmann::json task = {{"task_id", "t" + std::to_string(i)},
+                             {"references", {{{"id", "r0"}, {"text", item["refs"][0]}}}},
+                             {"candidates", {{{"id", "c"}, {"text", item["hyp"]}}}}};
+      out << task.dump() << "\n";
+    }
+  }
+  std::string metrics;
+  for (const auto& t : (*c)["types"]) metrics += " --metric " + t.get<std::string>();
+  const auto r =
+      run_probity("score --data " + data + metrics +
+                  " --aggregate bootstrap --bootstrap-seed 12345 --out " + dir + "/scores.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& t : (*c)["types"]) {
+    const std::string type = t.get<std::string>();
+    const auto& want = (*c)["aggregate"][type];
+    const char* parts[] = {"p", "r", "f"};
+    for (std::size_t m = 0; m < 3; ++m) {
+      const std::string expect = fmt::format(
+          "{:<24} bootstrap low {:.4f} mid {:.4f} high {:.4f}  n=300 samples=1000 "
+          "confidence=0.95 seed=12345",
+          type + "." + parts[m], want["low"][m].get<double>(), want["mid"][m].get<double>(),
+          want["high"][m].get<double>());
+      EXPECT_NE(r.out.find(expect), std::string::npos) << expect << "\n" << r.out;
+    }
+  }
+  // Without a ROUGE metric, and with --shard: usage errors.
+  auto bad = run_probity("score --data " + data + " --metric bleu --aggregate bootstrap");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("give a ROUGE metric"), std::string::npos) << bad.err;
+  bad = run_probity("score --data " + data + " --metric rouge1 --aggregate bootstrap --shard 0/2");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }
 
 }  // namespace
