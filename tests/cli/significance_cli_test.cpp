@@ -145,6 +145,37 @@ TEST(CliSignificance, BadInputIsAnErrorNamingFileAndLine) {
   EXPECT_NE(r.out.find("Baseline: two"), std::string::npos) << r.out;
 }
 
+// Systems as the candidates of a dataset's tasks (the candidates' system names), and a task
+// without one of them: an error naming the file and the task's line.
+TEST(CliSignificance, DatasetSystemsAndAMissingCandidate) {
+  auto r = run_probity("significance --data " + data_path("summeval/summeval_sample20.jsonl") +
+                       " -m bleu -m ter --paired-ar --paired-ar-n 200 --baseline M1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["baseline"], "M1");
+  EXPECT_EQ(doc["items"], 20);
+  ASSERT_EQ(doc["metrics"].size(), 2u);
+  EXPECT_EQ(doc["metrics"][0]["systems"].size(), 16u);
+  EXPECT_EQ(doc["metrics"][0]["systems"][0]["system"], "M1");
+  EXPECT_TRUE(doc["metrics"][0]["systems"][0]["p_value"].is_null());
+  EXPECT_FALSE(doc["metrics"][0]["systems"][1]["p_value"].is_null());
+
+  const std::string dir = temp_dir("cli_sig_dataset");
+  const std::string data = dir + "/tasks.jsonl";
+  std::ofstream(data, std::ios::binary)
+      << R"({"task_id": "a", "references": [{"id": "r", "text": "the cat sat"}], )"
+      << R"("candidates": [{"id": "x", "system": "A", "text": "the cat"}, )"
+      << R"({"id": "y", "system": "B", "text": "a cat sat"}]})"
+      << "\n"
+      << R"({"task_id": "b", "references": [{"id": "r", "text": "a dog ran"}], )"
+      << R"("candidates": [{"id": "x", "system": "A", "text": "the dog ran"}]})"
+      << "\n";
+  r = run_probity("significance --data " + data + " --paired-bs");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("tasks.jsonl:2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("task 'b' has no candidate of system 'B'"), std::string::npos) << r.err;
+}
+
 // `probity score --aggregate bootstrap`: rouge-score's BootstrapAggregator after
 // np.random.seed(seed) over the ROUGE metrics in the order given
 // (tests/golden/significance/rouge_bootstrap.json, case summeval300).
