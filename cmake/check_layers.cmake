@@ -19,6 +19,7 @@ set(PUBLIC_llm llm)
 set(PUBLIC_mi predict)  # the predictor interface; the measures are implemented in metrics
 set(PUBLIC_metric metrics)
 set(PUBLIC_scoring metrics)
+set(PUBLIC_significance metrics)
 set(PUBLIC_engine metrics)  # declarations only: assembled by audit/engine.cpp
 set(PUBLIC_perturb perturb)
 set(PUBLIC_audit audit)

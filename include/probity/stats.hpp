@@ -154,6 +154,32 @@ ConfidenceInterval percentile_interval(std::span<const double> distribution, dou
 ConfidenceInterval bca_interval(double estimate, std::span<const double> distribution,
                                 std::span<const double> jackknife, double confidence);
 
+// ---- rouge-score's BootstrapAggregator -------------------------------------------------------
+
+// The low, mid and high bounds of each measure (e.g. precision, recall, F).
+struct AggregateBounds {
+  std::vector<double> low, mid, high;
+};
+
+// rouge-score's scoring.BootstrapAggregator(confidence_interval, n_samples).aggregate() as it
+// runs after numpy.random.seed(seed): for each score type in turn (`types[t]`: the items' scores,
+// row-major, `measures` per item), n_samples resamples of the items drawn with NumPy's legacy
+// global MT19937 (RandomState.choice(np.arange(n), size=n); one stream through all the types, in
+// order), the mean of each measure per resample, and numpy.percentile (linear) of those means at
+// 100 (1 - ci) / 2, 50 and 100 (1 + ci) / 2. rouge-score itself draws from whatever state
+// NumPy's global generator is in; seeding it with `seed` first gives these numbers
+// (tests/golden/significance/rouge_bootstrap.json). std::invalid_argument for no items, no
+// samples or a confidence outside [0, 1] (rouge-score's ValueError).
+std::vector<AggregateBounds> rouge_bootstrap_aggregate(std::span<const std::vector<double>> types,
+                                                       std::size_t measures,
+                                                       std::size_t n_samples = 1000,
+                                                       double confidence_interval = 0.95,
+                                                       std::uint32_t seed = 0);
+
+// numpy.percentile(values, q) with the default linear method (NumPy 1.22+ _quantile: virtual
+// index (n - 1) q / 100, then _lerp); NaN-free values, q in [0, 100].
+double numpy_percentile(std::span<const double> values, double q);
+
 // ---- Paired permutation test -------------------------------------------------------------------
 
 enum class Alternative {

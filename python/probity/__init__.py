@@ -54,7 +54,7 @@ __all__ = [
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
     "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
-    "paired_t", "pearson",
+    "paired_t", "paired_test", "pearson", "rouge_bootstrap",
     "permutation_correlation_diff", "perturb", "score", "score_dataset", "score_parts",
     "signature", "spearman", "strategies", "write_report",
 ]
@@ -570,6 +570,54 @@ def corpus_score(metric, candidates, references, *, sources=None, negatives=None
     """
     return _default.corpus_score(metric, candidates, references, sources=sources,
                                  negatives=negatives, threads=threads)
+
+
+def paired_test(systems, references, *, metrics=("bleu",), test="bs", samples=0, seed=12345,
+                threads=0):
+    """Paired significance tests between systems, as sacreBLEU 2.6.0's ``--paired-bs`` and
+    ``--paired-ar`` compute them (the same numbers: the same NumPy stream, float32 resamples).
+
+    Args:
+        systems: a list of systems, each a list of candidate texts (the same items in the same
+            order); the first is the baseline.
+        references: one entry per item: a reference text or a list of reference texts.
+        metrics: metric names: ``bleu``, ``chrf``, ``chrf++`` or ``ter``, with options.
+        test: ``"bs"`` (paired bootstrap resampling) or ``"ar"`` (approximate randomization).
+        samples: resamples (bs) or trials (ar); 0: sacreBLEU's defaults, 1000 and 10000.
+        seed: sacreBLEU's ``SACREBLEU_SEED`` (default 12345).
+        threads: worker threads (0: all cores); the results do not depend on them.
+
+    Returns:
+        dict: metric name -> ``{"signature", "samples", "systems"}``, ``systems`` one dict per
+        system (``score``, ``p_value``, ``mean``, ``ci``; ``None`` where the test gives none: the
+        baseline's p-value, the means and CIs of ``ar``).
+    """
+    return _default.paired_test(systems, references, metrics=metrics, test=test,
+                                samples=samples, seed=seed, threads=threads)
+
+
+def rouge_bootstrap(candidates, references, *, types=("rouge1", "rouge2", "rougeL", "rougeLsum"),
+                    n_samples=1000, confidence_interval=0.95, seed=0, threads=0):
+    """rouge-score's ``scoring.BootstrapAggregator`` over the candidates' ROUGE scores.
+
+    rouge-score resamples with NumPy's global random state; this is the aggregator run after
+    ``numpy.random.seed(seed)`` (the same numbers), one stream through ``types`` in order.
+
+    Args:
+        candidates: list of candidate texts.
+        references: one entry per candidate: a reference text or a list of reference texts.
+        types: ROUGE metric names, with options (``"rougeL,stem=true"``), in the order the
+            aggregator sees them.
+        n_samples, confidence_interval: as ``BootstrapAggregator`` (1000, 0.95).
+        seed: the seed given to ``numpy.random.seed`` before ``aggregate()`` (0 .. 2**32 - 1).
+        threads: worker threads for the scores.
+
+    Returns:
+        dict: type -> ``{"low", "mid", "high"}``, each ``{"precision", "recall", "fmeasure"}``.
+    """
+    return _default.rouge_bootstrap(candidates, references, types=types, n_samples=n_samples,
+                                    confidence_interval=confidence_interval, seed=seed,
+                                    threads=threads)
 
 
 PerturbResult = collections.namedtuple("PerturbResult", "status text note")
@@ -1225,6 +1273,40 @@ class Engine:
         r = _score_texts(self._native, metric, candidates, references, sources, negatives,
                          threads)
         return r["corpus"][r["primary"]]
+
+    def paired_test(self, systems, references, *, metrics=("bleu",), test="bs", samples=0,
+                    seed=12345, threads=0):
+        """See :func:`probity.paired_test`."""
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        systems = [list(s) for s in systems]
+        if len(systems) < 2:
+            raise UsageError("paired_test: a baseline and at least one other system are needed")
+        out = {}
+        for metric in metrics:
+            stats = [_score_texts(self._native, metric, s, references, None, None,
+                                  threads)["stats"].ravel() for s in systems]
+            out[metric] = self._native.paired_test(metric, stats, test, samples, seed, threads)
+        return out
+
+    def rouge_bootstrap(self, candidates, references, *,
+                        types=("rouge1", "rouge2", "rougeL", "rougeLsum"), n_samples=1000,
+                        confidence_interval=0.95, seed=0, threads=0):
+        """See :func:`probity.rouge_bootstrap`."""
+        if isinstance(types, str):
+            types = [types]
+        matrices = []
+        for t in types:
+            if not t.startswith("rouge"):
+                raise UsageError(f"rouge_bootstrap: {t!r} is not a ROUGE metric")
+            r = _score_texts(self._native, t, candidates, references, None, None, threads)
+            if len(r["values"]) != 3:
+                raise UsageError(f"rouge_bootstrap: {t!r} must name all three parts (no .p/.r/.f)")
+            matrices.append(np.column_stack(r["values"]))  # the parts in order p, r, f
+        bounds = _stats.rouge_bootstrap_aggregate(matrices, n_samples, confidence_interval, seed)
+        names = ("precision", "recall", "fmeasure")
+        return {t: {k: dict(zip(names, map(float, v))) for k, v in zip(("low", "mid", "high"), b)}
+                for t, b in zip(types, bounds)}
 
     def perturb(self, dataset, kind, code, seed=0, threads=0):
         """See :func:`probity.perturb`."""

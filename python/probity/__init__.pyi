@@ -246,6 +246,26 @@ def corpus_score(
 def perturb(
     dataset: _DatasetLike, kind: str, code: str, seed: int = ..., threads: int = ...
 ) -> List[PerturbResult]: ...
+def paired_test(
+    systems: Sequence[Sequence[str]],
+    references: Sequence[Union[str, Sequence[str]]],
+    *,
+    metrics: Union[str, Sequence[str]] = ...,
+    test: str = ...,
+    samples: int = ...,
+    seed: int = ...,
+    threads: int = ...,
+) -> Dict[str, Dict[str, Any]]: ...
+def rouge_bootstrap(
+    candidates: Sequence[str],
+    references: Sequence[Union[str, Sequence[str]]],
+    *,
+    types: Sequence[str] = ...,
+    n_samples: int = ...,
+    confidence_interval: float = ...,
+    seed: int = ...,
+    threads: int = ...,
+) -> Dict[str, Dict[str, Dict[str, float]]]: ...
 def pearson(x: _Floats, y: _Floats) -> CorrelationResult: ...
 def spearman(x: _Floats, y: _Floats) -> CorrelationResult: ...
 def kendall_tau_b(x: _Floats, y: _Floats) -> CorrelationResult: ...
@@ -391,6 +411,28 @@ class Engine:
         negatives: Optional[Sequence[Sequence[str]]] = ...,
         threads: int = ...,
     ) -> float: ...
+    def paired_test(
+        self,
+        systems: Sequence[Sequence[str]],
+        references: Sequence[Union[str, Sequence[str]]],
+        *,
+        metrics: Union[str, Sequence[str]] = ...,
+        test: str = ...,
+        samples: int = ...,
+        seed: int = ...,
+        threads: int = ...,
+    ) -> Dict[str, Dict[str, Any]]: ...
+    def rouge_bootstrap(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[Union[str, Sequence[str]]],
+        *,
+        types: Sequence[str] = ...,
+        n_samples: int = ...,
+        confidence_interval: float = ...,
+        seed: int = ...,
+        threads: int = ...,
+    ) -> Dict[str, Dict[str, Dict[str, float]]]: ...
     def perturb(
         self, dataset: _DatasetLike, kind: str, code: str, seed: int = ..., threads: int = ...
     ) -> List[PerturbResult]: ...

@@ -13,6 +13,7 @@
 #include "probity/metric.hpp"
 #include "probity/perturb.hpp"
 #include "probity/scoring.hpp"
+#include "probity/significance.hpp"
 #include "util/parallel.hpp"
 
 namespace probity::metrics::detail {
@@ -266,6 +267,60 @@ py::dict score_texts(PyEngine& e, const std::string& spec, const py::sequence& c
   out["corpus"] = corpus_values;
   out["primary"] = primary;
   out["signature"] = sel.metric->signature();
+  // The item statistics, one row per candidate (paired_test reads them).
+  const std::size_t k = stats[0].num_stats;
+  py::array_t<double> raw({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(k)});
+  std::copy(stats[0].stats.begin(), stats[0].stats.end(), raw.mutable_data());
+  out["stats"] = raw;
+  return out;
+}
+
+py::object optional_value(const std::optional<double>& v) {
+  return v ? py::object(py::float_(*v)) : py::object(py::none());
+}
+
+// sacreBLEU's paired test of one metric on the systems' item statistics (score_texts "stats").
+py::dict paired(PyEngine& e, const std::string& spec, const std::vector<DoubleArray>& systems,
+                const std::string& test, std::size_t samples, std::uint64_t seed,
+                unsigned threads) {
+  PairedTestOptions options;
+  if (test == "bs")
+    options.kind = PairedTestKind::kBootstrap;
+  else if (test == "ar")
+    options.kind = PairedTestKind::kRandomization;
+  else
+    throw UsageError(
+        "paired_test: test must be 'bs' (paired bootstrap) or 'ar' (approximate "
+        "randomization), not '" +
+        test + "'");
+  options.samples = samples;
+  options.seed = seed;
+  options.threads = threads;
+  std::vector<std::vector<double>> stats;
+  for (const auto& a : systems) stats.push_back(to_vector(a, "stats"));
+  PairedTestResult r;
+  {
+    py::gil_scoped_release release;
+    std::unique_ptr<Metric> metric;
+    {
+      std::lock_guard lock(e.mutex);
+      metric = select_metric(spec, e.engine).metric;
+    }
+    r = paired_test(*metric, stats, options);
+  }
+  py::list rows;
+  for (const auto& s : r.systems) {
+    py::dict d;
+    d["score"] = s.score;
+    d["p_value"] = optional_value(s.p_value);
+    d["mean"] = optional_value(s.mean);
+    d["ci"] = optional_value(s.ci);
+    rows.append(d);
+  }
+  py::dict out;
+  out["signature"] = r.signature;
+  out["samples"] = r.samples;
+  out["systems"] = rows;
   return out;
 }
 
@@ -353,6 +408,8 @@ void bind_scoring(py::module_& m, EngineClass& engine) {
   engine.def("score_texts", &score_texts, py::arg("metric"), py::arg("candidates"),
              py::arg("references"), py::arg("sources") = py::none(),
              py::arg("negatives") = py::none(), py::arg("threads") = 0);
+  engine.def("paired_test", &paired, py::arg("metric"), py::arg("stats"), py::arg("test"),
+             py::arg("samples"), py::arg("seed"), py::arg("threads"));
   engine.def("perturb", &perturb, py::arg("dataset"), py::arg("kind"), py::arg("code"),
              py::arg("seed") = 0, py::arg("threads") = 0);
   engine.def("strategies", [](PyEngine& e) {

@@ -185,6 +185,36 @@ py::list compare_rows(const DoubleArray& a_in, const DoubleArray& b_in,
 
 void bind_stats(py::module_& m) {
   py::module_ s = m.def_submodule("stats", "Statistics of the C++ engine.");
+  // rouge-score's BootstrapAggregator on (items x measures) matrices, one per score type in
+  // order: [(low, mid, high)] with one value per measure each.
+  s.def(
+      "rouge_bootstrap_aggregate",
+      [](const std::vector<py::array_t<double, py::array::c_style | py::array::forcecast>>& types,
+         std::size_t n_samples, double confidence_interval, std::uint32_t seed) {
+        std::vector<std::vector<double>> matrices;
+        std::size_t measures = 0;
+        for (const auto& a : types) {
+          if (a.ndim() != 2) throw UsageError("rouge_bootstrap: each score matrix must be 2-d");
+          if (measures != 0 && static_cast<std::size_t>(a.shape(1)) != measures)
+            throw UsageError("rouge_bootstrap: every score matrix needs the same measures");
+          measures = static_cast<std::size_t>(a.shape(1));
+          matrices.emplace_back(a.data(), a.data() + a.size());
+        }
+        std::vector<stats::AggregateBounds> bounds;
+        {
+          py::gil_scoped_release release;
+          try {
+            bounds = stats::rouge_bootstrap_aggregate(matrices, measures, n_samples,
+                                                      confidence_interval, seed);
+          } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("rouge_bootstrap: ") + e.what());
+          }
+        }
+        py::list out;
+        for (const auto& b : bounds) out.append(py::make_tuple(b.low, b.mid, b.high));
+        return out;
+      },
+      py::arg("types"), py::arg("n_samples"), py::arg("confidence_interval"), py::arg("seed"));
   s.def("pearson", correlation_fn([](auto& x, auto& y) { return stats::pearson(x, y); }),
         py::arg("x"), py::arg("y"));
   s.def("spearman", correlation_fn([](auto& x, auto& y) { return stats::spearman(x, y); }),

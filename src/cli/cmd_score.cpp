@@ -21,6 +21,7 @@
 #include "probity/inputs.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
+#include "probity/stats.hpp"
 #include "util/output_file.hpp"
 
 namespace probity::cli {
@@ -132,6 +133,23 @@ int run_score(const ScoreArgs& args, Engine& engine) {
 
   std::vector<CorpusAccumulator> corpus;
   for (const auto& m : metrics) corpus.emplace_back(*m.metric);
+  // --aggregate bootstrap: the ROUGE metrics and their items' P, R, F (rows of 3).
+  const bool bootstrap = args.aggregate == "bootstrap";
+  std::vector<std::size_t> rouge;
+  std::vector<std::vector<double>> rouge_scores;
+  if (bootstrap) {
+    if (args.shard_count > 1)
+      throw UsageError("--aggregate bootstrap resamples all items: not with --shard");
+    for (std::size_t m = 0; m < metrics.size(); ++m)
+      if (metrics[m].parsed.base().starts_with("rouge") &&
+          metrics[m].metric->parts() == std::vector<std::string>{"p", "r", "f"})
+        rouge.push_back(m);
+    if (rouge.empty())
+      throw UsageError(
+          "--aggregate bootstrap is rouge-score's aggregation: give a ROUGE metric "
+          "(rouge1, rouge2, rougeL, rougeLsum, ...)");
+    rouge_scores.resize(rouge.size());
+  }
   // Metrics that need the whole file first (fitted on it, or drawing negatives from all its
   // tasks) read it in passes before scoring; one that can only fit on a loaded dataset
   // (Metric::fit_passes) makes the file load whole.
@@ -213,6 +231,12 @@ int run_score(const ScoreArgs& args, Engine& engine) {
     }
     for (std::size_t m = 0; m < metrics.size(); ++m)
       for (std::size_t i = 0; i < items.size(); ++i) corpus[m].add(stats[m].row(i));
+    std::vector<double> parts(3);
+    for (std::size_t r = 0; r < rouge.size(); ++r)
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        metrics[rouge[r]].metric->sentence_score(stats[rouge[r]].row(i), parts);
+        rouge_scores[r].insert(rouge_scores[r].end(), parts.begin(), parts.end());
+      }
   };
 
   for (const auto& path : args.data) {
@@ -283,6 +307,29 @@ int run_score(const ScoreArgs& args, Engine& engine) {
     for (std::size_t p : metrics[m].parts)
       fmt::print(summary, "{:<24} corpus {:>10.4f}  n={}  {}\n", metrics[m].record_name(p),
                  parts[p], corpus[m].count(), metrics::corpus_signature_of(*metrics[m].metric));
+  }
+  if (bootstrap) {
+    // One NumPy stream through the ROUGE metrics in the order given, as rouge-score's
+    // aggregator goes through its score types.
+    bool undefined = false;
+    for (const auto& r : rouge_scores)
+      undefined |= std::any_of(r.begin(), r.end(), [](double v) { return std::isnan(v); });
+    if (undefined)
+      throw InputError(args.data.front(), 0, "",
+                       "--aggregate bootstrap: an item's ROUGE score is undefined");
+    const auto bounds = stats::rouge_bootstrap_aggregate(
+        rouge_scores, 3, args.bootstrap_samples, args.bootstrap_confidence,
+        static_cast<std::uint32_t>(args.bootstrap_seed));
+    for (std::size_t r = 0; r < rouge.size(); ++r) {
+      const MetricSelection& sel = metrics[rouge[r]];
+      for (std::size_t p : sel.parts)
+        fmt::print(summary,
+                   "{:<24} bootstrap low {:.4f} mid {:.4f} high {:.4f}  n={} "
+                   "samples={} confidence={} seed={}\n",
+                   sel.record_name(p), bounds[r].low[p], bounds[r].mid[p], bounds[r].high[p],
+                   rouge_scores[r].size() / 3, args.bootstrap_samples, args.bootstrap_confidence,
+                   args.bootstrap_seed);
+    }
   }
   return kExitOk;
 }

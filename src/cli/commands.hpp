@@ -20,6 +20,12 @@ struct ScoreArgs {
   bool skip_invalid = false;
   unsigned threads = 0;
   std::size_t shard_index = 0, shard_count = 1;  // --shard I/N
+  // --aggregate bootstrap: rouge-score's BootstrapAggregator over the ROUGE metrics' item scores
+  // (stats::rouge_bootstrap_aggregate), as after numpy.random.seed(bootstrap_seed).
+  std::string aggregate = "mean";
+  std::size_t bootstrap_samples = 1000;
+  double bootstrap_confidence = 0.95;
+  std::uint64_t bootstrap_seed = 0;
   Console console;  // -q: no progress bar and no notes; -v: the time taken
 };
 int run_score(const ScoreArgs& args, Engine& engine);
@@ -98,6 +104,22 @@ struct RankArgs {
   unsigned threads = 0;
 };
 int run_rank(const RankArgs& args);
+
+// `probity significance`: sacreBLEU's paired significance tests between systems (--paired-bs,
+// --paired-ar; probity/significance.hpp), the first system (or --baseline) against each other.
+struct SignificanceArgs {
+  std::string data;
+  std::vector<std::string> metrics{"bleu"};  // sacreBLEU's metrics: bleu, chrf, chrf++, ter
+  bool paired_bs = false, paired_ar = false;
+  std::size_t paired_bs_n = 1000, paired_ar_n = 10000;
+  std::uint64_t seed = 12345;  // sacreBLEU's SACREBLEU_SEED default
+  std::string baseline;        // empty: the first system
+  int width = 1;               // decimals of the scores (sacreBLEU's --width)
+  bool json = false;
+  bool skip_invalid = false;
+  unsigned threads = 0;
+};
+int run_significance(const SignificanceArgs& args, Engine& engine);
 
 struct AuditArgs {
   std::vector<std::string> data;

@@ -259,6 +259,25 @@ int main(int argc, char** argv) {
   sc->add_option("--shard", score_shard,
                  "I/N: score only shard I (0-based) of N, chosen by a hash of the task id; "
                  "combine the shards' files with `probity merge`");
+  sc->add_option("--aggregate", score.aggregate,
+                 "ROUGE corpus aggregation: mean (the mean item score), or bootstrap: also "
+                 "rouge-score's BootstrapAggregator low/mid/high of P, R and F, as after "
+                 "numpy.random.seed(--bootstrap-seed)")
+      ->check(CLI::IsMember({"mean", "bootstrap"}))
+      ->capture_default_str();
+  sc->add_option("--bootstrap-samples", score.bootstrap_samples,
+                 "--aggregate bootstrap: resamples (BootstrapAggregator n_samples)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sc->add_option("--bootstrap-confidence", score.bootstrap_confidence,
+                 "--aggregate bootstrap: confidence_interval")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  sc->add_option("--bootstrap-seed", score.bootstrap_seed,
+                 "--aggregate bootstrap: the seed of NumPy's global state (np.random.seed), "
+                 "0 .. 4294967295")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{4294967295}))
+      ->capture_default_str();
   cli::LlmFlags score_llm;
   add_llm_flags(sc, score_llm);
 
@@ -378,6 +397,43 @@ int main(int argc, char** argv) {
   rc->add_flag("--allow-missing", rank.allow_missing,
                "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(rc, rank.threads);
+
+  cli::SignificanceArgs sig;
+  auto* sigc = app.add_subcommand(
+      "significance",
+      "Paired significance tests between systems as sacreBLEU computes them (--paired-bs, "
+      "--paired-ar): the first system is the baseline");
+  sigc->add_option("--data", sig.data,
+                   "Dataset whose tasks each have one candidate per system (or --hyp FILE per "
+                   "system, --ref FILE)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cli::add_input_options(sigc, sig.data);
+  sigc->add_option("--metric,-m", sig.metrics,
+                   "bleu, chrf, chrf++ or ter, with options; repeatable")
+      ->capture_default_str();
+  auto* bs_flag = sigc->add_flag("--paired-bs", sig.paired_bs,
+                                 "Paired bootstrap resampling: p-values and each system's mean "
+                                 "and 95% CI (sacreBLEU --paired-bs)");
+  sigc->add_flag("--paired-ar", sig.paired_ar,
+                 "Paired approximate randomization: p-values (sacreBLEU --paired-ar)")
+      ->excludes(bs_flag);
+  sigc->add_option("--paired-bs-n", sig.paired_bs_n, "Bootstrap resamples")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sigc->add_option("--paired-ar-n", sig.paired_ar_n, "Approximate randomization trials")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sigc->add_option("--seed", sig.seed,
+                   "Seed of NumPy's default_rng as sacreBLEU seeds it (SACREBLEU_SEED)")
+      ->capture_default_str();
+  sigc->add_option("--baseline", sig.baseline, "The baseline system (default: the first)");
+  sigc->add_option("--width,-w", sig.width, "Decimals of the scores in the table")
+      ->check(CLI::Range(0, 10))
+      ->capture_default_str();
+  sigc->add_flag("--json", sig.json, "Print JSON instead of a table");
+  sigc->add_flag("--skip-invalid", sig.skip_invalid, "Skip invalid items and report them");
+  add_threads(sigc, sig.threads);
 
   cli::AuditArgs audit;
   auto* ac = app.add_subcommand(
@@ -825,6 +881,10 @@ int main(int argc, char** argv) {
     }
     if (cc->parsed()) return cli::run_correlate(corr);
     if (rc->parsed()) return cli::run_rank(rank);
+    if (sigc->parsed()) {
+      auto engine = cli::make_engine(cli::LlmFlags{});
+      return cli::run_significance(sig, *engine);
+    }
     if (mc->parsed()) {
       if (cmp.metrics.size() != 2) throw UsageError("compare needs exactly two --metric options");
       return cli::run_compare(cmp);

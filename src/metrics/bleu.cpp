@@ -24,6 +24,7 @@
 #include "metrics/builtin.hpp"
 #include "metrics/corpus_signature.hpp"
 #include "metrics/lexical_common.hpp"
+#include "metrics/numpy_resampled.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
@@ -146,10 +147,12 @@ Smooth parse_smooth(std::string_view s) {
   throw UsageError(fmt::format("bleu: smooth={} is not one of exp, floor, add-k, none", s));
 }
 
-// sacreBLEU's BLEU.compute_bleu; fills bp and precisions when given.
+// sacreBLEU's BLEU.compute_bleu; fills bp and precisions when given. float32_counts: the
+// statistics are a numpy float32 array (a paired-bootstrap resample, numpy_resampled.hpp), into
+// which add-k smoothing writes its sums back (rounded to float32).
 double compute_bleu(std::span<const double> stats, std::size_t max_order, Smooth smooth,
                     double smooth_value, bool effective_order, double* bp_out,
-                    std::span<double> precisions_out) {
+                    std::span<double> precisions_out, bool float32_counts = false) {
   const double sys_len = stats[0];
   const double ref_len = stats[1];
   // max_ngram_order is at most kMaxOrder: fixed arrays, no allocation per score.
@@ -174,6 +177,10 @@ double compute_bleu(std::span<const double> stats, std::size_t max_order, Smooth
     if (smooth == Smooth::kAddK && n > 1) {
       correct[n - 1] += smooth_value;
       total[n - 1] += smooth_value;
+      if (float32_counts) {
+        correct[n - 1] = static_cast<float>(correct[n - 1]);
+        total[n - 1] = static_cast<float>(total[n - 1]);
+      }
     }
     if (total[n - 1] == 0) break;
     if (effective_order) eff_order = n;
@@ -194,7 +201,7 @@ double compute_bleu(std::span<const double> stats, std::size_t max_order, Smooth
   return finish(bp * std::exp(log_sum / static_cast<double>(eff_order)));
 }
 
-class Bleu final : public Metric, public CorpusSigned {
+class Bleu final : public Metric, public CorpusSigned, public NumpyResampled {
  public:
   explicit Bleu(const MetricSpec& spec) : name_(spec.text()) {
     const std::string tok = spec.get("tokenize");  // a choice of the option table
@@ -253,6 +260,14 @@ class Bleu final : public Metric, public CorpusSigned {
     std::array<double, kMaxOrder> precisions;
     parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, effective_order_, nullptr,
                             std::span(precisions).first(max_order_));
+  }
+  double resample_score(std::span<const float> summed) const override {
+    // sys_len and ref_len go through int(); the counts are whole numbers below 2^24.
+    std::array<double, 2 + 2 * kMaxOrder> stats;
+    std::copy(summed.begin(), summed.end(), stats.begin());
+    std::array<double, kMaxOrder> precisions;
+    return compute_bleu(std::span(stats).first(summed.size()), max_order_, smooth_, smooth_value_,
+                        effective_order_, nullptr, std::span(precisions).first(max_order_), true);
   }
 
  private:

@@ -21,6 +21,7 @@
 
 #include "metrics/builtin.hpp"
 #include "metrics/lexical_common.hpp"
+#include "metrics/numpy_resampled.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "text/utf8.hpp"
@@ -294,17 +295,23 @@ void order_stats(const NgramIndex& index, std::size_t n, std::uint32_t* ids, std
   }
 }
 
+// n / d, or as numpy divides two float32 statistics (a paired-bootstrap resample,
+// numpy_resampled.hpp): rounded to float32, then widened by the next operation.
+double quotient(double n, double d, bool float32) {
+  return float32 ? static_cast<double>(static_cast<float>(n) / static_cast<float>(d)) : n / d;
+}
+
 // sacreBLEU's CHRF._compute_f_score with eps_smoothing=True: the mean over all orders of each
 // order's F score, an order without n-grams counting as 1e-16 (chrF++.py, Moses, NLTK).
-double f_score_eps(std::span<const double> stats, int beta) {
+double f_score_eps(std::span<const double> stats, int beta, bool float32) {
   constexpr double kEps = 1e-16;
   const double factor = static_cast<double>(beta) * static_cast<double>(beta);
   double score = 0.0;
   std::size_t order = 0;
   for (std::size_t i = 0; i + 2 < stats.size(); i += 3, ++order) {
     const double n_hyp = stats[i], n_ref = stats[i + 1], n_match = stats[i + 2];
-    const double prec = n_hyp > 0 ? n_match / n_hyp : kEps;
-    const double rec = n_ref > 0 ? n_match / n_ref : kEps;
+    const double prec = n_hyp > 0 ? quotient(n_match, n_hyp, float32) : kEps;
+    const double rec = n_ref > 0 ? quotient(n_match, n_ref, float32) : kEps;
     const double denom = factor * prec + rec;
     score += denom > 0 ? (1 + factor) * prec * rec / denom : kEps;
   }
@@ -312,16 +319,18 @@ double f_score_eps(std::span<const double> stats, int beta) {
 }
 
 // sacreBLEU's CHRF._compute_f_score with eps_smoothing=False (effective-order averaging).
-double f_score(std::span<const double> stats, int beta, bool eps_smoothing = false) {
-  if (eps_smoothing) return f_score_eps(stats, beta);
+// float32: the quotients of a paired-bootstrap resample (quotient()).
+double f_score(std::span<const double> stats, int beta, bool eps_smoothing = false,
+               bool float32 = false) {
+  if (eps_smoothing) return f_score_eps(stats, beta, float32);
   const double factor = static_cast<double>(beta) * static_cast<double>(beta);
   double avg_prec = 0.0, avg_rec = 0.0;
   int effective_order = 0;
   for (std::size_t i = 0; i + 2 < stats.size(); i += 3) {
     const double n_hyp = stats[i], n_ref = stats[i + 1], n_match = stats[i + 2];
     if (n_hyp > 0 && n_ref > 0) {
-      avg_prec += n_match / n_hyp;
-      avg_rec += n_match / n_ref;
+      avg_prec += quotient(n_match, n_hyp, float32);
+      avg_rec += quotient(n_match, n_ref, float32);
       ++effective_order;
     }
   }
@@ -334,7 +343,7 @@ double f_score(std::span<const double> stats, int beta, bool eps_smoothing = fal
   return 100 * score;
 }
 
-class Chrf final : public Metric {
+class Chrf final : public Metric, public NumpyResampled {
  public:
   Chrf(const MetricSpec& spec, int default_word_order) : name_(spec.text()), base_(spec.base()) {
     char_order_ = spec.get_int("char_order");
@@ -368,6 +377,10 @@ class Chrf final : public Metric {
   void item_stats(const MetricInput& input, std::span<double> stats) const override;
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
     parts[0] = f_score(stats, beta_, eps_smoothing_);
+  }
+  double resample_score(std::span<const float> summed) const override {
+    const std::vector<double> stats(summed.begin(), summed.end());
+    return f_score(stats, beta_, eps_smoothing_, true);
   }
 
  private:

@@ -23,6 +23,7 @@
 
 #include "metrics/builtin.hpp"
 #include "metrics/lexical_common.hpp"
+#include "metrics/numpy_resampled.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "text/utf8.hpp"
@@ -441,7 +442,7 @@ std::int64_t translation_edits(const Words& hyp, const Words& ref, TerScratch& s
 
 // ---- the metric --------------------------------------------------------------------------------
 
-class Ter final : public Metric {
+class Ter final : public Metric, public NumpyResampled {
  public:
   explicit Ter(const MetricSpec& spec) : name_(spec.text()) {
     opt_.normalized = spec.get_bool("normalized");
@@ -498,15 +499,23 @@ class Ter final : public Metric {
 
   // TER._compute_score_from_stats.
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
-    const double edits = stats[0], ref_len = stats[1];
-    if (std::isnan(edits)) {
-      parts[0] = std::nan("");
-      return;
-    }
-    parts[0] = 100 * (ref_len > 0 ? edits / ref_len : edits > 0 ? 1.0 : 0.0);
+    parts[0] = score_of(stats[0], stats[1], false);
+  }
+  // A paired-bootstrap resample: the edits per reference word as numpy divides two float32
+  // statistics (numpy_resampled.hpp).
+  double resample_score(std::span<const float> summed) const override {
+    return score_of(summed[0], summed[1], true);
   }
 
  private:
+  static double score_of(double edits, double ref_len, bool float32) {
+    if (std::isnan(edits)) return std::nan("");
+    if (!(ref_len > 0)) return 100 * (edits > 0 ? 1.0 : 0.0);
+    return 100 * (float32
+                      ? static_cast<double>(static_cast<float>(edits) / static_cast<float>(ref_len))
+                      : edits / ref_len);
+  }
+
   std::string name_;
   TercomOptions opt_;
   bool first_ref_only_ = false;

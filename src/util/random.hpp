@@ -1,7 +1,9 @@
 #pragma once
-// The project's only random number generators. Both are portable (the same bytes on every
-// platform and compiler for a given seed), unlike <random>'s distributions, whose algorithms are
-// implementation-defined; pinned results (perturbations, calibration, resampling) depend on that.
+// The project's own random number generators (the only others, in util/numpy_random.hpp,
+// reproduce NumPy's streams where a reference tool's numbers are to be matched). Both are portable
+// (the same bytes on every platform and compiler for a given seed), unlike <random>'s
+// distributions, whose algorithms are implementation-defined; pinned results (perturbations,
+// calibration, resampling) depend on that.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

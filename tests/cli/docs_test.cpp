@@ -15,8 +15,8 @@ TEST(CliDocs, ReferenceMatchesTheBuiltTool) {
       probity::test::read_text(std::string(PROBITY_SOURCE_DIR) + "/docs/cli.md");
   ASSERT_FALSE(doc.empty()) << "docs/cli.md is missing";
   for (const char* cmd :
-       {"--help", "score --help", "correlate --help", "compare --help", "audit --help",
-        "perturb --help", "merge --help", "select --help", "meta global --help",
+       {"--help", "score --help", "correlate --help", "compare --help", "significance --help",
+        "audit --help", "perturb --help", "merge --help", "select --help", "meta global --help",
         "meta local --help", "bench-build --help", "metrics --help", "metrics"}) {
     auto r = probity::test::run_probity(cmd);
     ASSERT_EQ(r.exit_code, 0) << cmd;
