@@ -1108,6 +1108,87 @@ class OpinionFlipper {
   std::size_t flips_ = 0;
 };
 
+// German: per clause (split at , ; : . ! ? and "und", "aber", "sondern", "doch", "oder"), a
+// negation over an evaluative word is removed ("ist nicht gut" -> "ist gut", "keine gute Idee" ->
+// "eine gute Idee"); without one, every evaluative word takes its antonym, inflection kept. A
+// German negation may follow what it negates ("gefällt mir nicht"), so its scope is the clause.
+class GermanOpinionFlipper {
+ public:
+  explicit GermanOpinionFlipper(std::vector<Chunk> chunks) : c_(std::move(chunks)) {
+    for (const auto& ch : c_) low_.push_back(core_lower(ch));
+    deleted_.assign(c_.size(), false);
+  }
+  std::size_t flips() const { return flips_; }
+
+  std::vector<Chunk> run() {
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i <= c_.size(); ++i) {
+      if (i == c_.size() || (i > begin && lex::de::is_clause_coordinator(low_[i]))) {
+        clause(begin, i);
+        begin = i;
+      }
+      if (i < c_.size() && ends_clause(c_[i].text)) {
+        clause(begin, i + 1);
+        begin = i + 1;
+      }
+    }
+    if (flips_ == 0) return {};
+    std::vector<Chunk> out;
+    for (std::size_t i = 0; i < c_.size(); ++i) {
+      if (!deleted_[i]) {
+        out.push_back(std::move(c_[i]));
+      } else if (!out.empty()) {
+        // "gefällt mir nicht." -> "gefällt mir.": the removed word's punctuation and the space
+        // after it stay.
+        out.back().text += std::string(split_word(c_[i].text).trail);
+        out.back().space = c_[i].space;
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::string antonym(std::size_t i, std::size_t end) const {
+    if (low_[i] == "schlechter" && i + 1 < end && low_[i + 1] == "als") return "besser";
+    return lex::de::flip_antonym(low_[i]);
+  }
+
+  void clause(std::size_t begin, std::size_t end) {
+    bool evaluative = false;
+    for (std::size_t i = begin; i < end; ++i) evaluative |= !antonym(i, end).empty();
+    if (!evaluative) return;
+    for (std::size_t q = begin; q < end; ++q) {
+      const auto dropped = lex::de::drop_negation(low_[q]);
+      if (!dropped) continue;
+      const std::string next = q + 1 < end ? low_[q + 1] : std::string();
+      // "nicht nur ... sondern auch", "nicht mehr", "nicht einmal": not a verdict's negation.
+      if (next == "nur" || next == "mehr" || next == "einmal") continue;
+      if (dropped->empty() && q == 0) continue;  // "Nicht ..." would lose the capital
+      if (dropped->empty()) {
+        deleted_[q] = true;
+        // "gar nicht", "überhaupt nicht" go as a whole.
+        if (q > begin && (low_[q - 1] == "gar" || low_[q - 1] == "überhaupt"))
+          deleted_[q - 1] = true;
+      } else {
+        set_core(c_[q], *dropped);
+      }
+      ++flips_;
+      return;  // the clause was under the negation's scope
+    }
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::string a = antonym(i, end);
+      if (a.empty()) continue;
+      set_core(c_[i], a);
+      ++flips_;
+    }
+  }
+
+  std::vector<Chunk> c_;
+  std::vector<std::string> low_;
+  std::vector<bool> deleted_;
+  std::size_t flips_ = 0;
+};
+
 class OpinionFlip final : public RuleStrategy {
  public:
   OpinionFlip()
@@ -1115,16 +1196,23 @@ class OpinionFlip final : public RuleStrategy {
                      "reverse the evaluative verdict: antonyms of polarity words, negation "
                      "removed or inserted, accept<->reject, recommend<->not recommend",
                      "curated antonyms + WordNet direct antonyms of evaluative adjectives; one "
-                     "negation flip per clause") {
-    set_languages({"en"});  // English antonyms, negation and do-support
+                     "negation flip per clause; German: curated antonyms, nicht/kein removed") {
+    set_languages({"en", "de"});  // per-language antonyms and negation rules
   }
 
  protected:
-  PerturbResult run(const PerturbContext& context, std::string_view, Rng&) const override {
+  PerturbResult run(const PerturbContext& context, std::string_view lang, Rng&) const override {
     const std::string& text = context.candidate_ref().text;
     Doc doc = analyze(text).doc;
     std::size_t flips = 0;
     auto flip = [&](std::string& s) {
+      if (lang == "de") {
+        GermanOpinionFlipper flipper(to_chunks(s));
+        auto out = flipper.run();
+        if (flipper.flips() > 0) s = join_chunks(out);
+        flips += flipper.flips();
+        return;
+      }
       OpinionFlipper flipper(to_chunks(s));
       auto out = flipper.run();
       if (flipper.flips() > 0) s = join_chunks(out);

@@ -7,6 +7,7 @@
 // Every word argument is lower-case ASCII. The word-list predicates take string_views, so that
 // callers holding a slice of a text need no copy. Lists return lower-case natural text; callers
 // render it in the candidate's style.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,6 +122,14 @@ bool is_subordinator(std::string_view word);
 std::string soften(std::string_view word);
 // Stronger word (S), inflection kept: "gute" -> "hervorragende", "sehr" -> "äußerst".
 std::string intensify(std::string_view word);
+// Opinion flip (O): the evaluative antonym of a lower-cased word, inflection kept ("gute" ->
+// "schlechte", "Vorteile" -> "Nachteile" as "vorteile" -> "nachteile"); "" when it has none.
+std::string flip_antonym(std::string_view word);
+// A negator whose removal reverses a clause: "nicht" -> "" (drop the word), "keine" -> "eine";
+// nullopt for any other word.
+std::optional<std::string> drop_negation(std::string_view word);
+// Words that open a new clause inside a sentence ("und", "aber", "sondern", "doch", "oder").
+bool is_clause_coordinator(std::string_view word);
 
 }  // namespace de
 

@@ -1,6 +1,7 @@
 // The German lexicon of the manipulations (lexicon.hpp, namespace de).
 #include <array>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -67,7 +68,121 @@ const WordTable<Stronger>& intensifications() {
   return table;
 }
 
+// Evaluative antonyms, both ways: base form and the stem the endings -e, -en, -er, -es, -em
+// attach to. Only words whose antonym is evaluative in every common use (not "sicher", which is
+// also "surely", nor "gefallen", also the participle of "fallen").
+struct Antonym {
+  std::string_view base, stem;
+};
+
+const WordTable<Antonym>& antonyms() {
+  static const WordTable<Antonym> table = [] {
+    WordTable<Antonym> t;
+    auto pair = [&](std::string_view a, std::string_view a_stem, std::string_view b,
+                    std::string_view b_stem) {
+      t.emplace(a, Antonym{b, b_stem});
+      t.emplace(b, Antonym{a, a_stem});
+    };
+    auto same = [&](std::string_view a, std::string_view b) { pair(a, a, b, b); };
+    same("gut", "schlecht");
+    // "besser" -> "schlechter", one way: "schlechter" is mostly "schlecht" inflected ("ein
+    // schlechter Film"); the flipper turns "schlechter als" around itself.
+    t.emplace("besser", Antonym{"schlechter", "schlechter"});
+    same("best", "schlechtest");  // "beste", "am besten"
+    same("positiv", "negativ");
+    pair("hervorragend", "hervorragend", "miserabel", "miserabl");
+    same("ausgezeichnet", "mangelhaft");
+    same("exzellent", "katastrophal");
+    same("stark", "schwach");
+    same("stärker", "schwächer");
+    same("korrekt", "inkorrekt");
+    same("sinnvoll", "sinnlos");
+    same("nützlich", "nutzlos");
+    same("erfolgreich", "erfolglos");
+    same("wichtig", "unwichtig");
+    same("interessant", "uninteressant");
+    same("vollständig", "unvollständig");
+    same("zuverlässig", "unzuverlässig");
+    same("verständlich", "unverständlich");
+    same("überzeugend", "unüberzeugend");
+    same("gelungen", "misslungen");
+    same("angenehm", "unangenehm");
+    same("freundlich", "unfreundlich");
+    same("zufrieden", "unzufrieden");
+    same("glücklich", "unglücklich");
+    same("wertvoll", "wertlos");
+    same("fair", "unfair");
+    same("effizient", "ineffizient");
+    same("schön", "hässlich");
+    same("beeindruckend", "enttäuschend");
+    same("spannend", "langweilig");
+    same("erfreulich", "bedauerlich");
+    same("optimistisch", "pessimistisch");
+    same("vorteilhaft", "nachteilig");
+    same("sauber", "schmutzig");
+    same("günstig", "ungünstig");
+    same("hilfreich", "wenig hilfreich");
+    return t;
+  }();
+  return table;
+}
+
+// Nouns and verb forms, whole words (lower-cased; the caller restores the capital).
+const WordTable<std::string_view>& antonym_words() {
+  static const WordTable<std::string_view> table = [] {
+    WordTable<std::string_view> t;
+    for (auto [a, b] : std::initializer_list<std::array<std::string_view, 2>>{
+             {"vorteil", "nachteil"},
+             {"vorteile", "nachteile"},
+             {"vorteilen", "nachteilen"},
+             {"vorteils", "nachteils"},
+             {"stärke", "schwäche"},
+             {"stärken", "schwächen"},
+             {"erfolg", "misserfolg"},
+             {"erfolge", "misserfolge"},
+             {"erfolgs", "misserfolgs"},
+             {"lob", "kritik"},
+             {"lobt", "kritisiert"},
+             {"loben", "kritisieren"},
+             {"lobte", "kritisierte"},
+             {"lobten", "kritisierten"},
+             {"gelobt", "kritisiert"},
+             {"gefällt", "missfällt"},
+             {"gefiel", "missfiel"},
+             {"gefielen", "missfielen"},
+         }) {
+      t.emplace(a, b);
+      t.emplace(b, a);
+    }
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
+
+std::string flip_antonym(std::string_view word) {
+  if (const std::string_view* w = antonym_words().find(word)) return std::string(*w);
+  const auto& table = antonyms();
+  if (const Antonym* a = table.find(word)) return std::string(a->base);
+  for (std::string_view ending : {"e", "en", "er", "es", "em"}) {
+    if (word.size() <= ending.size() || !word.ends_with(ending)) continue;
+    if (const Antonym* a = table.find(word.substr(0, word.size() - ending.size())))
+      return std::string(a->stem) + std::string(ending);
+  }
+  return {};
+}
+
+std::optional<std::string> drop_negation(std::string_view word) {
+  if (word == "nicht") return std::string();
+  for (std::string_view form : {"kein", "keine", "keinen", "keinem", "keiner", "keines"})
+    if (word == form) return std::string(form.substr(1));
+  return std::nullopt;
+}
+
+bool is_clause_coordinator(std::string_view word) {
+  return word == "und" || word == "aber" || word == "sondern" || word == "doch" || word == "oder";
+}
 
 std::string_view filler_paragraph() {
   return "Insgesamt führt diese Zusammenfassung die oben besprochenen Hauptpunkte zusammen. Als "

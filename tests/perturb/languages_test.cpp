@@ -61,8 +61,8 @@ TEST(PerturbLanguages, StrategiesDeclareTheirLanguages) {
   };
   using V = std::vector<std::string>;
   for (const char* code : {"R", "S", "P"}) EXPECT_EQ(langs(StrategyKind::kDegradation, code), V{});
-  for (const char* code : {"D", "U", "O"})
-    EXPECT_EQ(langs(StrategyKind::kDegradation, code), V{"en"});
+  for (const char* code : {"D", "U"}) EXPECT_EQ(langs(StrategyKind::kDegradation, code), V{"en"});
+  EXPECT_EQ(langs(StrategyKind::kDegradation, "O"), (V{"en", "de"}));
   EXPECT_EQ(langs(StrategyKind::kManipulation, "R"), V{"en"});
   for (const char* code : {"M", "P", "N", "H", "S"})
     EXPECT_EQ(langs(StrategyKind::kManipulation, code), (V{"en", "de"}));
@@ -183,10 +183,40 @@ TEST(PerturbLanguages, LexiconStrategiesAreNotApplicableElsewhere) {
     const auto s = apply(StrategyKind::kDegradation, "S", ds);
     EXPECT_NE(s.status, PerturbResult::Status::kNotApplicable) << lang << " " << s.note;
   }
-  // German has no opinion-flip lexicon (yet): n/a, not English antonyms.
-  const auto o = apply(StrategyKind::kDegradation, "O", single_task(german_texts()));
-  EXPECT_EQ(o.status, PerturbResult::Status::kNotApplicable);
-  EXPECT_NE(o.note.find("German"), std::string::npos) << o.note;
+  // German has no deletion-completion rules: n/a, not English function words.
+  const auto d = apply(StrategyKind::kDegradation, "D", single_task(german_texts()));
+  EXPECT_EQ(d.status, PerturbResult::Status::kNotApplicable);
+  EXPECT_NE(d.note.find("German"), std::string::npos) << d.note;
+}
+
+TEST(PerturbLanguages, GermanOpinionFlipUsesGermanAntonymsAndNegation) {
+  auto flip = [](const std::string& text) {
+    Dataset ds = single_task({text});
+    ds.tasks[0].lang = "de";
+    return apply(StrategyKind::kDegradation, "O", ds);
+  };
+  // Antonyms with their inflection; a negation is removed instead (its clause only).
+  auto r = flip(
+      "Die Zimmer sind sauber und das Frühstück ist gut. Das Personal war nicht freundlich, "
+      "aber die Lage ist hervorragend. Das ist keine gute Idee. Der Film gefällt mir nicht.");
+  ASSERT_EQ(r.status, PerturbResult::Status::kApplied) << r.note;
+  EXPECT_EQ(r.text,
+            "Die Zimmer sind schmutzig und das Frühstück ist schlecht. Das Personal war "
+            "freundlich, aber die Lage ist miserabel. Das ist eine gute Idee. Der Film gefällt "
+            "mir.");
+  EXPECT_EQ(flip("Ein schlechter Film mit vielen Vorteilen, aber schlechter als das Buch. Die "
+                 "besten Szenen sind langweilig.")
+                .text,
+            "Ein guter Film mit vielen Nachteilen, aber besser als das Buch. Die schlechtesten "
+            "Szenen sind spannend.");
+  // "nicht nur ... sondern auch" is no verdict's negation; nothing evaluative: unchanged.
+  EXPECT_EQ(flip("Das Hotel ist nicht nur sauber, sondern auch günstig.").text,
+            "Das Hotel ist nicht nur schmutzig, sondern auch ungünstig.");
+  const auto none = flip("Die Stadt hat beschlossen, die Radwege auszubauen. Der Ausbau soll bis "
+                         "2030 abgeschlossen sein.");
+  EXPECT_EQ(none.status, PerturbResult::Status::kUnchanged) << none.text;
+  // Never English antonyms on German text.
+  EXPECT_EQ(flip("Das Essen war gut.").text.find("bad"), std::string::npos);
 }
 
 TEST(PerturbLanguages, SurfaceReportNeedsTheSourceInTheCandidatesLanguage) {
