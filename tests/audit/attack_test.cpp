@@ -209,7 +209,7 @@ TEST(Attack, OperatorsAddNothingOfTheTaskUnlessCopySourceIsAsked) {
 }
 
 TEST(Attack, TheCommandWritesTheSameBytesAtAnyThreadCount) {
-  const auto dir = std::filesystem::temp_directory_path() / "probity_attack_cli";
+  const auto dir = std::filesystem::path(probity::test::temp_dir("probity_attack_cli"));
   std::filesystem::remove_all(dir);
   const std::string base = "attack --data " + data_path("summeval/summeval_sample20.jsonl") +
                            " --metric bleu --metric rougeL --budget 30 --strategy beam"
@@ -242,7 +242,7 @@ TEST(Attack, TheCommandWritesTheSameBytesAtAnyThreadCount) {
 }
 
 TEST(Attack, AuditAttackAddsTheSectionAndReportJsonReadsItBack) {
-  const auto dir = std::filesystem::temp_directory_path() / "probity_audit_attack";
+  const auto dir = std::filesystem::path(probity::test::temp_dir("probity_audit_attack"));
   std::filesystem::remove_all(dir);
   auto r = run_probity("audit --data " + data_path("summeval/summeval_sample20.jsonl") +
                        " --metric bleu --degrade none --manipulate none --attack"

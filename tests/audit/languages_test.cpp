@@ -14,7 +14,7 @@ nlohmann::json audit_german(const std::string& name, const std::string& extra) {
   const std::string out = probity::test::temp_dir(name);
   const auto r = probity::test::run_probity(
       "audit --data " + probity::test::golden_path("language/de_sample.jsonl") +
-      " --metric bleu --degrade O,R --manipulate M,H --seed 3 --bootstrap 20 --out " + out + extra);
+      " --metric bleu --degrade D,O,R --manipulate M,H --seed 3 --bootstrap 20 --out " + out + extra);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(probity::test::read_text(out + "/report.json"));
 }
@@ -28,9 +28,11 @@ std::string untestable(const nlohmann::json& report, const std::string& kind,
 
 TEST(AuditLanguages, StrategiesWithoutTheLanguageAreNotApplicableForThatReason) {
   const auto report = audit_german("audit-lang-de", "");
-  // Detected German: opinion flip has no German lexicon; elongation and hedging have one.
-  EXPECT_TRUE(untestable(report, "degradation", "O").starts_with("language (de: 24 of 24 items)"))
-      << untestable(report, "degradation", "O");
+  // Detected German: deletion & completion has no German rules; elongation and hedging have one.
+  EXPECT_TRUE(untestable(report, "degradation", "D").starts_with("language (de: 24 of 24 items)"))
+      << untestable(report, "degradation", "D");
+  // Opinion flip has German antonyms and negation rules: applied, not n/a (language).
+  EXPECT_FALSE(untestable(report, "degradation", "O").starts_with("language"));
   EXPECT_FALSE(untestable(report, "manipulation", "M").starts_with("language"));
   EXPECT_FALSE(untestable(report, "manipulation", "H").starts_with("language"));
   // --lang fills in tasks without a `lang` field: as French, no lexicon covers them.

@@ -34,7 +34,7 @@ json read_json(const std::string& path) {
 }
 
 std::string out_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("probity_audit_levels_" + name);
+  const auto dir = std::filesystem::path(probity::test::temp_dir("probity_audit_levels_" + name));
   std::filesystem::remove_all(dir);
   return dir.string();
 }
@@ -175,7 +175,7 @@ TEST(AuditLevels, PreferencesAreScoredWhenTheDataHasPairs) {
 }
 
 TEST(AuditLevels, TheSystemLevelWithoutSystemsIsAUsageError) {
-  const auto dir = std::filesystem::temp_directory_path() / "probity_audit_levels_nosys";
+  const auto dir = std::filesystem::path(probity::test::temp_dir("probity_audit_levels_nosys"));
   std::filesystem::create_directories(dir);
   const std::string data = (dir / "d.jsonl").string();
   {

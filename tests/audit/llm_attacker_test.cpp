@@ -115,7 +115,7 @@ struct Fake {
 };
 
 std::string temp(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / name;
+  const auto dir = std::filesystem::path(probity::test::temp_dir(name));
   std::filesystem::remove_all(dir);
   return dir.string();
 }

@@ -11,6 +11,7 @@
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/scoring.hpp"
+#include "test_paths.hpp"
 
 namespace probity::test {
 namespace {
@@ -132,7 +133,7 @@ TEST(ReferenceSelection, NegativesComeFromTheChosenIds) {
 }
 
 TEST(ReferenceFree, TasksWithoutReferencesLoadAndOnlyReferenceFreeMetricsScoreThem) {
-  const auto dir = std::filesystem::temp_directory_path() / "probity_reference_free";
+  const auto dir = std::filesystem::path(probity::test::temp_dir("probity_reference_free"));
   std::filesystem::create_directories(dir);
   const auto jsonl = (dir / "utility.jsonl").string();
   {
