@@ -1,6 +1,7 @@
 #pragma once
 // The task format of SPEC §2: one task per JSONL line, or a CSV with one row per candidate.
 #include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <map>
 #include <memory>
@@ -103,6 +104,9 @@ class TaskReader {
   // Next valid task; false at end of file. Throws InputError unless skip_invalid.
   bool next(Task& task);
   const std::vector<SkipRecord>& skipped() const;
+  // Bytes consumed so far (whole lines with their line ends): with the file's size, how far a
+  // streaming run has got.
+  std::uint64_t bytes_read() const;
 
  private:
   struct Impl;

@@ -177,6 +177,9 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   // over the whole file whose metrics are fitted already. Null: compute_stats fits the metrics
   // on the chunk and draws negatives from it (a loaded file, or metrics that need nothing of
   // the whole file).
+  std::size_t items_before = 0;       // items scored in earlier chunks and files
+  std::size_t items_before_file = 0;  // items scored in earlier files
+  double stream_share = 0;            // share of the streamed file's bytes read; 0: loaded whole
   auto score_chunk = [&](const Dataset& chunk, std::size_t first_task,
                          const NegativeSampler* negatives) {
     empty_notes.add(chunk);
@@ -189,8 +192,18 @@ int run_score(const ScoreArgs& args, Engine& engine) {
         items.push_back(it);
     ScoreOptions opts;
     opts.threads = args.threads;
+    // One progress line for the whole run: items of earlier chunks and files count as done, and
+    // the total of a streamed file is extrapolated from the share of its bytes read so far.
     if (!args.console.quiet())
-      opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+      opts.progress = [&](std::size_t done, std::size_t total) {
+        const std::size_t so_far = items_before + total;
+        std::size_t expected = so_far;
+        if (stream_share > 0 && stream_share < 1)
+          expected = items_before_file +
+                     static_cast<std::size_t>(static_cast<double>(so_far - items_before_file) /
+                                              stream_share);
+        progress.update(items_before + done, std::max(expected, so_far));
+      };
     opts.negatives = negatives;
     opts.first_task = first_task;
     if (negatives) {
@@ -202,6 +215,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
         if (!m.metric->needs_fit()) m.metric->fit(chunk.tasks);
     }
     auto stats = compute_stats(chunk, items, metrics, opts);
+    items_before += items.size();
     trailer.records += write_score_records(out, chunk, items, metrics, stats);
     file->check();  // a full disk stops the run now, not at the end
     if (!args.explain.empty()) {
@@ -240,6 +254,8 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   };
 
   for (const auto& path : args.data) {
+    items_before_file = items_before;
+    stream_share = 0;
     ReadOptions ro{args.skip_invalid};
     ItemsDigest digest;
     // Anything but a task-format JSONL file (CSV, mapped rows, plain text, standard input) loads
@@ -257,7 +273,11 @@ int run_score(const ScoreArgs& args, Engine& engine) {
       Dataset chunk;
       chunk.path = path;
       std::size_t first_task = 0;
+      std::error_code size_error;
+      const auto file_bytes = std::filesystem::file_size(path, size_error);
       auto score = [&] {
+        if (!size_error && file_bytes > 0)
+          stream_share = static_cast<double>(reader.bytes_read()) / static_cast<double>(file_bytes);
         if (sampler && first_task + chunk.tasks.size() > sampler->size())
           throw InputError(path, 0, "", "the file changed while it was read");
         score_chunk(chunk, first_task, sampler ? &*sampler : nullptr);

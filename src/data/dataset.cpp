@@ -144,6 +144,7 @@ struct TaskReader::Impl {
   ReadOptions options;
   std::unique_ptr<std::istream> in;
   std::size_t line_no = 0;
+  std::uint64_t bytes = 0;
   std::vector<SkipRecord> skipped;
   std::unordered_set<std::string> task_ids;
   data::FastTaskParser fast;
@@ -314,12 +315,17 @@ bool TaskReader::next(Task& task) {
   std::string line;
   while (std::getline(*impl_->in, line)) {
     ++impl_->line_no;
+    impl_->bytes += line.size() + (impl_->in->eof() ? 0 : 1);
     if (impl_->line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // BOM
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (data::is_blank(line)) continue;
     if (impl_->parse_line(line, task)) return true;
   }
   return false;
+}
+
+std::uint64_t TaskReader::bytes_read() const {
+  return impl_->bytes;
 }
 
 const std::vector<SkipRecord>& TaskReader::skipped() const {

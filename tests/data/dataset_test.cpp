@@ -95,8 +95,14 @@ TEST(Dataset, StreamingReaderMatchesLoad) {
   probity::TaskReader reader(path);
   probity::Task task;
   std::size_t n = 0;
-  while (reader.next(task)) ++n;
+  while (reader.next(task)) {
+    ++n;
+    EXPECT_GT(reader.bytes_read(), 0u);
+    EXPECT_LE(reader.bytes_read(), std::filesystem::file_size(path));
+  }
   EXPECT_EQ(n, 20u);
+  // At the end every byte was read: `score` estimates its progress from this.
+  EXPECT_EQ(reader.bytes_read(), std::filesystem::file_size(path));
 }
 
 TEST(DatasetErrors, MalformedJson) {
