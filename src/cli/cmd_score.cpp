@@ -200,8 +200,8 @@ int run_score(const ScoreArgs& args, Engine& engine) {
         std::size_t expected = so_far;
         if (stream_share > 0 && stream_share < 1)
           expected = items_before_file +
-                     static_cast<std::size_t>(static_cast<double>(so_far - items_before_file) /
-                                              stream_share);
+                     static_cast<std::size_t>(std::min(
+                         1e15, static_cast<double>(so_far - items_before_file) / stream_share));
         progress.update(items_before + done, std::max(expected, so_far));
       };
     opts.negatives = negatives;
