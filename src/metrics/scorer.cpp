@@ -35,11 +35,10 @@ void check_distinct_names(std::span<const MetricSelection> metrics) {
     for (std::size_t part : m.parts) {
       auto [it, added] = seen.emplace(m.record_name(part), &m);
       if (!added)
-        throw UsageError(fmt::format("metrics '{}' and '{}' would both be written as '{}'{}",
-                                     it->second->spec, m.spec, it->first,
-                                     m.display.empty() && it->second->display.empty()
-                                         ? ""
-                                         : " (give each its own name=)"));
+        throw UsageError(fmt::format(
+            "metrics '{}' and '{}' would both be written as '{}'{}", it->second->spec, m.spec,
+            it->first,
+            m.display.empty() && it->second->display.empty() ? "" : " (give each its own name=)"));
     }
 }
 

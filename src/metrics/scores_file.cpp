@@ -82,27 +82,27 @@ class ScoresFileMetric final : public Metric {
 }  // namespace
 
 void register_scores_file(MetricRegistry& registry) {
-  registry.add({"scores",
-                "your own metric from a scores file: scores:FILE,data=DATASET (DATASET = what "
-                "`probity perturb` wrote; FILE = your metric's records for it)",
-                {option_text("data", "", "the dataset the scores are for (required)"),
-                 option_text("metric", "", "the metric's record name when FILE holds several"),
-                 option_bool("allow_missing", false,
-                             "texts without a score are undefined items instead of an error"),
-                 option_choice("better", "higher", {"higher", "lower"},
-                               "which way is better: lower for an error rate (the audit then "
-                               "negates the scores)")},
-                [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
-                  if (s.arg().empty())
-                    throw UsageError("metric 'scores' needs a file: scores:FILE,data=DATASET");
-                  std::string data = s.get("data");
-                  if (data.empty())
-                    throw UsageError(
-                        fmt::format("metric '{}': data=DATASET is required", s.text()));
-                  return std::make_unique<ScoresFileMetric>(
-                      s.text(), s.arg(), data, s.get("metric"), s.get_bool("allow_missing"),
-                      s.get("better") == "higher");
-                }});
+  registry.add(
+      {"scores",
+       "your own metric from a scores file: scores:FILE,data=DATASET (DATASET = what "
+       "`probity perturb` wrote; FILE = your metric's records for it)",
+       {option_text("data", "", "the dataset the scores are for (required)"),
+        option_text("metric", "", "the metric's record name when FILE holds several"),
+        option_bool("allow_missing", false,
+                    "texts without a score are undefined items instead of an error"),
+        option_choice("better", "higher", {"higher", "lower"},
+                      "which way is better: lower for an error rate (the audit then "
+                      "negates the scores)")},
+       [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
+         if (s.arg().empty())
+           throw UsageError("metric 'scores' needs a file: scores:FILE,data=DATASET");
+         std::string data = s.get("data");
+         if (data.empty())
+           throw UsageError(fmt::format("metric '{}': data=DATASET is required", s.text()));
+         return std::make_unique<ScoresFileMetric>(s.text(), s.arg(), data, s.get("metric"),
+                                                   s.get_bool("allow_missing"),
+                                                   s.get("better") == "higher");
+       }});
 }
 
 }  // namespace probity::metrics

@@ -14,7 +14,8 @@ nlohmann::json audit_german(const std::string& name, const std::string& extra) {
   const std::string out = probity::test::temp_dir(name);
   const auto r = probity::test::run_probity(
       "audit --data " + probity::test::golden_path("language/de_sample.jsonl") +
-      " --metric bleu --degrade D,O,R --manipulate M,H --seed 3 --bootstrap 20 --out " + out + extra);
+      " --metric bleu --degrade D,O,R --manipulate M,H --seed 3 --bootstrap 20 --out " + out +
+      extra);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(probity::test::read_text(out + "/report.json"));
 }

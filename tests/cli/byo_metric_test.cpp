@@ -85,7 +85,8 @@ TEST(LowerIsBetter, TerIsAuditedNegated) {
                        "/ter.jsonl,data=" + dir +
                        "/perturbed.jsonl,better=lower,name=myter' --degrade R --manipulate none "
                        "--seed 4 "
-                       "--bootstrap 50 --out " + dir + "/audit");
+                       "--bootstrap 50 --out " +
+                       dir + "/audit");
   ASSERT_EQ(a.exit_code, 0) << a.err;
   auto j = nlohmann::json::parse(read_text(dir + "/audit/report.json"));
   EXPECT_EQ(j["metrics"], nlohmann::json::array({"-ter", "-myter"}));

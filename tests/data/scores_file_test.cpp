@@ -1,10 +1,9 @@
-#include "probity/scores.hpp"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "probity/error.hpp"
+#include "probity/scores.hpp"
 
 namespace {
 

@@ -212,8 +212,9 @@ TEST(PerturbLanguages, GermanOpinionFlipUsesGermanAntonymsAndNegation) {
   // "nicht nur ... sondern auch" is no verdict's negation; nothing evaluative: unchanged.
   EXPECT_EQ(flip("Das Hotel ist nicht nur sauber, sondern auch günstig.").text,
             "Das Hotel ist nicht nur schmutzig, sondern auch ungünstig.");
-  const auto none = flip("Die Stadt hat beschlossen, die Radwege auszubauen. Der Ausbau soll bis "
-                         "2030 abgeschlossen sein.");
+  const auto none = flip(
+      "Die Stadt hat beschlossen, die Radwege auszubauen. Der Ausbau soll bis "
+      "2030 abgeschlossen sein.");
   EXPECT_EQ(none.status, PerturbResult::Status::kUnchanged) << none.text;
   // Never English antonyms on German text.
   EXPECT_EQ(flip("Das Essen war gut.").text.find("bad"), std::string::npos);
