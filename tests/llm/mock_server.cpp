@@ -22,6 +22,17 @@ std::string error_body(const std::string& message, const std::string& type) {
       .dump();
 }
 
+std::string join(const std::vector<std::string>& words, std::size_t begin, std::size_t end) {
+  std::string out;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (i > begin) out += ' ';
+    out += words[i];
+  }
+  return out;
+}
+
+}  // namespace
+
 // cpp-httplib listens with a backlog of 5: a burst of connections beyond that has its SYNs
 // dropped and retried a second later. Listening again on the same socket raises the backlog.
 void widen_backlog(int port) {
@@ -43,17 +54,6 @@ void widen_backlog(int port) {
       ::listen(fd, SOMAXCONN);
   }
 }
-
-std::string join(const std::vector<std::string>& words, std::size_t begin, std::size_t end) {
-  std::string out;
-  for (std::size_t i = begin; i < end; ++i) {
-    if (i > begin) out += ' ';
-    out += words[i];
-  }
-  return out;
-}
-
-}  // namespace
 
 MockServer::MockServer() : MockServer(Options{}) {}
 

@@ -29,6 +29,10 @@ class Server;
 
 namespace probity::test {
 
+// Raises the listen backlog of the socket listening on `port` (cpp-httplib uses 5, so a burst of
+// connections loses SYNs, retried a second later). Shared by every fake server of the tests.
+void widen_backlog(int port);
+
 struct MockFault {
   enum class Kind {
     kStatus,        // an error status with an OpenAI-style error body (and Retry-After)

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "llm/mock_server.hpp"
+
 namespace probity::test {
 
 using json = nlohmann::json;
@@ -1704,32 +1706,6 @@ std::size_t code_points(std::string_view utf8) {
 
 // ---------------------------------------------------------------------------------------------
 // The server
-
-namespace {
-
-// cpp-httplib listens with a backlog of 5; listening again on the same socket raises it (as in
-// tests/llm/mock_server.cpp).
-void widen_backlog(int port) {
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-    int fd = -1;
-    try {
-      fd = std::stoi(entry.path().filename().string());
-    } catch (...) {
-      continue;
-    }
-    sockaddr_in addr{};
-    socklen_t len = sizeof addr;
-    int listening = 0;
-    socklen_t optlen = sizeof listening;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
-        addr.sin_family != AF_INET || ntohs(addr.sin_port) != port)
-      continue;
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &optlen) == 0 && listening)
-      ::listen(fd, SOMAXCONN);
-  }
-}
-
-}  // namespace
 
 FakeServer::FakeServer(FakeOptions options) : options_(std::move(options)) {
   load_fixture(options_.tokenizer);  // fail at construction, not inside a request

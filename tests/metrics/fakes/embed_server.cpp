@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "llm/mock_server.hpp"
+
 namespace probity::test {
 namespace {
 
@@ -112,28 +114,6 @@ json rows_of(const std::string& tokenizer, const std::vector<std::int64_t>& ids,
     rows.push_back(v);
   }
   return rows;
-}
-
-// cpp-httplib listens with a backlog of 5: 16 connections at once lose SYNs, retried after a
-// second. Listening again on the same socket raises it (as tests/llm/fakes/fake_server.cpp).
-void widen_backlog(int port) {
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-    int fd = -1;
-    try {
-      fd = std::stoi(entry.path().filename().string());
-    } catch (...) {
-      continue;
-    }
-    sockaddr_in addr{};
-    socklen_t len = sizeof addr;
-    int listening = 0;
-    socklen_t optlen = sizeof listening;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
-        addr.sin_family != AF_INET || ntohs(addr.sin_port) != port)
-      continue;
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &optlen) == 0 && listening)
-      ::listen(fd, SOMAXCONN);
-  }
 }
 
 }  // namespace
