@@ -204,6 +204,9 @@ class MetricSpec {
   const std::vector<std::pair<std::string, std::string>>& options() const { return options_; }
   // The value given for `key` (before any default), or nullptr.
   const std::string* given(const std::string& key) const;
+  // The existing files its argument and option values name (a scores file, a corpus, vectors):
+  // what a command must not overwrite. Reads nothing and marks nothing used.
+  std::vector<std::string> named_files() const;
   // The same spec (same text()) with `key` set to `value`, or without `key`; before bind().
   MetricSpec with_option(const std::string& key, const std::string& value) const;
   MetricSpec without_option(const std::string& key) const;

@@ -25,6 +25,13 @@ using ojson = nlohmann::ordered_json;
 
 int run_attack(const AttackArgs& args, Engine& engine) {
   if (args.metrics.empty()) throw UsageError("attack: at least one --metric is required");
+  const util::PlannedOutput output{args.out, "--out", {"attack.json"}};
+  util::refuse_overwriting_inputs(command_inputs({args.data}, args.metrics, &engine),
+                                  std::span(&output, 1));
+  // Before the search, so that an output that cannot be written stops the run at once.
+  std::error_code ec;
+  std::filesystem::create_directories(args.out, ec);
+  if (ec) throw OutputError(args.out, "cannot create the output directory: " + ec.message());
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
   set_default_language(ds, args.lang);
   print_skipped(ds.skipped);
@@ -103,7 +110,6 @@ int run_attack(const AttackArgs& args, Engine& engine) {
                      fixed(a.mean_best_delta), fmt::format("{:.0f}", qps),
                      fmt::format("{}/{} significant", found, a.universal.size()), best_program});
   }
-  std::filesystem::create_directories(args.out);
   const std::string path = (std::filesystem::path(args.out) / "attack.json").string();
   util::write_file_atomically(path,
                               doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n");

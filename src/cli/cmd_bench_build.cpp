@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "llm/prompts.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
@@ -18,6 +19,9 @@
 namespace probity::cli {
 
 int run_bench_build(const BenchBuildArgs& args, Engine& engine) {
+  const util::PlannedOutput output{args.out, "--out", {}};
+  util::refuse_overwriting_inputs(command_inputs({args.data}, {args.anchor_metric}, &engine),
+                                  std::span(&output, 1));
   meta::BenchOptions o;
   try {
     o.dimension = meta::parse_quality_dimension(args.dimension);

@@ -32,14 +32,10 @@ void parse_shard(const std::string& text, std::size_t& index, std::size_t& count
 }
 
 int run_merge(const MergeArgs& args) {
-  for (const auto& input : [&] {
-         auto v = args.shards;
-         v.push_back(args.data);
-         return v;
-       }())
-    if (util::same_file(args.out, input))
-      throw UsageError(
-          fmt::format("--out '{}' is also an input: write the merge to another file", args.out));
+  std::vector<util::NamedInput> inputs = {{args.data, "--data"}};
+  for (const auto& shard : args.shards) inputs.push_back({shard, "a shard"});
+  const util::PlannedOutput output{args.out, "--out", {}};
+  util::refuse_overwriting_inputs(inputs, std::span(&output, 1));
   Dataset ds = load_dataset(args.data);
   const std::string digest = items_digest(ds);
   // Lines of each item, in the order its shard wrote them (metrics, then parts).

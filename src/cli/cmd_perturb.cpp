@@ -17,6 +17,9 @@
 namespace probity::cli {
 
 int run_perturb(const PerturbArgs& args, Engine& engine) {
+  const util::PlannedOutput output_file{args.out, "--out", {}};
+  util::refuse_overwriting_inputs(command_inputs({args.data}, {}, &engine),
+                                  std::span(&output_file, 1));
   Dataset ds = load_dataset(args.data, {args.skip_invalid});
   set_default_language(ds, args.lang);
   print_skipped(ds.skipped);
@@ -26,11 +29,6 @@ int run_perturb(const PerturbArgs& args, Engine& engine) {
   for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, args.manipulations,
                                             engine.strategies()))
     all.push_back(std::move(s));
-  if (util::same_file(args.out, args.data))
-    throw UsageError(
-        fmt::format("--out '{}' is also the input (--data): write the perturbed "
-                    "dataset to another file",
-                    args.out));
   util::OutputFile output(args.out);
   std::ostream& out = output.stream();
   // Every strategy's results first: a model-backed strategy gets all items as one batch.

@@ -102,13 +102,9 @@ void fit_in_passes(const std::string& path, ReadOptions options, const ScoreArgs
 }  // namespace
 
 int run_score(const ScoreArgs& args, Engine& engine) {
-  for (const auto& path : args.data)
-    for (const auto& [flag, target] : {std::pair{"--out", &args.out}, {"--explain", &args.explain}})
-      if (!target->empty() && util::same_file(*target, path))
-        throw UsageError(
-            fmt::format("{} '{}' is also an input (--data): writing it would destroy "
-                        "the data; write to another file",
-                        flag, *target));
+  const std::vector<util::PlannedOutput> outputs = {{args.out, "--out", {}},
+                                                    {args.explain, "--explain", {}}};
+  util::refuse_overwriting_inputs(command_inputs(args.data, args.metrics, &engine), outputs);
   std::vector<MetricSelection> metrics;
   for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
   check_distinct_names(metrics);

@@ -4,10 +4,28 @@
 
 #include <algorithm>
 
+#include "llm/session.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
+#include "probity/metric.hpp"
 #include "probity/text.hpp"
 
 namespace probity::cli {
+
+std::vector<util::NamedInput> command_inputs(const std::vector<std::string>& data,
+                                             const std::vector<std::string>& metrics,
+                                             const Engine* engine) {
+  std::vector<util::NamedInput> inputs;
+  for (const auto& path : data) inputs.push_back({path, "--data"});
+  for (const auto& text : metrics)
+    for (const auto& file : MetricSpec::parse(text).named_files())
+      inputs.push_back({file, "--metric " + text});
+  if (const auto* session = engine != nullptr ? engine->llm_or_null().get() : nullptr) {
+    inputs.push_back({session->config().cache_path, "--cache"});
+    inputs.push_back({session->config().path, "--config"});
+  }
+  return inputs;
+}
 
 void print_skipped(const std::vector<SkipRecord>& records) {
   if (records.empty()) return;

@@ -11,6 +11,11 @@
 #include "probity/dataset.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
+#include "util/output_file.hpp"
+
+namespace probity {
+class Engine;
+}
 
 namespace probity::cli {
 
@@ -40,6 +45,12 @@ ScoredData load_scored(const std::string& data, const std::string& scores,
                        const std::vector<std::string>& metrics,
                        const std::vector<std::string>& dimensions, bool skip_invalid,
                        bool allow_missing = false, bool need_ratings = true);
+
+// What a command reads, by option: its datasets (--data), the files its metrics name, and the LLM
+// configuration and response cache of `engine` (may be null); for util::refuse_overwriting_inputs.
+std::vector<util::NamedInput> command_inputs(const std::vector<std::string>& data,
+                                             const std::vector<std::string>& metrics,
+                                             const Engine* engine);
 
 // What --skip-invalid left out, on stderr: "skipped N invalid item(s):" and each file:line:
 // field: message (the first 50, then how many more). Nothing when nothing was skipped.

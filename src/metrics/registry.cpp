@@ -5,6 +5,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include "metrics/builtin.hpp"
@@ -98,6 +99,15 @@ const std::string* MetricSpec::given(const std::string& key) const {
   for (const auto& [k, v] : options_)
     if (k == key) return &v;
   return nullptr;
+}
+
+std::vector<std::string> MetricSpec::named_files() const {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!arg_.empty() && std::filesystem::is_regular_file(arg_, ec)) files.push_back(arg_);
+  for (const auto& [key, value] : options_)
+    if (!value.empty() && std::filesystem::is_regular_file(value, ec)) files.push_back(value);
+  return files;
 }
 
 MetricSpec MetricSpec::with_option(const std::string& key, const std::string& value) const {

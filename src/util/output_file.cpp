@@ -1,6 +1,7 @@
 #include "util/output_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,6 +140,19 @@ void remove_stale_temps(const fs::path& dir, const std::string& stem) {
 
 std::atomic<unsigned> g_counter{0};
 
+// The file a path leads to through its links (as editors and compilers write through a link,
+// keeping it a link); a dangling link leads to the file it names, which the write creates.
+fs::path follow_links(fs::path path) {
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+    fs::path target = fs::read_symlink(path, ec);
+    if (ec) return path;
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  return path;  // a loop: the open below reports it
+}
+
 }  // namespace
 
 struct OutputFile::Impl {
@@ -146,6 +160,7 @@ struct OutputFile::Impl {
   bool own_fd = true;
   bool in_place = false;  // not a regular file: written directly
   std::string temp;
+  std::string target;  // the file renamed over: the path, or where its links lead
   int slot = -1;
   std::unique_ptr<FdBuf> buf;
   std::unique_ptr<std::ostream> stream;
@@ -170,7 +185,8 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)), impl_(std::ma
       if (m.fd < 0) throw OutputError(shown(), os_message(errno));
       m.in_place = true;
     } else {
-      const fs::path target(path_);
+      const fs::path target = follow_links(path_);
+      m.target = target.string();
       const fs::path dir = target.parent_path();
       const std::string stem = target.filename().string();
       remove_stale_temps(dir, stem);
@@ -230,11 +246,12 @@ void OutputFile::commit() {
   const int fd = m.fd;
   m.fd = -1;
   if (::close(fd) != 0) throw OutputError(shown(), os_message(errno));
-  if (::rename(m.temp.c_str(), path_.c_str()) != 0) throw OutputError(shown(), os_message(errno));
+  if (::rename(m.temp.c_str(), m.target.c_str()) != 0)
+    throw OutputError(shown(), os_message(errno));
   unregister_temp(m.slot);
   m.committed = true;
   // The rename itself survives a crash once the directory is on disk (best effort).
-  const fs::path dir = fs::path(path_).parent_path();
+  const fs::path dir = fs::path(m.target).parent_path();
   const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
@@ -257,6 +274,65 @@ bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec1, ec2;
   const auto ca = fs::weakly_canonical(a, ec1), cb = fs::weakly_canonical(b, ec2);
   return !ec1 && !ec2 && ca == cb;
+}
+
+namespace {
+
+// `name` against a planned name with at most one '*'.
+bool name_matches(std::string_view name, std::string_view pattern) {
+  const auto star = pattern.find('*');
+  if (star == std::string_view::npos) return name == pattern;
+  const auto prefix = pattern.substr(0, star), suffix = pattern.substr(star + 1);
+  return name.size() >= prefix.size() + suffix.size() && name.starts_with(prefix) &&
+         name.ends_with(suffix);
+}
+
+bool any_name_matches(std::string_view name, const std::vector<std::string>& patterns) {
+  for (const auto& p : patterns)
+    if (name_matches(name, p)) return true;
+  return false;
+}
+
+[[noreturn]] void refuse(const PlannedOutput& out, const std::string& written,
+                         const NamedInput& in) {
+  const std::string by = in.option.empty() ? "" : " (" + in.option + ")";
+  if (out.names.empty() || written.empty())
+    throw UsageError(
+        fmt::format("{} '{}' is also an input{}: writing it would destroy the input; "
+                    "write to another {}",
+                    out.option, out.path, by, out.names.empty() ? "file" : "directory"));
+  throw UsageError(
+      fmt::format("{} '{}' would overwrite the input '{}'{} with its {}: write to "
+                  "another directory",
+                  out.option, out.path, in.path, by, written));
+}
+
+}  // namespace
+
+void refuse_overwriting_inputs(std::span<const NamedInput> inputs,
+                               std::span<const PlannedOutput> outputs) {
+  for (const auto& out : outputs) {
+    if (out.path.empty() || out.path == "-") continue;
+    for (const auto& in : inputs) {
+      if (in.path.empty() || in.path == "-") continue;
+      if (same_file(out.path, in.path)) refuse(out, "", in);
+      if (out.names.empty()) continue;
+      const fs::path input(in.path);
+      const std::string name = input.filename().string();
+      const std::string parent = input.has_parent_path() ? input.parent_path().string() : ".";
+      if (any_name_matches(name, out.names) && same_file(parent, out.path)) refuse(out, name, in);
+    }
+    if (out.names.empty()) continue;
+    // A name already in the directory may be a link to an input: the write would go through it.
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out.path, ec)) {
+      const std::string name = e.path().filename().string();
+      if (!any_name_matches(name, out.names)) continue;
+      for (const auto& in : inputs)
+        if (!in.path.empty() && in.path != "-" && same_file(e.path().string(), in.path))
+          refuse(out, name, in);
+    }
+  }
 }
 
 void check_stdout() {

@@ -7,8 +7,10 @@
 // output. Failures throw OutputError with the path and the operating system's message.
 #include <memory>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace probity::util {
 
@@ -37,6 +39,26 @@ class OutputFile {
 
 // Writes `content` to `path` as an OutputFile.
 void write_file_atomically(const std::string& path, std::string_view content);
+
+// A file a command reads, and the option that named it (for messages).
+struct NamedInput {
+  std::string path;
+  std::string option;
+};
+
+// What a command will write: a file, or a directory and the names it writes there ("report.json";
+// one '*' stands for any text: "fig-*.svg").
+struct PlannedOutput {
+  std::string path;
+  std::string option;
+  std::vector<std::string> names;  // empty: `path` is the file itself
+};
+
+// Throws UsageError before anything is written when a planned output is one of the inputs: the
+// same file (also through a link), an input inside an output directory under a name written
+// there, or an output directory that is an input file.
+void refuse_overwriting_inputs(std::span<const NamedInput> inputs,
+                               std::span<const PlannedOutput> outputs);
 
 // True when both paths name the same existing file (the same device and inode), or the same
 // path once made absolute and normal when `b` does not exist yet.
