@@ -12,6 +12,7 @@
 #include <set>
 
 #include "audit/cache.hpp"
+#include "audit/excerpt.hpp"
 #include "llm/session.hpp"
 #include "perturb/edit_ops.hpp"
 #include "perturb/llm_strategies.hpp"
@@ -22,6 +23,7 @@
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
 #include "util/hash.hpp"
+#include "util/output_file.hpp"
 #include "util/parallel.hpp"
 #include "util/random.hpp"
 
@@ -35,8 +37,76 @@ constexpr std::size_t kBatch = 4096;
 
 const double kNaN = std::nan("");
 
-std::string dataset_name(const std::string& path) {
-  return std::filesystem::path(path).stem().string();
+// Each dataset's name in the report, its tables and the files exported from it: the file's stem,
+// widened with its parent folders where stems collide ("a/summ", "b/summ"), so that no dataset's
+// rows or figures replace another's.
+std::vector<std::string> dataset_names(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (util::same_file(paths[i], paths[j]))
+        throw UsageError(fmt::format("audit: the dataset '{}' is given twice (--data '{}')",
+                                     paths[i], paths[j]));
+  // Each path's components from the stem up: "/x/a/summ.jsonl" is {summ, a, x}.
+  std::vector<std::vector<std::string>> up(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const fs::path p = fs::absolute(paths[i]).lexically_normal();
+    up[i].push_back(p.stem().string());
+    for (fs::path dir = p.parent_path(); dir.has_filename(); dir = dir.parent_path())
+      up[i].push_back(dir.filename().string());
+  }
+  const auto last = [&](std::size_t i, std::size_t k) {
+    std::string name = up[i][0];
+    for (std::size_t c = 1; c < std::min(k, up[i].size()); ++c) name = up[i][c] + "/" + name;
+    return name;
+  };
+  std::vector<std::string> names(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto clashes = [&](std::size_t k) {
+      for (std::size_t j = 0; j < paths.size(); ++j)
+        if (j != i && last(j, k) == last(i, k)) return true;
+      return false;
+    };
+    std::size_t k = 1;
+    while (k < up[i].size() && clashes(k)) ++k;
+    // Only the extensions differ ("summ.csv", "summ.jsonl"): the whole path tells them apart.
+    names[i] = clashes(k) ? fs::absolute(paths[i]).lexically_normal().generic_string() : last(i, k);
+  }
+  return names;
+}
+
+// The names an audit writes in its output directory: its cache (with SQLite's side files), the
+// reports (report::write_all), the exports (report::write_exports) and the CLI's LLM usage.
+const std::vector<std::string> kAuditOutputNames = {"cache.sqlite*", "report.json", "report.md",
+                                                    "report.html",   "fig-*.svg",   "table-*.tex",
+                                                    "llm_usage.json"};
+
+// Refuses an output directory that would overwrite what the audit reads: its datasets, the caches
+// it imports, files its metrics name (scores files, corpora) and the LLM response cache.
+void refuse_overwriting_inputs(const AuditOptions& options, const Engine& engine) {
+  std::vector<util::NamedInput> inputs;
+  for (const auto& p : options.data) inputs.push_back({p, "--data"});
+  for (const auto& p : options.import_caches) {
+    inputs.push_back({p, "--import"});
+    inputs.push_back({(std::filesystem::path(p) / "cache.sqlite").string(), "--import"});
+  }
+  for (const auto& text : options.metrics)
+    for (const auto& file : MetricSpec::parse(text).named_files())
+      inputs.push_back({file, "--metric " + text});
+  if (const auto& session = engine.llm_or_null()) {
+    inputs.push_back({session->config().cache_path, "--cache"});
+    inputs.push_back({session->config().path, "--config"});
+  }
+  const util::PlannedOutput out{options.out_dir.empty() ? "." : options.out_dir, "--out",
+                                kAuditOutputNames};
+  util::refuse_overwriting_inputs(inputs, std::span(&out, 1));
+}
+
+// Creates the output directory; what stops it is an output error naming the directory.
+void create_output_directory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir.empty() ? "." : dir, ec);
+  if (ec) throw OutputError(dir, "cannot create the output directory: " + ec.message());
 }
 
 // The identity of what an item's computations depend on besides its candidate text: the task's
@@ -490,7 +560,9 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   if (options.suite.empty())
     strategies = make_strategies(options.degradations, options.manipulations);
 
-  std::filesystem::create_directories(options.out_dir);
+  refuse_overwriting_inputs(options, engine);
+  const std::vector<std::string> names = dataset_names(options.data);
+  create_output_directory(options.out_dir);
   if (options.shard_count == 0 || options.shard_index >= options.shard_count)
     throw UsageError(fmt::format("audit: shard {}/{} does not exist (index 0..count-1)",
                                  options.shard_index, options.shard_count));
@@ -532,7 +604,8 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   };
   list_strategies(strategies);
 
-  for (const auto& path : options.data) {
+  for (std::size_t d = 0; d < options.data.size(); ++d) {
+    const std::string& path = options.data[d];
     Dataset ds = load_dataset(path, {options.skip_invalid});
     set_default_language(ds, options.lang);
     // Detected once per task here instead of by every rule strategy for every candidate (the
@@ -543,7 +616,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
           if (ds.tasks[t].lang.empty()) ds.tasks[t].lang = task_language(ds.tasks[t]);
         },
         16);
-    const std::string name = dataset_name(path);
+    const std::string& name = names[d];
     if (ds.num_candidates() == 0)
       throw InputError(path, 0, "",
                        ds.skipped.empty()
@@ -645,9 +718,10 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
         const auto& r = results[applied_pos.front()];
         const auto& it = items[applied_pos.front()];
         const Task& task = ds.tasks[it.task];
+        auto shown = audit::excerpt_edit(texts[applied_pos.front()], r.text);
         report.examples.push_back({name, task.task_id, task.candidates[it.candidate].id,
-                                   strategy->kind(), strategy->code(),
-                                   std::string(texts[applied_pos.front()]), r.text});
+                                   strategy->kind(), strategy->code(), std::move(shown.original),
+                                   std::move(shown.edited)});
       }
       for (std::size_t m = 0; m < metrics.size(); ++m) {
         std::vector<double> perturbed(items.size(), kNaN);

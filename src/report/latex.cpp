@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "probity/error.hpp"
 #include "probity/report.hpp"
 #include "report/figures.hpp"
 #include "report/format.hpp"
@@ -56,6 +57,13 @@ std::string latex_escape(std::string_view s) {
       case '}':
         out += '\\';
         out += c;
+        break;
+      case '[':
+      case ']':
+        // Braced: after a row's "\\" (or a macro) a bare '[' opens an optional argument.
+        out += '{';
+        out += c;
+        out += '}';
         break;
       case '~':
         out += "\\textasciitilde{}";
@@ -158,6 +166,15 @@ std::vector<std::string> write_exports(const AuditReport& report, const std::str
     for (StrategyKind kind : kKinds)
       add(cat({"accounting-", kind_name(kind)}), accounting_table(index, kind, sym));
   }
+  // Distinct datasets whose names differ only in characters a file name cannot hold ("a/b",
+  // "a_b") would share a file: one figure would replace the other.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[i].first == files[j].first)
+        throw UsageError("--export: two figures or tables would both be written as " +
+                         files[i].first +
+                         "; give the datasets file names that differ in letters "
+                         "or digits");
   std::vector<std::string> written;
   for (const auto& [name, content] : files) {
     const std::string path = (root / name).string();
