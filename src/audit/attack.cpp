@@ -25,6 +25,7 @@
 #include <optional>
 #include <set>
 
+#include "audit/excerpt.hpp"
 #include "audit/llm_attacker.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/error.hpp"
@@ -621,10 +622,10 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
       const auto& s = state[order[k]];
       if (s.best.program.empty()) break;
       const Task& t = ds.tasks[items[order[k]].task];
+      auto shown = audit::excerpt_edit(t.candidates[items[order[k]].candidate].text, s.best.text);
       a.examples.push_back({t.task_id, t.candidates[items[order[k]].candidate].id,
-                            program_names(ops, s.best.program),
-                            t.candidates[items[order[k]].candidate].text, s.best.text, s.original,
-                            s.best.score});
+                            program_names(ops, s.best.program), std::move(shown.original),
+                            std::move(shown.edited), s.original, s.best.score});
     }
 
     // Universal programs: chosen on the search half, tested on the held-out half.
