@@ -108,7 +108,8 @@ std::map<std::string, std::vector<double>> parse_human(const json& h, const std:
     std::string field = path + "." + dim;
     std::vector<double> ratings;
     auto add = [&](const json& v, const std::string& f) {
-      if (!v.is_number()) throw FieldError{f, fmt::format("non-numeric rating ({})", v.dump())};
+      if (!v.is_number())
+        throw FieldError{f, fmt::format("non-numeric rating ({})", data::quote_json(v))};
       double d = v.get<double>();
       if (!std::isfinite(d)) throw FieldError{f, "rating is not finite"};
       ratings.push_back(d);

@@ -23,6 +23,7 @@
 #include "probity/error.hpp"
 #include "probity/text.hpp"
 #include "text/utf8.hpp"
+#include "util/json_limits.hpp"
 
 namespace probity {
 namespace {
@@ -174,7 +175,7 @@ class FlatBuilder {
           d = x.get<double>();
           if (!std::isfinite(d)) throw Problem{f, "rating is not finite"};
         } else {
-          throw Problem{f, fmt::format("non-numeric rating ({})", x.dump())};
+          throw Problem{f, fmt::format("non-numeric rating ({})", data::quote_json(x))};
         }
         cand.human[dim].push_back(d);
       };
@@ -319,7 +320,7 @@ Dataset parse_json_tasks(const std::string& text, const std::string& name, ReadO
   }
   json j;
   try {
-    j = json::parse(text);
+    j = util::parse_json(text);
   } catch (const json::exception& e) {
     throw InputError(name, 0, "", "malformed JSON: " + data::short_json_message(e.what()));
   }
@@ -494,7 +495,7 @@ Dataset parse_mapped(std::string_view text, DataFormat format, const ColumnMap& 
   if (format == DataFormat::Json && is_json_array(text)) {
     json j;
     try {
-      j = json::parse(text);
+      j = util::parse_json(text);
     } catch (const json::exception& e) {
       throw InputError(name, 0, "", "malformed JSON: " + data::short_json_message(e.what()));
     }

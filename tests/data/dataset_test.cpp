@@ -233,6 +233,45 @@ TEST(DatasetCsv, ErrorsNameLineAndColumn) {
   }
 }
 
+// Issue 26, defect 3: nesting 100k levels deep crashed the reader (exit 139) where it quoted the
+// value in its message.
+TEST(DatasetErrors, DeepNestingIsAnErrorNotACrash) {
+  const std::size_t depth = 100000;
+  const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+  const std::string line = R"({"task_id": "t2", "candidates": [{"id": "c1", "text": "a b", )"
+                           R"("human": {"q": )" +
+                           deep + "}}]}";
+  for (const bool fast_path : {true, false}) {
+    probity::data::set_fast_task_parsing(fast_path);
+    expect_error(std::string(kGood) + "\n" + line, 2, "", "nested deeper than 128 levels");
+  }
+  probity::data::set_fast_task_parsing(true);
+  // Within the limit, a bad value is quoted in a message of bounded size.
+  const std::string wide = R"({"task_id": "t2", "candidates": [{"id": "c1", "text": "a b", )"
+                           R"("human": {"q": {"x": ")" +
+                           std::string(100000, 'x') + R"("}}}]})";
+  try {
+    load_dataset(write_file("wide.jsonl", wide));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("non-numeric rating ({\"x\":\"xxx"), std::string::npos)
+        << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 300u) << e.what();
+  }
+}
+
+// Issue 26, defect 10: simdjson and nlohmann both stop at a NUL byte; the task before it was
+// read as valid.
+TEST(DatasetErrors, ANulByteOnALineIsAnError) {
+  const std::string nul(1, '\0');
+  for (const bool fast_path : {true, false}) {
+    probity::data::set_fast_task_parsing(fast_path);
+    expect_error(std::string(kGood) + nul + "garbage\n", 1, "", "NUL byte");
+    expect_error(std::string(kGood) + "\n" + kGood + nul + "\n", 2, "", "NUL byte");
+  }
+  probity::data::set_fast_task_parsing(true);
+}
+
 }  // namespace
 
 // ---- the reader's fast path (src/data/fast_task.hpp) ------------------------------------------
