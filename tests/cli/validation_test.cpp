@@ -64,6 +64,18 @@ TEST(Validation, CountsSeedsAndLevelsAreCheckedBeforeAnyWork) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// Issue 26, defect 10: --lang was accepted whatever it said.
+TEST(Validation, UnknownLanguagesAreUsageErrorsWithASuggestion) {
+  for (const std::string command : {"perturb", "audit --metric bleu", "attack --metric bleu"}) {
+    auto r = run_probity(command + " --data " + sample() + " --lang klingon --out /nonexistent/x");
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("unknown language 'klingon'"), std::string::npos) << r.err;
+  }
+  auto r = run_probity("perturb --data " + sample() + " --lang german --out /nonexistent/x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'de'?"), std::string::npos) << r.err;
+}
+
 // Issue 26, defect 3: a value nested 100k levels deep crashed `score` (exit 139), in the task
 // format and through --map alike.
 TEST(Validation, DeepNestingExitsThreeNamingTheLine) {
