@@ -8,7 +8,7 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config ccache mold git
   # libraries
   nlohmann-json3-dev libfmt-dev libcli11-dev libicu-dev libutf8proc-dev libboost-dev
-  libsqlite3-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libcpptoml-dev
+  libsqlite3-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libtomlplusplus-dev
   libsimdjson-dev libfasttext-dev
   libmecab-dev mecab-ipadic-utf8
   wordnet-base

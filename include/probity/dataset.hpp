@@ -70,6 +70,7 @@ struct Dataset {
 };
 
 // Gives every task without a `lang` field this one (the command lines' --lang); "" does nothing.
+// Throws UsageError for a language probity does not know ("klingon"), suggesting near misses.
 void set_default_language(Dataset& dataset, const std::string& lang);
 
 // Invalid input: names the file, line and field. Its what() is the complete message.

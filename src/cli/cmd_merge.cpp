@@ -15,6 +15,7 @@
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
 #include "probity/scores.hpp"
+#include "util/json_limits.hpp"
 #include "util/output_file.hpp"
 
 namespace probity::cli {
@@ -53,7 +54,7 @@ int run_merge(const MergeArgs& args) {
       if (line.empty()) continue;
       nlohmann::json j;
       try {
-        j = nlohmann::json::parse(line);
+        j = util::parse_json(line);
       } catch (const nlohmann::json::parse_error&) {
         throw InputError(shard, n, "", "malformed JSON");
       }

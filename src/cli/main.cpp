@@ -20,6 +20,7 @@
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
+#include "text/language.hpp"
 #include "util/output_file.hpp"
 #include "util/suggest.hpp"
 
@@ -88,6 +89,13 @@ CLI::Validator open_unit_interval() {
       "(0,1)");
 }
 
+// --lang is checked when parsed, as the library checks it (set_default_language): an unknown
+// language would make every rule-based perturbation not applicable.
+CLI::Validator known_language() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string { return text::unknown_language(s).value_or(""); }, "");
+}
+
 // --lang of the commands that perturb (perturb, audit, attack).
 constexpr const char* kLangHelp =
     "Language of the tasks without a 'lang' field (ISO 639-1: en, de, ...); default: detected per "
@@ -104,6 +112,7 @@ void add_range_checks(CLI::App& app) {
     if (counts.count(name)) o->check(whole_number());
     if (shares.count(name)) o->check(open_unit_interval());
     if (name == "--max-spread") o->check(CLI::NonNegativeNumber);
+    if (name == "--lang") o->check(known_language());
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_range_checks(*sub);
 }

@@ -22,7 +22,7 @@ std::vector<Row> read_delimited(std::string s, const std::string& path, char sep
   std::vector<Row> rows;
   Row row{1, {}};
   std::string cell;
-  std::size_t line = 1;
+  std::size_t line = 1, line_start = 0;  // line_start: the byte where the physical line begins
   bool quoted = false, cell_started = false;
   auto end_row = [&] {
     row.cells.push_back(std::move(cell));
@@ -41,9 +41,23 @@ std::vector<Row> read_delimited(std::string s, const std::string& path, char sep
           ++i;
         } else {
           quoted = false;
+          // RFC 4180: a quoted cell ends at its closing quote. Reading `"ab"c` as `abc` would
+          // hide a quoting mistake (an unescaped quote inside the cell, most often).
+          if (i + 1 < s.size() && s[i + 1] != separator && s[i + 1] != '\n' && s[i + 1] != '\r') {
+            const std::size_t index = row.cells.size();
+            const bool named = !rows.empty() && index < rows[0].cells.size();
+            throw InputError(path, line, named ? rows[0].cells[index] : "",
+                             fmt::format("text after the closing quote of a quoted cell (column "
+                                         "{}, cell {}): write the quotes inside a quoted cell "
+                                         "twice (\"\")",
+                                         i + 2 - line_start, index + 1));
+          }
         }
       } else {
-        if (c == '\n') ++line;
+        if (c == '\n') {
+          ++line;
+          line_start = i + 1;
+        }
         cell += c;
       }
       continue;
@@ -58,6 +72,7 @@ std::vector<Row> read_delimited(std::string s, const std::string& path, char sep
     } else if (c == '\n' || c == '\r') {
       if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
       ++line;
+      line_start = i + 1;
       end_row();
     } else {
       cell += c;
@@ -103,29 +118,52 @@ Dataset data::parse_delimited_dataset(std::string_view text, const std::string& 
       col_lang = -1;
   std::vector<std::pair<int, std::string>> ref_cols;    // column, reference id
   std::vector<std::pair<int, std::string>> human_cols;  // column, dimension
+  // Two columns for one thing (`candidate` twice, or `candidate` and `text`; `human:q` and `q`)
+  // are an error: reading one of them silently would score the wrong text.
+  std::unordered_map<std::string, std::size_t> claimed;  // what a column holds -> its index
+  auto claim = [&](std::size_t i, const std::string& what) {
+    auto [it, fresh] = claimed.emplace(what, i);
+    if (!fresh)
+      throw InputError(
+          path, 1, header.cells[i],
+          fmt::format("columns {} ('{}') and {} ('{}') both hold the {}", it->second + 1,
+                      header.cells[it->second], i + 1, header.cells[i], what));
+  };
   for (std::size_t i = 0; i < header.cells.size(); ++i) {
     const std::string& h = header.cells[i];
     int c = static_cast<int>(i);
-    if (h == "task_id")
+    if (h == "task_id") {
+      claim(i, "task id");
       col_task = c;
-    else if (h == "candidate_id" || h == "id")
+    } else if (h == "candidate_id" || h == "id") {
+      claim(i, "candidate id");
       col_cand = c;
-    else if (h == "candidate" || h == "candidate_text" || h == "text")
+    } else if (h == "candidate" || h == "candidate_text" || h == "text") {
+      claim(i, "candidate text");
       col_text = c;
-    else if (h == "group")
+    } else if (h == "group") {
+      claim(i, "group");
       col_group = c;
-    else if (h == "system")
+    } else if (h == "system") {
+      claim(i, "system");
       col_system = c;
-    else if (h == "source")
+    } else if (h == "source") {
+      claim(i, "source");
       col_source = c;
-    else if (h == "lang")
+    } else if (h == "lang") {
+      claim(i, "language");
       col_lang = c;
-    else if (h == "reference" || h.rfind("reference_", 0) == 0)
-      ref_cols.emplace_back(c, h == "reference" ? "ref0" : "ref" + h.substr(10));
-    else if (h.rfind("human:", 0) == 0)
+    } else if (h == "reference" || h.rfind("reference_", 0) == 0) {
+      const std::string id = h == "reference" ? "ref0" : "ref" + h.substr(10);
+      claim(i, fmt::format("reference '{}'", id));
+      ref_cols.emplace_back(c, id);
+    } else if (h.rfind("human:", 0) == 0) {
+      claim(i, fmt::format("ratings of '{}'", h.substr(6)));
       human_cols.emplace_back(c, h.substr(6));
-    else if (!h.empty())
+    } else if (!h.empty()) {
+      claim(i, fmt::format("ratings of '{}'", h));
       human_cols.emplace_back(c, h);
+    }
   }
   auto need = [&](int col, const char* name) {
     if (col < 0)
@@ -206,8 +244,10 @@ Dataset data::parse_delimited_dataset(std::string_view text, const std::string& 
       // Blank cells of reference_2..k are absent references (rows have different numbers of
       // them); the first reference column always holds one, possibly empty.
       std::vector<Reference> refs;
+      bool refs_blank = true;
       for (std::size_t k = 0; k < ref_cols.size(); ++k) {
         const auto& [c, id] = ref_cols[k];
+        refs_blank = refs_blank && data::is_blank(cell(c));
         if (k == 0 || !data::is_blank(cell(c))) refs.push_back({id, cell(c)});
       }
 
@@ -222,7 +262,9 @@ Dataset data::parse_delimited_dataset(std::string_view text, const std::string& 
         if (col_lang >= 0) t.lang = cell(col_lang);
         it = task_index.emplace(task_id, ds.tasks.size()).first;
         ds.tasks.push_back(std::move(t));
-      } else if (!refs.empty()) {
+      } else if (!refs_blank) {
+        // A later row of a task may leave its reference cells blank: the first row's
+        // references (docs/dataset-format.md). Any it gives must be the same.
         const auto& have = ds.tasks[it->second].references;
         bool same = have.size() == refs.size();
         for (std::size_t i = 0; same && i < refs.size(); ++i) same = have[i].text == refs[i].text;

@@ -15,7 +15,9 @@
 
 #include "data/fast_task.hpp"
 #include "data/validate.hpp"
+#include "probity/error.hpp"
 #include "probity/text.hpp"
+#include "text/language.hpp"
 #include "text/utf8.hpp"
 
 namespace probity {
@@ -49,6 +51,8 @@ std::size_t Dataset::num_candidates() const {
 
 void set_default_language(Dataset& dataset, const std::string& lang) {
   if (lang.empty()) return;
+  // An unknown language would silently turn every rule-based perturbation not applicable.
+  if (auto problem = text::unknown_language(lang)) throw UsageError(*problem);
   for (auto& t : dataset.tasks)
     if (t.lang.empty()) t.lang = lang;
 }
@@ -108,7 +112,8 @@ std::map<std::string, std::vector<double>> parse_human(const json& h, const std:
     std::string field = path + "." + dim;
     std::vector<double> ratings;
     auto add = [&](const json& v, const std::string& f) {
-      if (!v.is_number()) throw FieldError{f, fmt::format("non-numeric rating ({})", v.dump())};
+      if (!v.is_number())
+        throw FieldError{f, fmt::format("non-numeric rating ({})", data::quote_json(v))};
       double d = v.get<double>();
       if (!std::isfinite(d)) throw FieldError{f, "rating is not finite"};
       ratings.push_back(d);

@@ -129,6 +129,9 @@ FastTaskParser::~FastTaskParser() {
 }
 
 std::optional<Task> FastTaskParser::parse(std::string_view line) {
+  // simdjson stops at a NUL byte, accepting the task before it and ignoring the rest: the full
+  // reader reports the byte.
+  if (line.find('\0') != std::string_view::npos) return std::nullopt;
   Impl& m = *impl_;
   element doc;
   if (m.parser.parse(line.data(), line.size()).get(doc) != simdjson::SUCCESS) return std::nullopt;

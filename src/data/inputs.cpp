@@ -23,6 +23,7 @@
 #include "probity/error.hpp"
 #include "probity/text.hpp"
 #include "text/utf8.hpp"
+#include "util/json_limits.hpp"
 
 namespace probity {
 namespace {
@@ -174,7 +175,7 @@ class FlatBuilder {
           d = x.get<double>();
           if (!std::isfinite(d)) throw Problem{f, "rating is not finite"};
         } else {
-          throw Problem{f, fmt::format("non-numeric rating ({})", x.dump())};
+          throw Problem{f, fmt::format("non-numeric rating ({})", data::quote_json(x))};
         }
         cand.human[dim].push_back(d);
       };
@@ -185,15 +186,20 @@ class FlatBuilder {
       }
     }
     std::vector<Reference> refs;
+    // Every reference cell blank (CSV/TSV): on a later row of a task, the first row's references.
+    bool refs_blank = true;
     for (std::size_t k = 0; k < map_.references.size(); ++k) {
       const std::string& column = map_.references[k];
       const json* v = field(column, record);
       if (v == nullptr) continue;
       if (v->is_string()) {
+        const bool blank = data::is_blank(v->get_ref<const std::string&>());
+        refs_blank = refs_blank && text_cells_ && blank;
         // Blank cells of later reference columns are absent references, as in the CSV importer.
-        if (text_cells_ && k > 0 && data::is_blank(v->get_ref<const std::string&>())) continue;
+        if (text_cells_ && k > 0 && blank) continue;
         refs.push_back({column, v->get<std::string>()});
       } else if (v->is_array()) {
+        refs_blank = false;
         for (std::size_t i = 0; i < v->size(); ++i) {
           if (!(*v)[i].is_string())
             throw Problem{fmt::format("{}[{}]", column, i),
@@ -221,7 +227,7 @@ class FlatBuilder {
       ds_.tasks.push_back(std::move(t));
     } else {
       const Task& have = ds_.tasks[it->second];
-      if (!refs.empty()) {
+      if (!refs.empty() && !refs_blank) {
         bool same = have.references.size() == refs.size();
         for (std::size_t i = 0; same && i < refs.size(); ++i)
           same = have.references[i].text == refs[i].text;
@@ -319,7 +325,7 @@ Dataset parse_json_tasks(const std::string& text, const std::string& name, ReadO
   }
   json j;
   try {
-    j = json::parse(text);
+    j = util::parse_json(text);
   } catch (const json::exception& e) {
     throw InputError(name, 0, "", "malformed JSON: " + data::short_json_message(e.what()));
   }
@@ -494,7 +500,7 @@ Dataset parse_mapped(std::string_view text, DataFormat format, const ColumnMap& 
   if (format == DataFormat::Json && is_json_array(text)) {
     json j;
     try {
-      j = json::parse(text);
+      j = util::parse_json(text);
     } catch (const json::exception& e) {
       throw InputError(name, 0, "", "malformed JSON: " + data::short_json_message(e.what()));
     }

@@ -29,7 +29,7 @@ ScoresTrailer parse_trailer(const json& j, const std::string& path, std::size_t 
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
       throw InputError(path, line, kTrailerKey,
                        fmt::format("malformed end record: '{}' must be a whole number >= 0, got {}",
-                                   field, v.dump()));
+                                   field, data::quote_json(v)));
     return v.get<std::size_t>();
   };
   try {

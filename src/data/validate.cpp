@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "probity/text.hpp"
+#include "util/json_limits.hpp"
 
 namespace probity::data {
 
@@ -16,8 +17,21 @@ std::string short_json_message(std::string_view what) {
   return std::string(msg);
 }
 
+std::string quote_json(const nlohmann::json& value) {
+  constexpr std::size_t kMaxChars = 80;
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() <= kMaxChars) return text;
+  std::size_t cut = kMaxChars;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... ({} bytes)", text.substr(0, cut), text.size());
+}
+
 std::optional<nlohmann::json> parse_json_line(const std::string& line, std::string& field,
                                               std::string& message) {
+  if (auto hazard = util::json_hazard(line)) {
+    message = fmt::format("malformed JSON (byte {}): {}", hazard->byte + 1, hazard->message);
+    return std::nullopt;
+  }
   try {
     return nlohmann::json::parse(line);
   } catch (const nlohmann::json::parse_error& e) {

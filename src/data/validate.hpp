@@ -16,8 +16,12 @@ bool is_blank(std::string_view s);
 // nlohmann's parse error text without its "[json.exception.parse_error.101] " prefix.
 std::string short_json_message(std::string_view what);
 
-// One JSONL line parsed, or nullopt with `message` (and, where it can be told, the `field` of a
-// number too large for a double, such as 1e999) set.
+// A JSON value for an error message: at most 80 bytes of its text (the rest elided, with the
+// size said), so that a huge value does not become a huge message.
+std::string quote_json(const nlohmann::json& value);
+
+// One JSONL line parsed (util::json_hazard checked first), or nullopt with `message` (and, where it
+// can be told, the `field` of a number too large for a double, such as 1e999) set.
 std::optional<nlohmann::json> parse_json_line(const std::string& line, std::string& field,
                                               std::string& message);
 

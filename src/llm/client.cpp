@@ -26,6 +26,7 @@
 
 #include "llm/internal.hpp"
 #include "probity/signature.hpp"
+#include "util/json_limits.hpp"
 
 namespace probity::llm {
 namespace {
@@ -211,7 +212,7 @@ struct Client::Impl {
   std::string redact_body(std::string body) const {
     body = redact(std::move(body));
     if (secrets.empty() || body.find("\\u") == std::string::npos) return body;
-    nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+    nlohmann::json j = util::parse_json_or_discarded(body);
     if (j.is_discarded()) return body;
     bool changed = false;
     std::function<void(nlohmann::json&)> walk = [&](nlohmann::json& v) {

@@ -1,7 +1,7 @@
 // probity.toml: [llm] (cache, cache_mode) and one table per role, [llm.default] inherited by the
 // others. Every key is checked; mistakes name the file, the line and the key.
-#include <cpptoml.h>
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,9 +9,9 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
+#include "llm/toml_depth.hpp"
 #include "probity/llm.hpp"
 
 namespace probity::llm {
@@ -86,43 +86,6 @@ std::unique_ptr<Cache> LlmConfig::open_cache() const {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-std::string unquote(std::string s) {
-  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
-    return s.substr(1, s.size() - 2);
-  return s;
-}
-
-// cpptoml keeps no positions: find the line of `key` in table `table` ("llm.judge") by scanning
-// the text for the table header and the key's assignment. 0 when not found.
-std::size_t find_line(std::string_view text, const std::string& table, const std::string& key) {
-  std::istringstream in{std::string(text)};
-  std::string line, current;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
-    std::string t = trim(line);
-    if (t.empty() || t[0] == '#') continue;
-    if (t[0] == '[') {
-      const auto close = t.find(']');
-      std::string name;
-      for (char ch : t.substr(1, close == std::string::npos ? std::string::npos : close - 1))
-        if (ch != ' ' && ch != '\t' && ch != '"' && ch != '\'') name += ch;
-      current = name;
-      if (key.empty() && current == table) return number;
-      continue;
-    }
-    if (key.empty() || current != table) continue;
-    const auto eq = t.find('=');
-    if (eq != std::string::npos && unquote(trim(t.substr(0, eq))) == key) return number;
-  }
-  return 0;
-}
-
 // Body fields that probity's requests set: extra_body must not replace them.
 bool is_reserved_body_field(std::string_view field) {
   static const std::vector<std::string_view> reserved = {
@@ -140,33 +103,37 @@ std::string reserved_field_hint(std::string_view field) {
   return "";
 }
 
+// "llm.judge" + "model" -> "llm.judge.model"; either part may be empty.
+std::string key_path(const std::string& table, std::string_view key) {
+  if (key.empty()) return table;
+  if (table.empty()) return std::string(key);
+  return fmt::format("{}.{}", table, key);
+}
+
+std::size_t line_of(const toml::key& key) {
+  return key.source().begin.line;
+}
+
 struct Reader {
-  std::string_view text;
   const std::string& path;
 
-  [[noreturn]] void fail(const std::string& table, const std::string& key,
+  // `key` names the key or table the message is about; its line is where the file sets it.
+  [[noreturn]] void fail(const std::string& table, const toml::key& key,
                          const std::string& message) const {
-    std::size_t line = find_line(text, table, key);
-    if (line == 0) line = find_line(text, table, "");
-    throw ConfigError(path, line,
-                      key.empty()     ? table
-                      : table.empty() ? key
-                                      : table + "." + key,
-                      message);
+    throw ConfigError(path, line_of(key), key_path(table, key.str()), message);
   }
 
-  std::string string(const std::string& table, const std::string& key,
-                     const std::shared_ptr<cpptoml::base>& v) const {
-    if (auto s = v->as<std::string>()) return s->get();
+  std::string string(const std::string& table, const toml::key& key, const toml::node& v) const {
+    if (auto s = v.as_string()) return s->get();
     fail(table, key, "expected a string");
   }
 
-  double number(const std::string& table, const std::string& key,
-                const std::shared_ptr<cpptoml::base>& v, double min) const {
+  double number(const std::string& table, const toml::key& key, const toml::node& v,
+                double min) const {
     double x = 0;
-    if (auto d = v->as<double>())
+    if (auto d = v.as_floating_point())
       x = d->get();
-    else if (auto i = v->as<std::int64_t>())
+    else if (auto i = v.as_integer())
       x = static_cast<double>(i->get());
     else
       fail(table, key, "expected a number");
@@ -174,99 +141,98 @@ struct Reader {
     return x;
   }
 
-  std::int64_t integer(const std::string& table, const std::string& key,
-                       const std::shared_ptr<cpptoml::base>& v, std::int64_t min,
-                       std::int64_t max) const {
-    auto i = v->as<std::int64_t>();
+  std::int64_t integer(const std::string& table, const toml::key& key, const toml::node& v,
+                       std::int64_t min, std::int64_t max) const {
+    auto i = v.as_integer();
     if (!i) fail(table, key, "expected an integer");
     if (i->get() < min || i->get() > max)
       fail(table, key, fmt::format("must be in {}..{}", min, max));
     return i->get();
   }
 
-  nlohmann::json to_json(const std::string& table, const std::string& key,
-                         const std::shared_ptr<cpptoml::base>& v) const {
-    if (v->is_table()) {
+  // Recursive, as deep as the document: toml_too_deep bounded that before parsing.
+  nlohmann::json to_json(const std::string& table, const toml::key& key,
+                         const toml::node& v) const {
+    if (auto t = v.as_table()) {
       nlohmann::json j = nlohmann::json::object();
-      for (const auto& [k, child] : *v->as_table()) j[k] = to_json(table, key, child);
+      for (const auto& [k, child] : *t) j[std::string(k.str())] = to_json(table, key, child);
       return j;
     }
-    if (v->is_array()) {
+    if (auto a = v.as_array()) {
       nlohmann::json j = nlohmann::json::array();
-      for (const auto& child : v->as_array()->get()) j.push_back(to_json(table, key, child));
+      for (const auto& child : *a) j.push_back(to_json(table, key, child));
       return j;
     }
-    if (v->is_table_array()) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& child : v->as_table_array()->get()) j.push_back(to_json(table, key, child));
-      return j;
-    }
-    if (auto s = v->as<std::string>()) return s->get();
-    if (auto i = v->as<std::int64_t>()) return i->get();
-    if (auto d = v->as<double>()) return d->get();
-    if (auto b = v->as<bool>()) return b->get();
+    if (auto s = v.as_string()) return s->get();
+    if (auto i = v.as_integer()) return i->get();
+    if (auto d = v.as_floating_point()) return d->get();
+    if (auto b = v.as_boolean()) return b->get();
     fail(table, key, "dates are not allowed in extra_body");
   }
 
-  EndpointSettings role(const std::string& table, const cpptoml::table& t) const {
+  EndpointSettings role(const std::string& table, const toml::table& t) const {
     EndpointSettings s;
+    const toml::key* max_completion_tokens_key = nullptr;
     for (const auto& [key, v] : t) {
-      if (key == "extra_body") {
-        if (!v->is_table()) fail(table, key, "expected a table of request body fields");
-        nlohmann::json body = to_json(table, key, v);
+      const std::string_view name = key.str();
+      if (name == "extra_body") {
+        const toml::table* body = v.as_table();
+        if (body == nullptr) fail(table, key, "expected a table of request body fields");
         // probity sets these itself; letting extra_body replace them would silently change
         // what a metric measures (e.g. an echo turned off under a log-probability metric).
-        for (const auto& [field, value] : body.items())
-          if (is_reserved_body_field(field))
-            fail(table + "." + key, field,
+        for (const auto& [field, value] : *body)
+          if (is_reserved_body_field(field.str()))
+            fail(key_path(table, name), field,
                  fmt::format("'{}' is set by probity and cannot be overridden in extra_body{}",
-                             field, reserved_field_hint(field)));
-        s.extra_body = body.dump();
+                             field.str(), reserved_field_hint(field.str())));
+        s.extra_body = to_json(table, key, v).dump();
         continue;
       }
-      if (key == "headers") {
-        if (!v->is_table()) fail(table, key, "expected a table of header names and values");
+      if (name == "headers") {
+        const toml::table* names = v.as_table();
+        if (names == nullptr) fail(table, key, "expected a table of header names and values");
         std::vector<std::pair<std::string, std::string>> headers;
-        for (const auto& [name, value] : *v->as_table()) {
+        const std::string headers_table = key_path(table, name);
+        for (const auto& [header, value] : *names) {
           // The value is never repeated in a message: headers carry keys.
-          auto str = value->as<std::string>();
-          if (!str) fail(table + "." + key, name, "expected a string");
-          if (auto problem = header_problem(name, str->get()))
-            fail(table + "." + key, name, *problem);
-          headers.emplace_back(name, str->get());
+          auto str = value.as_string();
+          if (!str) fail(headers_table, header, "expected a string");
+          if (auto problem = header_problem(header.str(), str->get()))
+            fail(headers_table, header, *problem);
+          headers.emplace_back(std::string(header.str()), str->get());
         }
         s.headers = std::move(headers);
         continue;
       }
-      if (v->is_table()) fail(table, key, "unexpected table");
-      if (key == "base_url")
+      if (v.is_table()) fail(table, key, "unexpected table");
+      if (name == "base_url")
         s.base_url = string(table, key, v);
-      else if (key == "model")
+      else if (name == "model")
         s.model = string(table, key, v);
-      else if (key == "api_key_env")
+      else if (name == "api_key_env")
         s.api_key_env = string(table, key, v);
-      else if (key == "concurrency")
+      else if (name == "concurrency")
         s.concurrency = static_cast<std::size_t>(integer(table, key, v, 1, 512));
-      else if (key == "rpm")
+      else if (name == "rpm")
         s.rpm = number(table, key, v, 0);
-      else if (key == "tpm")
+      else if (name == "tpm")
         s.tpm = number(table, key, v, 0);
-      else if (key == "timeout") {
+      else if (name == "timeout") {
         s.timeout_s = number(table, key, v, 0);
         if (*s.timeout_s <= 0 || *s.timeout_s > 86400)
           fail(table, key, "must be more than 0 and at most 86400 (seconds)");
-      } else if (key == "rate_limit_budget") {
+      } else if (name == "rate_limit_budget") {
         s.rate_limit_budget_s = number(table, key, v, 0);
         if (*s.rate_limit_budget_s > 7 * 86400)
           fail(table, key, "must be at most 604800 (seconds)");
-      } else if (key == "max_attempts")
+      } else if (name == "max_attempts")
         s.max_attempts = static_cast<int>(integer(table, key, v, 1, 100));
-      else if (key == "circuit_breaker")
+      else if (name == "circuit_breaker")
         s.circuit_breaker = static_cast<int>(integer(table, key, v, 0, 1000000));
-      else if (key == "max_response_bytes")
+      else if (name == "max_response_bytes")
         s.max_response_bytes = static_cast<std::size_t>(integer(table, key, v, 1024, 1LL << 32));
-      else if (key == "temperature") {
-        if (auto str = v->as<std::string>()) {
+      else if (name == "temperature") {
+        if (auto str = v.as_string()) {
           if (str->get() != "default")
             fail(table, key, "expected a number, or \"default\" to leave it to the server");
           s.temperature = std::optional<double>{};
@@ -274,21 +240,22 @@ struct Reader {
           s.temperature = number(table, key, v, 0);
           if (**s.temperature > 2) fail(table, key, "must be in 0..2 (or \"default\")");
         }
-      } else if (key == "max_tokens")
+      } else if (name == "max_tokens")
         s.max_tokens = static_cast<int>(integer(table, key, v, 0, 1 << 30));
-      else if (key == "max_completion_tokens")
+      else if (name == "max_completion_tokens") {
         s.max_completion_tokens = static_cast<int>(integer(table, key, v, 1, 1 << 30));
-      else if (key == "seed")
+        max_completion_tokens_key = &key;
+      } else if (name == "seed")
         s.seed = integer(table, key, v, std::numeric_limits<std::int64_t>::min(),
                          std::numeric_limits<std::int64_t>::max());
-      else if (key == "price_in")
+      else if (name == "price_in")
         s.price_in = number(table, key, v, 0);
-      else if (key == "price_out")
+      else if (name == "price_out")
         s.price_out = number(table, key, v, 0);
-      else if (key == "price_cached_in")
+      else if (name == "price_cached_in")
         s.price_cached_in = number(table, key, v, 0);
       // The value is not repeated in the message: it may be a secret.
-      else if (key == "api_key" || key == "key" || key == "token")
+      else if (name == "api_key" || name == "key" || name == "token")
         fail(table, key,
              "API keys do not belong in the configuration file: put the key in an "
              "environment variable and name it with api_key_env");
@@ -300,7 +267,7 @@ struct Reader {
              "price_in, price_out, price_cached_in or extra_body)");
     }
     if (s.max_tokens && s.max_completion_tokens)
-      fail(table, "max_completion_tokens",
+      fail(table, *max_completion_tokens_key,
            "set max_tokens or max_completion_tokens, not both (reasoning models take only "
            "max_completion_tokens)");
     return s;
@@ -309,58 +276,58 @@ struct Reader {
 
 }  // namespace
 
-LlmConfig parse_config(std::string_view toml, const std::string& path) {
-  std::shared_ptr<cpptoml::table> root;
+LlmConfig parse_config(std::string_view text, const std::string& path) {
+  if (const std::size_t line = detail::toml_too_deep(text))
+    throw ConfigError(path, line, "",
+                      fmt::format("tables, arrays and dotted keys nested deeper than {} levels",
+                                  detail::kMaxTomlDepth));
+  toml::table root;
   try {
-    std::istringstream in{std::string(toml)};
-    cpptoml::parser parser(in);
-    root = parser.parse();
-  } catch (const cpptoml::parse_exception& e) {
-    // cpptoml's message ends in " at line N".
-    std::string message = e.what();
-    std::size_t line = 0;
-    std::smatch m;
-    static const std::regex at_line(" at line ([0-9]+)$");
-    if (std::regex_search(message, m, at_line)) {
-      line = std::stoul(m[1].str());
-      message = m.prefix().str();
-    }
-    throw ConfigError(path, line, "", message);
+    // toml++ also rejects what the TOML specification forbids and cpptoml let through: NUL
+    // and other control characters, invalid UTF-8.
+    root = toml::parse(text, std::string_view(path));
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(path, e.source().begin.line, "", std::string(e.description()));
   }
   LlmConfig config;
   config.path = path;
-  Reader reader{toml, path};
+  Reader reader{path};
   // probity reads only [llm]: anything else is a mistake that would otherwise be ignored (a
   // top-level `cache = ...` is never read, so shards would share nothing).
-  for (const auto& [key, v] : *root) {
-    if (key == "llm") continue;
-    if (v->is_table())
-      reader.fail(key, "", "unknown table (probity.toml has only [llm] and [llm.<role>] tables)");
+  const toml::node* llm = nullptr;
+  const toml::key* llm_key = nullptr;
+  for (const auto& [key, v] : root) {
+    if (key.str() == "llm") {
+      llm = &v;
+      llm_key = &key;
+      continue;
+    }
+    if (v.is_table())
+      reader.fail("", key, "unknown table (probity.toml has only [llm] and [llm.<role>] tables)");
     reader.fail("", key,
-                key == "cache" || key == "cache_mode"
-                    ? fmt::format("'{}' belongs in the [llm] table", key)
+                key.str() == "cache" || key.str() == "cache_mode"
+                    ? fmt::format("'{}' belongs in the [llm] table", key.str())
                     : std::string("unknown key (probity.toml has only the [llm] table)"));
   }
-  // cpptoml's get() throws std::out_of_range for a missing key: ask first.
-  if (!root->contains("llm")) return config;
-  auto llm = root->get("llm");
-  if (!llm->is_table()) reader.fail("", "llm", "expected a table [llm]");
+  if (llm == nullptr) return config;
+  if (!llm->is_table()) reader.fail("", *llm_key, "expected a table [llm]");
   const auto& names = role_names();
   for (const auto& [key, v] : *llm->as_table()) {
-    if (key == "cache") {
+    const std::string name(key.str());
+    if (name == "cache") {
       config.cache_path = reader.string("llm", key, v);
-    } else if (key == "cache_mode") {
+    } else if (name == "cache_mode") {
       const std::string mode = reader.string("llm", key, v);
       try {
         config.cache_mode = parse_cache_mode(mode);
       } catch (const UsageError& e) {
         reader.fail("llm", key, e.what());
       }
-    } else if (std::find(names.begin(), names.end(), key) != names.end()) {
-      if (!v->is_table()) reader.fail("llm", key, "expected a table [llm." + key + "]");
-      config.roles[key] = reader.role("llm." + key, *v->as_table());
-    } else if (v->is_table()) {
-      reader.fail("llm." + key, "", fmt::format("unknown role (expected {})", role_list()));
+    } else if (std::find(names.begin(), names.end(), name) != names.end()) {
+      if (!v.is_table()) reader.fail("llm", key, "expected a table [llm." + name + "]");
+      config.roles[name] = reader.role("llm." + name, *v.as_table());
+    } else if (v.is_table()) {
+      reader.fail("llm", key, fmt::format("unknown role (expected {})", role_list()));
     } else {
       reader.fail("llm", key, "unknown key (expected cache, cache_mode or a role table)");
     }

@@ -14,6 +14,7 @@
 #include "llm/internal.hpp"
 #include "text/ascii.hpp"
 #include "util/hash.hpp"
+#include "util/json_limits.hpp"
 #include "util/random.hpp"
 
 namespace probity::llm {
@@ -100,7 +101,7 @@ std::string dump(const json& j) {
 }
 
 json parse_object(const std::string& text, const char* what) {
-  json j = json::parse(text, nullptr, false);
+  json j = util::parse_json_or_discarded(text);
   if (j.is_discarded() || !j.is_object())
     throw std::invalid_argument(fmt::format("{} must be a JSON object: {}", what, text));
   return j;
@@ -138,7 +139,7 @@ WireRequest build_request(const EndpointConfig& config, const Request& request) 
     if (request.path.empty() || request.path.front() != '/')
       throw std::invalid_argument(
           fmt::format("a JSON request needs a path starting with '/', got '{}'", request.path));
-    const json j = json::parse(request.body, nullptr, false);
+    const json j = util::parse_json_or_discarded(request.body);
     if (j.is_discarded())
       throw std::invalid_argument(fmt::format("request body is not JSON: {}", request.body));
     wire.url = base + request.path;
@@ -348,7 +349,7 @@ std::vector<std::int64_t> int_list(const ojson& j) {
 }  // namespace
 
 std::string error_message(const std::string& body) {
-  const ojson j = ojson::parse(body, nullptr, false);
+  const ojson j = util::parse_json_or_discarded<ojson>(body);
   if (!j.is_discarded() && j.is_object()) {
     if (auto it = j.find("error"); it != j.end()) {
       if (it->is_string()) return it->get<std::string>();
@@ -365,7 +366,7 @@ std::string error_message(const std::string& body) {
 }
 
 std::string config_hint(const std::string& body, const EndpointConfig& config) {
-  const ojson j = ojson::parse(body, nullptr, false);
+  const ojson j = util::parse_json_or_discarded<ojson>(body);
   std::string param, message = error_message(body);
   if (!j.is_discarded() && j.is_object())
     if (auto e = j.find("error"); e != j.end() && e->is_object())
@@ -381,7 +382,7 @@ std::string config_hint(const std::string& body, const EndpointConfig& config) {
     return fmt::format("set temperature = \"default\" in {} of the configuration", table);
   if (!param.empty()) {
     if (!config.extra_body.empty()) {
-      const json extra = json::parse(config.extra_body, nullptr, false);
+      const json extra = util::parse_json_or_discarded(config.extra_body);
       if (extra.is_object() && extra.contains(param))
         return fmt::format("remove '{}' from [llm.{}.extra_body] of the configuration", param,
                            config.name);
@@ -406,7 +407,7 @@ bool parse_success_impl(const Request& request, const std::string& body, Respons
   if (request.endpoint == Endpoint::kJson) {
     // The caller reads the body; here it only has to be JSON. Embedding servers answer with
     // arrays (TEI) or objects (vLLM); an object holding a non-null "error" is a failure.
-    const json j = json::parse(body, nullptr, false);
+    const json j = util::parse_json_or_discarded(body);
     if (j.is_discarded()) {
       out.error_kind = ErrorKind::kMalformed;
       out.error =
@@ -421,7 +422,7 @@ bool parse_success_impl(const Request& request, const std::string& body, Respons
     out.ok = true;
     return true;
   }
-  const ojson j = ojson::parse(body, nullptr, false);
+  const ojson j = util::parse_json_or_discarded<ojson>(body);
   if (j.is_discarded() || !j.is_object()) {
     out.error_kind = ErrorKind::kMalformed;
     out.error =

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "text/ascii.hpp"
+#include "util/json_limits.hpp"
 
 namespace probity::llm {
 
@@ -164,7 +165,7 @@ std::optional<nlohmann::json> parse_json_answer(std::string_view text, std::stri
   }
   auto parse = [](const std::string& object) -> std::optional<nlohmann::json> {
     for (const std::string& attempt : {object, pythonic_to_json(object)}) {
-      auto j = nlohmann::json::parse(attempt, nullptr, false);
+      auto j = util::parse_json_or_discarded(attempt);
       if (!j.is_discarded() && j.is_object()) return j;
     }
     return std::nullopt;

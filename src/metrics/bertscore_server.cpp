@@ -56,6 +56,7 @@
 #include "metrics/bertscore.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
+#include "util/json_limits.hpp"
 
 namespace probity::metrics::bertscore {
 namespace {
@@ -268,15 +269,15 @@ class ServerEmbedder final : public Embedder {
   EmbeddedText read_answers(std::span<const llm::Response> r) const {
     EmbeddedText out;
     if (o_.provider == "tei") {
-      read_tei_tokens(json::parse(r[0].body), out);
-      const json e = json::parse(r[1].body);
+      read_tei_tokens(util::parse_json(r[0].body), out);
+      const json e = util::parse_json(r[1].body);
       if (!e.is_array() || e.size() != 1)
         throw Malformed("/embed_all: expected one list of token vectors for the one input");
       read_rows(e[0], out, "/embed_all");
     } else {
-      mark_specials(read_vllm_ids(json::parse(r[0].body)), read_vllm_ids(json::parse(r[1].body)),
-                    out);
-      const json p = json::parse(r[2].body);
+      mark_specials(read_vllm_ids(util::parse_json(r[0].body)),
+                    read_vllm_ids(util::parse_json(r[1].body)), out);
+      const json p = util::parse_json(r[2].body);
       if (!p.is_object() || !p.contains("data") || !p["data"].is_array() || p["data"].size() != 1 ||
           !p["data"][0].is_object() || !p["data"][0].contains("data"))
         throw Malformed("/pooling: expected 'data' with one item for the one input");

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "text/utf8.hpp"
+#include "util/json_limits.hpp"
 
 namespace probity::report::detail {
 
@@ -1006,7 +1007,7 @@ Table llm_usage_table(const AuditReport& report) {
   t.align.assign(t.header.size(), Align::kRight);
   t.align[0] = t.align[1] = Align::kLeft;
   if (report.llm_usage.empty()) return t;
-  const auto j = nlohmann::json::parse(report.llm_usage, nullptr, false);
+  const auto j = util::parse_json_or_discarded(report.llm_usage);
   if (!j.is_object() || !j.contains("endpoints") || !j["endpoints"].is_array()) return t;
   auto count = [](const nlohmann::json& u, const char* key) {
     return std::to_string(u.value(key, std::uint64_t{0}));

@@ -10,6 +10,7 @@
 #include "probity/report.hpp"
 #include "report/format.hpp"
 #include "report/json_value.hpp"
+#include "util/json_limits.hpp"
 
 namespace probity::report {
 
@@ -649,7 +650,7 @@ std::string to_json(const AuditReport& report) {
 AuditReport from_json(const std::string& text) {
   json j;
   try {
-    j = json::parse(text);
+    j = util::parse_json(text);
   } catch (const json::parse_error& e) {
     throw std::invalid_argument(std::string("report JSON: malformed: ") + e.what());
   }

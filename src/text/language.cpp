@@ -1,5 +1,7 @@
 #include "text/language.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <utf8proc.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 
 #include "text/ascii.hpp"
 #include "text/utf8.hpp"
+#include "util/suggest.hpp"
 
 namespace probity::text {
 namespace {
@@ -260,15 +263,57 @@ std::string primary_language(std::string_view tag) {
   return out;
 }
 
+namespace {
+// The languages probity knows: the script detector's and the Latin profiles'.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kNames = {
+    {{"ar", "Arabic"},
+     {"de", "German"},
+     {"el", "Greek"},
+     {"en", "English"},
+     {"es", "Spanish"},
+     {"fr", "French"},
+     {"he", "Hebrew"},
+     {"hi", "Hindi"},
+     {"it", "Italian"},
+     {"ja", "Japanese"},
+     {"ko", "Korean"},
+     {"nl", "Dutch"},
+     {"pt", "Portuguese"},
+     {"ru", "Russian"},
+     {"th", "Thai"},
+     {"uk", "Ukrainian"},
+     {"zh", "Chinese"}}};
+}  // namespace
+
 std::string_view language_name(std::string_view code) {
-  static const std::unordered_map<std::string_view, std::string_view> names = {
-      {"en", "English"},  {"de", "German"}, {"fr", "French"},     {"es", "Spanish"},
-      {"it", "Italian"},  {"nl", "Dutch"},  {"pt", "Portuguese"}, {"zh", "Chinese"},
-      {"ja", "Japanese"}, {"ko", "Korean"}, {"ru", "Russian"},    {"uk", "Ukrainian"},
-      {"el", "Greek"},    {"ar", "Arabic"}, {"he", "Hebrew"},     {"hi", "Hindi"},
-      {"th", "Thai"}};
-  const auto it = names.find(code);
-  return it == names.end() ? code : it->second;
+  for (const auto& [c, name] : kNames)
+    if (c == code) return name;
+  return code;
+}
+
+std::vector<std::string> known_languages() {
+  std::vector<std::string> codes;
+  for (const auto& [code, name] : kNames) codes.emplace_back(code);
+  return codes;
+}
+
+std::optional<std::string> unknown_language(std::string_view tag) {
+  const std::string primary = primary_language(tag);
+  for (const auto& [code, name] : kNames)
+    if (code == primary) return std::nullopt;
+  // "German" for "de": the name is the likeliest near miss, then a typo of a code.
+  std::string hint;
+  for (const auto& [code, name] : kNames) {
+    std::string lower;
+    for (char c : name) lower += ascii_lower(c);
+    if (lower == primary) hint = fmt::format(" (did you mean '{}'?)", code);
+  }
+  const std::vector<std::string> codes = known_languages();
+  if (hint.empty()) hint = util::did_you_mean(primary, codes);
+  return fmt::format(
+      "unknown language '{}'{}: probity knows {} (a tag such as de-AT counts by "
+      "its first part)",
+      tag, hint, fmt::join(codes, ", "));
 }
 
 }  // namespace probity::text

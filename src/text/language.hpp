@@ -4,9 +4,11 @@
 // matched against profiles of the most frequent function words of English, German, French,
 // Spanish, Italian, Dutch and Portuguese. No model, no download, no state.
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace probity::text {
 
@@ -33,5 +35,12 @@ std::string primary_language(std::string_view tag);
 
 // English name of a code ("German"), or the code itself when unknown.
 std::string_view language_name(std::string_view code);
+
+// The ISO 639-1 codes of the languages probity knows (detects or names), sorted.
+std::vector<std::string> known_languages();
+
+// Why `tag` names no language probity knows ("klingon"), with a suggestion for a near miss
+// ("German", "eng"); nullopt when its primary subtag is known ("de-AT").
+std::optional<std::string> unknown_language(std::string_view tag);
 
 }  // namespace probity::text

@@ -64,6 +64,46 @@ TEST(Validation, CountsSeedsAndLevelsAreCheckedBeforeAnyWork) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// Issue 26, defect 10: --lang was accepted whatever it said.
+TEST(Validation, UnknownLanguagesAreUsageErrorsWithASuggestion) {
+  for (const std::string command : {"perturb", "audit --metric bleu", "attack --metric bleu"}) {
+    auto r = run_probity(command + " --data " + sample() + " --lang klingon --out /nonexistent/x");
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("unknown language 'klingon'"), std::string::npos) << r.err;
+  }
+  auto r = run_probity("perturb --data " + sample() + " --lang german --out /nonexistent/x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'de'?"), std::string::npos) << r.err;
+}
+
+// Issue 26, defect 3: a value nested 100k levels deep crashed `score` (exit 139), in the task
+// format and through --map alike.
+TEST(Validation, DeepNestingExitsThreeNamingTheLine) {
+  const std::string dir = temp_dir("deep-nesting");
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  std::ofstream(dir + "/task.jsonl")
+      << R"({"task_id": "t", "references": ["a b"], "candidates": [{"id": "c", "text": "a b", )"
+      << R"("human": {"q": )" << deep << "}}]}\n";
+  std::ofstream(dir + "/flat.jsonl")
+      << R"({"id": "t", "pred": "a b", "ref": "a b", "score": )" << deep << "}\n";
+  for (const std::string& args :
+       {"--data " + dir + "/task.jsonl",
+        "--data " + dir + "/flat.jsonl --map task=id,candidate=pred,reference=ref,human=score"}) {
+    auto r = run_probity("score " + args + " --metric bleu --out " + dir + "/o.jsonl");
+    EXPECT_EQ(r.exit_code, 3) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(".jsonl:1: malformed JSON"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nested deeper than 128 levels"), std::string::npos) << r.err;
+    EXPECT_LT(r.err.size(), 400u);
+  }
+  // A deep probity.toml: a usage error naming the file and line, not a crash in the parser.
+  std::ofstream(dir + "/deep.toml")
+      << "[llm.judge]\nextra_body = " << std::string(100000, '[') << "\n";
+  auto r = run_probity("score --config " + dir + "/deep.toml --data " + sample() +
+                       " --metric bleu --out " + dir + "/o.jsonl");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("deep.toml:2: "), std::string::npos) << r.err;
+}
+
 TEST(Validation, NumbersOutOfRangeInDataNameFileLineAndField) {
   const std::string dir = temp_dir("val-num");
   std::string line;

@@ -233,6 +233,147 @@ TEST(DatasetCsv, ErrorsNameLineAndColumn) {
   }
 }
 
+// Issue 26, defect 10: the RFC 4180 rules a reader must not bend, and one column per thing.
+TEST(DatasetCsv, TextAfterAClosingQuoteIsAnErrorNamingLineAndColumn) {
+  const std::string header = "task_id,candidate_id,candidate,reference\n";
+  try {
+    load_dataset(write_file("quote.csv", header + "t1,c1,ok,ref\nt1,c2,\"ab\"c,ref\n"));
+    FAIL() << "\"ab\"c was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 3u) << e.what();
+    EXPECT_EQ(e.field(), "candidate") << e.what();
+    EXPECT_NE(std::string(e.what()).find("text after the closing quote"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("column 11"), std::string::npos) << e.what();
+  }
+  // A quoted cell that spans lines counts the column on its last line.
+  try {
+    load_dataset(write_file("quote2.csv", header + "t1,c1,\"two\nlines\" x,ref\n"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 3u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("column 7"), std::string::npos) << e.what();
+  }
+  // Doubled quotes, quoted separators and quoted cells at the end of a line stay valid.
+  auto ds = load_dataset(write_file("quote3.csv", header + "t1,c1,\"a \"\"b\"\", c\",\"ref\"\r\n"));
+  EXPECT_EQ(ds.tasks[0].candidates[0].text, "a \"b\", c");
+  EXPECT_EQ(ds.tasks[0].references[0].text, "ref");
+}
+
+TEST(DatasetCsv, TwoColumnsForOneThingAreAnError) {
+  auto check = [](const std::string& header, const std::string& field,
+                  const std::string& fragment) {
+    try {
+      load_dataset(write_file("dup.csv", header + "\n"));
+      FAIL() << header;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), 1u) << e.what();
+      EXPECT_EQ(e.field(), field) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  check("task_id,candidate_id,candidate,reference,candidate", "candidate",
+        "columns 3 ('candidate') and 5 ('candidate') both hold the candidate text");
+  check("task_id,id,text,candidate", "candidate", "both hold the candidate text");
+  check("task_id,candidate_id,candidate_id,candidate", "candidate_id", "candidate id");
+  check("task_id,id,candidate,reference,reference_0", "reference_0", "reference 'ref0'");
+  check("task_id,id,candidate,human:q,q", "q", "ratings of 'q'");
+}
+
+// The CSV fuzzer's seeds in the normal build too: tasks or an InputError naming the file.
+TEST(DatasetCsv, FuzzSeedsLoadOrNameTheFile) {
+  std::size_t seeds = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(PROBITY_TEST_DIR) + "/fuzz/corpus/csv")) {
+    ++seeds;
+    for (const bool skip : {false, true}) {
+      try {
+        (void)load_dataset(entry.path().string(), probity::ReadOptions{skip});
+      } catch (const InputError& e) {
+        EXPECT_EQ(e.file(), entry.path().string());
+      }
+    }
+  }
+  EXPECT_GE(seeds, 6u);
+}
+
+// Issue 26, defect 11: the example of docs/dataset-format.md, read from the page itself.
+TEST(DatasetCsv, TheDocumentedExampleLoads) {
+  std::ifstream in(std::string(PROBITY_SOURCE_DIR) + "/docs/dataset-format.md");
+  std::stringstream page;
+  page << in.rdbuf();
+  const std::string text = page.str();
+  const auto open = text.find("```csv\n");
+  ASSERT_NE(open, std::string::npos);
+  const auto body = open + 7;
+  const std::string csv = text.substr(body, text.find("```", body) - body);
+  const auto ds = load_dataset(write_file("documented.csv", csv));
+  ASSERT_EQ(ds.tasks.size(), 1u);
+  ASSERT_EQ(ds.tasks[0].candidates.size(), 2u);
+  // The second row leaves its reference cells empty: the first row's references.
+  ASSERT_EQ(ds.tasks[0].references.size(), 2u);
+  EXPECT_EQ(ds.tasks[0].references[0].text, "Hi there");
+  EXPECT_EQ(ds.tasks[0].references[1].text, "Hello there");
+  EXPECT_DOUBLE_EQ(ds.tasks[0].candidates[1].human_mean("fluency"), 2.0);
+}
+
+TEST(DatasetCsv, LaterRowsRepeatOrLeaveOutTheReferences) {
+  const std::string header = "task_id,candidate_id,candidate,reference_1,reference_2\n";
+  auto ds = load_dataset(
+      write_file("refs.csv", header + "t1,c1,a,r1,r2\nt1,c2,b,r1,r2\nt1,c3,c,,\nt1,c4,d, ,\n"));
+  ASSERT_EQ(ds.tasks[0].candidates.size(), 4u);
+  EXPECT_EQ(ds.tasks[0].references.size(), 2u);
+  // References that are given must be the first row's.
+  for (const char* later : {"t1,c2,b,other,r2\n", "t1,c2,b,r1,\n", "t1,c2,b,,r2\n"}) {
+    try {
+      load_dataset(write_file("refs2.csv", header + "t1,c1,a,r1,r2\n" + later));
+      FAIL() << later;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), 3u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("references differ"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Issue 26, defect 3: nesting 100k levels deep crashed the reader (exit 139) where it quoted the
+// value in its message.
+TEST(DatasetErrors, DeepNestingIsAnErrorNotACrash) {
+  const std::size_t depth = 100000;
+  const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+  const std::string line = R"({"task_id": "t2", "candidates": [{"id": "c1", "text": "a b", )"
+                           R"("human": {"q": )" +
+                           deep + "}}]}";
+  for (const bool fast_path : {true, false}) {
+    probity::data::set_fast_task_parsing(fast_path);
+    expect_error(std::string(kGood) + "\n" + line, 2, "", "nested deeper than 128 levels");
+  }
+  probity::data::set_fast_task_parsing(true);
+  // Within the limit, a bad value is quoted in a message of bounded size.
+  const std::string wide = R"({"task_id": "t2", "candidates": [{"id": "c1", "text": "a b", )"
+                           R"("human": {"q": {"x": ")" +
+                           std::string(100000, 'x') + R"("}}}]})";
+  try {
+    load_dataset(write_file("wide.jsonl", wide));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("non-numeric rating ({\"x\":\"xxx"), std::string::npos)
+        << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 300u) << e.what();
+  }
+}
+
+// Issue 26, defect 10: simdjson and nlohmann both stop at a NUL byte; the task before it was
+// read as valid.
+TEST(DatasetErrors, ANulByteOnALineIsAnError) {
+  const std::string nul(1, '\0');
+  for (const bool fast_path : {true, false}) {
+    probity::data::set_fast_task_parsing(fast_path);
+    expect_error(std::string(kGood) + nul + "garbage\n", 1, "", "NUL byte");
+    expect_error(std::string(kGood) + "\n" + kGood + nul + "\n", 2, "", "NUL byte");
+  }
+  probity::data::set_fast_task_parsing(true);
+}
+
 }  // namespace
 
 // ---- the reader's fast path (src/data/fast_task.hpp) ------------------------------------------

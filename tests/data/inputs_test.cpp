@@ -113,6 +113,21 @@ TEST(Inputs, FlatRowsWithoutTaskOrSystemGetLineAndPositionIds) {
   EXPECT_EQ(ds.tasks[1].candidates[0].id, "c1");
 }
 
+// Issue 26, defect 11: a later row of a task may leave its reference cells blank (the first
+// row's references), as the CSV importer's own convention says.
+TEST(Inputs, MappedCsvRowsMayLeaveTheReferencesBlank) {
+  InputSpec spec;
+  spec.map = parse_column_map("task=t,candidate=p,reference=r1,reference=r2", "--map");
+  const auto path = write_file("blank-refs.csv", "t,p,r1,r2\n1,x,a,b\n1,y,,\n1,z,a,b\n");
+  Dataset ds = load_input(path, spec);
+  ASSERT_EQ(ds.tasks.size(), 1u);
+  EXPECT_EQ(ds.tasks[0].candidates.size(), 3u);
+  ASSERT_EQ(ds.tasks[0].references.size(), 2u);
+  EXPECT_EQ(ds.tasks[0].references[1].text, "b");
+  const auto other = write_file("other-refs.csv", "t,p,r1,r2\n1,x,a,b\n1,y,c,\n");
+  expect_input_error([&] { load_input(other, spec); }, 3, "r1", "references differ");
+}
+
 TEST(Inputs, MappedErrorsNameFileLineAndField) {
   InputSpec spec;
   spec.map = parse_column_map("task=t,candidate=p,human=q,system=s", "--map");

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "probity/llm.hpp"
 #include "test_paths.hpp"
@@ -78,7 +81,8 @@ TEST(LlmConfig, RolesInheritTheDefault) {
   EXPECT_THROW(config.endpoint("critic"), UsageError);
 }
 
-// Found by fuzz_config: a file without an [llm] table made cpptoml throw std::out_of_range.
+// Found by fuzz_config: a file without an [llm] table made the old parser (cpptoml) throw
+// std::out_of_range.
 TEST(LlmConfig, EmptyFileOrNoLlmTableIsAnEmptyConfiguration) {
   for (const char* text : {"", "# only a comment\n", "\n\n"}) {
     auto config = parse_config(text, "empty.toml");
@@ -143,7 +147,7 @@ TEST(LlmConfig, BadValuesAreErrors) {
   EXPECT_EQ(line_of("[llm.default]\ntemperature = \"hot\"\n"), 2u);
   EXPECT_EQ(line_of("[llm.default]\ntimeout = 0\n"), 2u);
   EXPECT_EQ(line_of("[llm]\ncache_mode = \"sometimes\"\n"), 2u);
-  // A TOML syntax error keeps cpptoml's line.
+  // A TOML syntax error keeps the parser's line.
   EXPECT_EQ(line_of("[llm.default]\nmodel = \"m\"\nbroken = = 3\n"), 3u);
 }
 
@@ -247,6 +251,88 @@ api-key = "azure-secret-value"
   EXPECT_NE(what.find("set by probity"), std::string::npos) << what;
   EXPECT_EQ(line_of("[llm.lm.extra_body]\nmax_tokens = 3\n", what), 2u);
   EXPECT_NE(what.find("set max_tokens in the role's table"), std::string::npos) << what;
+}
+
+// Issue 26, defect 3: 100k nested tables, inline tables or dotted keys crashed the parser (and
+// toml++, which bounds only inline nesting, still overflows on dotted keys).
+TEST(LlmConfig, DeepNestingIsAnErrorNamingTheLine) {
+  const std::size_t n = 100000;
+  std::string dotted, inline_tables, arrays;
+  for (std::size_t i = 0; i < n; ++i) dotted += "a.";
+  for (std::size_t i = 0; i < n; ++i) inline_tables += "{a=";
+  inline_tables += "1" + std::string(n, '}');
+  arrays = std::string(n, '[') + std::string(n, ']');
+  struct Case {
+    std::string text;
+    std::size_t line;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"[" + dotted + "a]\n", 1},
+                         {"[llm]\n" + dotted + "a = 1\n", 2},
+                         {"[llm.judge]\nmodel = \"m\"\nextra_body = " + inline_tables + "\n", 3},
+                         {"[llm.judge.extra_body]\nstop = " + arrays + "\n", 2},
+                         {"[llm.judge.extra_body]\nstop = [\n" + std::string(n, '[') + "\n", 3},
+                         {std::string(n, '[') + "\n", 1}}) {
+    try {
+      parse_config(c.text, "deep.toml");
+      FAIL() << c.text.substr(0, 40);
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.line(), c.line) << c.text.substr(0, 40);
+      EXPECT_NE(std::string(e.what()).find("nested deeper than 128 levels"), std::string::npos)
+          << e.what();
+      EXPECT_LT(std::string(e.what()).size(), 200u);
+    }
+  }
+  // What is counted: brackets and dots outside strings and comments; commas and line breaks
+  // start the next key or value.
+  std::string wide = "[llm.judge.extra_body]\nweights = [";
+  for (int i = 0; i < 1000; ++i) wide += "1.5, ";
+  wide += "2.5]\nnote = \"" + std::string(1000, '.') + std::string(1000, '[') + "\"\n";
+  wide += "raw = '''" + std::string(1000, '{') + "'''\n# " + std::string(1000, '.') + "\n";
+  for (int i = 0; i < 1000; ++i) wide += "k" + std::to_string(i) + ".x.y = 1\n";
+  const auto config = parse_config(wide, "wide.toml");
+  const auto body = nlohmann::json::parse(config.endpoint("judge").extra_body);
+  EXPECT_EQ(body["weights"].size(), 1001u);
+  EXPECT_EQ(body["k999"]["x"]["y"], 1);
+  std::string nested_body = "[llm.judge.extra_body]\nx = ";
+  for (int i = 0; i < 100; ++i) nested_body += "{a=";
+  nested_body += "1" + std::string(100, '}') + "\n";
+  EXPECT_NO_THROW(parse_config(nested_body, "ok.toml"));
+}
+
+// The fuzzer's seeds (tests/fuzz/corpus/config) in the normal build too: each one loads or is a
+// ConfigError naming its file, and none crashes (deep nesting did, issue 26).
+TEST(LlmConfig, FuzzSeedsLoadOrNameTheFile) {
+  std::size_t seeds = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(PROBITY_TEST_DIR) + "/fuzz/corpus/config")) {
+    ++seeds;
+    try {
+      (void)llm::load_config(entry.path().string());
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.file(), entry.path().string());
+      EXPECT_LT(std::string(e.what()).size(), 1000u) << entry.path();
+    }
+  }
+  EXPECT_GE(seeds, 10u);
+}
+
+// Issue 26, defect 10: NUL bytes and invalid UTF-8, which TOML forbids, were accepted.
+TEST(LlmConfig, NulBytesAndInvalidUtf8AreErrorsNamingTheLine) {
+  using namespace std::string_literals;
+  for (const std::string& text :
+       {"[llm]\ncache = \"a\0b\"\n"s, "[llm]\ncache = \"a\"\0garbage\n"s, "[llm]\n# \0\n"s,
+        "[llm]\ncache = \"a\xff"
+        "b\"\n"s,
+        "[llm]\ncache = 'caf\xc3\x28'\n"s}) {
+    try {
+      parse_config(text, "bad.toml");
+      FAIL() << text;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.file(), "bad.toml");
+      EXPECT_EQ(e.line(), 2u) << e.what();
+    }
+  }
 }
 
 // flags > configuration > environment (the OpenAI client conventions).

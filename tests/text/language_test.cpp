@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "probity/dataset.hpp"
+#include "probity/error.hpp"
 #include "probity/perturb.hpp"
 #include "test_paths.hpp"
 
@@ -57,6 +58,29 @@ TEST(LanguageDetector, PrimaryLanguage) {
   EXPECT_EQ(probity::text::primary_language("EN_gb"), "en");
   EXPECT_EQ(probity::text::primary_language("zh"), "zh");
   EXPECT_EQ(probity::text::language_name("de"), "German");
+}
+
+// Issue 26, defect 10: `--lang klingon` was accepted and made every rule not applicable.
+TEST(LanguageDetector, UnknownLanguagesAreNamedWithNearMisses) {
+  using probity::text::unknown_language;
+  for (const char* known : {"de", "de-AT", "EN_gb", "zh-Hant", "pt"})
+    EXPECT_FALSE(unknown_language(known).has_value()) << known;
+  const auto klingon = unknown_language("klingon");
+  ASSERT_TRUE(klingon.has_value());
+  EXPECT_NE(klingon->find("unknown language 'klingon'"), std::string::npos) << *klingon;
+  EXPECT_NE(klingon->find("en, es, fr"), std::string::npos) << *klingon;
+  EXPECT_EQ(klingon->find("did you mean"), std::string::npos) << *klingon;
+  EXPECT_NE(unknown_language("German")->find("did you mean 'de'?"), std::string::npos);
+  EXPECT_NE(unknown_language("eng")->find("did you mean 'en'?"), std::string::npos);
+  EXPECT_TRUE(unknown_language("xx").has_value());
+  // The library checks what the command line checks (Python passes lang= here too).
+  auto ds = probity::parse_dataset(
+      R"({"task_id": "t", "references": ["a"], "candidates": [{"id": "c", "text": "b"}]})",
+      "t.jsonl");
+  EXPECT_THROW(probity::set_default_language(ds, "klingon"), probity::UsageError);
+  EXPECT_TRUE(ds.tasks[0].lang.empty());
+  probity::set_default_language(ds, "de-AT");
+  EXPECT_EQ(ds.tasks[0].lang, "de-AT");
 }
 
 // Per-task accuracy of task_language() on whole datasets (no `lang` fields, so all detected).
