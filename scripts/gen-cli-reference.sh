@@ -35,6 +35,13 @@ bin=${1:-./build/probity}
   installed). Both are generated from the same option tables as `--help`.
 - Exit codes: 0 success, 1 internal error, 2 usage, 3 invalid input, 4 output not written, 5 too
   many LLM failures, 130 interrupted.
+- Outputs: every file is written complete or not at all (a temporary beside it, renamed over it).
+  Before any work, every file a command will write (`--out`, `--explain`, and in an output
+  directory `report.*`, `cache.sqlite`, `attack.json`, `llm_usage.json`, `fig-*.svg`,
+  `table-*.tex`) is checked against everything it reads (datasets, score files and corpora named
+  in `--metric`, imported caches, `--cache`, `--config`), also through links: a match is a usage
+  error (exit 2) naming both. An output that is a link is written through to its target, and the
+  link stays. An output directory that cannot be made exits 4 naming it.
 
 EOF_CONVENTIONS
   echo '## probity'

@@ -265,7 +265,7 @@ struct PerturbationExample {
 };
 
 struct DatasetSummary {
-  std::string name;  // file stem
+  std::string name;  // file stem, widened with its folders where stems collide ("a/summ")
   std::string path;
   std::size_t tasks = 0, candidates = 0, audited = 0;
   std::vector<std::string> dimensions;
