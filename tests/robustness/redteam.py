@@ -189,7 +189,7 @@ class FakeLlm:
         if self.mode == "ratelimit":
             return 429, json.dumps({"error": {
                 "type": "requests", "code": "rate_limit_exceeded",
-                "message": "Rate limit reached, slow down"}}), (("Retry-After", "0"),)
+                "message": "Rate limit reached, slow down"}}), (("Retry-After", "1"),)
         if self.mode == "unusable":
             kind = n % 4
             if kind == 0:
@@ -303,8 +303,8 @@ def deep_rating(ctx):
 def deep_flat(ctx):
     row = '{"cand": "a text", "ref": "a text", "score": ' + deep_array(DEPTH) + "}\n"
     write(ctx.path("deep_flat.jsonl"), row)
-    return ["score", "--data", "deep_flat.jsonl", "--map", "candidate=cand,reference=ref,human=score",
-            "--metric", "bleu", "--out", "s.jsonl"]
+    return ["score", "--data", "deep_flat.jsonl", "--map",
+            "candidate=cand,reference=ref,human=score", "--metric", "bleu", "--out", "s.jsonl"]
 
 
 def deep_object(ctx):
@@ -319,8 +319,11 @@ def deep_json_array(ctx):
     return ["score", "--data", "deep.json", "--metric", "bleu", "--out", "s.jsonl"]
 
 
-def short_stderr(limit=4000):
+def short_stderr(limit=4000, named=None):
+    """The message must not quote the nested value; an error must name the file."""
     def check(ctx, code, out, err):
+        if named and code != 0 and named not in err:
+            return f"stderr lacks {named!r}"
         return fail_if(len(err) > limit, f"stderr is {len(err)} characters (quotes the input?)")
     return check
 
@@ -438,7 +441,8 @@ option_family("--permutations", lambda c, v: ["compare", "--data", data(c), "--s
                                               scores_file(c), "--metric", "bleu", "--metric",
                                               "chrf", "--permutations", v],
               "20", [("zero", "0"), ("overflow", HUGE)])
-option_family("--lang", lambda c, v: ["perturb", "--data", data(c), "--lang", v, "--out", "p.jsonl"],
+option_family("--lang", lambda c, v: ["perturb", "--data", data(c), "--lang", v,
+                                        "--out", "p.jsonl"],
               "de", [("klingon", "klingon")])
 
 
@@ -506,6 +510,20 @@ def audit_over_export(ctx):
     ctx.victim = victim
     return ["audit", "--data", victim, "--format", "json", "--metric", "bleu", "--out", "out",
             "--degrade", "none", "--manipulate", "none", "--export", "latex", *AUDIT_FAST]
+
+
+def perturb_over_input(ctx):
+    tiny_jsonl(ctx.path("d.jsonl"))
+    ctx.original = open(ctx.path("d.jsonl"), "rb").read()
+    return ["perturb", "--data", "d.jsonl", "--degrade", "R", "--manipulate", "none",
+            "--out", "./d.jsonl"]
+
+
+def score_explain_over_input(ctx):
+    tiny_jsonl(ctx.path("d.jsonl"))
+    ctx.original = open(ctx.path("d.jsonl"), "rb").read()
+    return ["score", "--data", "d.jsonl", "--metric", "bleu", "--out", "s.jsonl",
+            "--explain", ctx.path("d.jsonl")]
 
 
 def input_intact(attr_path):
@@ -716,7 +734,8 @@ def check_quota(ctx, code, out, err):
 
 def ratelimit_forever(ctx):
     s = ctx.server("ratelimit")
-    write(ctx.path("rl.toml"), "[llm.default]\nrate_limit_budget = 20\ncircuit_breaker = 5\n")
+    # The default rate-limit budget (600 s a request): only the breaker can stop this in time.
+    write(ctx.path("rl.toml"), "[llm.default]\ncircuit_breaker = 5\n")
     return judge_args(ctx, s) + ["--config", "rl.toml"]
 
 
@@ -833,9 +852,11 @@ def build_cases():
              check=short_stderr()))
     add(Case("jsonl-deep-flat-map", "nesting", deep_flat, 3, ["deep_flat.jsonl:1"],
              check=short_stderr()))
-    add(Case("jsonl-deep-object", "nesting", deep_object, 3, ["deep_object.jsonl:1"],
-             check=short_stderr()))
-    add(Case("json-array-deep", "nesting", deep_json_array, 3, ["deep.json"], check=short_stderr()))
+    # A deep field probity ignores (meta) may be skipped or refused, but not crash.
+    add(Case("jsonl-deep-ignored-field", "nesting", deep_object, (0, 3),
+             check=short_stderr(named="deep_object.jsonl:1")))
+    add(Case("json-array-deep-ignored-field", "nesting", deep_json_array, (0, 3),
+             check=short_stderr(named="deep.json")))
     for name, text in (
             ("toml-deep-array", "[llm.default]\nmodel = " + deep_array(DEPTH) + "\n"),
             ("toml-deep-inline-table", "[llm.default]\nheaders = " + "{a = " * DEPTH + "1"
@@ -877,6 +898,10 @@ def build_cases():
              check=input_intact(("out", "report.json"))))
     add(Case("attack-out-holds-its-input", "outputs", attack_over_input, 2, ["attack.json"],
              check=input_intact(("out", "attack.json"))))
+    add(Case("perturb-out-is-its-input", "outputs", perturb_over_input, 2, ["d.jsonl"],
+             check=input_intact(("d.jsonl",))))
+    add(Case("score-explain-is-its-input", "outputs", score_explain_over_input, 2, ["d.jsonl"],
+             check=input_intact(("d.jsonl",))))
     add(Case("audit-export-overwrites-input", "outputs", audit_over_export, 2, [],
              check=input_intact(())))
     add(Case("score-out-symlink", "outputs", symlink_out("score"), (0, 2, 4), check=check_symlink))
@@ -887,10 +912,11 @@ def build_cases():
     add(Case("audit-out-under-a-file", "outputs", audit_out_under_file, 4, ["afile"]))
     add(Case("score-out-dev-full", "outputs", score_out_full, 4, ["/dev/full"]))
     add(Case("latex-cell-starting-with-bracket", "outputs", latex_bracket, 0, check=check_latex))
-    add(Case("colliding-dataset-names", "names", colliding_names("a/summ.jsonl", "b/summ.jsonl"), (0, 2),
+    add(Case("colliding-dataset-names", "names",
+             colliding_names("a/summ.jsonl", "b/summ.jsonl"), (0, 2), check=check_colliding))
+    add(Case("colliding-sanitised-names", "names",
+             colliding_names("b/summ.jsonl", "c/summ.jsonl", "b_summ.jsonl"), (0, 2),
              check=check_colliding))
-    add(Case("colliding-sanitised-names", "names", colliding_names("b/summ.jsonl", "c/summ.jsonl", "b_summ.jsonl"),
-             (0, 2), check=check_colliding))
     add(Case("audit-report-symlink", "outputs", audit_report_symlink, (0, 2, 4),
              check=check_report_symlink))
     # caches and named files
@@ -904,7 +930,7 @@ def build_cases():
     # LLM servers
     add(Case("llm-quota-stops-at-once", "llm", quota_forever, 5,
              ["You exceeded your current quota"], check=check_quota, timeout=30))
-    add(Case("llm-429-forever-trips-breaker", "llm", ratelimit_forever, 5, [], timeout=60))
+    add(Case("llm-429-forever-trips-breaker", "llm", ratelimit_forever, 5, [], timeout=30))
     add(Case("llm-judge-500-then-ok-audit", "llm-cache", toggled_rerun("500", audit_judge), 0,
              check=check_toggled, timeout=120))
     add(Case("llm-perturber-500-then-ok-audit", "llm-cache",
