@@ -18,6 +18,7 @@ import http.server
 import json
 import os
 import re
+import resource
 import shutil
 import socketserver
 import sqlite3
@@ -230,11 +231,24 @@ class Case:
         self.stderr, self.not_stderr, self.check, self.timeout = stderr, not_stderr, check, timeout
 
 
+MEMORY_LIMIT = 4 << 30  # bytes of address space a run may take (an overflowing count must not
+#                        eat a shared machine's memory); not applied to sanitizer builds
+
+
+def memory_limit(probity):
+    with open(probity, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
+    if sanitized:
+        return None
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 class Ctx:
     """A case's temporary directory, the probity binary, and what its runs produced."""
 
-    def __init__(self, probity, directory):
+    def __init__(self, probity, directory, limit=None):
         self.probity, self.dir, self.env, self.servers = probity, directory, None, []
+        self.limit = limit
         self.env = dict(os.environ, NO_COLOR="1", LC_ALL="C.UTF-8")
         self.env.pop("OPENAI_API_KEY", None)
         self.env.pop("OPENAI_BASE_URL", None)
@@ -247,7 +261,8 @@ class Ctx:
         t0 = time.monotonic()
         p = subprocess.Popen([self.probity, *args], cwd=self.dir, env=self.env,
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, start_new_session=True)
+                             stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=self.limit)
         try:
             out, err = p.communicate(timeout=timeout)
             code = p.returncode
@@ -952,9 +967,9 @@ def build_cases():
     return C
 
 
-def run_case(probity, case, keep):
+def run_case(probity, case, keep, limit):
     directory = tempfile.mkdtemp(prefix=f"redteam-{case.name}-")
-    ctx = Ctx(probity, directory)
+    ctx = Ctx(probity, directory, limit)
     t0 = time.monotonic()
     try:
         try:
@@ -1007,10 +1022,11 @@ def main():
     if a.only or a.category:  # the union of both selections
         cases = [c for c in cases if c.name in a.only or c.category in a.category]
     probity = os.path.abspath(a.probity)
+    limit = memory_limit(probity)
     passed = failed = 0
     t_all = time.monotonic()
     for case in cases:
-        ok, code, why, secs = run_case(probity, case, a.keep)
+        ok, code, why, secs = run_case(probity, case, a.keep, limit)
         expected = "/".join(map(str, case.exit))
         print(f"{'PASS' if ok else 'FAIL'} {case.name} {case.category} exit {expected}/{code} "
               f"{secs:.1f}s" + ("" if ok else f"  -- {why}"), flush=True)
