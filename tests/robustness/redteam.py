@@ -614,7 +614,9 @@ def score_out_full(ctx):
 
 
 def latex_bracket(ctx):
+    # [evil] both first (after \midrule) and second (after a row's \\) in its tables.
     return ["audit", "--data", data(ctx), "--metric", "bleu,name=[evil]", "--metric", "chrf",
+            "--metric", "rougeL,name=[evil2]",
             "--out", "out", "--degrade", "none", "--manipulate", "none", "--export", "latex",
             *AUDIT_FAST]
 
@@ -627,9 +629,11 @@ def check_latex(ctx, code, out, err):
         text = open(p, encoding="utf-8", errors="replace").read()
         if "[evil]" not in text.replace("{[}", "[").replace("{]}", "]"):
             continue
-        m = re.search(r"\\\\\s*\[", text)
+        # LaTeX reads a '[' after \\ or a booktabs rule (spaces and a line break between) as
+        # the optional argument of that command.
+        m = re.search(r"(\\\\|\\(?:top|mid|bottom)rule|\\cmidrule(?:\{[^}]*\})?)\s*\[", text)
         if m:
-            return f"{os.path.basename(p)}: '\\\\' followed by '[' at offset {m.start()}"
+            return f"{os.path.basename(p)}: {m.group(1)!r} followed by '[' at offset {m.start()}"
     if not any("evil" in open(p, errors="replace").read() for p in tex):
         return "the metric name [evil] is in no table"
     return None
