@@ -243,12 +243,16 @@ def memory_limit(probity):
     return lambda: resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+class Skip(Exception):
+    """The machine cannot set the case up (e.g. no mount namespace); reported, not failed."""
+
+
 class Ctx:
     """A case's temporary directory, the probity binary, and what its runs produced."""
 
     def __init__(self, probity, directory, limit=None):
         self.probity, self.dir, self.env, self.servers = probity, directory, None, []
-        self.limit = limit
+        self.limit, self.wrap = limit, []
         self.env = dict(os.environ, NO_COLOR="1", LC_ALL="C.UTF-8")
         self.env.pop("OPENAI_API_KEY", None)
         self.env.pop("OPENAI_BASE_URL", None)
@@ -259,7 +263,7 @@ class Ctx:
     def run(self, args, timeout=60):
         """Runs probity; returns (exit code or 'timeout', stdout, stderr, seconds)."""
         t0 = time.monotonic()
-        p = subprocess.Popen([self.probity, *args], cwd=self.dir, env=self.env,
+        p = subprocess.Popen([*self.wrap, self.probity, *args], cwd=self.dir, env=self.env,
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, start_new_session=True,
                              preexec_fn=self.limit)
@@ -715,6 +719,32 @@ def cache_truncated(ctx):
     return judge_args(ctx, ctx.server("ok"), "trunc.sqlite")
 
 
+def cache_on_read_only_fs(ctx):
+    """--cache-mode read-only of a cache whose directory is mounted read-only."""
+    s = ctx.server("ok")
+    ctx.fake = s
+    os.makedirs(ctx.path("ro"))
+    args = judge_args(ctx, s, ctx.path("ro", "llm.sqlite"))
+    code, _, err, _ = ctx.run(args)
+    if code != 0:
+        raise RuntimeError(f"setup: the run that fills the cache exited {code}: {err[-300:]}")
+    ctx.first_requests = s.requests
+    # A private mount namespace (root or user namespaces) with the cache's directory read-only.
+    ctx.wrap = ["unshare", "-m", "sh", "-c",
+                'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"',
+                ctx.path("ro")]
+    probe = subprocess.run([*ctx.wrap, "touch", ctx.path("ro", "probe")],
+                           capture_output=True) if shutil.which("unshare") else None
+    if probe is None or b"Read-only file system" not in probe.stderr:
+        raise Skip("no read-only bind mount in a mount namespace here")
+    return args + ["--cache-mode", "read-only"]
+
+
+def check_read_only_cache(ctx, code, out, err):
+    asked = ctx.fake.requests - ctx.first_requests
+    return fail_if(asked != 0, f"{asked} requests: the cached answers were not read")
+
+
 def audit_cache_not_sqlite(ctx):
     os.makedirs(ctx.path("out"))
     write(ctx.path("out", "cache.sqlite"), "garbage " * 1000)
@@ -942,6 +972,8 @@ def build_cases():
     add(Case("cache-not-sqlite", "caches", cache_not_sqlite, 3, ["junk.sqlite"]))
     add(Case("cache-wrong-schema", "caches", cache_wrong_schema, 3, ["other.sqlite"]))
     add(Case("cache-truncated", "caches", cache_truncated, 3, ["trunc.sqlite"]))
+    add(Case("cache-read-only-on-read-only-fs", "caches", cache_on_read_only_fs, 0,
+             check=check_read_only_cache))
     add(Case("audit-cache-not-sqlite", "caches", audit_cache_not_sqlite, 3, ["cache.sqlite"]))
     add(Case("import-not-a-cache", "caches", import_not_cache, 3, ["notcache.txt"]))
     add(Case("corpus-file-missing", "inputs", corpus_missing, (2, 3), ["missing-corpus.txt"]))
@@ -978,6 +1010,8 @@ def run_case(probity, case, keep, limit):
     try:
         try:
             args = case.setup(ctx)
+        except Skip as e:
+            return None, "skip", str(e), time.monotonic() - t0
         except Exception as e:  # a broken setup is a failure of the case, not of the runner
             return False, "setup", f"setup failed: {e}", time.monotonic() - t0
         code, out, err, _ = ctx.run(args, timeout=case.timeout)
@@ -1027,16 +1061,20 @@ def main():
         cases = [c for c in cases if c.name in a.only or c.category in a.category]
     probity = os.path.abspath(a.probity)
     limit = memory_limit(probity)
-    passed = failed = 0
+    passed = failed = skipped = 0
     t_all = time.monotonic()
     for case in cases:
         ok, code, why, secs = run_case(probity, case, a.keep, limit)
         expected = "/".join(map(str, case.exit))
+        if ok is None:
+            print(f"SKIP {case.name} {case.category} -- {why}", flush=True)
+            skipped += 1
+            continue
         print(f"{'PASS' if ok else 'FAIL'} {case.name} {case.category} exit {expected}/{code} "
               f"{secs:.1f}s" + ("" if ok else f"  -- {why}"), flush=True)
         passed, failed = passed + ok, failed + (not ok)
     print(f"{len(cases)} cases in {len({c.category for c in cases})} categories, "
-          f"{time.monotonic() - t_all:.0f} s")
+          f"{skipped} skipped, {time.monotonic() - t_all:.0f} s")
     print(f"redteam: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
