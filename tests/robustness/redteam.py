@@ -263,17 +263,28 @@ class Ctx:
     def run(self, args, timeout=60):
         """Runs probity; returns (exit code or 'timeout', stdout, stderr, seconds)."""
         t0 = time.monotonic()
-        p = subprocess.Popen([*self.wrap, self.probity, *args], cwd=self.dir, env=self.env,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, start_new_session=True,
-                             preexec_fn=self.limit)
-        try:
-            out, err = p.communicate(timeout=timeout)
-            code = p.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, 9)
-            out, err = p.communicate()
+        # Output to files and os.wait4 rather than communicate(): wait4 gives this run's own
+        # peak memory (self.max_rss_kb), which the memory case compares between commands.
+        with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
+            p = subprocess.Popen([*self.wrap, self.probity, *args], cwd=self.dir, env=self.env,
+                                 stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f,
+                                 start_new_session=True, preexec_fn=self.limit)
             code = "timeout"
+            while True:
+                pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+                if pid:
+                    code = os.waitstatus_to_exitcode(status)
+                    self.max_rss_kb = usage.ru_maxrss
+                    break
+                if time.monotonic() - t0 > timeout:
+                    os.killpg(p.pid, 9)
+                    os.wait4(p.pid, 0)
+                    break
+                time.sleep(0.02)
+            p.returncode = code if code != "timeout" else -9  # reaped here, not by Popen
+            out_f.seek(0)
+            err_f.seek(0)
+            out, err = out_f.read(), err_f.read()
         return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), \
             time.monotonic() - t0
 
@@ -745,6 +756,32 @@ def check_read_only_cache(ctx, code, out, err):
     return fail_if(asked != 0, f"{asked} requests: the cached answers were not read")
 
 
+def one_big_candidate(ctx):
+    """A dataset with one 10 MB candidate; `score` of it runs first for its peak memory."""
+    words = ["alpha", "beta", "gamma", "delta", "park", "council", "town", "plan", "residents"]
+    big = " ".join(words[(i * 7919) % 9] + ("." if i % 13 == 0 else "")
+                   for i in range(1_600_000))
+    tasks = [task(i) for i in range(4)]
+    tasks[0]["candidates"][0]["text"] = big
+    write(ctx.path("big.jsonl"), "".join(json.dumps(t) + "\n" for t in tasks))
+    code, _, err, _ = ctx.run(["score", "--data", "big.jsonl", "--metric", "bleu", "--out",
+                               "s.jsonl"])
+    if code != 0:
+        raise RuntimeError(f"setup: score exited {code}: {err[-300:]}")
+    ctx.score_kb = ctx.max_rss_kb
+    return ["audit", "--data", "big.jsonl", "--metric", "bleu", "--out", "out", *AUDIT_FAST]
+
+
+AUDIT_OVER_SCORE = 2.5  # issue 26: an audit's peak memory is a small multiple of score's
+
+
+def check_memory(ctx, code, out, err):
+    ratio = ctx.max_rss_kb / max(ctx.score_kb, 1)
+    return fail_if(ratio > AUDIT_OVER_SCORE,
+                   f"audit peak {ctx.max_rss_kb // 1024} MB = {ratio:.1f} x score's "
+                   f"{ctx.score_kb // 1024} MB (at most {AUDIT_OVER_SCORE} x)")
+
+
 def audit_cache_not_sqlite(ctx):
     os.makedirs(ctx.path("out"))
     write(ctx.path("out", "cache.sqlite"), "garbage " * 1000)
@@ -968,6 +1005,9 @@ def build_cases():
              check=check_colliding))
     add(Case("audit-report-symlink", "outputs", audit_report_symlink, (0, 2, 4),
              check=check_report_symlink))
+    # resources
+    add(Case("audit-memory-one-big-candidate", "memory", one_big_candidate, 0,
+             check=check_memory, timeout=120))
     # caches and named files
     add(Case("cache-not-sqlite", "caches", cache_not_sqlite, 3, ["junk.sqlite"]))
     add(Case("cache-wrong-schema", "caches", cache_wrong_schema, 3, ["other.sqlite"]))
