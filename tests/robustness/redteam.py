@@ -730,6 +730,30 @@ def cache_truncated(ctx):
     return judge_args(ctx, ctx.server("ok"), "trunc.sqlite")
 
 
+READ_ONLY = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"'
+FULL = 'mount -t tmpfs -o size=16k tmpfs "$0" && exec "$@"'
+
+
+def mount_namespace(ctx, script, directory, probe_error):
+    """Runs probity in a private mount namespace (root or user namespaces) where `script` has
+    mounted `directory`; Skip when the machine cannot (the probe must fail with probe_error)."""
+    ctx.wrap = ["unshare", "-m", "sh", "-c", script, directory]
+    probe = subprocess.run([*ctx.wrap, "sh", "-c", 'head -c 65536 /dev/zero > "$0"/probe',
+                            directory], capture_output=True) if shutil.which("unshare") else None
+    if probe is None or probe_error.encode() not in probe.stderr:
+        raise Skip(f"no mount namespace here ({probe_error} expected)")
+
+
+def audit_out_fs(script, error):
+    def setup(ctx):
+        os.makedirs(ctx.path("mnt"))
+        d = data(ctx)
+        mount_namespace(ctx, script, ctx.path("mnt"), error)
+        return ["audit", "--data", d, "--metric", "bleu", "--out", ctx.path("mnt", "out"),
+                "--degrade", "none", "--manipulate", "none", *AUDIT_FAST]
+    return setup
+
+
 def cache_on_read_only_fs(ctx):
     """--cache-mode read-only of a cache whose directory is mounted read-only."""
     s = ctx.server("ok")
@@ -740,14 +764,7 @@ def cache_on_read_only_fs(ctx):
     if code != 0:
         raise RuntimeError(f"setup: the run that fills the cache exited {code}: {err[-300:]}")
     ctx.first_requests = s.requests
-    # A private mount namespace (root or user namespaces) with the cache's directory read-only.
-    ctx.wrap = ["unshare", "-m", "sh", "-c",
-                'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"',
-                ctx.path("ro")]
-    probe = subprocess.run([*ctx.wrap, "touch", ctx.path("ro", "probe")],
-                           capture_output=True) if shutil.which("unshare") else None
-    if probe is None or b"Read-only file system" not in probe.stderr:
-        raise Skip("no read-only bind mount in a mount namespace here")
+    mount_namespace(ctx, READ_ONLY, ctx.path("ro"), "Read-only file system")
     return args + ["--cache-mode", "read-only"]
 
 
@@ -996,6 +1013,10 @@ def build_cases():
     add(Case("audit-out-is-a-file", "outputs", audit_out_is_file, 4, ["afile"]))
     add(Case("audit-out-unwritable", "outputs", audit_out_unwritable, 4, ["/proc/probity-redteam"]))
     add(Case("audit-out-under-a-file", "outputs", audit_out_under_file, 4, ["afile"]))
+    add(Case("audit-out-read-only-fs", "outputs", audit_out_fs(READ_ONLY, "Read-only file system"),
+             4, ["mnt/out"]))
+    add(Case("audit-out-full-fs", "outputs", audit_out_fs(FULL, "No space left on device"), 4,
+             ["mnt/out"]))
     add(Case("score-out-dev-full", "outputs", score_out_full, 4, ["/dev/full"]))
     add(Case("latex-cell-starting-with-bracket", "outputs", latex_bracket, 0, check=check_latex))
     add(Case("colliding-dataset-names", "names",
