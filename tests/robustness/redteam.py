@@ -254,8 +254,10 @@ class Ctx:
         self.probity, self.dir, self.env, self.servers = probity, directory, None, []
         self.limit, self.wrap = limit, []
         self.env = dict(os.environ, NO_COLOR="1", LC_ALL="C.UTF-8")
-        self.env.pop("OPENAI_API_KEY", None)
-        self.env.pop("OPENAI_BASE_URL", None)
+        # Nothing from the caller's environment may point probity elsewhere than the fakes.
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "http_proxy",
+                     "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+            self.env.pop(name, None)
 
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
