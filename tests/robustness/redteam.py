@@ -906,11 +906,14 @@ def no_cache_hint(ctx):
 
 
 KEY = 'sk-RTq1/RTq2"RTq3\\RTq4/é€😀RTq5/'
+KEY_PLAIN = "sk-RTp1RTp2RTp3"  # no `/`: still leaks when every character is \u-escaped
 KEY_CTRL = "sk-RTw1\bRTw2\fRTw3\nRTw4\rRTw5\x01RTw6\x1fRTw7/"
 
 
 def key_fragments(key):
-    return [f for f in re.split(r"[^A-Za-z0-9]+", key) if len(f) >= 4 and f.startswith("RT")]
+    """Pieces of the key between its special characters: none may survive redaction."""
+    frags = [f for f in re.split(r"[^A-Za-z0-9]+", key) if len(f) >= 4 and "RT" in f]
+    return frags + re.findall(r"RT[a-z]\d", key)
 
 
 def echo_key(cmd, key):
@@ -930,6 +933,9 @@ def echo_key(cmd, key):
 
 def check_no_key(ctx, code, out, err):
     frags = key_fragments(ctx.key)
+    # The key as the server spelled it, and that spelling escaped again inside a stored JSON.
+    spelled = escape_variants(ctx.key)
+    frags += spelled + [json.dumps(v)[1:-1] for v in spelled]
     leaks = []
     for p in list(files_under(ctx.dir)):
         if p.endswith(".jsonl") and os.path.basename(p) == "tiny.jsonl":
@@ -1061,6 +1067,8 @@ def build_cases():
              timeout=120))
     add(Case("llm-key-echo-audit", "secrets", echo_key("audit", KEY), 0, check=check_no_key,
              timeout=120))
+    add(Case("llm-key-echo-without-slash", "secrets", echo_key("perturb", KEY_PLAIN), 0,
+             check=check_no_key, timeout=120))
     add(Case("llm-key-control-chars", "secrets", echo_key("perturb", KEY_CTRL), (0, 2),
              check=check_no_key, timeout=120))
     return C
