@@ -165,6 +165,9 @@ std::vector<ScoreColumn> read_scores(std::istream& in, const std::string& path, 
   }
   for (std::size_t m = 0; m < columns.size(); ++m)
     for (bool b : seen[m]) columns[m].missing += b ? 0 : 1;
+  // An empty file (or one of blank lines) is a broken input, not a request for no metric.
+  if (records == 0 && !trailer)
+    throw InputError(path, 0, "", "no score records: the file is empty");
 
   if (trailer) {
     if (trailer->records != records)

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -16,6 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
 #include "util/hash.hpp"
@@ -62,8 +65,13 @@ bool has_word_character(std::string_view token) {
 
 // Reads a user corpus: its lines and the FNV-1a hash of its bytes (for the signature).
 std::uint64_t read_corpus(const std::string& path, std::vector<std::string>* lines) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw UsageError(
+        fmt::format("corpus={}: {}", path,
+                    std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open n-gram corpus '" + path + "'");
+  if (!in) throw InputError(path, 0, "", "cannot be opened: " + std::string(std::strerror(errno)));
   std::uint64_t hash = util::fnv1a64("");
   std::string line;
   while (std::getline(in, line)) {
@@ -72,7 +80,7 @@ std::uint64_t read_corpus(const std::string& path, std::vector<std::string>* lin
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (lines) lines->push_back(line);
   }
-  if (in.bad()) throw std::runtime_error("error reading n-gram corpus '" + path + "'");
+  if (in.bad()) throw InputError(path, 0, "", "read error: " + std::string(std::strerror(errno)));
   return hash;
 }
 
