@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # Builds probity with clang's AddressSanitizer + UndefinedBehaviorSanitizer in ./build-san, runs
-# the GoogleTest suite under them, then runs every libFuzzer target (tests/fuzz) for a bounded
-# time on a scratch copy of its seed corpus. Any sanitizer report, crash or failed test fails.
-#   scripts/sanitize.sh            # 30 s per fuzz target
-#   PROBITY_FUZZ_SECONDS=300 scripts/sanitize.sh
+# the GoogleTest suite under them, then runs every libFuzzer target (tests/fuzz) on a scratch copy
+# of its seed corpus: a fixed seed and a fixed number of runs, so that CI gives the same verdict
+# every time. Any sanitizer report, crash or failed test fails.
+#   scripts/sanitize.sh                          # 20000 runs per fuzz target, seed 26
+#   PROBITY_FUZZ_RUNS=200000 scripts/sanitize.sh # more runs, same seed
+#   PROBITY_FUZZ_SECONDS=600 scripts/sanitize.sh # by hand: for a time, a new seed each run
 # New inputs the fuzzers find stay in the scratch directory; a crashing input is copied to
 # build-san/fuzz-crashes/ and its path printed (add it to tests/fuzz/corpus/<target>/ once fixed).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-seconds=${PROBITY_FUZZ_SECONDS:-30}
+runs=${PROBITY_FUZZ_RUNS:-20000}
+if [ -n "${PROBITY_FUZZ_SECONDS:-}" ]; then
+  budget=(-max_total_time="$PROBITY_FUZZ_SECONDS")
+  budget_text="${PROBITY_FUZZ_SECONDS}s"
+else
+  # A time limit far above what the runs take, so that it never decides a CI verdict.
+  budget=(-seed=26 -runs="$runs" -max_total_time=600)
+  budget_text="$runs runs (seed 26)"
+fi
 cxx=${PROBITY_SANITIZE_CXX:-clang++-19}
 command -v "$cxx" >/dev/null || { echo "sanitize.sh: $cxx not found (scripts/setup.sh installs it)"; exit 1; }
 
@@ -38,13 +48,13 @@ mkdir -p build-san/fuzz-crashes
 run_fuzzer() {
   local name=$1 corpus="$scratch/$1"
   cp -r "tests/fuzz/corpus/$name" "$corpus"
-  # A fixed seed, so that a CI failure repeats; the seed corpora hold 64 KB (-max_len) inputs
-  # nested 32k deep, which a recursive parser without a depth limit overflows on.
-  if ./build-san/tests/fuzz/fuzz_"$name" "$corpus" -seed=26 -max_total_time="$seconds" \
+  # The seed corpora hold 64 KB (-max_len) inputs nested 32k deep, which a recursive parser
+  # without a depth limit overflows on.
+  if ./build-san/tests/fuzz/fuzz_"$name" "$corpus" "${budget[@]}" \
       -rss_limit_mb=2048 -max_len=65536 -timeout=10 -print_final_stats=1 \
       -artifact_prefix="build-san/fuzz-crashes/$name-" >"$scratch/$name.log" 2>&1; then
     echo "fuzz $name: clean, $(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$scratch/$name.log" |
-      grep -oE '[0-9]+$') runs in ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs"
+      grep -oE '[0-9]+$') runs (${budget_text}), corpus $(ls "$corpus" | wc -l) inputs"
   else
     echo "fuzz $name: FAILED"
     tail -60 "$scratch/$name.log"
