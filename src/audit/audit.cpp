@@ -81,12 +81,27 @@ const std::vector<std::string> kAuditOutputNames = {"cache.sqlite*", "report.jso
                                                     "report.html",   "fig-*.svg",   "table-*.tex",
                                                     "llm_usage.json"};
 
+// The cache file --import names: the file, or cache.sqlite in a directory.
+std::filesystem::path import_file(const std::string& path) {
+  std::filesystem::path file(path);
+  if (std::filesystem::is_directory(file)) file /= "cache.sqlite";
+  return file;
+}
+
+bool is_own_cache(const std::string& import, const std::string& out_dir) {
+  const auto own = std::filesystem::path(out_dir.empty() ? "." : out_dir) / "cache.sqlite";
+  return util::same_file(import_file(import).string(), own.string()) ||
+         util::same_file(import, out_dir.empty() ? "." : out_dir);
+}
+
 // Refuses an output directory that would overwrite what the audit reads: its datasets, the caches
 // it imports, files its metrics name (scores files, corpora) and the LLM response cache.
-void refuse_overwriting_inputs(const AuditOptions& options, const Engine& engine) {
+void refuse_outputs_over_inputs(const AuditOptions& options, const Engine& engine) {
   std::vector<util::NamedInput> inputs;
   for (const auto& p : options.data) inputs.push_back({p, "--data"});
   for (const auto& p : options.import_caches) {
+    // Importing the output's own cache (a shard finishing in its own directory) is no copy.
+    if (is_own_cache(p, options.out_dir)) continue;
     inputs.push_back({p, "--import"});
     inputs.push_back({(std::filesystem::path(p) / "cache.sqlite").string(), "--import"});
   }
@@ -560,7 +575,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   if (options.suite.empty())
     strategies = make_strategies(options.degradations, options.manipulations);
 
-  refuse_overwriting_inputs(options, engine);
+  refuse_outputs_over_inputs(options, engine);
   const std::vector<std::string> names = dataset_names(options.data);
   create_output_directory(options.out_dir);
   if (options.shard_count == 0 || options.shard_index >= options.shard_count)
@@ -574,8 +589,8 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
         "and this run recomputes everything",
         cache_path.string()));
   for (const auto& path : options.import_caches) {
-    auto file = std::filesystem::path(path);
-    if (std::filesystem::is_directory(file)) file /= "cache.sqlite";
+    if (is_own_cache(path, options.out_dir)) continue;
+    const auto file = import_file(path);
     if (!std::filesystem::exists(file))
       throw UsageError(fmt::format("audit: no cache to import at '{}'", file.string()));
     cache.import(file.string());

@@ -73,6 +73,20 @@ TEST(Outputs, AnAuditRefusesAnOutputDirectoryThatHoldsItsInputUnderANameItWrites
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// A shard finished "with the same command without --shard, adding --import DIR", as the shard
+// run says, imports its own output directory: that is no overwrite, and nothing to copy.
+TEST(Outputs, AShardFinishedInItsOwnDirectoryImportsNothingAndIsNotRefused) {
+  const std::string dir = temp_dir("out-own-import");
+  const std::string args = "audit --data " + sample() +
+                           " --metric bleu --sample 6 --degrade R --manipulate none --out " + dir;
+  ASSERT_EQ(run_probity(args + " --shard 0/1").exit_code, 0);
+  auto r = run_probity(args + " --import " + dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/report.json"));
+  r = run_probity(args + " --import " + dir + "/cache.sqlite");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 // 14: an output directory that cannot be made (a file, under /proc) exits 4 naming it.
 TEST(Outputs, AnOutputDirectoryThatCannotBeMadeIsAnOutputError) {
   const std::string dir = temp_dir("out-dir-file");
