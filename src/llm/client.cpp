@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "llm/internal.hpp"
+#include "llm/redact.hpp"
 #include "probity/signature.hpp"
 
 namespace probity::llm {
@@ -195,39 +196,9 @@ struct Client::Impl {
     for (auto& v : secrets) std::fill(v.begin(), v.end(), '\0');
   }
 
-  // Keys shorter than 8 characters are placeholders ("EMPTY" for a local vLLM) and common words;
-  // replacing them in answers would garble text without protecting anything.
-  std::string redact(std::string s) const {
-    for (const std::string& v : secrets) {
-      if (v.size() < 8) continue;
-      for (std::size_t pos = s.find(v); pos != std::string::npos; pos = s.find(v, pos))
-        s.replace(pos, v.size(), "[redacted]");
-    }
-    return s;
-  }
-
-  // A server may echo a key JSON-escaped ("\u0073k-..."): redact the decoded strings too. The
-  // body is rewritten only when a decoded string held a secret.
+  std::string redact(const std::string& s) const { return detail::redact_text(s, secrets); }
   std::string redact_body(std::string body) const {
-    body = redact(std::move(body));
-    if (secrets.empty() || body.find("\\u") == std::string::npos) return body;
-    nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-    if (j.is_discarded()) return body;
-    bool changed = false;
-    std::function<void(nlohmann::json&)> walk = [&](nlohmann::json& v) {
-      if (v.is_string()) {
-        std::string s = v.get<std::string>();
-        std::string r = redact(s);
-        if (r != s) {
-          v = std::move(r);
-          changed = true;
-        }
-      } else if (v.is_structured()) {
-        for (auto& child : v) walk(child);
-      }
-    };
-    walk(j);
-    return changed ? j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : body;
+    return detail::redact_body(std::move(body), secrets);
   }
 
   void log(const std::string& message) const {
