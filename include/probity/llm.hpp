@@ -127,6 +127,7 @@ enum class ErrorKind {
   kAuth,            // 401/403: the key is wrong, missing or lacks access; never retried
   kUnsupported,     // the server refuses this kind of request (llama.cpp's echo); never retried
   kRateLimited,     // 429 on every attempt
+  kQuota,           // 429 insufficient_quota: the account is out of credit; never retried
   kServer,          // 5xx on the last attempt
   kTimeout,         // the per-attempt timeout on the last attempt
   kConnection,      // connection refused, reset or closed mid-response

@@ -169,6 +169,7 @@ struct Client::Impl {
   Clock::time_point last_decrease{};
   // Circuit breaker: failed attempts in a row for endpoint-level reasons, and once open, why.
   int consecutive_failures = 0;
+  Clock::time_point last_success{};  // when a request last succeeded (epoch: never)
   std::atomic<bool> breaker_open{false};
   std::string breaker_reason;  // written by the I/O thread before breaker_open is set
 
@@ -199,6 +200,22 @@ struct Client::Impl {
   std::string redact(const std::string& s) const { return detail::redact_text(s, secrets); }
   std::string redact_body(std::string body) const {
     return detail::redact_body(std::move(body), secrets);
+  }
+
+  void open_breaker(std::string reason) {
+    breaker_reason = std::move(reason);
+    breaker_open = true;
+    log(breaker_reason);
+  }
+
+  // A failed attempt for an endpoint-level reason; circuit_breaker of them in a row open it.
+  void count_breaker_failure(const Response& r) {
+    if (config.circuit_breaker <= 0 || breaker_open) return;
+    if (++consecutive_failures < config.circuit_breaker) return;
+    open_breaker(fmt::format(
+        "llm endpoint '{}' ({}) given up after {} failed attempts in a row; the last: {} ({})",
+        config.name, detail::normalize_base(config.base_url), consecutive_failures, r.error,
+        error_kind_name(r.error_kind)));
   }
 
   void log(const std::string& message) const {
@@ -419,7 +436,9 @@ struct Client::Impl {
     } else {
       const std::string message = detail::error_message(job->rx);
       r.error = fmt::format("HTTP {}: {}", status, message);
-      if (status == 429) {
+      if (status == 429 && detail::is_quota_exhausted(job->rx)) {
+        r.error_kind = ErrorKind::kQuota;
+      } else if (status == 429) {
         r.error_kind = ErrorKind::kRateLimited;
         retryable = true;
       } else if (status == 408) {
@@ -442,14 +461,13 @@ struct Client::Impl {
     }
     if (r.ok) {
       consecutive_failures = 0;
-    } else if (counts_for_breaker(r.error_kind) && config.circuit_breaker > 0 &&
-               ++consecutive_failures >= config.circuit_breaker && !breaker_open) {
-      breaker_reason = fmt::format(
-          "llm endpoint '{}' ({}) given up after {} failed attempts in a row; the last: {} ({})",
-          config.name, detail::normalize_base(config.base_url), consecutive_failures, r.error,
-          error_kind_name(r.error_kind));
-      breaker_open = true;
-      log(breaker_reason);
+      last_success = now;
+    } else if (r.error_kind == ErrorKind::kQuota && !breaker_open) {
+      // Every other request would get the same answer: stop now, with the server's words.
+      open_breaker(fmt::format("llm endpoint '{}' ({}) is out of quota: {}", config.name,
+                               detail::normalize_base(config.base_url), r.error));
+    } else if (counts_for_breaker(r.error_kind)) {
+      count_breaker_failure(r);
     }
     if (r.ok) {
       if (++successes >= limit && limit < config.concurrency) {
@@ -475,6 +493,19 @@ struct Client::Impl {
       retryable = status == 429
                       ? seconds(now - job->first_sent) + delay <= config.rate_limit_budget_s
                       : job->failures < config.max_attempts;
+      // A request still limited when its budget is spent counts toward the breaker; when nothing
+      // at all succeeded meanwhile, the server has answered only 429 for a whole budget: it is
+      // given up at once rather than after each queued request has waited its own budget.
+      if (status == 429 && !retryable) {
+        if (last_success < job->first_sent && !breaker_open)
+          open_breaker(fmt::format(
+              "llm endpoint '{}' ({}) answered only 429 for the whole rate_limit_budget ({} s); "
+              "the last: {}",
+              config.name, detail::normalize_base(config.base_url), config.rate_limit_budget_s,
+              r.error));
+        else
+          count_breaker_failure(r);
+      }
     }
     if (!r.ok && retryable && breaker_open) retryable = false;
     if (!r.ok && retryable) {
