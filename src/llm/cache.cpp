@@ -161,6 +161,29 @@ void Cache::put_many(const std::vector<std::pair<std::string, std::string>>& ent
   exec("COMMIT");
 }
 
+void Cache::erase_many(const std::vector<std::string>& keys) {
+  if (!db_ || keys.empty() || mode_ == CacheMode::kReadOnly) return;
+  std::lock_guard lock(mutex_);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, "DELETE FROM llm_responses WHERE key = ?", -1, &stmt, nullptr) !=
+      SQLITE_OK)
+    fail(db_, path_, "prepare");
+  try {
+    exec("BEGIN IMMEDIATE");
+    for (const auto& key : keys) {
+      Reset reset{stmt};
+      sqlite3_bind_text(stmt, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+      if (sqlite3_step(stmt) != SQLITE_DONE) fail(db_, path_, "delete");
+    }
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_finalize(stmt);
+    throw;
+  }
+  sqlite3_finalize(stmt);
+  exec("COMMIT");
+}
+
 void Cache::put(const std::string& key, const std::string& body) {
   put_many({{key, body}});
 }

@@ -853,6 +853,15 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
   return out;
 }
 
+void Client::forget(const std::vector<Request>& requests) {
+  Cache* cache = impl_->options.cache;
+  if (!cache || requests.empty()) return;
+  std::vector<std::string> keys;
+  keys.reserve(requests.size());
+  for (const auto& r : requests) keys.push_back(key(r));
+  cache->erase_many(keys);
+}
+
 Response Client::call(const Request& request) {
   return std::move(run({request}).front());
 }
