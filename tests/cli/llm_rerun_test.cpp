@@ -1,5 +1,6 @@
 // Failures are never kept: a run after a failing or garbling LLM server is fixed asks again and
-// gets real results (issue 26, defects 6 and 7).
+// gets real results (issue 26, defects 6 and 7); cache files that are not caches are bad input
+// (defect 14).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -102,6 +103,28 @@ TEST_F(LlmRerun, AnAuditAfterUnusableAnswersAsksAgain) {
   auto r = run_probity(command_);
   ASSERT_EQ(r.exit_code, 5) << r.err;
   expect_real_results_after_the_fix();
+}
+
+// Defect 14: --import of a file that is not an audit cache, and an --out whose cache.sqlite is
+// not one, exited 1.
+TEST(AuditCacheFiles, ForeignOrDamagedCachesAreBadInputNamingTheFile) {
+  const std::string dir = temp_dir("audit-cache-files");
+  const std::string data = data_path("summeval/summeval_sample20.jsonl");
+  const std::string notes = dir + "/notes.txt";
+  std::ofstream(notes) << "not a cache\n" << std::string(2048, 'x');
+  auto r = run_probity("audit --data " + data +
+                       " --metric bleu --degrade S --manipulate none --bootstrap 10 --out " + dir +
+                       "/a --import " + notes);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find(notes), std::string::npos) << r.err;
+  std::filesystem::create_directories(dir + "/b");
+  std::ofstream(dir + "/b/cache.sqlite") << "not a cache\n" << std::string(2048, 'x');
+  r = run_probity("audit --data " + data +
+                  " --metric bleu --degrade S --manipulate none --bootstrap 10 --out " + dir +
+                  "/b");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find(dir + "/b/cache.sqlite"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
