@@ -495,9 +495,10 @@ struct Client::Impl {
                       : job->failures < config.max_attempts;
       // A request still limited when its budget is spent counts toward the breaker; when nothing
       // at all succeeded meanwhile, the server has answered only 429 for a whole budget: it is
-      // given up at once rather than after each queued request has waited its own budget.
+      // given up at once rather than after each queued request has waited its own budget. (A
+      // budget of 0 gives up on single requests, not on the endpoint.)
       if (status == 429 && !retryable) {
-        if (last_success < job->first_sent && !breaker_open)
+        if (config.rate_limit_budget_s > 0 && last_success < job->first_sent && !breaker_open)
           open_breaker(fmt::format(
               "llm endpoint '{}' ({}) answered only 429 for the whole rate_limit_budget ({} s); "
               "the last: {}",
