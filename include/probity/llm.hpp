@@ -127,6 +127,7 @@ enum class ErrorKind {
   kAuth,            // 401/403: the key is wrong, missing or lacks access; never retried
   kUnsupported,     // the server refuses this kind of request (llama.cpp's echo); never retried
   kRateLimited,     // 429 on every attempt
+  kQuota,           // 429 insufficient_quota: the account is out of credit; never retried
   kServer,          // 5xx on the last attempt
   kTimeout,         // the per-attempt timeout on the last attempt
   kConnection,      // connection refused, reset or closed mid-response
@@ -191,6 +192,8 @@ class Cache {
   // One write transaction for many (key, body) pairs; replaces existing entries.
   void put_many(const std::vector<std::pair<std::string, std::string>>& entries);
   void put(const std::string& key, const std::string& body);
+  // Removes entries (one write transaction); a read-only or off cache is left as it is.
+  void erase_many(const std::vector<std::string>& keys);
   std::size_t size();
 
  private:
@@ -289,6 +292,9 @@ class Client {
   // whose `extra` is not a JSON object (before anything is sent).
   std::vector<Response> run(const std::vector<Request>& requests, const Progress& progress = {});
   Response call(const Request& request);
+  // Drops the cached answers of these requests: the caller found them unusable (free text where
+  // JSON was asked, a rating off the scale), so the next run asks again instead of replaying them.
+  void forget(const std::vector<Request>& requests);
 
   Response chat(std::vector<Message> messages);
   Response completion(std::string prompt);

@@ -290,7 +290,9 @@ class Auditor {
       std::vector<std::optional<double>> found;
       cache_.get_scores(keys, found);
       for (std::size_t i = 0; i < items.size(); ++i) {
-        if (found[i]) {
+        // An undefined score is recomputed: caches of earlier versions stored the NaN of a failed
+        // or unusable LLM rating, which a re-run must ask again.
+        if (found[i] && !std::isnan(*found[i])) {
           out[i] = *found[i];
         } else {
           missing.push_back(i);
@@ -322,18 +324,21 @@ class Auditor {
       so.fit = false;
       auto computed =
           compute_stats(ds, batch_items, std::span<MetricSelection>(&metric, 1), so, batch_texts);
-      std::vector<std::pair<audit::CacheKey, double>> rows(end - begin);
       util::parallel_for(
           end - begin, options_.threads,
           [&](std::size_t j) {
             thread_local std::vector<double> parts;
             parts.resize(metric.metric->parts().size());
             metric.metric->sentence_score(computed[0].row(j), parts);
-            const std::size_t i = missing[begin + j];
-            out[i] = parts[metric.primary];
-            rows[j] = {keys[i], out[i]};
+            out[missing[begin + j]] = parts[metric.primary];
           },
           256);
+      // Undefined scores are not stored: a model-backed metric gives NaN for a failed request or
+      // an unusable answer, which the next run must ask again (other metrics' undefined items are
+      // few and cheap to recompute).
+      std::vector<std::pair<audit::CacheKey, double>> rows;
+      for (std::size_t j = begin; j < end; ++j)
+        if (!std::isnan(out[missing[j]])) rows.emplace_back(keys[missing[j]], out[missing[j]]);
       cache_.put_scores(std::move(rows));  // committed by the writer while the next batch runs
       if (options_.progress) options_.progress(stage_name, end, missing.size());
       overall_.update(end, missing.size());
@@ -371,7 +376,8 @@ class Auditor {
     cache_.get_perturbations(keys, found);
     std::vector<std::size_t> missing;
     for (std::size_t i = 0; i < items.size(); ++i) {
-      if (found[i]) {
+      // Failures are asked again (caches of earlier versions stored them).
+      if (found[i] && found[i]->status != PerturbResult::Status::kFailed) {
         results[i] = std::move(*found[i]);
       } else {
         missing.push_back(i);
@@ -387,7 +393,10 @@ class Auditor {
       std::vector<std::pair<audit::CacheKey, PerturbResult>> rows;
       for (std::size_t j = begin; j < end; ++j) {
         results[missing[j]] = std::move(done[j - begin]);
-        rows.emplace_back(keys[missing[j]], results[missing[j]]);
+        // A failure (a request that failed, an answer that could not be used) is not stored:
+        // the next run asks again.
+        if (results[missing[j]].status != PerturbResult::Status::kFailed)
+          rows.emplace_back(keys[missing[j]], results[missing[j]]);
       }
       cache_.put_perturbations(std::move(rows));
       if (options_.progress) options_.progress(stage_name, end, missing.size());

@@ -12,6 +12,9 @@
 #include <thread>
 #include <variant>
 
+#include "data/sqlite_file.hpp"
+#include "probity/dataset.hpp"
+
 namespace probity::audit {
 namespace {
 
@@ -21,26 +24,21 @@ constexpr int kFormat = 2;
 // Rows queued for the writer before put_* waits for it (bounds memory when scoring outruns it).
 constexpr std::size_t kMaxQueuedRows = 1 << 20;
 
+constexpr std::string_view kWhat = "audit cache";
+
+// Names the file (the connection knows it) and maps a damaged file to InputError, a failed write
+// to OutputError.
 [[noreturn]] void fail(sqlite3* db, std::string_view what) {
-  throw std::runtime_error(fmt::format("cache: {}: {}", what, sqlite3_errmsg(db)));
+  const char* file = sqlite3_db_filename(db, "main");
+  data::throw_sqlite_error(db, file ? file : "", kWhat, what);
 }
 
 void exec(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    throw std::runtime_error(fmt::format("cache: {}", msg));
-  }
+  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail(db, sql);
 }
 
 sqlite3* open_db(const std::string& path) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    throw std::runtime_error(fmt::format("cannot open cache '{}': {}", path, msg));
-  }
+  sqlite3* db = data::open_sqlite(path, kWhat, data::SqliteAccess::kReadWrite);
   sqlite3_busy_timeout(db, 10000);
   try {
     exec(db, "PRAGMA journal_mode=WAL");
@@ -130,15 +128,43 @@ bool has_table(sqlite3* db, const char* name) {
   return s.step();
 }
 
+// Whether `sql` (a SELECT of the columns this version reads) compiles against the file.
+bool has_columns(sqlite3* db, const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  sqlite3_finalize(stmt);
+  return rc == SQLITE_OK;
+}
+
+// A database that is not an audit cache (another program's, a file given by mistake) is refused
+// rather than written into; so is one of this format whose tables have other columns.
+void check_schema(sqlite3* db, const std::string& path, int version) {
+  const std::string tables = data::table_names(db);
+  if (tables.empty()) return;  // new
+  const bool ours = has_table(db, "scores") || has_table(db, "perturbations") ||
+                    (version == 0 && has_table(db, "stats"));
+  if (!ours)
+    throw InputError(path, 0, "",
+                     fmt::format("not a probity audit cache (its tables: {})", tables));
+  if (version != kFormat) return;  // an earlier format: emptied by prepare_schema
+  if (!has_columns(db, "SELECT key, score FROM scores LIMIT 0") ||
+      !has_columns(db, "SELECT key, status, text, note FROM perturbations LIMIT 0"))
+    throw InputError(path, 0, "",
+                     fmt::format("the audit cache has format {} but not its tables (scores: key, "
+                                 "score; perturbations: key, status, text, note)",
+                                 kFormat));
+}
+
 // Creates the tables, or checks that the file holds this format. Returns whether tables of the
 // earlier format were dropped.
 bool prepare_schema(sqlite3* db, const std::string& path) {
   const int version = user_version(db);
   if (version > kFormat)
-    throw std::runtime_error(fmt::format(
-        "cache '{}' was written by a newer probity (format {}, this one reads {}): use another "
-        "--out directory or a newer probity",
-        path, version, kFormat));
+    throw InputError(path, 0, "",
+                     fmt::format("the audit cache was written by a newer probity (format {}, this "
+                                 "one reads {}): use another --out directory or a newer probity",
+                                 version, kFormat));
+  check_schema(db, path, version);
   bool reset = false;
   exec(db, "BEGIN IMMEDIATE");
   try {
@@ -403,24 +429,25 @@ void AuditCache::import(const std::string& path) {
   sqlite3* db = reader_->db;
   {
     // The shard's format first: rows of another format would be garbage here.
-    sqlite3* shard = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &shard, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-      std::string msg = shard ? sqlite3_errmsg(shard) : "out of memory";
-      sqlite3_close(shard);
-      throw std::runtime_error(fmt::format("cannot open cache '{}': {}", path, msg));
-    }
+    sqlite3* shard = data::open_sqlite(path, kWhat, data::SqliteAccess::kReadOnly);
     int version = 0;
+    bool empty = false;
     try {
       version = user_version(shard);
+      empty = data::table_names(shard).empty();
+      if (version == kFormat) check_schema(shard, path, version);
     } catch (...) {
       sqlite3_close(shard);
       throw;
     }
     sqlite3_close(shard);
     if (version != kFormat)
-      throw std::runtime_error(fmt::format(
-          "cache '{}' has format {}, this probity reads {}: re-run that shard with this probity",
-          path, version, kFormat));
+      throw InputError(path, 0, "",
+                       empty && version == 0
+                           ? "not a probity audit cache to import"
+                           : fmt::format("the audit cache has format {}, this probity reads {}: "
+                                         "re-run that shard with this probity",
+                                         version, kFormat));
   }
   {
     Statement attach(db, "ATTACH DATABASE ? AS shard");

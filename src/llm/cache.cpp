@@ -6,6 +6,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include "data/sqlite_file.hpp"
+#include "probity/dataset.hpp"
 #include "probity/llm.hpp"
 
 namespace probity::llm {
@@ -35,9 +37,34 @@ std::string_view cache_mode_name(CacheMode mode) {
 
 namespace {
 
-[[noreturn]] void fail(sqlite3* db, const std::string& path, const char* what) {
-  throw std::runtime_error(
-      fmt::format("llm cache '{}': {}: {}", path, what, db ? sqlite3_errmsg(db) : "out of memory"));
+constexpr std::string_view kWhat = "llm cache";
+
+[[noreturn]] void fail(sqlite3* db, const std::string& path, const char* doing) {
+  data::throw_sqlite_error(db, path, kWhat, doing);
+}
+
+// A file that is an SQLite database but not a response cache (another program's, or one of ours
+// with other columns) is refused rather than written into.
+void check_schema(sqlite3* db, const std::string& path, bool read_only) {
+  const std::string tables = data::table_names(db);
+  if (tables.empty()) {
+    if (read_only) throw InputError(path, 0, "", "the llm cache is empty (no llm_responses table)");
+    return;  // a new cache
+  }
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v2(db, "SELECT key, body, created FROM llm_responses LIMIT 0", -1,
+                                    &stmt, nullptr);
+  sqlite3_finalize(stmt);
+  if (rc == SQLITE_OK) return;
+  if (tables.find("llm_responses") == std::string::npos)
+    throw InputError(path, 0, "",
+                     fmt::format("not a probity llm cache: it has no llm_responses table (its "
+                                 "tables: {})",
+                                 tables));
+  throw InputError(path, 0, "",
+                   fmt::format("the llm cache has another schema than this probity writes (table "
+                               "llm_responses with key, body, created): {}",
+                               sqlite3_errmsg(db)));
 }
 
 // Resets a statement on every exit path so that a read transaction never stays open.
@@ -55,27 +82,30 @@ Cache::Cache(const std::string& path, CacheMode mode) : path_(path), mode_(mode)
   if (mode_ == CacheMode::kOff) return;
   if (mode_ == CacheMode::kReadOnly && !std::filesystem::exists(path))
     throw UsageError(fmt::format("llm cache '{}' does not exist (cache mode read-only)", path));
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
-    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw std::runtime_error(fmt::format("cannot open llm cache '{}': {}", path, msg));
-  }
+  const bool read_only = mode_ == CacheMode::kReadOnly;
+  // Read-only opens the file read-only, so that a cache on a read-only file system or shared
+  // read-only serves its answers.
+  db_ = data::open_sqlite(
+      path, kWhat, read_only ? data::SqliteAccess::kReadOnly : data::SqliteAccess::kReadWrite);
   try {
     sqlite3_busy_timeout(db_, 30000);  // several processes may share one cache
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=NORMAL");
+    check_schema(db_, path_, read_only);
+    if (!read_only) {
+      exec("PRAGMA journal_mode=WAL");
+      exec("PRAGMA synchronous=NORMAL");
+    }
     // Lookups dominate: map the file and keep a larger page cache than the 2 MB default.
     exec("PRAGMA mmap_size=268435456");
     exec("PRAGMA cache_size=-32768");
-    exec(
-        "CREATE TABLE IF NOT EXISTS llm_responses (key TEXT PRIMARY KEY, body TEXT NOT NULL, "
-        "created REAL NOT NULL) WITHOUT ROWID");
+    if (!read_only)
+      exec(
+          "CREATE TABLE IF NOT EXISTS llm_responses (key TEXT PRIMARY KEY, body TEXT NOT NULL, "
+          "created REAL NOT NULL) WITHOUT ROWID");
     if (sqlite3_prepare_v2(db_, "SELECT body FROM llm_responses WHERE key = ?", -1, &get_,
                            nullptr) != SQLITE_OK)
       fail(db_, path_, "prepare");
-    if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO llm_responses VALUES (?, ?, ?)", -1, &put_,
+    if (!read_only &&
+        sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO llm_responses VALUES (?, ?, ?)", -1, &put_,
                            nullptr) != SQLITE_OK)
       fail(db_, path_, "prepare");
   } catch (...) {
@@ -93,12 +123,7 @@ Cache::~Cache() {
 }
 
 void Cache::exec(const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    throw std::runtime_error(fmt::format("llm cache '{}': {}", path_, msg));
-  }
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail(db_, path_, sql);
 }
 
 std::optional<std::string> Cache::get(const std::string& key) {
@@ -158,6 +183,29 @@ void Cache::put_many(const std::vector<std::pair<std::string, std::string>>& ent
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
+  exec("COMMIT");
+}
+
+void Cache::erase_many(const std::vector<std::string>& keys) {
+  if (!db_ || keys.empty() || mode_ == CacheMode::kReadOnly) return;
+  std::lock_guard lock(mutex_);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, "DELETE FROM llm_responses WHERE key = ?", -1, &stmt, nullptr) !=
+      SQLITE_OK)
+    fail(db_, path_, "prepare");
+  try {
+    exec("BEGIN IMMEDIATE");
+    for (const auto& key : keys) {
+      Reset reset{stmt};
+      sqlite3_bind_text(stmt, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+      if (sqlite3_step(stmt) != SQLITE_DONE) fail(db_, path_, "delete");
+    }
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_finalize(stmt);
+    throw;
+  }
+  sqlite3_finalize(stmt);
   exec("COMMIT");
 }
 

@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "llm/internal.hpp"
+#include "llm/redact.hpp"
 #include "probity/signature.hpp"
 #include "util/json_limits.hpp"
 
@@ -169,6 +170,7 @@ struct Client::Impl {
   Clock::time_point last_decrease{};
   // Circuit breaker: failed attempts in a row for endpoint-level reasons, and once open, why.
   int consecutive_failures = 0;
+  Clock::time_point last_success{};  // when a request last succeeded (epoch: never)
   std::atomic<bool> breaker_open{false};
   std::string breaker_reason;  // written by the I/O thread before breaker_open is set
 
@@ -196,39 +198,25 @@ struct Client::Impl {
     for (auto& v : secrets) std::fill(v.begin(), v.end(), '\0');
   }
 
-  // Keys shorter than 8 characters are placeholders ("EMPTY" for a local vLLM) and common words;
-  // replacing them in answers would garble text without protecting anything.
-  std::string redact(std::string s) const {
-    for (const std::string& v : secrets) {
-      if (v.size() < 8) continue;
-      for (std::size_t pos = s.find(v); pos != std::string::npos; pos = s.find(v, pos))
-        s.replace(pos, v.size(), "[redacted]");
-    }
-    return s;
+  std::string redact(const std::string& s) const { return detail::redact_text(s, secrets); }
+  std::string redact_body(std::string body) const {
+    return detail::redact_body(std::move(body), secrets);
   }
 
-  // A server may echo a key JSON-escaped ("\u0073k-..."): redact the decoded strings too. The
-  // body is rewritten only when a decoded string held a secret.
-  std::string redact_body(std::string body) const {
-    body = redact(std::move(body));
-    if (secrets.empty() || body.find("\\u") == std::string::npos) return body;
-    nlohmann::json j = util::parse_json_or_discarded(body);
-    if (j.is_discarded()) return body;
-    bool changed = false;
-    std::function<void(nlohmann::json&)> walk = [&](nlohmann::json& v) {
-      if (v.is_string()) {
-        std::string s = v.get<std::string>();
-        std::string r = redact(s);
-        if (r != s) {
-          v = std::move(r);
-          changed = true;
-        }
-      } else if (v.is_structured()) {
-        for (auto& child : v) walk(child);
-      }
-    };
-    walk(j);
-    return changed ? j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : body;
+  void open_breaker(std::string reason) {
+    breaker_reason = std::move(reason);
+    breaker_open = true;
+    log(breaker_reason);
+  }
+
+  // A failed attempt for an endpoint-level reason; circuit_breaker of them in a row open it.
+  void count_breaker_failure(const Response& r) {
+    if (config.circuit_breaker <= 0 || breaker_open) return;
+    if (++consecutive_failures < config.circuit_breaker) return;
+    open_breaker(fmt::format(
+        "llm endpoint '{}' ({}) given up after {} failed attempts in a row; the last: {} ({})",
+        config.name, detail::normalize_base(config.base_url), consecutive_failures, r.error,
+        error_kind_name(r.error_kind)));
   }
 
   void log(const std::string& message) const {
@@ -449,7 +437,9 @@ struct Client::Impl {
     } else {
       const std::string message = detail::error_message(job->rx);
       r.error = fmt::format("HTTP {}: {}", status, message);
-      if (status == 429) {
+      if (status == 429 && detail::is_quota_exhausted(job->rx)) {
+        r.error_kind = ErrorKind::kQuota;
+      } else if (status == 429) {
         r.error_kind = ErrorKind::kRateLimited;
         retryable = true;
       } else if (status == 408) {
@@ -472,14 +462,13 @@ struct Client::Impl {
     }
     if (r.ok) {
       consecutive_failures = 0;
-    } else if (counts_for_breaker(r.error_kind) && config.circuit_breaker > 0 &&
-               ++consecutive_failures >= config.circuit_breaker && !breaker_open) {
-      breaker_reason = fmt::format(
-          "llm endpoint '{}' ({}) given up after {} failed attempts in a row; the last: {} ({})",
-          config.name, detail::normalize_base(config.base_url), consecutive_failures, r.error,
-          error_kind_name(r.error_kind));
-      breaker_open = true;
-      log(breaker_reason);
+      last_success = now;
+    } else if (r.error_kind == ErrorKind::kQuota && !breaker_open) {
+      // Every other request would get the same answer: stop now, with the server's words.
+      open_breaker(fmt::format("llm endpoint '{}' ({}) is out of quota: {}", config.name,
+                               detail::normalize_base(config.base_url), r.error));
+    } else if (counts_for_breaker(r.error_kind)) {
+      count_breaker_failure(r);
     }
     if (r.ok) {
       if (++successes >= limit && limit < config.concurrency) {
@@ -505,6 +494,20 @@ struct Client::Impl {
       retryable = status == 429
                       ? seconds(now - job->first_sent) + delay <= config.rate_limit_budget_s
                       : job->failures < config.max_attempts;
+      // A request still limited when its budget is spent counts toward the breaker; when nothing
+      // at all succeeded meanwhile, the server has answered only 429 for a whole budget: it is
+      // given up at once rather than after each queued request has waited its own budget. (A
+      // budget of 0 gives up on single requests, not on the endpoint.)
+      if (status == 429 && !retryable) {
+        if (config.rate_limit_budget_s > 0 && last_success < job->first_sent && !breaker_open)
+          open_breaker(fmt::format(
+              "llm endpoint '{}' ({}) answered only 429 for the whole rate_limit_budget ({} s); "
+              "the last: {}",
+              config.name, detail::normalize_base(config.base_url), config.rate_limit_budget_s,
+              r.error));
+        else
+          count_breaker_failure(r);
+      }
     }
     if (!r.ok && retryable && breaker_open) retryable = false;
     if (!r.ok && retryable) {
@@ -850,6 +853,15 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
   // The answers that came back are cached and counted; the run stops here.
   if (impl_->breaker_open) throw EndpointDown(impl_->breaker_reason);
   return out;
+}
+
+void Client::forget(const std::vector<Request>& requests) {
+  Cache* cache = impl_->options.cache;
+  if (!cache || requests.empty()) return;
+  std::vector<std::string> keys;
+  keys.reserve(requests.size());
+  for (const auto& r : requests) keys.push_back(key(r));
+  cache->erase_many(keys);
 }
 
 Response Client::call(const Request& request) {

@@ -42,6 +42,9 @@ std::string config_hint(const std::string& body, const EndpointConfig& config);
 // server answers echo with HTTP 500 "Only no echo is supported"; OpenAI's instruct models reject
 // echo with logprobs (400).
 bool is_deterministic_refusal(int status, const std::string& message);
+// A 429 that says the account is out of credit (OpenAI's "insufficient_quota"): waiting does not
+// help, unlike a rate limit.
+bool is_quota_exhausted(const std::string& body);
 
 // Seconds to wait from a Retry-After value: delta-seconds or an HTTP date relative to `now`.
 std::optional<double> parse_retry_after(std::string_view value, std::time_t now);

@@ -54,6 +54,8 @@ std::string_view error_kind_name(ErrorKind kind) {
       return "circuit_open";
     case ErrorKind::kRateLimited:
       return "rate_limited";
+    case ErrorKind::kQuota:
+      return "quota";
     case ErrorKind::kServer:
       return "server";
     case ErrorKind::kTimeout:
@@ -399,6 +401,18 @@ bool is_deterministic_refusal(int status, const std::string& message) {
   return (status == 500 && message.find("Only no echo is supported") != std::string::npos) ||
          (status == 400 && message.find("'echo' and 'logprobs'") != std::string::npos &&
           message.find("not supported") != std::string::npos);
+}
+
+bool is_quota_exhausted(const std::string& body) {
+  const ojson j = ojson::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return false;
+  auto e = j.find("error");
+  if (e == j.end() || !e->is_object()) return false;
+  for (const char* field : {"code", "type"})
+    if (auto f = e->find(field);
+        f != e->end() && f->is_string() && f->get<std::string>() == "insufficient_quota")
+      return true;
+  return false;
 }
 
 namespace {

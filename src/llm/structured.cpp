@@ -273,6 +273,7 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
     }
     auto responses = client.run(batch);
     std::vector<std::size_t> again;
+    std::vector<Request> unusable;  // answered, but not with what was asked
     for (std::size_t k = 0; k < pending.size(); ++k) {
       const std::size_t i = pending[k];
       Answer& a = out[i];
@@ -294,6 +295,7 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
         continue;
       }
       a.error = "unparseable answer: " + error;
+      unusable.push_back(batch[k]);
       conv[i].push_back({"assistant", r.text()});
       conv[i].push_back(
           {"user", fmt::format("Your answer could not be used ({}). Reply again with only the "
@@ -301,6 +303,7 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
                                error)});
       again.push_back(i);
     }
+    client.forget(unusable);
     pending = std::move(again);
   }
   EndpointUsage delta;

@@ -1,13 +1,16 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <set>
 #include <thread>
 
+#include "cli_runner.hpp"
 #include "llm/internal.hpp"
 #include "llm/llm_test_util.hpp"
 #include "llm/mock_server.hpp"
+#include "probity/dataset.hpp"
 #include "probity/llm.hpp"
 #include "test_paths.hpp"
 
@@ -328,6 +331,113 @@ TEST(LlmCache, SharedBetweenConnectionsAndBatches) {
   b.put("k0", "replaced");
   EXPECT_EQ(*a.get("k0"), "replaced");
   EXPECT_EQ(a.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace probity::test
+
+namespace probity::test {
+namespace {
+
+// Issue 26, defect 12: read-only mode opened the file read-write (and switched it to WAL), so it
+// failed on a read-only file system ("unable to open database file"). Tests run as root, which
+// writes where permissions forbid it, so what is checked is what a read-only file system needs:
+// the file is not changed (a cache in rollback-journal mode stays so) and nothing is created
+// beside it.
+TEST(LlmCache, ReadOnlyModeChangesAndCreatesNothing) {
+  MockServer server;
+  const std::string dir = temp_dir("llm-cache-rofs");
+  const std::string path = dir + "/c.sqlite";
+  {
+    Cache cache(path);
+    ClientOptions options;
+    options.cache = &cache;
+    Client client(mock_endpoint(server), options);
+    client.run(numbered(3));
+  }
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  const std::string before = read_file(path);
+  server.reset();
+  {
+    Cache ro(path, CacheMode::kReadOnly);
+    ClientOptions options;
+    options.cache = &ro;
+    Client client(mock_endpoint(server), options);
+    const auto responses = client.run(numbered(3));
+    for (const auto& r : responses) EXPECT_TRUE(r.from_cache) << r.error;
+    EXPECT_EQ(server.count(), 0u);
+  }
+  EXPECT_EQ(read_file(path), before);  // a switch to WAL would have rewritten the header
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+  EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+}
+
+// Issue 26, defect 14: a --cache that is not a cache, has another schema or is cut short exited
+// 1 ("internal error") without naming the file.
+TEST(LlmCache, AFileThatIsNotACacheIsBadInputNamingIt) {
+  const std::string dir = temp_dir("llm-cache-bad");
+  auto expect_input_error = [](const std::string& path, CacheMode mode, const std::string& what) {
+    try {
+      Cache cache(path, mode);
+      ADD_FAILURE() << path << " opened";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  const std::string text = dir + "/notes.sqlite";
+  std::ofstream(text) << "these are notes, not a database\n" << std::string(4096, 'x');
+  expect_input_error(text, CacheMode::kReadWrite, "not an SQLite database");
+  expect_input_error(text, CacheMode::kReadOnly, "not an SQLite database");
+  EXPECT_EQ(read_file(text).substr(0, 9), "these are");
+  // Another program's database.
+  const std::string other = dir + "/other.sqlite";
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(other.c_str(), &db), SQLITE_OK);
+    sqlite3_exec(db, "CREATE TABLE contacts (name TEXT)", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  expect_input_error(other, CacheMode::kReadWrite, "no llm_responses table (its tables: contacts)");
+  // Our table with other columns.
+  const std::string schema = dir + "/schema.sqlite";
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(schema.c_str(), &db), SQLITE_OK);
+    sqlite3_exec(db, "CREATE TABLE llm_responses (k TEXT, v TEXT)", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  expect_input_error(schema, CacheMode::kReadOnly, "another schema");
+  // A real cache cut in half.
+  MockServer server;
+  const std::string good = dir + "/good.sqlite";
+  {
+    Cache cache(good);
+    ClientOptions options;
+    options.cache = &cache;
+    Client client(mock_endpoint(server), options);
+    server.set_handler([](const json&) { return std::string(3000, 'a'); });
+    client.run(numbered(40));
+  }
+  const std::string cut = dir + "/cut.sqlite";
+  const std::string bytes = read_file(good);
+  ASSERT_GT(bytes.size(), 16384u);
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  expect_input_error(cut, CacheMode::kReadWrite, "truncated");
+  expect_input_error(cut, CacheMode::kReadOnly, "truncated");
+  // The CLI: exit 3 naming the file, for each.
+  const std::string data = data_path("summeval/summeval_sample20.jsonl");
+  for (const std::string& path : {text, other, schema, cut}) {
+    auto r = run_probity("score --data " + data + " --metric llm-judge --llm-base-url " +
+                         server.base_url() + " --llm-model m --cache " + path);
+    EXPECT_EQ(r.exit_code, 3) << path << "\n" << r.err;
+    EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -147,6 +147,65 @@ TEST(LlmFailures, TheCircuitBreakerStopsDeadAndHangingServersEarly) {
   EXPECT_LT(since(t0), 5.0);
 }
 
+// Issue 26, defect 5: a server answering 429 insufficient_quota forever gave no result after
+// 240 s for 20 items: quota errors were waited out as rate limits.
+TEST(LlmFailures, AQuotaErrorStopsAtOnceWithTheServersMessage) {
+  RawServer server(429, R"({"error": {"message": "You exceeded your current quota, please check )"
+                        R"(your plan and billing details.", "type": "insufficient_quota", )"
+                        R"("param": null, "code": "insufficient_quota"}})");
+  llm::EndpointConfig config;
+  config.name = "judge";
+  config.model = "m";
+  config.base_url = server.base_url();
+  config.concurrency = 4;
+  Client client(config);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    client.run(distinct_requests(20, "q"));
+    ADD_FAILURE() << "no EndpointDown";
+  } catch (const llm::EndpointDown& e) {
+    EXPECT_NE(std::string(e.what()).find("out of quota"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("You exceeded your current quota"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(since(t0), 5.0);
+  EXPECT_LE(server.count(), 4);  // those in flight when the first answer came, no retry
+  const auto failures = client.accounting().total().failures;
+  ASSERT_TRUE(failures.count("quota")) << client.accounting().summary();
+  EXPECT_GE(failures.at("quota"), 1u);
+  // The CLI: exit 5 with the server's message, at once.
+  const auto t1 = std::chrono::steady_clock::now();
+  auto r = run_probity("score --data " + sample() + " --metric llm-judge --llm-base-url " +
+                       server.base_url() + " --llm-model m");
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.err.find("You exceeded your current quota"), std::string::npos) << r.err;
+  EXPECT_LT(since(t1), 20.0);
+}
+
+// A server answering plain 429s for the whole rate-limit budget is given up, not waited out
+// once per queued request.
+TEST(LlmFailures, RateLimitsForAWholeBudgetOpenTheBreaker) {
+  RawServer server(429, R"({"error": {"message": "Rate limit reached", "type": "requests"}})");
+  llm::EndpointConfig config;
+  config.name = "judge";
+  config.model = "m";
+  config.base_url = server.base_url();
+  config.concurrency = 4;
+  config.backoff_base_s = 0.01;
+  config.backoff_max_s = 0.05;
+  config.rate_limit_budget_s = 0.3;
+  Client client(config);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    client.run(distinct_requests(40, "r"));
+    ADD_FAILURE() << "no EndpointDown";
+  } catch (const llm::EndpointDown& e) {
+    EXPECT_NE(std::string(e.what()).find("answered only 429"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Rate limit reached"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(since(t0), 5.0);
+}
+
 // Reproduction 6: one 300 MB answer used 4 GB of memory and 945 MB of cache.
 TEST(LlmFailures, AnswersLargerThanTheCapAreTooLargeFailures) {
   MockServer server;
