@@ -17,6 +17,7 @@
 #include "cli/llm_context.hpp"
 #include "cli/terminal.hpp"
 #include "llm/prompts.hpp"
+#include "llm/session.hpp"
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
 #include "probity/limits.hpp"
@@ -908,6 +909,14 @@ int main(int argc, char** argv) {
   score.console = console;
   audit.console = console;
 
+  // The LLM session of the command that runs, if any: whether a failed endpoint left its answers
+  // in a cache decides what the error message suggests.
+  std::shared_ptr<llm::Session> llm_session;
+  const auto engine_for = [&llm_session](const cli::LlmFlags& flags) {
+    auto engine = cli::make_engine(flags);
+    llm_session = engine->llm_or_null();
+    return engine;
+  };
   // Every command's tables go to stdout: a full disk or a closed pipe there is an error too.
   const auto dispatch = [&]() -> int {
     if (hc->parsed()) return print_help(app, help_topics);
@@ -927,7 +936,7 @@ int main(int argc, char** argv) {
     if (pc->parsed()) {
       for (auto* list : {&pert.degradations, &pert.manipulations})
         if (list->size() == 1 && list->front() == "none") list->clear();
-      auto engine = cli::make_engine(perturb_llm);
+      auto engine = engine_for(perturb_llm);
       const auto session = engine->llm_or_null();
       if (perturb_llm.perturber == "llm")
         cli::use_llm_perturber(*engine, pert.degradations, pert.manipulations);
@@ -936,7 +945,7 @@ int main(int argc, char** argv) {
       return cli::with_llm_failures(code, session, perturb_llm);
     }
     if (sc->parsed()) {
-      auto engine = cli::make_engine(score_llm);
+      auto engine = engine_for(score_llm);
       const auto session = engine->llm_or_null();
       const int code = cli::run_score(score, *engine);
       cli::report_llm_usage(session, "");
@@ -945,23 +954,26 @@ int main(int argc, char** argv) {
     if (cc->parsed()) return cli::run_correlate(corr);
     if (rc->parsed()) return cli::run_rank(rank);
     if (sigc->parsed()) {
-      auto engine = cli::make_engine(cli::LlmFlags{});
+      auto engine = engine_for(cli::LlmFlags{});
       return cli::run_significance(sig, *engine);
     }
     if (mc->parsed()) {
       if (cmp.metrics.size() != 2) throw UsageError("compare needs exactly two --metric options");
+      if (cmp.metrics[0] == cmp.metrics[1])
+        throw UsageError(fmt::format(
+            "compare: --metric {} is given twice; compare two different metrics", cmp.metrics[0]));
       return cli::run_compare(cmp);
     }
     if (lc->parsed()) return cli::run_metrics(metrics_json);
     if (selc->parsed()) {
-      auto engine = cli::make_engine(select_llm);
+      auto engine = engine_for(select_llm);
       const auto session = engine->llm_or_null();
       const int code = cli::run_select(sel, *engine);
       cli::report_llm_usage(session, "");
       return cli::with_llm_failures(code, session, select_llm);
     }
     if (atc->parsed()) {
-      auto engine = cli::make_engine(attack_llm);
+      auto engine = engine_for(attack_llm);
       const auto session = engine->llm_or_null();
       const int code = cli::run_attack(atk, *engine);
       cli::report_llm_usage(session, "");
@@ -970,7 +982,7 @@ int main(int argc, char** argv) {
     if (mg->parsed()) return cli::run_meta_global(mglobal);
     if (ml->parsed()) return cli::run_meta_local(mlocal);
     if (bc->parsed()) {
-      auto engine = cli::make_engine(bench_llm);
+      auto engine = engine_for(bench_llm);
       const auto session = engine->llm_or_null();
       const int code = cli::run_bench_build(bench, *engine);
       cli::report_llm_usage(session, "");
@@ -989,7 +1001,7 @@ int main(int argc, char** argv) {
         audit.manipulations.clear();
         if (!audit_sample->count()) audit.sample = 200;  // the paper's ~200 items per test
       }
-      auto engine = cli::make_engine(audit_llm);
+      auto engine = engine_for(audit_llm);
       const auto session = engine->llm_or_null();
       if (audit_llm.perturber == "llm")
         cli::use_llm_perturber(*engine, audit.degradations, audit.manipulations);
@@ -1010,10 +1022,13 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
     return kExitOutput;
   } catch (const llm::EndpointDown& e) {
-    fmt::print(stderr,
-               "probity: {}\nThe answers received so far are in the LLM cache (--cache): the same "
-               "command resumes once the endpoint works.\n",
-               e.what());
+    fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
+    // Only a cache that is written keeps the answers for a rerun.
+    if (llm_session && llm_session->cache() != nullptr &&
+        llm_session->config().cache_mode != llm::CacheMode::kReadOnly)
+      fmt::print(stderr,
+                 "The answers received so far are in the LLM cache (--cache): the same command "
+                 "resumes once the endpoint works.\n");
     return kExitLlmFailures;
   } catch (const UsageError& e) {
     fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
