@@ -26,6 +26,7 @@
 #include <set>
 
 #include "audit/llm_attacker.hpp"
+#include "audit/request_checks.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
@@ -511,7 +512,7 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
       o.strategy != "evolution" && o.strategy != "llm")
     throw UsageError(
         fmt::format("--strategy {}: greedy, beam, random, evolution or llm", o.strategy));
-  if (o.budget == 0) throw UsageError("--budget must be positive");
+  audit::check_request(o);
   std::vector<const EditOp*> ops;
   try {
     ops = registry.select(o.families, o.include_content);

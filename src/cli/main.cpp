@@ -628,7 +628,7 @@ int main(int argc, char** argv) {
                    "(docs/meta-eval.md); default: the pooled correlation")
       ->check(CLI::IsMember(kLevelNames));
   selc->add_option("--bootstrap", sel.bootstrap, "Bootstrap resamples (test tasks)")
-      ->check(whole(1, limits::kResamples))
+      ->check(whole(0, limits::kResamples))
       ->capture_default_str();
   selc->add_option("--permutations", sel.permutations, "Permutations of each test")
       ->check(whole(1, limits::kResamples))
@@ -704,7 +704,7 @@ int main(int argc, char** argv) {
       ->check(real(kOpenUnit))
       ->capture_default_str();
   atc->add_option("--bootstrap", atk.bootstrap, "Bootstrap resamples for the CIs of d")
-      ->check(whole(1, limits::kResamples))
+      ->check(whole(0, limits::kResamples))
       ->capture_default_str();
   atc->add_option("--min-applied", atk.min_applied, "Applied items a program needs to be tested")
       ->check(whole(0, limits::kItems))
