@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli_runner.hpp"
+#include "test_paths.hpp"
 
 namespace probity::test {
 namespace {
@@ -88,6 +89,31 @@ TEST(NumericOptions, MessagesSayWhatIsWrongInAFewWords) {
     r = run_probity(command + " --permutations 0");
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
   }
+}
+
+// Issue 26, defect 15: the message says what is wrong.
+TEST(NumericOptions, CompareNamesAMetricGivenTwice) {
+  const std::string dir = temp_dir("cmp-twice");
+  const std::string data = data_path("summeval/summeval_sample20.jsonl");
+  ASSERT_EQ(
+      run_probity("score -q --data " + data + " --metric bleu --out " + dir + "/s.jsonl").exit_code,
+      0);
+  const auto r = run_probity("compare --data " + data + " --scores " + dir +
+                             "/s.jsonl --metric bleu --metric bleu");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--metric bleu is given twice"), std::string::npos) << r.err;
+}
+
+TEST(NumericOptions, CacheResumeHintOnlyWithACache) {
+  const std::string dir = temp_dir("cache-hint");
+  const std::string cmd = "score -q --data " + data_path("summeval/summeval_sample20.jsonl") +
+                          " --metric llm-judge --llm-base-url http://127.0.0.1:1/v1 --llm-model m";
+  auto r = run_probity(cmd + " > /dev/null");
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(r.err.find("LLM cache"), std::string::npos) << r.err;
+  r = run_probity(cmd + " --cache " + dir + "/c.sqlite > /dev/null");
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.err.find("are in the LLM cache (--cache)"), std::string::npos) << r.err;
 }
 
 }  // namespace
