@@ -959,9 +959,6 @@ int main(int argc, char** argv) {
     }
     if (mc->parsed()) {
       if (cmp.metrics.size() != 2) throw UsageError("compare needs exactly two --metric options");
-      if (cmp.metrics[0] == cmp.metrics[1])
-        throw UsageError(fmt::format(
-            "compare: --metric {} is given twice; compare two different metrics", cmp.metrics[0]));
       return cli::run_compare(cmp);
     }
     if (lc->parsed()) return cli::run_metrics(metrics_json);
