@@ -10,6 +10,7 @@ set(DIR_mi metrics)  # the MI design space is part of the metrics layer
 set(PUBLIC_error util)
 set(PUBLIC_version util)
 set(PUBLIC_signature util)
+set(PUBLIC_limits util)
 set(PUBLIC_dataset data)
 set(PUBLIC_inputs data)
 set(PUBLIC_scores data)

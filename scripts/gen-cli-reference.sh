@@ -42,6 +42,17 @@ bin=${1:-./build/probity}
   in `--metric`, imported caches, `--cache`, `--config`), also through links: a match is a usage
   error (exit 2) naming both. An output that is a link is written through to its target, and the
   link stays. An output directory that cannot be made exits 4 naming it.
+- Numbers: every numeric option shows its bounds after its type, e.g. `UINT:[1..1000000]`
+  (`[a..b]` includes both ends, `(a..b)` excludes them, no bounds: any finite number, or any
+  64-bit whole number for a seed). A value outside them, `nan`, `inf`, a number too large to
+  represent or a negative count exits 2 naming the option: `--budget: 99999999999999999999 is
+  more than the maximum 1000000`. The maxima (include/probity/limits.hpp), far above any real
+  run: 1000000 resamples, permutations and paired-test samples or trials (`--bootstrap`,
+  `--permutations`, `--paired-bs-n`, `--paired-ar-n`, `--bootstrap-samples`, `--chance`),
+  1000000 attack queries per item (`--budget`, `--attack-budget`), 1000 attack steps and beam
+  width, 100 proposals, program length 10, 10000 programs, 1000000000 items (`--sample`,
+  `--min-applied`, `--sources`, `--anchors`), 1024 threads and 512 LLM requests in flight. The
+  Python module checks the same bounds on the requests it passes to the library.
 
 EOF_CONVENTIONS
   echo '## probity'

@@ -27,6 +27,7 @@
 
 #include "audit/excerpt.hpp"
 #include "audit/llm_attacker.hpp"
+#include "audit/request_checks.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
@@ -512,7 +513,7 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
       o.strategy != "evolution" && o.strategy != "llm")
     throw UsageError(
         fmt::format("--strategy {}: greedy, beam, random, evolution or llm", o.strategy));
-  if (o.budget == 0) throw UsageError("--budget must be positive");
+  audit::check_request(o);
   std::vector<const EditOp*> ops;
   try {
     ops = registry.select(o.families, o.include_content);

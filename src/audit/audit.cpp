@@ -13,6 +13,7 @@
 
 #include "audit/cache.hpp"
 #include "audit/excerpt.hpp"
+#include "audit/request_checks.hpp"
 #include "llm/session.hpp"
 #include "perturb/edit_ops.hpp"
 #include "perturb/llm_strategies.hpp"
@@ -554,6 +555,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   if (options.metrics.empty() && options.extra_metrics.empty())
     throw UsageError("audit: at least one --metric is required");
   if (options.out_dir.empty()) throw UsageError("audit: --out DIR is required");
+  audit::check_request(options);
 
   std::vector<MetricSelection> metrics;
   for (const auto& m : options.metrics) metrics.push_back(select_metric(m, engine));

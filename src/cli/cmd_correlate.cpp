@@ -265,6 +265,10 @@ int run_correlate(const CorrelateArgs& args) {
 int run_compare(const CompareArgs& args) {
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
                              args.skip_invalid, args.allow_missing);
+  // After loading: a scores file that does not cover the data is reported first (exit 3).
+  if (l.columns.size() != 2 && args.metrics.size() == 2 && args.metrics[0] == args.metrics[1])
+    throw UsageError(fmt::format(
+        "compare: --metric {} is given twice; compare two different metrics", args.metrics[0]));
   if (l.columns.size() != 2)
     throw UsageError("compare needs two metrics present in the scores file");
   const auto human = human_matrix(l.ds, l.items, l.dims);

@@ -4,10 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <cstdint>
 #include <exception>
-#include <set>
+#include <limits>
+#include <stdexcept>
 #include <string_view>
 #include <system_error>
 
@@ -17,10 +17,13 @@
 #include "cli/llm_context.hpp"
 #include "cli/terminal.hpp"
 #include "llm/prompts.hpp"
+#include "llm/session.hpp"
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
+#include "probity/limits.hpp"
 #include "probity/metric.hpp"
 #include "text/language.hpp"
+#include "util/number_check.hpp"
 #include "util/output_file.hpp"
 #include "util/suggest.hpp"
 
@@ -34,8 +37,35 @@ const std::vector<std::string> kLevelStatisticNames = {"pearson",   "spearman", 
 
 using namespace probity;
 
+// The name of the validator every numeric flag carries (require_bounds checks that it does).
+constexpr const char* kBoundsName = "bounds";
+
+// A whole-number flag (count, seed, index) from `min` to `max`, checked when parsed: CLI11 alone
+// would wrap "-1" into a 64-bit seed and saturate 99999999999999999999 into a count that never
+// ends.
+CLI::Validator whole(std::uint64_t min,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  const util::WholeBounds b{min, max};
+  return CLI::Validator([b](std::string& s) { return util::whole_number_problem(s, b); },
+                        util::describe(b), kBoundsName);
+}
+
+// A real-number flag (share, level, threshold): finite, within `b` (NaN passes every comparison
+// CLI::Range makes).
+CLI::Validator real(const util::RealBounds& b) {
+  return CLI::Validator([b](std::string& s) { return util::real_number_problem(s, b); },
+                        util::describe(b), kBoundsName);
+}
+
+const util::RealBounds kUnit{0.0, 1.0};
+const util::RealBounds kOpenUnit{0.0, 1.0, true, true};
+const util::RealBounds kNonNegative{0.0};
+const util::RealBounds kFinite{};
+
 void add_threads(CLI::App* cmd, unsigned& threads) {
-  cmd->add_option("--threads", threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--threads", threads, "Worker threads (0: all cores)")
+      ->check(whole(0, limits::kThreads))
+      ->capture_default_str();
 }
 
 // The LLM endpoint flags of commands whose metrics may call a model (they override
@@ -48,45 +78,20 @@ void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
   cmd->add_option("--llm-model", f.overrides.model, "Model name sent to the endpoint");
   cmd->add_option("--llm-api-key-env", f.overrides.api_key_env,
                   "NAME of the environment variable holding the API key");
-  cmd->add_option("--llm-concurrency", f.overrides.concurrency, "LLM requests in flight");
+  cmd->add_option("--llm-concurrency", f.overrides.concurrency, "LLM requests in flight")
+      ->check(whole(1, limits::kLlmConcurrency));
   cmd->add_option("--cache", f.overrides.cache, "LLM response cache (SQLite file)");
   cmd->add_option("--cache-mode", f.overrides.cache_mode, "read-write, read-only, refresh or off");
   cmd->add_option("--max-failed", f.max_failed,
                   "Share of an endpoint's LLM requests that may fail (transport, auth, HTTP "
                   "errors) before the run exits with code 5")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(real(kUnit))
       ->capture_default_str();
   cmd->add_option("--max-unparsed", f.max_unparsed,
                   "Share of an endpoint's structured answers that may stay unusable after "
                   "re-asking before the run exits with code 5")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(real(kUnit))
       ->capture_default_str();
-}
-
-// Counts, seeds and shares are checked when parsed: CLI11 would wrap "-1" into a 64-bit seed and
-// take "2" as a significance level that fails only after the whole run.
-CLI::Validator whole_number() {
-  return CLI::Validator(
-      [](std::string& s) -> std::string {
-        std::uint64_t v = 0;
-        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (s.empty() || ec != std::errc() || p != s.data() + s.size())
-          return "must be a whole number from 0 to 18446744073709551615";
-        return {};
-      },
-      "UINT");
-}
-
-CLI::Validator open_unit_interval() {
-  return CLI::Validator(
-      [](std::string& s) -> std::string {
-        double v = 0;
-        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !(v > 0 && v < 1))
-          return "must be a number strictly between 0 and 1";
-        return {};
-      },
-      "(0,1)");
 }
 
 // --lang is checked when parsed, as the library checks it (set_default_language): an unknown
@@ -101,20 +106,22 @@ constexpr const char* kLangHelp =
     "Language of the tasks without a 'lang' field (ISO 639-1: en, de, ...); default: detected per "
     "task";
 
-void add_range_checks(CLI::App& app) {
-  static const std::set<std::string> counts = {
-      "--seed",   "--sample",      "--bootstrap",      "--permutations", "--threads",
-      "--steps",  "--sources",     "--anchors",        "--per-source",   "--base-reference",
-      "--chance", "--min-applied", "--llm-concurrency"};
-  static const std::set<std::string> shares = {"--alpha", "--confidence", "--split"};
+// Every numeric flag of every command declares its bounds with whole() or real(): one without
+// them is a bug that fails every run, so that no count or share escapes the checks.
+void require_bounds(CLI::App& app) {
   for (CLI::Option* o : app.get_options()) {
-    const std::string name = o->get_name(false, true);
-    if (counts.count(name)) o->check(whole_number());
-    if (shares.count(name)) o->check(open_unit_interval());
-    if (name == "--max-spread") o->check(CLI::NonNegativeNumber);
-    if (name == "--lang") o->check(known_language());
+    if (o->get_type_size() == 0) continue;
+    const std::string type = o->get_type_name();
+    const std::string base = type.substr(0, type.find(':'));
+    if (base != "UINT" && base != "INT" && base != "FLOAT") continue;
+    try {
+      o->get_validator(kBoundsName);
+    } catch (const CLI::OptionNotFound&) {
+      throw std::logic_error(fmt::format("the numeric option {} of `{}` declares no bounds",
+                                         o->get_name(), app.get_name()));
+    }
   }
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_range_checks(*sub);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) require_bounds(*sub);
 }
 
 // The command a parse reached: the root, or the deepest subcommand given.
@@ -276,16 +283,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   sc->add_option("--bootstrap-samples", score.bootstrap_samples,
                  "--aggregate bootstrap: resamples (BootstrapAggregator n_samples)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole(1, limits::kResamples))
       ->capture_default_str();
   sc->add_option("--bootstrap-confidence", score.bootstrap_confidence,
                  "--aggregate bootstrap: confidence_interval")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(real(kUnit))
       ->capture_default_str();
   sc->add_option("--bootstrap-seed", score.bootstrap_seed,
                  "--aggregate bootstrap: the seed of NumPy's global state (np.random.seed), "
                  "0 .. 4294967295")
-      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{4294967295}))
+      ->check(whole(0, 4294967295))
       ->capture_default_str();
   cli::LlmFlags score_llm;
   add_llm_flags(sc, score_llm);
@@ -319,13 +326,14 @@ int main(int argc, char** argv) {
   cc->add_option("--bootstrap", corr.bootstrap,
                  "Bootstrap resamples for the CI (of Spearman; with --level/--statistic of every "
                  "value, resampling tasks, or systems at the system level; 0: none)")
+      ->check(whole(0, limits::kResamples))
       ->capture_default_str();
   cc->add_option("--pairs-from", corr.pairs_from,
                  "With --statistic preference-acc on data without human pairs: derive the pairs "
                  "from this dimension's rating differences within each task (labelled as derived)");
   cc->add_option("--pairs-margin", corr.pairs_margin,
                  "--pairs-from: rating means this close are a tie")
-      ->check(CLI::NonNegativeNumber)
+      ->check(real(kNonNegative))
       ->capture_default_str();
   cc->add_option("--resample", corr.resample,
                  "With --level: what the bootstrap draws: level (tasks at the item and task "
@@ -333,8 +341,12 @@ int main(int argc, char** argv) {
                  "and systems drawn independently)")
       ->check(CLI::IsMember({"level", "tasks", "systems", "both"}))
       ->capture_default_str();
-  cc->add_option("--confidence", corr.confidence, "Confidence level")->capture_default_str();
-  cc->add_option("--seed", corr.seed, "Seed of the bootstrap")->capture_default_str();
+  cc->add_option("--confidence", corr.confidence, "Confidence level")
+      ->check(real(kOpenUnit))
+      ->capture_default_str();
+  cc->add_option("--seed", corr.seed, "Seed of the bootstrap")
+      ->check(whole(0))
+      ->capture_default_str();
   cc->add_flag("--json", corr.json, "Print JSON instead of a table");
   cc->add_flag("--skip-invalid", corr.skip_invalid, "Skip invalid items and report them");
   cc->add_flag("--allow-missing", corr.allow_missing,
@@ -365,8 +377,11 @@ int main(int argc, char** argv) {
                  "the pooled test")
       ->check(CLI::IsMember(kLevelNames));
   mc->add_option("--permutations", cmp.permutations, "Number of permutations")
+      ->check(whole(1, limits::kResamples))
       ->capture_default_str();
-  mc->add_option("--seed", cmp.seed, "Seed of the permutations")->capture_default_str();
+  mc->add_option("--seed", cmp.seed, "Seed of the permutations")
+      ->check(whole(0))
+      ->capture_default_str();
   mc->add_flag("--json", cmp.json, "Print JSON instead of a table");
   mc->add_flag("--skip-invalid", cmp.skip_invalid, "Skip invalid items and report them");
   mc->add_flag("--allow-missing", cmp.allow_missing,
@@ -393,14 +408,19 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(kLevelStatisticNames))
       ->capture_default_str();
   rc->add_option("--permutations", rank.permutations, "Permutations per pair of metrics")
+      ->check(whole(1, limits::kResamples))
       ->capture_default_str();
   rc->add_option("--correction", rank.correction,
                  "Multiple-comparison control over all pairs: holm, bh (Benjamini-Hochberg) or "
                  "none")
       ->check(CLI::IsMember({"holm", "bh", "none"}))
       ->capture_default_str();
-  rc->add_option("--alpha", rank.alpha, "Significance level")->capture_default_str();
-  rc->add_option("--seed", rank.seed, "Seed of the permutations")->capture_default_str();
+  rc->add_option("--alpha", rank.alpha, "Significance level")
+      ->check(real(kOpenUnit))
+      ->capture_default_str();
+  rc->add_option("--seed", rank.seed, "Seed of the permutations")
+      ->check(whole(0))
+      ->capture_default_str();
   rc->add_flag("--json", rank.json, "Print JSON instead of a table");
   rc->add_flag("--skip-invalid", rank.skip_invalid, "Skip invalid items and report them");
   rc->add_flag("--allow-missing", rank.allow_missing,
@@ -428,17 +448,18 @@ int main(int argc, char** argv) {
                  "Paired approximate randomization: p-values (sacreBLEU --paired-ar)")
       ->excludes(bs_flag);
   sigc->add_option("--paired-bs-n", sig.paired_bs_n, "Bootstrap resamples")
-      ->check(CLI::PositiveNumber)
+      ->check(whole(1, limits::kResamples))
       ->capture_default_str();
   sigc->add_option("--paired-ar-n", sig.paired_ar_n, "Approximate randomization trials")
-      ->check(CLI::PositiveNumber)
+      ->check(whole(1, limits::kResamples))
       ->capture_default_str();
   sigc->add_option("--seed", sig.seed,
                    "Seed of NumPy's default_rng as sacreBLEU seeds it (SACREBLEU_SEED)")
+      ->check(whole(0))
       ->capture_default_str();
   sigc->add_option("--baseline", sig.baseline, "The baseline system (default: the first)");
   sigc->add_option("--width,-w", sig.width, "Decimals of the scores in the table")
-      ->check(CLI::Range(0, 10))
+      ->check(whole(0, 10))
       ->capture_default_str();
   sigc->add_flag("--json", sig.json, "Print JSON instead of a table");
   sigc->add_flag("--skip-invalid", sig.skip_invalid, "Skip invalid items and report them");
@@ -451,7 +472,7 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   cli::add_input_options(ac, audit.data);
-  ac->add_option("--lang", audit.lang, kLangHelp);
+  ac->add_option("--lang", audit.lang, kLangHelp)->check(known_language());
   ac->add_option("--metric", audit.metrics, "Metric(s) to audit; repeatable")->required();
   ac->add_option("--degrade", audit.degradations,
                  "Degradations: 'all', 'none' or letter codes R,S,D,P,U,O; llm:<code> for the "
@@ -470,15 +491,21 @@ int main(int argc, char** argv) {
                  "paper:summarization|peer-review|qa");
   auto* audit_sample = ac->add_option("--sample", audit.sample,
                                       "Candidates per dataset, sampled with the seed (0: all)")
+                           ->check(whole(0, limits::kItems))
                            ->capture_default_str();
-  ac->add_option("--seed", audit.seed, "Seed of every random step")->capture_default_str();
+  ac->add_option("--seed", audit.seed, "Seed of every random step")
+      ->check(whole(0))
+      ->capture_default_str();
   ac->add_option("--min-applied", audit.min_applied,
                  "Applied items a strategy needs to be tested (all items of a smaller dataset); "
                  "fewer: n/a")
+      ->check(whole(0, limits::kItems))
       ->capture_default_str();
   ac->add_option("--bootstrap", audit.bootstrap, "Bootstrap resamples for CIs")
+      ->check(whole(0, limits::kResamples))
       ->capture_default_str();
   ac->add_option("--alpha", audit.alpha, "Significance level of the one-sided tests")
+      ->check(real(kOpenUnit))
       ->capture_default_str();
   ac->add_option("--level", audit.levels,
                  "Also correlate at these levels: item (pooled over tasks' resamples), task, "
@@ -494,6 +521,7 @@ int main(int argc, char** argv) {
                "Significance clusters of the metrics and baselines at each --level (item when "
                "none) for the first --statistic");
   ac->add_option("--permutations", audit.permutations, "--rank: permutations per pair")
+      ->check(whole(1, limits::kResamples))
       ->capture_default_str();
   ac->add_option("--correction", audit.correction,
                  "--rank: multiple-comparison control over all pairs: holm, bh or none")
@@ -508,10 +536,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"greedy", "beam", "random", "evolution", "llm"}))
       ->capture_default_str();
   ac->add_option("--attack-budget", audit.attack_budget, "--attack: metric queries per item")
-      ->check(CLI::PositiveNumber)
+      ->check(whole(1, limits::kAttackBudget))
       ->capture_default_str();
   ac->add_option("--attack-programs", audit.attack_programs,
                  "--attack: universal programs tested on held-out tasks")
+      ->check(whole(0, limits::kPrograms))
       ->capture_default_str();
   ac->add_option("--out", audit.out, "Output directory (report files and resume cache)")
       ->required();
@@ -537,14 +566,16 @@ int main(int argc, char** argv) {
       "scoring with your own metric (then audit with --metric scores:FILE,data=...)");
   pc->add_option("--data", pert.data, "Dataset")->required()->check(CLI::ExistingFile);
   cli::add_input_options(pc, pert.data);
-  pc->add_option("--lang", pert.lang, kLangHelp);
+  pc->add_option("--lang", pert.lang, kLangHelp)->check(known_language());
   pc->add_option("--degrade", pert.degradations, "Degradations: 'all', 'none' or letter codes")
       ->delimiter(',')
       ->capture_default_str();
   pc->add_option("--manipulate", pert.manipulations, "Manipulations: 'all', 'none' or letter codes")
       ->delimiter(',')
       ->capture_default_str();
-  pc->add_option("--seed", pert.seed, "Seed (use the audit's)")->capture_default_str();
+  pc->add_option("--seed", pert.seed, "Seed (use the audit's)")
+      ->check(whole(0))
+      ->capture_default_str();
   pc->add_option("--out", pert.out, "Output dataset (JSONL)")->required();
   pc->add_flag("--skip-invalid", pert.skip_invalid, "Skip invalid items and report them");
   add_threads(pc, pert.threads);
@@ -589,9 +620,10 @@ int main(int argc, char** argv) {
                    "Scores JSONL from `probity score` (default: compute the metrics)")
       ->check(CLI::ExistingFile);
   selc->add_option("--split", sel.split, "Fraction of tasks in the selection half")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(real(kOpenUnit))
       ->capture_default_str();
   selc->add_option("--seed", sel.seed, "Seed of the split, bootstrap and permutations")
+      ->check(whole(0))
       ->capture_default_str();
   selc->add_option("--dimension", sel.dimensions, "Only these human dimensions (default: all)");
   selc->add_option("--correlation", sel.correlation,
@@ -604,10 +636,14 @@ int main(int argc, char** argv) {
                    "(docs/meta-eval.md); default: the pooled correlation")
       ->check(CLI::IsMember(kLevelNames));
   selc->add_option("--bootstrap", sel.bootstrap, "Bootstrap resamples (test tasks)")
+      ->check(whole(0, limits::kResamples))
       ->capture_default_str();
   selc->add_option("--permutations", sel.permutations, "Permutations of each test")
+      ->check(whole(1, limits::kResamples))
       ->capture_default_str();
-  selc->add_option("--confidence", sel.confidence, "Confidence level")->capture_default_str();
+  selc->add_option("--confidence", sel.confidence, "Confidence level")
+      ->check(real(kOpenUnit))
+      ->capture_default_str();
   cli::LlmFlags select_llm;
   add_llm_flags(selc, select_llm);
   selc->add_flag("--json", sel.json, "Print JSON instead of a table");
@@ -623,7 +659,7 @@ int main(int argc, char** argv) {
       "budget, and universal edit programs chosen on half the tasks and tested on the other");
   atc->add_option("--data", atk.data, "Dataset")->required()->check(CLI::ExistingFile);
   cli::add_input_options(atc, atk.data);
-  atc->add_option("--lang", atk.lang, kLangHelp);
+  atc->add_option("--lang", atk.lang, kLangHelp)->check(known_language());
   atc->add_option("--metric", atk.metrics, "Metric(s) to attack; repeatable")->required();
   atc->add_option("--out", atk.out, "Output directory (attack.json)")->required();
   atc->add_option("--strategy", atk.strategy,
@@ -639,15 +675,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   atc->add_option("--proposals", atk.proposals,
                   "--strategy llm: rewrites asked for per attacker request (one per round)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole(1, limits::kAttackProposals))
       ->capture_default_str();
   atc->add_option("--budget", atk.budget, "Metric queries per item")
-      ->check(CLI::PositiveNumber)
+      ->check(whole(1, limits::kAttackBudget))
       ->capture_default_str();
   atc->add_option("--steps", atk.steps,
                   "Edits per item (random, evolution: the longest program; llm: attacker rounds)")
+      ->check(whole(1, limits::kAttackSteps))
       ->capture_default_str();
   atc->add_option("--beam", atk.beam, "Beam width (beam), population (evolution)")
+      ->check(whole(1, limits::kAttackBeam))
       ->capture_default_str();
   atc->add_option("--family", atk.families,
                   "Only these edit families (filler, hedge, intensifier, sentiment, reorder, "
@@ -657,25 +695,34 @@ int main(int argc, char** argv) {
   atc->add_flag("--copy-source", atk.copy_source,
                 "Also the copy-source family (sentences of the task's source: CAN ADD CONTENT)");
   atc->add_option("--delta", atk.delta, "An item counts as attacked above this score increase")
+      ->check(real(kFinite))
       ->capture_default_str();
   atc->add_option("--program-length", atk.program_length,
                   "Universal programs: up to this many operators")
+      ->check(whole(1, limits::kProgramLength))
       ->capture_default_str();
   atc->add_option("--programs", atk.programs,
                   "Universal programs (best on the search half) tested on the held-out half")
+      ->check(whole(0, limits::kPrograms))
       ->capture_default_str();
   atc->add_option("--split", atk.split, "Share of tasks in the search half")
-      ->check(CLI::Range(0.01, 0.99))
+      ->check(real({0.01, 0.99}))
       ->capture_default_str();
   atc->add_option("--alpha", atk.alpha, "Significance level of the held-out tests")
+      ->check(real(kOpenUnit))
       ->capture_default_str();
   atc->add_option("--bootstrap", atk.bootstrap, "Bootstrap resamples for the CIs of d")
+      ->check(whole(0, limits::kResamples))
       ->capture_default_str();
   atc->add_option("--min-applied", atk.min_applied, "Applied items a program needs to be tested")
+      ->check(whole(0, limits::kItems))
       ->capture_default_str();
   atc->add_option("--sample", atk.sample, "Candidates, sampled with the seed (0: all)")
+      ->check(whole(0, limits::kItems))
       ->capture_default_str();
-  atc->add_option("--seed", atk.seed, "Seed of every random step")->capture_default_str();
+  atc->add_option("--seed", atk.seed, "Seed of every random step")
+      ->check(whole(0))
+      ->capture_default_str();
   atc->add_flag("--skip-invalid", atk.skip_invalid, "Skip invalid items and report them");
   add_threads(atc, atk.threads);
   cli::LlmFlags attack_llm;
@@ -696,9 +743,14 @@ int main(int argc, char** argv) {
     c->add_option("--metric", a.metrics, "Only these metrics (default: all in the file)");
     c->add_option("--dimension", a.dimensions, "Only these human dimensions (default: all)");
     c->add_option("--bootstrap", a.bootstrap, "Bootstrap resamples for the CI (0: none)")
+        ->check(whole(0, limits::kResamples))
         ->capture_default_str();
-    c->add_option("--confidence", a.confidence, "Confidence level")->capture_default_str();
-    c->add_option("--seed", a.seed, "Seed of the bootstrap")->capture_default_str();
+    c->add_option("--confidence", a.confidence, "Confidence level")
+        ->check(real(kOpenUnit))
+        ->capture_default_str();
+    c->add_option("--seed", a.seed, "Seed of the bootstrap")
+        ->check(whole(0))
+        ->capture_default_str();
     c->add_flag("--json", a.json, "Print JSON instead of a table");
     c->add_flag("--skip-invalid", a.skip_invalid, "Skip invalid items and report them");
     c->add_flag("--allow-missing", a.allow_missing,
@@ -716,12 +768,13 @@ int main(int argc, char** argv) {
   add_meta_common(mg, mglobal);
   mg->add_option("--max-spread", mglobal.max_spread,
                  "Consensus: largest allowed max - min of an item's annotator ratings")
-      ->check(CLI::NonNegativeNumber)
+      ->check(real(kNonNegative))
       ->capture_default_str();
   mg->add_flag("--direct", mglobal.direct,
                "Scores are integer-valued ratings (an LLM judge): use them as levels directly");
   mg->add_option("--chance", mglobal.chance,
                  "Random orderings averaged for the chance CEM (0: none)")
+      ->check(whole(0, limits::kResamples))
       ->capture_default_str();
   cli::MetaArgs mlocal;
   auto* ml = meta->add_subcommand(
@@ -752,24 +805,29 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"local", "global"}))
       ->capture_default_str();
   bc->add_option("--steps", bench.steps, "Errors per sequence (global: most errors per item)")
-      ->check(CLI::Range(1, 100))
+      ->check(whole(1, 100))
       ->capture_default_str();
   bc->add_option("--sources", bench.sources, "Sources (tasks) used, in a seeded order (0: all)")
+      ->check(whole(0, limits::kItems))
       ->capture_default_str();
-  bc->add_option("--seed", bench.seed, "Seed of every choice")->capture_default_str();
+  bc->add_option("--seed", bench.seed, "Seed of every choice")
+      ->check(whole(0))
+      ->capture_default_str();
   bc->add_option("--base-ref", bench.base_reference,
                  "Index of the reference that is edited; the others remain references")
+      ->check(whole(0, 1000))
       ->capture_default_str();
   bc->add_option("--per-source", bench.per_source, "Global: items per source")
-      ->check(CLI::Range(1, 100))
+      ->check(whole(1, 100))
       ->capture_default_str();
   bc->add_option("--anchors", bench.anchors, "Global: anchors sampled per level (0: all)")
+      ->check(whole(0, limits::kItems))
       ->capture_default_str();
   bc->add_option("--anchor-metric", bench.anchor_metric,
                  "Global: metric whose scores compare an item with the anchors (offline judge)")
       ->capture_default_str();
   bc->add_option("--max-spread", bench.max_spread, "Global: consensus rule of the anchors")
-      ->check(CLI::NonNegativeNumber)
+      ->check(real(kNonNegative))
       ->capture_default_str();
   bc->add_option("--out", bench.out, "Output dataset (task-format JSONL)")->required();
   bc->add_flag("--skip-invalid", bench.skip_invalid, "Skip invalid items and report them");
@@ -784,7 +842,7 @@ int main(int argc, char** argv) {
   bc->add_option("--max-edit-share", bench.max_edit_share,
                  "llm injector: an answer changing more than this share of the words is "
                  "rejected and re-asked")
-      ->check(CLI::Range(0.01, 1.0))
+      ->check(real({0.01, 1.0}))
       ->capture_default_str();
   bc->add_option("--anchor-judge", bench.anchor_judge,
                  "Global: metric (--anchor-metric) or llm (pairwise model judge, role "
@@ -814,7 +872,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"bash", "zsh"}));
   // Hidden: the man page, built from these option tables at build time (probity.1).
   auto* manc = app.add_subcommand("man", "Print the man page (roff)")->group("");
-  add_range_checks(app);
+  try {
+    require_bounds(app);
+  } catch (const std::logic_error& e) {
+    fmt::print(stderr, "probity: internal error: {}\n", e.what());
+    return kExitFailure;
+  }
   const auto error_prefix = [&] {
     return cli::detect_console(no_color, 0).color_stderr ? std::string("\033[1;31mprobity:\033[0m")
                                                          : std::string("probity:");
@@ -854,6 +917,14 @@ int main(int argc, char** argv) {
   score.console = console;
   audit.console = console;
 
+  // The LLM session of the command that runs, if any: whether a failed endpoint left its answers
+  // in a cache decides what the error message suggests.
+  std::shared_ptr<llm::Session> llm_session;
+  const auto engine_for = [&llm_session](const cli::LlmFlags& flags) {
+    auto engine = cli::make_engine(flags);
+    llm_session = engine->llm_or_null();
+    return engine;
+  };
   // Every command's tables go to stdout: a full disk or a closed pipe there is an error too.
   const auto dispatch = [&]() -> int {
     if (hc->parsed()) return print_help(app, help_topics);
@@ -873,7 +944,7 @@ int main(int argc, char** argv) {
     if (pc->parsed()) {
       for (auto* list : {&pert.degradations, &pert.manipulations})
         if (list->size() == 1 && list->front() == "none") list->clear();
-      auto engine = cli::make_engine(perturb_llm);
+      auto engine = engine_for(perturb_llm);
       const auto session = engine->llm_or_null();
       if (perturb_llm.perturber == "llm")
         cli::use_llm_perturber(*engine, pert.degradations, pert.manipulations);
@@ -882,7 +953,7 @@ int main(int argc, char** argv) {
       return cli::with_llm_failures(code, session, perturb_llm);
     }
     if (sc->parsed()) {
-      auto engine = cli::make_engine(score_llm);
+      auto engine = engine_for(score_llm);
       const auto session = engine->llm_or_null();
       const int code = cli::run_score(score, *engine);
       cli::report_llm_usage(session, "");
@@ -891,7 +962,7 @@ int main(int argc, char** argv) {
     if (cc->parsed()) return cli::run_correlate(corr);
     if (rc->parsed()) return cli::run_rank(rank);
     if (sigc->parsed()) {
-      auto engine = cli::make_engine(cli::LlmFlags{});
+      auto engine = engine_for(cli::LlmFlags{});
       return cli::run_significance(sig, *engine);
     }
     if (mc->parsed()) {
@@ -900,14 +971,14 @@ int main(int argc, char** argv) {
     }
     if (lc->parsed()) return cli::run_metrics(metrics_json);
     if (selc->parsed()) {
-      auto engine = cli::make_engine(select_llm);
+      auto engine = engine_for(select_llm);
       const auto session = engine->llm_or_null();
       const int code = cli::run_select(sel, *engine);
       cli::report_llm_usage(session, "");
       return cli::with_llm_failures(code, session, select_llm);
     }
     if (atc->parsed()) {
-      auto engine = cli::make_engine(attack_llm);
+      auto engine = engine_for(attack_llm);
       const auto session = engine->llm_or_null();
       const int code = cli::run_attack(atk, *engine);
       cli::report_llm_usage(session, "");
@@ -916,7 +987,7 @@ int main(int argc, char** argv) {
     if (mg->parsed()) return cli::run_meta_global(mglobal);
     if (ml->parsed()) return cli::run_meta_local(mlocal);
     if (bc->parsed()) {
-      auto engine = cli::make_engine(bench_llm);
+      auto engine = engine_for(bench_llm);
       const auto session = engine->llm_or_null();
       const int code = cli::run_bench_build(bench, *engine);
       cli::report_llm_usage(session, "");
@@ -935,7 +1006,7 @@ int main(int argc, char** argv) {
         audit.manipulations.clear();
         if (!audit_sample->count()) audit.sample = 200;  // the paper's ~200 items per test
       }
-      auto engine = cli::make_engine(audit_llm);
+      auto engine = engine_for(audit_llm);
       const auto session = engine->llm_or_null();
       if (audit_llm.perturber == "llm")
         cli::use_llm_perturber(*engine, audit.degradations, audit.manipulations);
@@ -956,10 +1027,13 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
     return kExitOutput;
   } catch (const llm::EndpointDown& e) {
-    fmt::print(stderr,
-               "probity: {}\nThe answers received so far are in the LLM cache (--cache): the same "
-               "command resumes once the endpoint works.\n",
-               e.what());
+    fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
+    // Only a cache that is written keeps the answers for a rerun.
+    if (llm_session && llm_session->cache() != nullptr &&
+        llm_session->config().cache_mode != llm::CacheMode::kReadOnly)
+      fmt::print(stderr,
+                 "The answers received so far are in the LLM cache (--cache): the same command "
+                 "resumes once the endpoint works.\n");
     return kExitLlmFailures;
   } catch (const UsageError& e) {
     fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
