@@ -498,6 +498,12 @@ struct Client::Impl {
       // at all succeeded meanwhile, the server has answered only 429 for a whole budget: it is
       // given up at once rather than after each queued request has waited its own budget. (A
       // budget of 0 gives up on single requests, not on the endpoint.)
+      // Within the budget, a request limited again while nothing has succeeded since it was
+      // sent counts toward the breaker: a server that answers only 429 is given up after
+      // circuit_breaker such retries, not after a whole budget (600 s by default), while
+      // ordinary rate limiting, where other requests get through, never counts.
+      if (status == 429 && retryable && job->attempts >= 2 && last_success < job->first_sent)
+        count_breaker_failure(r);
       if (status == 429 && !retryable) {
         if (config.rate_limit_budget_s > 0 && last_success < job->first_sent && !breaker_open)
           open_breaker(fmt::format(

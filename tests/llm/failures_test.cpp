@@ -184,6 +184,33 @@ TEST(LlmFailures, AQuotaErrorStopsAtOnceWithTheServersMessage) {
 
 // A server answering plain 429s for the whole rate-limit budget is given up, not waited out
 // once per queued request.
+// A server answering only 429 is given up after circuit_breaker retries with no success in
+// between, long before the rate-limit budget (600 s a request by default) is spent.
+TEST(LlmFailures, RateLimitsWithNoSuccessOpenTheBreakerBeforeTheBudgetIsSpent) {
+  RawServer server(429, R"({"error": {"message": "Rate limit reached", "type": "requests"}})");
+  llm::EndpointConfig config;
+  config.name = "judge";
+  config.model = "m";
+  config.base_url = server.base_url();
+  config.concurrency = 4;
+  config.backoff_base_s = 0.01;
+  config.backoff_max_s = 0.05;
+  config.rate_limit_budget_s = 600;
+  Client client(config);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    client.run(distinct_requests(40, "r"));
+    ADD_FAILURE() << "no EndpointDown";
+  } catch (const llm::EndpointDown& e) {
+    EXPECT_NE(std::string(e.what()).find("given up after 8 failed attempts in a row"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("Rate limit reached"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(since(t0), 5.0);
+}
+
+// With a budget shorter than the breaker's retries, the budget ends it.
 TEST(LlmFailures, RateLimitsForAWholeBudgetOpenTheBreaker) {
   RawServer server(429, R"({"error": {"message": "Rate limit reached", "type": "requests"}})");
   llm::EndpointConfig config;
@@ -194,6 +221,7 @@ TEST(LlmFailures, RateLimitsForAWholeBudgetOpenTheBreaker) {
   config.backoff_base_s = 0.01;
   config.backoff_max_s = 0.05;
   config.rate_limit_budget_s = 0.3;
+  config.circuit_breaker = 1000;
   Client client(config);
   const auto t0 = std::chrono::steady_clock::now();
   try {
