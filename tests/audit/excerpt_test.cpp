@@ -1,4 +1,4 @@
-// Report examples are bounded excerpts of the edited texts (issue 26, reproduction 13: a 50 MB
+// Report examples are bounded excerpts of the edited texts (a 50 MB
 // candidate was copied whole into every strategy's example and each report format).
 #include "audit/excerpt.hpp"
 

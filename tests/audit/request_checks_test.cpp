@@ -1,4 +1,4 @@
-// Issue 26 (defects 4 and 9) in the library: a request from any front end (the Python module
+// Numbers checked in the library: a request from any front end (the Python module
 // builds AuditOptions itself) with a NaN share or a count past its maximum is a usage error
 // naming the field, before any work.
 #include "audit/request_checks.hpp"

@@ -1,6 +1,5 @@
 // Failures are never kept: a run after a failing or garbling LLM server is fixed asks again and
-// gets real results (issue 26, defects 6 and 7); cache files that are not caches are bad input
-// (defect 14).
+// gets real results; cache files that are not caches are bad input.
 #include <gtest/gtest.h>
 
 #include <filesystem>

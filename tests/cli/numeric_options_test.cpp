@@ -1,4 +1,4 @@
-// Issue 26 (defects 4, 9, 14, 15): every numeric option of every command rejects NaN,
+// Every numeric option of every command rejects NaN,
 // infinities, overflow and values past its maximum with a usage error that names it in a short
 // message. The options come from the tool's own man page, so a new option is covered as soon as
 // it exists.
@@ -84,14 +84,14 @@ TEST(NumericOptions, MessagesSayWhatIsWrongInAFewWords) {
   EXPECT_NE(r.err.find("--max-unparsed: nan is not a number"), std::string::npos) << r.err;
   r = run_probity("rank --alpha 1");
   EXPECT_NE(r.err.find("--alpha: 1 must be less than 1"), std::string::npos) << r.err;
-  // Issue 26, defect 14: no permutation is a usage error, not an internal one.
+  // No permutation is a usage error, not an internal one.
   for (const std::string command : {"compare", "rank", "audit", "select"}) {
     r = run_probity(command + " --permutations 0");
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
   }
 }
 
-// Issue 26, defect 15: the message says what is wrong.
+// The message says what is wrong.
 TEST(NumericOptions, CompareNamesAMetricGivenTwice) {
   const std::string dir = temp_dir("cmp-twice");
   const std::string data = data_path("summeval/summeval_sample20.jsonl");

@@ -1,5 +1,5 @@
 // What a command writes never destroys what it reads, links stay links, and an output directory
-// that cannot be made is an output error (red team of issue 26, reproductions 1, 8, 14, 16, 17).
+// that cannot be made is an output error (found by a red team).
 #include <gtest/gtest.h>
 
 #include <filesystem>

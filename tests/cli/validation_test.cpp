@@ -64,7 +64,7 @@ TEST(Validation, CountsSeedsAndLevelsAreCheckedBeforeAnyWork) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
-// Issue 26, defect 10: --lang was accepted whatever it said.
+// --lang was accepted whatever it said.
 TEST(Validation, UnknownLanguagesAreUsageErrorsWithASuggestion) {
   for (const std::string command : {"perturb", "audit --metric bleu", "attack --metric bleu"}) {
     auto r = run_probity(command + " --data " + sample() + " --lang klingon --out /nonexistent/x");
@@ -76,7 +76,7 @@ TEST(Validation, UnknownLanguagesAreUsageErrorsWithASuggestion) {
   EXPECT_NE(r.err.find("did you mean 'de'?"), std::string::npos) << r.err;
 }
 
-// Issue 26, defect 3: a value nested 100k levels deep crashed `score` (exit 139), in the task
+// A value nested 100k levels deep crashed `score` (exit 139), in the task
 // format and through --map alike.
 TEST(Validation, DeepNestingExitsThreeNamingTheLine) {
   const std::string dir = temp_dir("deep-nesting");

@@ -233,7 +233,7 @@ TEST(DatasetCsv, ErrorsNameLineAndColumn) {
   }
 }
 
-// Issue 26, defect 10: the RFC 4180 rules a reader must not bend, and one column per thing.
+// The RFC 4180 rules a reader must not bend, and one column per thing.
 TEST(DatasetCsv, TextAfterAClosingQuoteIsAnErrorNamingLineAndColumn) {
   const std::string header = "task_id,candidate_id,candidate,reference\n";
   try {
@@ -297,7 +297,7 @@ TEST(DatasetCsv, FuzzSeedsLoadOrNameTheFile) {
   EXPECT_GE(seeds, 6u);
 }
 
-// Issue 26, defect 11: the example of docs/dataset-format.md, read from the page itself.
+// The example of docs/dataset-format.md, read from the page itself.
 TEST(DatasetCsv, TheDocumentedExampleLoads) {
   std::ifstream in(std::string(PROBITY_SOURCE_DIR) + "/docs/dataset-format.md");
   std::stringstream page;
@@ -335,7 +335,7 @@ TEST(DatasetCsv, LaterRowsRepeatOrLeaveOutTheReferences) {
   }
 }
 
-// Issue 26, defect 3: nesting 100k levels deep crashed the reader (exit 139) where it quoted the
+// Nesting 100k levels deep crashed the reader (exit 139) where it quoted the
 // value in its message.
 TEST(DatasetErrors, DeepNestingIsAnErrorNotACrash) {
   const std::size_t depth = 100000;
@@ -362,7 +362,7 @@ TEST(DatasetErrors, DeepNestingIsAnErrorNotACrash) {
   }
 }
 
-// Issue 26, defect 10: simdjson and nlohmann both stop at a NUL byte; the task before it was
+// Simdjson and nlohmann both stop at a NUL byte; the task before it was
 // read as valid.
 TEST(DatasetErrors, ANulByteOnALineIsAnError) {
   const std::string nul(1, '\0');

@@ -113,7 +113,7 @@ TEST(Inputs, FlatRowsWithoutTaskOrSystemGetLineAndPositionIds) {
   EXPECT_EQ(ds.tasks[1].candidates[0].id, "c1");
 }
 
-// Issue 26, defect 11: a later row of a task may leave its reference cells blank (the first
+// A later row of a task may leave its reference cells blank (the first
 // row's references), as the CSV importer's own convention says.
 TEST(Inputs, MappedCsvRowsMayLeaveTheReferencesBlank) {
   InputSpec spec;

@@ -339,7 +339,7 @@ TEST(LlmCache, SharedBetweenConnectionsAndBatches) {
 namespace probity::test {
 namespace {
 
-// Issue 26, defect 12: read-only mode opened the file read-write (and switched it to WAL), so it
+// Read-only mode opened the file read-write (and switched it to WAL), so it
 // failed on a read-only file system ("unable to open database file"). Tests run as root, which
 // writes where permissions forbid it, so what is checked is what a read-only file system needs:
 // the file is not changed (a cache in rollback-journal mode stays so) and nothing is created
@@ -377,7 +377,7 @@ TEST(LlmCache, ReadOnlyModeChangesAndCreatesNothing) {
   EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
 }
 
-// Issue 26, defect 14: a --cache that is not a cache, has another schema or is cut short exited
+// A --cache that is not a cache, has another schema or is cut short exited
 // 1 ("internal error") without naming the file.
 TEST(LlmCache, AFileThatIsNotACacheIsBadInputNamingIt) {
   const std::string dir = temp_dir("llm-cache-bad");

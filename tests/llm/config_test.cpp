@@ -253,7 +253,7 @@ api-key = "azure-secret-value"
   EXPECT_NE(what.find("set max_tokens in the role's table"), std::string::npos) << what;
 }
 
-// Issue 26, defect 3: 100k nested tables, inline tables or dotted keys crashed the parser (and
+// 100k nested tables, inline tables or dotted keys crashed the parser (and
 // toml++, which bounds only inline nesting, still overflows on dotted keys).
 TEST(LlmConfig, DeepNestingIsAnErrorNamingTheLine) {
   const std::size_t n = 100000;
@@ -301,7 +301,7 @@ TEST(LlmConfig, DeepNestingIsAnErrorNamingTheLine) {
 }
 
 // The fuzzer's seeds (tests/fuzz/corpus/config) in the normal build too: each one loads or is a
-// ConfigError naming its file, and none crashes (deep nesting did, issue 26).
+// ConfigError naming its file, and none crashes (deep nesting did).
 TEST(LlmConfig, FuzzSeedsLoadOrNameTheFile) {
   std::size_t seeds = 0;
   for (const auto& entry :
@@ -317,7 +317,7 @@ TEST(LlmConfig, FuzzSeedsLoadOrNameTheFile) {
   EXPECT_GE(seeds, 10u);
 }
 
-// Issue 26, defect 10: NUL bytes and invalid UTF-8, which TOML forbids, were accepted.
+// NUL bytes and invalid UTF-8, which TOML forbids, were accepted.
 TEST(LlmConfig, NulBytesAndInvalidUtf8AreErrorsNamingTheLine) {
   using namespace std::string_literals;
   for (const std::string& text :

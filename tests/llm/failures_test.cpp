@@ -147,7 +147,7 @@ TEST(LlmFailures, TheCircuitBreakerStopsDeadAndHangingServersEarly) {
   EXPECT_LT(since(t0), 5.0);
 }
 
-// Issue 26, defect 5: a server answering 429 insufficient_quota forever gave no result after
+// A server answering 429 insufficient_quota forever gave no result after
 // 240 s for 20 items: quota errors were waited out as rate limits.
 TEST(LlmFailures, AQuotaErrorStopsAtOnceWithTheServersMessage) {
   RawServer server(429, R"({"error": {"message": "You exceeded your current quota, please check )"

@@ -1,5 +1,5 @@
-// The API key never reaches an output, whichever JSON escapes a server spells it with (issue 26,
-// defect 2: a key holding "/" echoed as "\/" landed in perturb output, reports and caches).
+// The API key never reaches an output, whichever JSON escapes a server spells it with (a key
+// holding "/" echoed as "\/" landed in perturb output, reports and caches).
 #include "llm/redact.hpp"
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Red-team suite of issue 26: hostile inputs, options, outputs and LLM servers against `probity`.
+"""Red-team suite: hostile inputs, options, outputs and LLM servers against `probity`.
 
 Every case is generated here into a fresh temporary directory (nothing hostile is committed): deep
 nesting, NUL bytes, invalid UTF-8, duplicate CSV columns, overflowing and NaN options, colliding
@@ -791,7 +791,7 @@ def one_big_candidate(ctx):
     return ["audit", "--data", "big.jsonl", "--metric", "bleu", "--out", "out", *AUDIT_FAST]
 
 
-AUDIT_OVER_SCORE = 2.5  # issue 26: an audit's peak memory is a small multiple of score's
+AUDIT_OVER_SCORE = 2.5  # an audit's peak memory stays a small multiple of score's
 
 
 def check_memory(ctx, code, out, err):

@@ -60,7 +60,7 @@ TEST(LanguageDetector, PrimaryLanguage) {
   EXPECT_EQ(probity::text::language_name("de"), "German");
 }
 
-// Issue 26, defect 10: `--lang klingon` was accepted and made every rule not applicable.
+// `--lang klingon` was accepted and made every rule not applicable.
 TEST(LanguageDetector, UnknownLanguagesAreNamedWithNearMisses) {
   using probity::text::unknown_language;
   for (const char* known : {"de", "de-AT", "EN_gb", "zh-Hant", "pt"})

@@ -1,4 +1,4 @@
-// util/json_limits.hpp: the guards in front of nlohmann's parser (issue 26, defects 3 and 10).
+// util/json_limits.hpp: the guards in front of nlohmann's parser (deep nesting and NUL bytes).
 #include "util/json_limits.hpp"
 
 #include <gtest/gtest.h>
