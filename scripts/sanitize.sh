@@ -17,7 +17,7 @@ if [ -n "${PROBITY_FUZZ_SECONDS:-}" ]; then
 else
   # A time limit far above what the runs take, so that it never decides a CI verdict.
   budget=(-seed=26 -runs="$runs" -max_total_time=600)
-  budget_text="$runs runs (seed 26)"
+  budget_text="$runs runs, seed 26"
 fi
 cxx=${PROBITY_SANITIZE_CXX:-clang++-19}
 command -v "$cxx" >/dev/null || { echo "sanitize.sh: $cxx not found (scripts/setup.sh installs it)"; exit 1; }
@@ -54,7 +54,7 @@ run_fuzzer() {
       -rss_limit_mb=2048 -max_len=65536 -timeout=10 -print_final_stats=1 \
       -artifact_prefix="build-san/fuzz-crashes/$name-" >"$scratch/$name.log" 2>&1; then
     echo "fuzz $name: clean, $(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$scratch/$name.log" |
-      grep -oE '[0-9]+$') runs (${budget_text}), corpus $(ls "$corpus" | wc -l) inputs"
+      grep -oE '[0-9]+$') runs (budget ${budget_text}), corpus $(ls "$corpus" | wc -l) inputs"
   else
     echo "fuzz $name: FAILED"
     tail -60 "$scratch/$name.log"
