@@ -182,56 +182,46 @@ TEST(LlmFailures, AQuotaErrorStopsAtOnceWithTheServersMessage) {
   EXPECT_LT(since(t1), 20.0);
 }
 
-// A server answering plain 429s for the whole rate-limit budget is given up, not waited out
-// once per queued request.
+// 40 requests to a server that answers only 429 with fast backoff: the EndpointDown message,
+// after checking that it came within 5 s and quotes the server.
+std::string give_up_on_rate_limits(double rate_limit_budget_s, int circuit_breaker) {
+  RawServer server(429, R"({"error": {"message": "Rate limit reached", "type": "requests"}})");
+  llm::EndpointConfig config;
+  config.name = "judge";
+  config.model = "m";
+  config.base_url = server.base_url();
+  config.concurrency = 4;
+  config.backoff_base_s = 0.01;
+  config.backoff_max_s = 0.05;
+  config.rate_limit_budget_s = rate_limit_budget_s;
+  config.circuit_breaker = circuit_breaker;
+  Client client(config);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string message;
+  try {
+    client.run(distinct_requests(40, "r"));
+    ADD_FAILURE() << "no EndpointDown";
+  } catch (const llm::EndpointDown& e) {
+    message = e.what();
+    EXPECT_NE(message.find("Rate limit reached"), std::string::npos) << message;
+  }
+  EXPECT_LT(since(t0), 5.0);
+  return message;
+}
+
 // A server answering only 429 is given up after circuit_breaker retries with no success in
 // between, long before the rate-limit budget (600 s a request by default) is spent.
 TEST(LlmFailures, RateLimitsWithNoSuccessOpenTheBreakerBeforeTheBudgetIsSpent) {
-  RawServer server(429, R"({"error": {"message": "Rate limit reached", "type": "requests"}})");
-  llm::EndpointConfig config;
-  config.name = "judge";
-  config.model = "m";
-  config.base_url = server.base_url();
-  config.concurrency = 4;
-  config.backoff_base_s = 0.01;
-  config.backoff_max_s = 0.05;
-  config.rate_limit_budget_s = 600;
-  Client client(config);
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    client.run(distinct_requests(40, "r"));
-    ADD_FAILURE() << "no EndpointDown";
-  } catch (const llm::EndpointDown& e) {
-    EXPECT_NE(std::string(e.what()).find("given up after 8 failed attempts in a row"),
-              std::string::npos)
-        << e.what();
-    EXPECT_NE(std::string(e.what()).find("Rate limit reached"), std::string::npos) << e.what();
-  }
-  EXPECT_LT(since(t0), 5.0);
+  const std::string message = give_up_on_rate_limits(600, 8);
+  EXPECT_NE(message.find("given up after 8 failed attempts in a row"), std::string::npos)
+      << message;
 }
 
-// With a budget shorter than the breaker's retries, the budget ends it.
+// With a budget shorter than the breaker's retries, the budget ends it: the endpoint is given
+// up, not waited out once per queued request.
 TEST(LlmFailures, RateLimitsForAWholeBudgetOpenTheBreaker) {
-  RawServer server(429, R"({"error": {"message": "Rate limit reached", "type": "requests"}})");
-  llm::EndpointConfig config;
-  config.name = "judge";
-  config.model = "m";
-  config.base_url = server.base_url();
-  config.concurrency = 4;
-  config.backoff_base_s = 0.01;
-  config.backoff_max_s = 0.05;
-  config.rate_limit_budget_s = 0.3;
-  config.circuit_breaker = 1000;
-  Client client(config);
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    client.run(distinct_requests(40, "r"));
-    ADD_FAILURE() << "no EndpointDown";
-  } catch (const llm::EndpointDown& e) {
-    EXPECT_NE(std::string(e.what()).find("answered only 429"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("Rate limit reached"), std::string::npos) << e.what();
-  }
-  EXPECT_LT(since(t0), 5.0);
+  const std::string message = give_up_on_rate_limits(0.3, 1000);
+  EXPECT_NE(message.find("answered only 429"), std::string::npos) << message;
 }
 
 // Reproduction 6: one 300 MB answer used 4 GB of memory and 945 MB of cache.
