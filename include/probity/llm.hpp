@@ -28,6 +28,22 @@ namespace probity::llm {
 
 // ---- Endpoint settings -----------------------------------------------------------------------
 
+// How a role asks the server to structure its answers (each structured question carries the
+// JSON Schema of its answer). The strict parser checks every answer whatever the mode.
+enum class StructuredMode {
+  kSchema,  // the answer's JSON Schema (constrained decoding where the server has it)
+  kJson,    // any JSON object (response_format json_object)
+  kOff,     // nothing: the prompt alone asks for JSON
+};
+StructuredMode parse_structured_mode(std::string_view name);  // "schema", "json", "off"
+std::string_view structured_mode_name(StructuredMode mode);
+
+// The server software behind an endpoint, where it changes what is sent. kAuto sends what all of
+// them accept (OpenAI's response_format, which vLLM, SGLang, llama.cpp and Ollama's /v1 read).
+enum class ServerKind { kAuto, kOpenAi, kVllm, kSglang, kLlamaCpp, kOllama };
+ServerKind parse_server_kind(std::string_view name);  // "auto", "openai", "vllm", ...
+std::string_view server_kind_name(ServerKind kind);
+
 struct EndpointConfig {
   std::string name = "default";  // role ("judge", "oracle", ...), used in accounting and messages
   std::string base_url;          // e.g. "http://127.0.0.1:8000/v1" (the path up to /chat/...)
@@ -64,6 +80,8 @@ struct EndpointConfig {
   double price_in = 0, price_out = 0;     // USD per 1M input / output tokens
   std::optional<double> price_cached_in;  // USD per 1M cached input tokens (unset: price_in)
   std::string extra_body;  // a JSON object whose fields are added to generation request bodies
+  StructuredMode structured = StructuredMode::kSchema;
+  ServerKind server = ServerKind::kAuto;
 };
 
 // ---- Requests and responses ------------------------------------------------------------------
@@ -97,8 +115,11 @@ struct Request {
   std::optional<int> logprobs;         // top-k per position (chat: logprobs + top_logprobs)
   std::optional<int> prompt_logprobs;  // vLLM: top-k per prompt position (-1: whole vocabulary)
   std::string extra;                   // JSON object of further body fields (after extra_body)
-  std::string path;                    // kJson: appended to the base URL ("/embed_all")
-  std::string body;                    // kJson: the JSON body (sent in canonical form)
+  // Chat: the JSON Schema (JSON text) of the answer, sent as the endpoint's `structured` mode
+  // says; empty: a free-text answer.
+  std::string schema;
+  std::string path;  // kJson: appended to the base URL ("/embed_all")
+  std::string body;  // kJson: the JSON body (sent in canonical form)
   // Repeated-sampling index: samples 0..N-1 of the same request are distinct requests with
   // distinct cache entries, even at temperature 0.
   std::uint32_t sample = 0;
@@ -211,7 +232,7 @@ class Cache {
 struct EndpointUsage {
   std::string endpoint;  // EndpointConfig::name
   std::string model;
-  std::uint64_t items = 0;     // responses returned by run()
+  std::uint64_t answers = 0;   // responses returned by run(): requests answered + cache hits
   std::uint64_t requests = 0;  // HTTP requests sent, retries included
   std::uint64_t cache_hits = 0;
   std::uint64_t retries = 0;
@@ -222,6 +243,12 @@ struct EndpointUsage {
   // Structured (JSON) questions: asked, re-asks of an unusable answer, and answers still
   // unusable after the last re-ask (recorded as failed by the component that asked).
   std::uint64_t questions = 0, reasks = 0, unparsed = 0;
+  // Requests whose structured-output field the server rejected (HTTP 400 naming it): each was
+  // sent once more without it, as was every later request of the run, and the first rejection's
+  // message is kept.
+  std::uint64_t unstructured = 0;
+  std::string structured_rejection;
+  std::string structured;  // the mode asked of the server ("schema", "json", "off")
   std::uint64_t tokens_in = 0, tokens_out = 0;  // from `usage` of live answers
   std::uint64_t tokens_cached_in = 0;           // of tokens_in, served from the server's cache
   double wall_s = 0;                            // summed over run() calls
@@ -343,6 +370,8 @@ struct EndpointSettings {
   std::optional<std::int64_t> seed;
   std::optional<double> price_in, price_out, price_cached_in;
   std::optional<std::string> extra_body;  // JSON text of an [llm.<role>.extra_body] table
+  std::optional<StructuredMode> structured;
+  std::optional<ServerKind> server;
   void apply_to(EndpointConfig& config) const;
 };
 
@@ -352,6 +381,11 @@ struct EndpointSettings {
 // another server (its key and headers must not be sent to the embedding server).
 const std::vector<std::string>& role_names();
 
+// What a role gets before any configuration: a bounded answer length (max_tokens) sized to what
+// its prompts ask for, and seed 0 so that sampled answers are reproducible; nothing for `lm` and
+// `embedder`, whose requests set their own.
+EndpointSettings role_defaults(std::string_view role);
+
 struct LlmConfig {
   std::string path;        // the file it was read from ("" when none)
   std::string cache_path;  // "" = no cache
@@ -359,7 +393,7 @@ struct LlmConfig {
   std::map<std::string, EndpointSettings, std::less<>> roles;
 
   bool has_role(std::string_view role) const;
-  // Built-in defaults, then [llm.default], then [llm.<role>]; name = role.
+  // Built-in defaults (role_defaults), then [llm.default], then [llm.<role>]; name = role.
   EndpointConfig endpoint(std::string_view role) const;
   // The cache the configuration asks for; nullptr when off or no path is set.
   std::unique_ptr<Cache> open_cache() const;
@@ -384,12 +418,14 @@ LlmConfig parse_config(std::string_view toml, const std::string& path);
 
 // Command-line options that override [llm.default] (roles that set a field keep their own).
 struct CliOverrides {
-  std::optional<std::string> base_url;     // --llm-base-url
-  std::optional<std::string> model;        // --llm-model
-  std::optional<std::string> api_key_env;  // --llm-api-key-env
-  std::optional<std::size_t> concurrency;  // --llm-concurrency
-  std::optional<std::string> cache;        // --cache FILE
-  std::optional<std::string> cache_mode;   // --cache-mode
+  std::optional<std::string> base_url;       // --llm-base-url
+  std::optional<std::string> model;          // --llm-model
+  std::optional<std::string> api_key_env;    // --llm-api-key-env
+  std::optional<std::size_t> concurrency;    // --llm-concurrency
+  std::optional<std::string> cache;          // --cache FILE
+  std::optional<std::string> cache_mode;     // --cache-mode
+  std::optional<StructuredMode> structured;  // --llm-structured
+  std::optional<ServerKind> server;          // --llm-server
 };
 void apply_cli_overrides(LlmConfig& config, const CliOverrides& overrides);
 

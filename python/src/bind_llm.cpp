@@ -20,7 +20,8 @@ void bind_llm(EngineClass& engine) {
       [](PyEngine& e, const std::string& config_path, std::optional<std::string> base_url,
          std::optional<std::string> model, std::optional<std::string> api_key_env,
          std::optional<std::size_t> concurrency, std::optional<std::string> cache,
-         std::optional<std::string> cache_mode) {
+         std::optional<std::string> cache_mode, std::optional<std::string> structured,
+         std::optional<std::string> server) {
         llm::LlmConfig config =
             config_path.empty() ? llm::LlmConfig{} : llm::load_config(config_path);
         llm::CliOverrides o;
@@ -30,6 +31,8 @@ void bind_llm(EngineClass& engine) {
         o.concurrency = concurrency;
         o.cache = std::move(cache);
         o.cache_mode = std::move(cache_mode);
+        if (structured) o.structured = llm::parse_structured_mode(*structured);
+        if (server) o.server = llm::parse_server_kind(*server);
         llm::apply_cli_overrides(config, o);
         llm::apply_environment(config);
         auto session = std::make_shared<llm::Session>(std::move(config));
@@ -46,7 +49,8 @@ void bind_llm(EngineClass& engine) {
       },
       py::arg("config") = "", py::arg("base_url") = py::none(), py::arg("model") = py::none(),
       py::arg("api_key_env") = py::none(), py::arg("concurrency") = py::none(),
-      py::arg("cache") = py::none(), py::arg("cache_mode") = py::none());
+      py::arg("cache") = py::none(), py::arg("cache_mode") = py::none(),
+      py::arg("structured") = py::none(), py::arg("server") = py::none());
   engine.def("disconnect_llm", [](PyEngine& e) {
     py::gil_scoped_release release;
     std::lock_guard lock(e.mutex);

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "llm/prompts.hpp"
+#include "llm/schema.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "perturb/edit_ops.hpp"
@@ -169,7 +170,11 @@ class LlmGuard final : public InformationGuard {
         claim = j.at("new_claim").get<std::string>();
       return nlohmann::json{{"adds", *adds}, {"claim", claim}};
     };
-    const auto answers = llm::ask_structured(*client_, prompts, parser, kReasks);
+    const auto schema = [](std::size_t) {
+      return llm::schema::object(
+          {{"adds_information", llm::schema::boolean()}, {"new_claim", llm::schema::string()}});
+    };
+    const auto answers = llm::ask_structured(*client_, prompts, schema, parser, kReasks);
     std::vector<GuardVerdict> out(pairs.size());
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       const auto& a = answers[i];
@@ -262,7 +267,12 @@ std::vector<AttackerAnswer> LlmAttacker::propose(const std::vector<AttackerQuery
     }
     return kept;
   };
-  const auto answers = llm::ask_structured(*impl_->client, prompts, parser, kReasks, {}, seeds);
+  const auto schema = [&](std::size_t k) {
+    return llm::schema::object(
+        {{"rewrites", llm::schema::array(llm::schema::string(), 1, queries[k].count)}});
+  };
+  const auto answers =
+      llm::ask_structured(*impl_->client, prompts, schema, parser, kReasks, {}, seeds);
   std::vector<AttackerAnswer> out(queries.size());
   for (std::size_t i = 0; i < queries.size(); ++i) {
     out[i].ok = answers[i].ok;

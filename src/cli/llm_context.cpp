@@ -47,7 +47,7 @@ int with_llm_failures(int code, const std::shared_ptr<llm::Session>& session,
     std::uint64_t failed = 0;
     for (const auto& [kind, n] : u.failures) failed += n;
     const double share_failed =
-        u.items == 0 ? 0.0 : static_cast<double>(failed) / static_cast<double>(u.items);
+        u.answers == 0 ? 0.0 : static_cast<double>(failed) / static_cast<double>(u.answers);
     const double share_unparsed =
         u.questions == 0 ? 0.0 : static_cast<double>(u.unparsed) / static_cast<double>(u.questions);
     if (share_failed > flags.max_failed) {
@@ -56,7 +56,7 @@ int with_llm_failures(int code, const std::shared_ptr<llm::Session>& session,
       for (const auto& [kind, n] : u.failures)
         kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", kind, n);
       fmt::print(stderr, "probity: {} of {} LLM requests to '{}' ({}) failed: {}\n", failed,
-                 u.items, u.endpoint, u.model, kinds);
+                 u.answers, u.endpoint, u.model, kinds);
       for (const auto& [kind, messages] : u.failure_examples)
         for (const auto& m : messages) fmt::print(stderr, "  {}: {}\n", kind, m);
     }

@@ -6,7 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <exception>
+#include <initializer_list>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -68,6 +70,14 @@ void add_threads(CLI::App* cmd, unsigned& threads) {
       ->capture_default_str();
 }
 
+// A flag's values by the library's names for them (the names are declared there once).
+template <class E>
+std::map<std::string, E> by_name(std::initializer_list<E> values, std::string_view (*name)(E)) {
+  std::map<std::string, E> out;
+  for (E v : values) out.emplace(std::string(name(v)), v);
+  return out;
+}
+
 // The LLM endpoint flags of commands whose metrics may call a model (they override
 // [llm.default] of the --config file).
 void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
@@ -82,6 +92,19 @@ void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
       ->check(whole(1, limits::kLlmConcurrency));
   cmd->add_option("--cache", f.overrides.cache, "LLM response cache (SQLite file)");
   cmd->add_option("--cache-mode", f.overrides.cache_mode, "read-write, read-only, refresh or off");
+  cmd->add_option("--llm-structured", f.overrides.structured,
+                  "What structured questions ask of the server: schema (each answer's JSON "
+                  "Schema, the default), json (any JSON object) or off")
+      ->transform(CLI::CheckedTransformer(by_name(
+          {llm::StructuredMode::kSchema, llm::StructuredMode::kJson, llm::StructuredMode::kOff},
+          llm::structured_mode_name)));
+  cmd->add_option("--llm-server", f.overrides.server,
+                  "The server software, where it changes what is sent: auto (the default), "
+                  "openai, vllm, sglang, llamacpp or ollama")
+      ->transform(CLI::CheckedTransformer(
+          by_name({llm::ServerKind::kAuto, llm::ServerKind::kOpenAi, llm::ServerKind::kVllm,
+                   llm::ServerKind::kSglang, llm::ServerKind::kLlamaCpp, llm::ServerKind::kOllama},
+                  llm::server_kind_name)));
   cmd->add_option("--max-failed", f.max_failed,
                   "Share of an endpoint's LLM requests that may fail (transport, auth, HTTP "
                   "errors) before the run exits with code 5")

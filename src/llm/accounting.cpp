@@ -11,7 +11,7 @@ namespace probity::llm {
 namespace {
 
 void merge(EndpointUsage& into, const EndpointUsage& delta) {
-  into.items += delta.items;
+  into.answers += delta.answers;
   into.requests += delta.requests;
   into.cache_hits += delta.cache_hits;
   into.retries += delta.retries;
@@ -25,6 +25,9 @@ void merge(EndpointUsage& into, const EndpointUsage& delta) {
   into.questions += delta.questions;
   into.reasks += delta.reasks;
   into.unparsed += delta.unparsed;
+  into.unstructured += delta.unstructured;
+  if (into.structured_rejection.empty()) into.structured_rejection = delta.structured_rejection;
+  if (into.structured.empty()) into.structured = delta.structured;
   into.tokens_in += delta.tokens_in;
   into.tokens_out += delta.tokens_out;
   into.tokens_cached_in += delta.tokens_cached_in;
@@ -47,7 +50,7 @@ nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
     j["price_out_per_mtok"] = u.price_out;
     j["price_cached_in_per_mtok"] = u.price_cached_in.value_or(u.price_in);
   }
-  j["items"] = u.items;
+  j["answers"] = u.answers;
   j["requests"] = u.requests;
   j["cache_hits"] = u.cache_hits;
   j["retries"] = u.retries;
@@ -61,6 +64,9 @@ nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
   j["questions"] = u.questions;
   j["reasks"] = u.reasks;
   j["unparsed"] = u.unparsed;
+  if (with_endpoint) j["structured"] = u.structured;
+  j["unstructured"] = u.unstructured;
+  if (!u.structured_rejection.empty()) j["structured_rejection"] = u.structured_rejection;
   j["tokens_in"] = u.tokens_in;
   j["tokens_out"] = u.tokens_out;
   j["tokens_cached_in"] = u.tokens_cached_in;
@@ -79,6 +85,7 @@ void Accounting::register_endpoint(const EndpointConfig& config) {
   u.price_in = config.price_in;
   u.price_out = config.price_out;
   u.price_cached_in = config.price_cached_in;
+  u.structured = structured_mode_name(config.structured);
 }
 
 void Accounting::add(const std::string& endpoint, const std::string& model,
@@ -117,17 +124,23 @@ std::string Accounting::summary() const {
   std::string out = fmt::format(
       "{:<12} {:<24} {:>8} {:>9} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>11} {:>11} {:>9} "
       "{:>10}\n",
-      "endpoint", "model", "items", "requests", "cached", "retries", "failed", "questions",
+      "endpoint", "model", "answers", "requests", "cached", "retries", "failed", "questions",
       "reasks", "unparsed", "tokens in", "tokens out", "wall s", "cost USD");
   auto line = [&](const EndpointUsage& u) {
     out += fmt::format(
         "{:<12} {:<24} {:>8} {:>9} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>11} {:>11} {:>9.2f} "
         "{:>10.4f}\n",
-        u.endpoint, u.model, u.items, u.requests, u.cache_hits, u.retries, failed(u), u.questions,
+        u.endpoint, u.model, u.answers, u.requests, u.cache_hits, u.retries, failed(u), u.questions,
         u.reasks, u.unparsed, u.tokens_in, u.tokens_out, u.wall_s, u.cost_usd);
   };
   for (const auto& u : rows) line(u);
   if (rows.size() > 1) line(total());
+  for (const auto& u : rows)
+    if (u.unstructured > 0)
+      out += fmt::format(
+          "structured output {}/{}: the server rejected it ({}); {} request{} sent without it\n",
+          u.endpoint, u.model, u.structured_rejection, u.unstructured,
+          u.unstructured == 1 ? " was" : "s were");
   for (const auto& u : rows) {
     if (u.failures.empty()) continue;
     std::string kinds;

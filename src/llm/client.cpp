@@ -173,6 +173,9 @@ struct Client::Impl {
   Clock::time_point last_success{};  // when a request last succeeded (epoch: never)
   std::atomic<bool> breaker_open{false};
   std::string breaker_reason;  // written by the I/O thread before breaker_open is set
+  // The server rejected the structured-output fields once: every later request goes without
+  // (I/O thread only).
+  bool structured_rejected = false;
 
   Impl(EndpointConfig c, ClientOptions o, Accounting* a)
       : config(std::move(c)), options(std::move(o)), accounting(a) {}
@@ -201,6 +204,15 @@ struct Client::Impl {
   std::string redact(const std::string& s) const { return detail::redact_text(s, secrets); }
   std::string redact_body(std::string body) const {
     return detail::redact_body(std::move(body), secrets);
+  }
+
+  // From now on `job` is sent without its structured-output fields (under the same cache key).
+  void drop_structured(Job& job) {
+    job.wire.body = std::move(job.wire.unstructured_body);
+    job.wire.unstructured_body.clear();
+    EndpointUsage delta;
+    delta.unstructured = 1;
+    count(delta);
   }
 
   void open_breaker(std::string reason) {
@@ -315,6 +327,7 @@ struct Client::Impl {
     job->max_bytes = config.max_response_bytes;
     job->retry_after_s.reset();
     job->errbuf[0] = '\0';
+    if (structured_rejected && !job->wire.unstructured_body.empty()) drop_structured(*job);
     const auto timeout_ms = static_cast<long>(std::ceil(config.timeout_s * 1000));
     curl_easy_setopt(easy, CURLOPT_URL, job->wire.url.c_str());
     curl_easy_setopt(easy, CURLOPT_POST, 1L);
@@ -454,6 +467,23 @@ struct Client::Impl {
         retryable = true;
       } else {
         r.error_kind = ErrorKind::kInvalidRequest;
+        if (!job->wire.unstructured_body.empty() &&
+            detail::rejects_structured_output(static_cast<int>(status), message)) {
+          // Sent again at once without the fields, noted in the usage table: a server without
+          // structured output still answers, and the strict parser still checks the answer.
+          if (!structured_rejected) {
+            structured_rejected = true;
+            EndpointUsage note;
+            note.structured_rejection = r.error;
+            count(note);
+            log(fmt::format(
+                "llm[{}]: the server rejected structured output ({}); sending without it",
+                config.name, r.error));
+          }
+          drop_structured(*job);
+          waiting.emplace(now, std::move(job));
+          return;
+        }
         if (status == 400) {
           const std::string hint = detail::config_hint(job->rx, config);
           if (!hint.empty()) r.error += " — " + hint;
@@ -841,7 +871,7 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
   }
 
   EndpointUsage delta;
-  delta.items = total;
+  delta.answers = total;
   delta.cache_hits = hits;
   for (std::size_t i = 0; i < total; ++i) {
     if (out[i].ok || requests[i].probe || (interrupted && out[i].error == kCancelled)) continue;
@@ -916,6 +946,9 @@ std::string Client::signature() const {
   if (config_.seed) s.field("seed", *config_.seed);
   if (config_.n != 1) s.field("n", config_.n);
   if (!config_.extra_body.empty()) s.field("extra", sha256_hex(config_.extra_body).substr(0, 12));
+  // What was asked of the server's decoding: a constrained answer can differ from a free one.
+  s.field("structured", structured_mode_name(config_.structured));
+  if (config_.server != ServerKind::kAuto) s.field("server", server_kind_name(config_.server));
   return s.format();
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -61,6 +62,22 @@ void EndpointSettings::apply_to(EndpointConfig& c) const {
   if (price_out) c.price_out = *price_out;
   if (price_cached_in) c.price_cached_in = *price_cached_in;
   if (extra_body) c.extra_body = *extra_body;
+  if (structured) c.structured = *structured;
+  if (server) c.server = *server;
+}
+
+EndpointSettings role_defaults(std::string_view role) {
+  // Room for the answer each role's prompts ask for, with slack for the whitespace a grammar
+  // lets a small model write between JSON tokens; a role's table or [llm.default] may change it.
+  static const std::map<std::string_view, int> max_tokens = {
+      {"default", 1024},    {"judge", 512},     {"oracle", 1024}, {"perturber", 2048},
+      {"decomposer", 1024}, {"attacker", 4096}, {"guard", 512}};
+  EndpointSettings s;
+  if (auto it = max_tokens.find(role); it != max_tokens.end()) {
+    s.max_tokens = it->second;
+    s.seed = 0;
+  }
+  return s;
 }
 
 bool LlmConfig::has_role(std::string_view role) const {
@@ -73,6 +90,13 @@ EndpointConfig LlmConfig::endpoint(std::string_view role) const {
     throw UsageError(fmt::format("unknown llm role '{}' (expected {})", role, role_list()));
   EndpointConfig c;
   c.name = std::string(role);
+  const EndpointSettings builtin = role_defaults(role);
+  builtin.apply_to(c);
+  // A table that sets max_completion_tokens (reasoning models) replaces the built-in max_tokens:
+  // the two are exclusive.
+  for (std::string_view table : {std::string_view("default"), role})
+    if (auto it = roles.find(table); it != roles.end() && it->second.max_completion_tokens)
+      c.max_tokens.reset();
   if (auto it = roles.find("default"); it != roles.end()) it->second.apply_to(c);
   if (role != "default")
     if (auto it = roles.find(role); it != roles.end()) it->second.apply_to(c);
@@ -248,7 +272,19 @@ struct Reader {
       } else if (name == "seed")
         s.seed = integer(table, key, v, std::numeric_limits<std::int64_t>::min(),
                          std::numeric_limits<std::int64_t>::max());
-      else if (name == "price_in")
+      else if (name == "structured") {
+        try {
+          s.structured = parse_structured_mode(string(table, key, v));
+        } catch (const UsageError& e) {
+          fail(table, key, e.what());
+        }
+      } else if (name == "server") {
+        try {
+          s.server = parse_server_kind(string(table, key, v));
+        } catch (const UsageError& e) {
+          fail(table, key, e.what());
+        }
+      } else if (name == "price_in")
         s.price_in = number(table, key, v, 0);
       else if (name == "price_out")
         s.price_out = number(table, key, v, 0);
@@ -264,7 +300,7 @@ struct Reader {
              "unknown key (expected base_url, model, api_key_env, headers, concurrency, rpm, "
              "tpm, timeout, rate_limit_budget, max_attempts, circuit_breaker, "
              "max_response_bytes, temperature, max_tokens, max_completion_tokens, seed, "
-             "price_in, price_out, price_cached_in or extra_body)");
+             "structured, server, price_in, price_out, price_cached_in or extra_body)");
     }
     if (s.max_tokens && s.max_completion_tokens)
       fail(table, *max_completion_tokens_key,
@@ -355,6 +391,8 @@ void apply_cli_overrides(LlmConfig& config, const CliOverrides& o) {
   }
   if (o.cache) config.cache_path = *o.cache;
   if (o.cache_mode) config.cache_mode = parse_cache_mode(*o.cache_mode);
+  if (o.structured) d.structured = *o.structured;
+  if (o.server) d.server = *o.server;
 }
 
 namespace {

@@ -3,9 +3,11 @@
 // parsing, Retry-After parsing, the token bucket and retry delays.
 #include <cstdint>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "probity/llm.hpp"
 
@@ -17,7 +19,20 @@ struct WireRequest {
   std::string body;       // JSON
   std::string key;        // cache key
   double est_tokens = 0;  // for the tokens-per-period limit, before `usage` is known
+  // The body without its structured-output fields (empty when it has none): what is sent once
+  // the server has rejected them. The cache key stays that of `body`.
+  std::string unstructured_body;
 };
+
+// The body fields of structured output through which a server could be asked for a shape
+// (probity's own or a user's extra_body).
+std::vector<std::string_view> structured_output_fields();
+// The fields that ask `config`'s server for an answer following `schema`, per its mode and
+// server kind (none when the mode is off).
+nlohmann::json structured_output_body(const EndpointConfig& config, const nlohmann::json& schema);
+// An HTTP error that names a structured-output field or the schema: the server does not take
+// them, and the request is sent again without.
+bool rejects_structured_output(int status, std::string_view message);
 
 // Throws std::invalid_argument for an `extra`/`extra_body` that is not a JSON object.
 WireRequest build_request(const EndpointConfig& config, const Request& request);

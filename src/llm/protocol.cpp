@@ -224,6 +224,18 @@ WireRequest build_request(const EndpointConfig& config, const Request& request) 
     for (const auto& [field, value] : extra.items())
       if (!body.contains(field)) body[field] = value;
   }
+  if (!request.schema.empty() && request.endpoint != Endpoint::kTokenize) {
+    const json schema = parse_object(request.schema, "a request's answer schema");
+    const json fields = structured_output_body(config, schema);
+    // A user's own constraint (a grammar in extra_body, say) is what they asked for: kept, and
+    // probity's not added next to it (servers refuse two).
+    bool own = false;
+    for (std::string_view field : structured_output_fields()) own = own || body.contains(field);
+    if (!own && !fields.empty()) {
+      wire.unstructured_body = dump(body);
+      for (const auto& [field, value] : fields.items()) body[field] = value;
+    }
+  }
   wire.body = dump(body);
   // Everything that determines the answer: where it goes, what is sent (canonical JSON: sorted
   // keys, no spaces), which sample. The API key travels in a header and is never part of this.

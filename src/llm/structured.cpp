@@ -250,13 +250,15 @@ std::size_t FailureTally::total() const {
 }
 
 std::vector<Answer> ask_structured(Client& client, const std::vector<std::string>& prompts,
-                                   const AnswerParser& parser, int max_reasks,
-                                   const std::vector<std::uint32_t>& samples,
+                                   const AnswerSchema& schema, const AnswerParser& parser,
+                                   int max_reasks, const std::vector<std::uint32_t>& samples,
                                    const std::vector<std::int64_t>& seeds) {
   std::vector<Answer> out(prompts.size());
   std::vector<std::vector<Message>> conv(prompts.size());
   std::vector<std::size_t> pending(prompts.size());
+  std::vector<std::string> schemas(prompts.size());
   for (std::size_t i = 0; i < prompts.size(); ++i) {
+    if (schema) schemas[i] = schema(i).dump();
     conv[i] = {{"user", prompts[i]}};
     pending[i] = i;
   }
@@ -267,6 +269,7 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
       Request r;
       r.endpoint = Endpoint::kChat;
       r.messages = conv[i];
+      r.schema = schemas[i];
       r.sample = samples.empty() ? 0 : samples[i];
       if (!seeds.empty()) r.seed = seeds[i];
       batch.push_back(std::move(r));

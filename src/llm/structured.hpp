@@ -58,13 +58,17 @@ struct Answer {
 using AnswerParser = std::function<std::optional<nlohmann::json>(
     std::size_t index, const nlohmann::json&, std::string& error)>;
 
+// The JSON Schema of the answer to prompt `index`, sent to the server as the endpoint's
+// `structured` mode says (see schema.hpp for the builders).
+using AnswerSchema = std::function<nlohmann::json(std::size_t index)>;
+
 // Sends every prompt as a one-message chat in ONE Client::run batch; answers that do not parse
 // are re-asked together (the conversation plus the parse error) up to `max_reasks` rounds.
 // `samples[i]` is the repeated-sampling index of prompt i (empty: all 0); `seeds[i]`, when
 // given, its generation seed (empty: the endpoint's).
 std::vector<Answer> ask_structured(Client& client, const std::vector<std::string>& prompts,
-                                   const AnswerParser& parser, int max_reasks,
-                                   const std::vector<std::uint32_t>& samples = {},
+                                   const AnswerSchema& schema, const AnswerParser& parser,
+                                   int max_reasks, const std::vector<std::uint32_t>& samples = {},
                                    const std::vector<std::int64_t>& seeds = {});
 
 }  // namespace probity::llm

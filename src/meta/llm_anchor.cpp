@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "llm/prompts.hpp"
+#include "llm/schema.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "probity/meta.hpp"
@@ -163,7 +164,10 @@ class LlmAnchorJudge final : public AnchorJudge {
       if (!v) return std::nullopt;
       return nlohmann::json(*v);
     };
-    auto answers = llm::ask_structured(*client_, prompts, parser, options_.max_reasks);
+    const auto schema = [](std::size_t) {
+      return llm::schema::object({{"better", llm::schema::string_enum({"A", "B", "tie"})}});
+    };
+    auto answers = llm::ask_structured(*client_, prompts, schema, parser, options_.max_reasks);
     for (std::size_t k = 0; k < keys.size(); ++k) {
       const auto& first = answers[2 * k];
       const auto& second = answers[2 * k + 1];

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "llm/prompts.hpp"
+#include "llm/schema.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "probity/meta.hpp"
@@ -242,7 +243,15 @@ class LlmInjector final : public Injector {
                             {"removed", e->removed},
                             {"inserted", e->inserted}};
     };
-    auto answers = llm::ask_structured(*client_, prompts, parser, options_.max_reasks, {}, seeds);
+    // Every field required (strict decoders need that): a refusal is "applicable": false with
+    // the others empty.
+    const auto schema = [](std::size_t) {
+      return llm::schema::object({{"applicable", llm::schema::boolean()},
+                                  {"text", llm::schema::string()},
+                                  {"error", llm::schema::string()}});
+    };
+    auto answers =
+        llm::ask_structured(*client_, prompts, schema, parser, options_.max_reasks, {}, seeds);
 
     std::vector<std::size_t> not_applicable;
     for (std::size_t k = 0; k < pending.size(); ++k) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "llm/schema.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
 
@@ -145,8 +146,10 @@ void LlmAspectJudge::fit(std::span<const Task>) {
   // Nothing to learn: the model makes every judgment.
 }
 
-json LlmAspectJudge::ask(const std::string& prompt, const llm::AnswerParser& parser) const {
-  auto answers = llm::ask_structured(*client_, {prompt}, parser, options_.reasks);
+json LlmAspectJudge::ask(const std::string& prompt, const json& schema,
+                         const llm::AnswerParser& parser) const {
+  auto answers = llm::ask_structured(
+      *client_, {prompt}, [&](std::size_t) { return schema; }, parser, options_.reasks);
   auto& a = answers.front();
   if (!a.ok) {
     failures_.add(a.error);
@@ -158,8 +161,12 @@ json LlmAspectJudge::ask(const std::string& prompt, const llm::AnswerParser& par
 
 LlmAspectJudge::Extraction LlmAspectJudge::ask_extraction(const std::string& text) const {
   const std::string prompt = extract_.render({{"text", text}});
+  const json schema = llm::schema::object(
+      {{"aspects", llm::schema::array(llm::schema::object({{"title", llm::schema::string()},
+                                                           {"evidence", llm::schema::string()}}),
+                                      1)}});
   auto answers = llm::ask_structured(
-      *client_, {prompt},
+      *client_, {prompt}, [&](std::size_t) { return schema; },
       [](std::size_t, const json& j, std::string& error) { return parse_aspects(j, error); },
       options_.reasks);
   const auto& a = answers.front();
@@ -245,7 +252,10 @@ MatchDecision LlmAspectJudge::match(const Aspect& aspect, std::span<const Aspect
     out["rationale"] = *why;
     return out;
   };
-  const json v = ask(prompt, parser);
+  const json schema =
+      llm::schema::object({{"match", llm::schema::nullable(llm::schema::integer(1, n))},
+                           {"rationale", llm::schema::string()}});
+  const json v = ask(prompt, schema, parser);
   d.rationale = v.at("rationale").get<std::string>();
   if (!v.at("partner").is_null()) {
     d.partner = v.at("partner").get<std::size_t>();
@@ -263,7 +273,9 @@ Judgment LlmAspectJudge::judgment(const llm::PromptTemplate& prompt,
     if (!why) return std::nullopt;
     return json{{"aligned", *aligned}, {"rationale", *why}};
   };
-  const json v = ask(prompt.render(values), parser);
+  static const json schema = llm::schema::object(
+      {{"aligned", llm::schema::boolean()}, {"rationale", llm::schema::string()}});
+  const json v = ask(prompt.render(values), schema, parser);
   Judgment j;
   j.value = v.at("aligned").get<bool>();
   j.rationale = v.at("rationale").get<std::string>();

@@ -57,7 +57,8 @@ class LlmAspectJudge final : public AspectJudge {
   };
   Extraction ask_extraction(const std::string& text) const;
   // One structured question; throws StepFailure (after counting it) when it failed.
-  nlohmann::json ask(const std::string& prompt, const llm::AnswerParser& parser) const;
+  nlohmann::json ask(const std::string& prompt, const nlohmann::json& schema,
+                     const llm::AnswerParser& parser) const;
   Judgment judgment(const llm::PromptTemplate& prompt,
                     const std::map<std::string, std::string>& values) const;
 

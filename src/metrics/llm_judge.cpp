@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "llm/prompts.hpp"
+#include "llm/schema.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
@@ -64,7 +65,7 @@ class LlmJudge final : public Metric {
         samples.push_back(static_cast<std::uint32_t>(s));
       }
     }
-    auto answers = llm::ask_structured(*client_, prompts, parser(), o_.reasks, samples);
+    auto answers = llm::ask_structured(*client_, prompts, schema(), parser(), o_.reasks, samples);
     std::lock_guard lock(mutex_);
     memo_.clear();  // chunks are scored one after another: keep one chunk's answers
     for (std::size_t i = 0; i < prompts.size(); ++i)
@@ -97,7 +98,8 @@ class LlmJudge final : public Metric {
       }
     }
     if (!missing.empty()) {
-      auto asked = llm::ask_structured(*client_, missing, parser(), o_.reasks, missing_samples);
+      auto asked =
+          llm::ask_structured(*client_, missing, schema(), parser(), o_.reasks, missing_samples);
       for (std::size_t k = 0; k < asked.size(); ++k) answers[missing_samples[k]] = asked[k];
     }
     double sum = 0;
@@ -129,6 +131,11 @@ class LlmJudge final : public Metric {
                            {"candidate", std::string(input.candidate)},
                            {"min", std::to_string(o_.lo)},
                            {"max", std::to_string(o_.hi)}});
+  }
+  llm::AnswerSchema schema() const {
+    return [this](std::size_t) {
+      return llm::schema::object({{"rating", llm::schema::integer(o_.lo, o_.hi)}});
+    };
   }
   llm::AnswerParser parser() const {
     return [this](std::size_t, const nlohmann::json& j,

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "llm/prompts.hpp"
+#include "llm/schema.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
@@ -152,7 +153,10 @@ class StyleNormalized final : public FlaggedWrapper, public CorpusSigned {
       for (const auto& k : kept) joined += (joined.empty() ? "" : "\n") + k;
       return joined;
     };
-    auto answers = llm::ask_structured(*client_, prompts, parser, reasks_);
+    const auto schema = [](std::size_t) {
+      return llm::schema::object({{"lines", llm::schema::array(llm::schema::string(), 1)}});
+    };
+    auto answers = llm::ask_structured(*client_, prompts, schema, parser, reasks_);
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < todo.size(); ++i) {
       if (answers[i].ok)

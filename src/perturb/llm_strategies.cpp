@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "llm/prompts.hpp"
+#include "llm/schema.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "perturb/strategies.hpp"
@@ -17,6 +18,11 @@ namespace probity::perturb {
 namespace {
 
 constexpr int kReasks = 2;
+
+// Every rewrite prompt asks for {"text": "..."}.
+nlohmann::json text_answer(std::size_t) {
+  return llm::schema::object({{"text", llm::schema::string()}});
+}
 constexpr std::string_view kGap = "[GAP]";
 
 // What a prompt needs of one item, or why the strategy does not apply to it.
@@ -176,7 +182,7 @@ class LlmStrategy final : public Perturbation {
       }
       return j.at("text");
     };
-    auto answers = llm::ask_structured(*client_, prompts, parser, kReasks, {}, seeds);
+    auto answers = llm::ask_structured(*client_, prompts, text_answer, parser, kReasks, {}, seeds);
     for (std::size_t k = 0; k < asked.size(); ++k) {
       PerturbResult& r = out[asked[k]];
       const auto& a = answers[k];
@@ -275,8 +281,9 @@ class LlmFixedFiller final : public Perturbation {
       }
       return llm::trim(j.at("text").get<std::string>());
     };
-    auto answers = llm::ask_structured(*client_, {prompt_.render({{"kind", kind}})}, parser,
-                                       kReasks, {}, {static_cast<std::int64_t>(c.seed >> 1)});
+    auto answers =
+        llm::ask_structured(*client_, {prompt_.render({{"kind", kind}})}, text_answer, parser,
+                            kReasks, {}, {static_cast<std::int64_t>(c.seed >> 1)});
     if (!answers[0].ok) {
       error = answers[0].error;
       return nullptr;

@@ -4,6 +4,7 @@
 
 #include <unordered_set>
 
+#include "llm/schema.hpp"
 #include "llm/structured.hpp"
 #include "probity/signature.hpp"
 
@@ -54,7 +55,10 @@ std::vector<mi::Decomposition> LlmDecomposer::decompose(std::span<const std::str
       }
       return out;
     };
-    auto answers = llm::ask_structured(*client_, prompts, parser, options_.reasks);
+    const auto schema = [](std::size_t) {
+      return llm::schema::object({{"statements", llm::schema::array(llm::schema::string(), 1)}});
+    };
+    auto answers = llm::ask_structured(*client_, prompts, schema, parser, options_.reasks);
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < todo.size(); ++i) {
       mi::Decomposition d;

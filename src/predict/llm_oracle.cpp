@@ -6,6 +6,7 @@
 #include <numbers>
 #include <set>
 
+#include "llm/schema.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
 
@@ -149,7 +150,17 @@ void LlmOracle::prefetch(std::span<const mi::TargetGroup> groups, bool critic) c
     if (!lv) return std::nullopt;
     return nlohmann::json::array({*lv});
   };
-  auto answers = llm::ask_structured(*client_, prompts, parser, options_.reasks);
+  // The shape each prompt asks for: per-claim lists of exactly the claims' count, or one value.
+  auto schema = [&](std::size_t i) {
+    namespace s = llm::schema;
+    const Job& job = jobs[i];
+    const nlohmann::json one = critic ? s::boolean() : s::integer(-3, 3);
+    if (job.list)
+      return s::object(
+          {{critic ? "supported" : "levels", s::array(one, job.ys.size(), job.ys.size())}});
+    return s::object({{critic ? (stmt ? "supported" : "same") : "level", one}});
+  };
+  auto answers = llm::ask_structured(*client_, prompts, schema, parser, options_.reasks);
 
   std::lock_guard lock(mutex_);
   for (std::size_t i = 0; i < jobs.size(); ++i) {

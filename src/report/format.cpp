@@ -1002,7 +1002,7 @@ Table dataset_table(const AuditReport& report) {
 Table llm_usage_table(const AuditReport& report) {
   Table t;
   t.title = "LLM usage";
-  t.header = {"endpoint", "model",    "items",     "requests",   "cached",  "retries",
+  t.header = {"endpoint", "model",    "answers",   "requests",   "cached",  "retries",
               "failed",   "unparsed", "tokens in", "tokens out", "cost USD"};
   t.align.assign(t.header.size(), Align::kRight);
   t.align[0] = t.align[1] = Align::kLeft;
@@ -1012,13 +1012,16 @@ Table llm_usage_table(const AuditReport& report) {
   auto count = [](const nlohmann::json& u, const char* key) {
     return std::to_string(u.value(key, std::uint64_t{0}));
   };
-  std::vector<std::string> failures, examples;
+  std::vector<std::string> failures, examples, unstructured;
   for (const auto& u : j["endpoints"]) {
     if (!u.is_object()) continue;
     const std::string endpoint = u.value("endpoint", std::string());
+    if (const auto n = u.value("unstructured", std::uint64_t{0}); n > 0)
+      unstructured.push_back(fmt::format("{}: {} request{} ({})", endpoint, n, n == 1 ? "" : "s",
+                                         u.value("structured_rejection", std::string())));
     t.rows.push_back({{endpoint},
                       {u.value("model", std::string())},
-                      {count(u, "items")},
+                      {count(u, "answers")},
                       {count(u, "requests")},
                       {count(u, "cache_hits")},
                       {count(u, "retries")},
@@ -1039,7 +1042,11 @@ Table llm_usage_table(const AuditReport& report) {
   t.note =
       "failed = requests that failed after retries (by kind below); unparsed = structured "
       "answers still unusable after re-asking. Both are recorded as failed items (undefined "
-      "scores, failed perturbations), never replaced by defaults.";
+      "scores, failed perturbations), never replaced by defaults. answers = requests answered "
+      "plus cache hits.";
+  if (!unstructured.empty())
+    t.note += " Sent without structured output after the server rejected it: " +
+              join(unstructured, "; ") + ".";
   if (!failures.empty()) t.note += " Failures: " + join(failures, "; ") + ".";
   if (!examples.empty()) t.note += " First messages: " + join(examples, "; ") + ".";
   return t;

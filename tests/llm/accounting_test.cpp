@@ -35,7 +35,7 @@ TEST(LlmAccounting, UsageTokensAndCost) {
   const auto& u = rows[0];
   EXPECT_EQ(u.endpoint, "judge");
   EXPECT_EQ(u.model, "mock-model");
-  EXPECT_EQ(u.items, 11u);
+  EXPECT_EQ(u.answers, 11u);
   EXPECT_EQ(u.requests, 12u);  // 10 + 1 retry + 1 failed
   EXPECT_EQ(u.retries, 1u);
   EXPECT_EQ(u.failures.at("auth"), 1u);
@@ -79,7 +79,7 @@ TEST(LlmAccounting, SharedAcrossEndpointsWithATotal) {
   EXPECT_DOUBLE_EQ(rows[0].cost_usd, 1.0);  // "ok"
   EXPECT_DOUBLE_EQ(rows[1].cost_usd, 3.0);
   const auto total = accounting.total();
-  EXPECT_EQ(total.items, 2u);
+  EXPECT_EQ(total.answers, 2u);
   EXPECT_EQ(total.tokens_in, 5u);
   EXPECT_DOUBLE_EQ(total.cost_usd, 4.0);
   EXPECT_NE(accounting.summary().find("total"), std::string::npos);

@@ -67,7 +67,7 @@ TEST(LlmCache, HitsAndMisses) {
   const auto usage = client.accounting().total();
   EXPECT_EQ(usage.cache_hits, 3u);
   EXPECT_EQ(usage.requests, 7u);
-  EXPECT_EQ(usage.items, 10u);
+  EXPECT_EQ(usage.answers, 10u);
 }
 
 TEST(LlmCache, OnlySuccessesAreCached) {

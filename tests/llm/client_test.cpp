@@ -60,6 +60,47 @@ TEST(LlmClient, ChatAnswersInInputOrderWithUsage) {
   EXPECT_FALSE(body.contains("n"));
 }
 
+// A server without structured output (hosted models reject unknown parameters) still answers:
+// the first rejection is noted, that request goes again at once without the field, and so does
+// every later one; nothing counts as failed.
+TEST(LlmClient, ARejectedSchemaIsSentAgainWithoutAndNotedInTheUsage) {
+  MockServer server;
+  server.set_fault_rule([](const json& r) -> std::optional<MockFault> {
+    if (r.contains("response_format"))
+      return MockFault::rejection(400, "Unrecognized request argument supplied: response_format");
+    return std::nullopt;
+  });
+  server.set_handler([](const json&) { return R"({"rating": 3})"; });
+  auto config = mock_endpoint(server);
+  config.concurrency = 1;
+  Client client(config);
+  std::vector<Request> requests;
+  for (int i = 0; i < 5; ++i) {
+    requests.push_back(chat_request("item " + std::to_string(i)));
+    requests.back().schema = R"({"type": "object"})";
+  }
+  const std::string key = client.key(requests[0]);
+  const auto responses = client.run(requests);
+  for (const auto& r : responses) {
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.text(), R"({"rating": 3})");
+  }
+  EXPECT_EQ(server.count("/v1/chat/completions"), 6u);  // one rejection, then five without
+  EXPECT_EQ(server.calls()[0].status, 400);
+  for (std::size_t k = 1; k < 6; ++k)
+    EXPECT_FALSE(json::parse(server.calls()[k].body).contains("response_format"));
+  const auto usage = client.accounting().total();
+  EXPECT_EQ(usage.unstructured, 5u);
+  EXPECT_TRUE(usage.failures.empty());
+  EXPECT_NE(usage.structured_rejection.find("response_format"), std::string::npos);
+  const std::string summary = client.accounting().summary();
+  EXPECT_NE(summary.find("the server rejected it"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("5 requests were sent without it"), std::string::npos) << summary;
+  // The cache key is the configured request's: a re-run finds the answers whatever was sent.
+  EXPECT_EQ(client.key(requests[0]), key);
+  EXPECT_NE(client.signature().find("structured:schema"), std::string::npos);
+}
+
 TEST(LlmClient, ConvenienceCallsAndChoices) {
   MockServer server;
   server.set_handler([](const json&) { return "one two three four"; });
@@ -116,7 +157,7 @@ TEST(LlmClient, IdenticalRequestsInABatchAreSentOnce) {
   for (const auto& r : out) ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(out[2].text(), "re: a");
   EXPECT_EQ(out[4].text(), "re: b");
-  EXPECT_EQ(client.accounting().total().items, 5u);
+  EXPECT_EQ(client.accounting().total().answers, 5u);
 }
 
 TEST(LlmClient, RetriesOn429HonouringRetryAfter) {

@@ -81,6 +81,70 @@ TEST(LlmConfig, RolesInheritTheDefault) {
   EXPECT_THROW(config.endpoint("critic"), UsageError);
 }
 
+// Flags alone must give every generating role a bounded answer and a reproducible seed (a judge
+// once ran to 481 tokens a rating); lm and embedder set their own per request.
+TEST(LlmConfig, RolesHaveDefaultMaxTokensAndSeedThatTablesOverride) {
+  const auto none = parse_config("", "");
+  for (const char* role :
+       {"default", "judge", "oracle", "perturber", "decomposer", "attacker", "guard"}) {
+    const auto c = none.endpoint(role);
+    EXPECT_TRUE(c.max_tokens.has_value()) << role;
+    EXPECT_EQ(c.seed, 0) << role;
+    EXPECT_EQ(c.structured, llm::StructuredMode::kSchema) << role;
+    EXPECT_EQ(c.server, llm::ServerKind::kAuto) << role;
+  }
+  EXPECT_EQ(none.endpoint("judge").max_tokens, 512);
+  EXPECT_EQ(none.endpoint("attacker").max_tokens, 4096);
+  EXPECT_FALSE(none.endpoint("lm").max_tokens);
+  EXPECT_FALSE(none.endpoint("lm").seed);
+  EXPECT_FALSE(none.endpoint("embedder").max_tokens);
+  const auto config = parse_config(kConfig, "probity.toml");
+  EXPECT_EQ(config.endpoint("judge").max_tokens, 16);     // its table
+  EXPECT_EQ(config.endpoint("judge").seed, 1234);         // [llm.default]
+  EXPECT_EQ(config.endpoint("oracle").max_tokens, 1024);  // built in
+  // max_completion_tokens (reasoning models) replaces the built-in max_tokens.
+  const auto reasoning = parse_config(
+      "[llm.default]\nbase_url = \"http://h/v1\"\n[llm.judge]\nmax_completion_tokens = 4000\n", "");
+  EXPECT_FALSE(reasoning.endpoint("judge").max_tokens);
+  EXPECT_EQ(reasoning.endpoint("judge").max_completion_tokens, 4000);
+  EXPECT_EQ(reasoning.endpoint("oracle").max_tokens, 1024);
+}
+
+TEST(LlmConfig, StructuredOutputModeAndServerPerRole) {
+  const auto config = parse_config(R"([llm.default]
+structured = "json"
+server = "llamacpp"
+[llm.judge]
+structured = "off"
+)",
+                                   "p.toml");
+  EXPECT_EQ(config.endpoint("judge").structured, llm::StructuredMode::kOff);
+  EXPECT_EQ(config.endpoint("oracle").structured, llm::StructuredMode::kJson);
+  EXPECT_EQ(config.endpoint("judge").server, llm::ServerKind::kLlamaCpp);
+  try {
+    parse_config("[llm.judge]\nstructured = \"grammar\"\n", "p.toml");
+    FAIL() << "accepted an unknown mode";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line(), 2u);
+    EXPECT_EQ(e.key(), "llm.judge.structured");
+    EXPECT_NE(std::string(e.what()).find("schema, json or off"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_config("[llm.judge]\nserver = \"tgi\"\n", "p.toml"), ConfigError);
+  // The flags override [llm.default]; a role's own setting stays.
+  auto flagged = config;
+  llm::CliOverrides o;
+  o.structured = llm::StructuredMode::kSchema;
+  o.server = llm::ServerKind::kVllm;
+  llm::apply_cli_overrides(flagged, o);
+  EXPECT_EQ(flagged.endpoint("oracle").structured, llm::StructuredMode::kSchema);
+  EXPECT_EQ(flagged.endpoint("judge").structured, llm::StructuredMode::kOff);
+  EXPECT_EQ(flagged.endpoint("judge").server, llm::ServerKind::kVllm);
+  EXPECT_EQ(llm::parse_structured_mode(llm::structured_mode_name(llm::StructuredMode::kJson)),
+            llm::StructuredMode::kJson);
+  EXPECT_EQ(llm::parse_server_kind(llm::server_kind_name(llm::ServerKind::kOllama)),
+            llm::ServerKind::kOllama);
+}
+
 // Found by fuzz_config: a file without an [llm] table made the old parser (cpptoml) throw
 // std::out_of_range.
 TEST(LlmConfig, EmptyFileOrNoLlmTableIsAnEmptyConfiguration) {

@@ -688,7 +688,7 @@ TEST(LlmPerturb, AuditWithLlmOracleAndJudgeCompletes) {
     applied += t.applied;
   }
   EXPECT_GT(applied, 0u);
-  EXPECT_GT(session->accounting().total().items, 0u);
+  EXPECT_GT(session->accounting().total().answers, 0u);
   std::filesystem::remove_all(out);
   std::filesystem::remove(data);
 }
@@ -727,7 +727,7 @@ TEST(LlmPerturb, CommandLineScoresAndAuditsWithLlmOracleJudgeAndPerturbations) {
   // The session's accounting is part of the report.
   const auto j = nlohmann::json::parse(report);
   ASSERT_TRUE(j["llm_usage"].is_object()) << report.substr(report.size() - 400);
-  EXPECT_GT(j["llm_usage"]["total"]["items"].get<long>(), 0);
+  EXPECT_GT(j["llm_usage"]["total"]["answers"].get<long>(), 0);
   EXPECT_NE(probity::test::read_text(out + "/report.md").find("## LLM usage"), std::string::npos);
   // The whole audit again into a new directory (no audit cache): served by the LLM cache alone.
   const auto before = server.count();
@@ -739,7 +739,7 @@ TEST(LlmPerturb, CommandLineScoresAndAuditsWithLlmOracleJudgeAndPerturbations) {
   EXPECT_EQ(server.count(), before);
   const auto again = nlohmann::json::parse(probity::test::read_text(out + "-again/report.json"));
   EXPECT_EQ(again["llm_usage"]["total"]["requests"].get<long>(), 0);
-  EXPECT_EQ(again["llm_usage"]["total"]["cache_hits"], j["llm_usage"]["total"]["items"]);
+  EXPECT_EQ(again["llm_usage"]["total"]["cache_hits"], j["llm_usage"]["total"]["answers"]);
   std::filesystem::remove_all(out + "-again");
   std::filesystem::remove_all(out);
   std::filesystem::remove(cache);

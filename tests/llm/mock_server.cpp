@@ -200,8 +200,12 @@ MockServer::Reply MockServer::handle(const std::string& path, const std::string&
       reply = {401, error_body("Incorrect API key provided.", "invalid_request_error"), {}, false};
     } else if (fault && fault->kind == MockFault::Kind::kStatus) {
       reply.status = fault->status;
-      reply.body = error_body("mock fault: HTTP " + std::to_string(fault->status),
-                              fault->status == 429 ? "rate_limit_error" : "server_error");
+      reply.body =
+          error_body(fault->message.empty() ? "mock fault: HTTP " + std::to_string(fault->status)
+                                            : fault->message,
+                     fault->status == 429      ? "rate_limit_error"
+                     : !fault->message.empty() ? "invalid_request_error"
+                                               : "server_error");
       if (!fault->retry_after.empty()) reply.headers["Retry-After"] = fault->retry_after;
     } else if (request.is_discarded() || !request.is_object()) {
       reply = {400,

@@ -46,12 +46,17 @@ struct MockFault {
   int status = 500;
   std::string retry_after;  // Retry-After header value for kStatus ("" = none)
   int delay_ms = 0;
+  std::string message;  // kStatus: the error body's message ("" = "mock fault: HTTP <status>")
 
   static MockFault http(int status, std::string retry_after = "") {
-    return {Kind::kStatus, status, std::move(retry_after), 0};
+    return {Kind::kStatus, status, std::move(retry_after), 0, ""};
   }
-  static MockFault delay(int ms) { return {Kind::kDelay, 200, "", ms}; }
-  static MockFault of(Kind kind) { return {kind, 200, "", 0}; }
+  // A client error with the server's words, e.g. a parameter it rejects.
+  static MockFault rejection(int status, std::string message) {
+    return {Kind::kStatus, status, "", 0, std::move(message)};
+  }
+  static MockFault delay(int ms) { return {Kind::kDelay, 200, "", ms, ""}; }
+  static MockFault of(Kind kind) { return {kind, 200, "", 0, ""}; }
 };
 
 struct MockCall {

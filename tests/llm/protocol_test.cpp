@@ -116,6 +116,57 @@ TEST(LlmProtocol, RequestBodies) {
   EXPECT_NE(build_request(c, bad).body.find("caf\xef\xbf\xbd"), std::string::npos);
 }
 
+// Each mode and server kind asks for the answer's shape its own way; the cache key is that of
+// the body with the schema, and the body without it is kept for a server that rejects it.
+TEST(LlmProtocol, StructuredOutputFieldsPerModeAndServer) {
+  EndpointConfig c;
+  c.base_url = "http://h:8000/v1";
+  c.model = "m";
+  Request r;
+  r.messages = {{"user", "Rate it."}};
+  const json schema = {{"type", "object"},
+                       {"properties", {{"rating", {{"type", "integer"}, {"enum", {1, 2}}}}}},
+                       {"required", {"rating"}},
+                       {"additionalProperties", false}};
+  r.schema = schema.dump();
+  auto body_of = [&](const EndpointConfig& config) {
+    return json::parse(build_request(config, r).body);
+  };
+  json b = body_of(c);
+  EXPECT_EQ(b["response_format"]["type"], "json_schema");
+  EXPECT_EQ(b["response_format"]["json_schema"]["schema"], schema);
+  EXPECT_EQ(b["response_format"]["json_schema"]["strict"], true);
+  EXPECT_EQ(b["response_format"]["json_schema"]["name"], "answer");
+  const WireRequest w = build_request(c, r);
+  EXPECT_FALSE(json::parse(w.unstructured_body).contains("response_format"));
+  EXPECT_EQ(json::parse(w.unstructured_body)["messages"], b["messages"]);
+  c.server = ServerKind::kLlamaCpp;
+  b = body_of(c);
+  EXPECT_EQ(b["json_schema"], schema);
+  EXPECT_FALSE(b.contains("response_format"));
+  c.server = ServerKind::kAuto;
+  c.structured = StructuredMode::kJson;
+  EXPECT_EQ(body_of(c)["response_format"], (json{{"type", "json_object"}}));
+  c.structured = StructuredMode::kOff;
+  EXPECT_FALSE(body_of(c).contains("response_format"));
+  EXPECT_TRUE(build_request(c, r).unstructured_body.empty());
+  // A user's own constraint in extra_body is sent instead of probity's, never next to it.
+  c.structured = StructuredMode::kSchema;
+  c.extra_body = R"({"grammar": "root ::= \"{}\""})";
+  b = body_of(c);
+  EXPECT_EQ(b["grammar"], "root ::= \"{}\"");
+  EXPECT_FALSE(b.contains("response_format"));
+  // A free-text question carries nothing.
+  c.extra_body.clear();
+  r.schema.clear();
+  EXPECT_FALSE(body_of(c).contains("response_format"));
+  EXPECT_TRUE(
+      rejects_structured_output(400, "Unrecognized request argument supplied: response_format"));
+  EXPECT_TRUE(rejects_structured_output(400, "JSON schema conversion failed: unsupported"));
+  EXPECT_FALSE(rejects_structured_output(400, "'messages' is required"));
+  EXPECT_FALSE(rejects_structured_output(500, "response_format"));
+}
+
 // kJson (embedding servers): the body as given in canonical form, at base + path, with nothing
 // added (no model, temperature or extra_body); any JSON answer is a success, an error object not.
 TEST(LlmProtocol, JsonRequestsGoAsGivenAndAnyJsonAnswerIsASuccess) {

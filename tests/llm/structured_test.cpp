@@ -6,6 +6,7 @@
 
 #include "llm/llm_test_util.hpp"
 #include "llm/mock_server.hpp"
+#include "llm/schema.hpp"
 
 namespace probity::test {
 namespace {
@@ -61,7 +62,7 @@ TEST(StructuredAnswer, AnAnswerWithTwoObjectsIsReasked) {
   auto parser = [](std::size_t, const json& j, std::string& error) -> std::optional<json> {
     return llm::get_int_field(j, "level", -3, 3, error);
   };
-  auto answers = llm::ask_structured(client, {"Rate it."}, parser, 2);
+  auto answers = llm::ask_structured(client, {"Rate it."}, {}, parser, 2);
   ASSERT_TRUE(answers[0].ok) << answers[0].error;
   EXPECT_EQ(answers[0].value, 3);
   EXPECT_EQ(answers[0].asks, 2);
@@ -72,6 +73,39 @@ TEST(StructuredAnswer, AnAnswerWithTwoObjectsIsReasked) {
   const json second = json::parse(server.calls().back().body);
   EXPECT_NE(second["messages"].back()["content"].get<std::string>().find("different JSON objects"),
             std::string::npos);
+}
+
+// Every ask carries its prompt's schema (re-asks too), in the shapes the schema builders make:
+// all properties required, nothing else allowed, small integer ranges enumerated.
+TEST(StructuredAnswer, EachQuestionSendsItsSchemaAndReasksDoToo) {
+  MockServer server;
+  std::atomic<int> calls{0};
+  server.set_handler(
+      [&](const json&) -> std::string { return calls++ == 0 ? "five" : "{\"rating\": 5}"; });
+  llm::Client client(mock_endpoint(server));
+  auto parser = [](std::size_t, const json& j, std::string& error) -> std::optional<json> {
+    return llm::get_int_field(j, "rating", 1, 5, error);
+  };
+  const auto schema = [](std::size_t) {
+    return llm::schema::object({{"rating", llm::schema::integer(1, 5)}});
+  };
+  auto answers = llm::ask_structured(client, {"Rate it."}, schema, parser, 2);
+  ASSERT_TRUE(answers[0].ok) << answers[0].error;
+  ASSERT_EQ(server.count(), 2u);
+  const json want = {{"type", "object"},
+                     {"properties", {{"rating", {{"type", "integer"}, {"enum", {1, 2, 3, 4, 5}}}}}},
+                     {"required", {"rating"}},
+                     {"additionalProperties", false}};
+  for (const auto& call : server.calls())
+    EXPECT_EQ(json::parse(call.body)["response_format"]["json_schema"]["schema"], want);
+  EXPECT_EQ(llm::schema::integer(0, 100),
+            (json{{"type", "integer"}, {"minimum", 0}, {"maximum", 100}}));
+  EXPECT_EQ(
+      llm::schema::array(llm::schema::boolean(), 3, 3),
+      (json{
+          {"type", "array"}, {"items", {{"type", "boolean"}}}, {"minItems", 3}, {"maxItems", 3}}));
+  EXPECT_EQ(llm::schema::nullable(llm::schema::string())["anyOf"][1], (json{{"type", "null"}}));
+  EXPECT_EQ(llm::schema::string_enum({"A", "B"}), (json{{"type", "string"}, {"enum", {"A", "B"}}}));
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ TEST(ReportMarkdown, LlmUsageTableShowsTransportAndParseFailures) {
   EXPECT_EQ(to_markdown(r).find("## LLM usage"), std::string::npos);  // no LLM, no table
   probity::llm::Accounting accounting;
   probity::llm::EndpointUsage u;
-  u.items = 40;
+  u.answers = 40;
   u.requests = 45;
   u.cache_hits = 3;
   u.retries = 5;
