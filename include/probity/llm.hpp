@@ -426,6 +426,7 @@ struct CliOverrides {
   std::optional<std::string> cache_mode;     // --cache-mode
   std::optional<StructuredMode> structured;  // --llm-structured
   std::optional<ServerKind> server;          // --llm-server
+  std::optional<int> max_tokens;             // --llm-max-tokens
 };
 void apply_cli_overrides(LlmConfig& config, const CliOverrides& overrides);
 

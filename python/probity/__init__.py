@@ -281,8 +281,8 @@ def _json_value(v):
         return [_json_value(x) for x in v]
     try:
         import pandas as pd
-# optional: only data frames bring pd.NA and NaT
-        if v is pd.NA or v is pd.NaT:
+#optional : only data frames bring pd.NA and NaT
+      if v is pd.NA or v is pd.NaT:
             return None
     except ImportError:  # pragma: no cover
         pass
@@ -319,7 +319,8 @@ def _from_records(records, *, task, candidate, reference, human, system, candida
     for record in records:
         if not isinstance(record, collections.abc.Mapping):
             raise TypeError(f"records must be mappings (dicts), got {type(record).__name__}")
-        lines.append(json.dumps({c: _json_value(record[c]) for c in columns if c in record},
+        lines.append(json.dumps({
+    c: _json_value(record[c]) for c in columns if c in record},
                                 ensure_ascii=False, allow_nan=False))
     return _probity.parse_records("\n".join(lines) + "\n", name, task or "", candidate,
                                   candidate_id or "", system or "", source or "", group or "",
@@ -468,7 +469,8 @@ class Scores(dict):
         scores came from :func:`score_dataset`), then one column per record name. Needs
         pandas."""
         import pandas as pd
-        frame = pd.DataFrame({name: np.asarray(values, dtype=float)
+        frame = pd.DataFrame({
+name: np.asarray(values, dtype=float)
                               for name, values in dict.items(self)})
         if self.item_ids is not None:
             frame.insert(0, "task_id", [t for t, _ in self.item_ids])
@@ -1235,7 +1237,7 @@ def write_report(report, out):
 #-- -- LLM session -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -
 
 def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, concurrency=None,
-                  cache=None, cache_mode=None, structured=None, server=None):
+                  cache=None, cache_mode=None, structured=None, server=None, max_tokens=None):
     """Connects probity to an OpenAI-compatible server, as the CLI's LLM flags do.
 
     ``config`` is a ``probity.toml`` (named endpoints per role: judge, oracle, perturber, lm);
@@ -1258,7 +1260,7 @@ def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, c
     """
     _default.configure_llm(config, base_url=base_url, model=model, api_key_env=api_key_env,
                            concurrency=concurrency, cache=cache, cache_mode=cache_mode,
-                           structured=structured, server=server)
+                           structured=structured, server=server, max_tokens=max_tokens)
 
 
 def disconnect_llm():
@@ -1389,13 +1391,13 @@ class Engine:
 
     def configure_llm(self, config=None, *, base_url=None, model=None, api_key_env=None,
                       concurrency=None, cache=None, cache_mode=None, structured=None,
-                      server=None):
+                      server=None, max_tokens=None):
         """See :func:`probity.configure_llm`; this engine's metrics and strategies use it."""
         self._native.configure_llm(
             config=str(config) if config else "", base_url=base_url, model=model,
             api_key_env=api_key_env, concurrency=concurrency,
             cache=str(cache) if cache else None, cache_mode=cache_mode, structured=structured,
-            server=server)
+            server=server, max_tokens=max_tokens)
 
     def disconnect_llm(self):
         """See :func:`probity.disconnect_llm`."""

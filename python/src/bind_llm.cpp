@@ -2,6 +2,8 @@
 // --llm-* / --cache flags, used by every later metric of the engine that uses a model
 // (llm-judge, predictor=llm, expert,llm=..., style=llm), its LLM strategies (llm-D, ...) and
 // audit; the usage accounting as JSON.
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 #include <thread>
@@ -21,7 +23,7 @@ void bind_llm(EngineClass& engine) {
          std::optional<std::string> model, std::optional<std::string> api_key_env,
          std::optional<std::size_t> concurrency, std::optional<std::string> cache,
          std::optional<std::string> cache_mode, std::optional<std::string> structured,
-         std::optional<std::string> server) {
+         std::optional<std::string> server, std::optional<int> max_tokens) {
         llm::LlmConfig config =
             config_path.empty() ? llm::LlmConfig{} : llm::load_config(config_path);
         llm::CliOverrides o;
@@ -33,6 +35,9 @@ void bind_llm(EngineClass& engine) {
         o.cache_mode = std::move(cache_mode);
         if (structured) o.structured = llm::parse_structured_mode(*structured);
         if (server) o.server = llm::parse_server_kind(*server);
+        if (max_tokens && *max_tokens < 1)
+          throw UsageError(fmt::format("max_tokens must be at least 1, got {}", *max_tokens));
+        o.max_tokens = max_tokens;
         llm::apply_cli_overrides(config, o);
         llm::apply_environment(config);
         auto session = std::make_shared<llm::Session>(std::move(config));
@@ -50,7 +55,8 @@ void bind_llm(EngineClass& engine) {
       py::arg("config") = "", py::arg("base_url") = py::none(), py::arg("model") = py::none(),
       py::arg("api_key_env") = py::none(), py::arg("concurrency") = py::none(),
       py::arg("cache") = py::none(), py::arg("cache_mode") = py::none(),
-      py::arg("structured") = py::none(), py::arg("server") = py::none());
+      py::arg("structured") = py::none(), py::arg("server") = py::none(),
+      py::arg("max_tokens") = py::none());
   engine.def("disconnect_llm", [](PyEngine& e) {
     py::gil_scoped_release release;
     std::lock_guard lock(e.mutex);

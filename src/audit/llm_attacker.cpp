@@ -172,7 +172,7 @@ class LlmGuard final : public InformationGuard {
     };
     const auto schema = [](std::size_t) {
       return llm::schema::object(
-          {{"adds_information", llm::schema::boolean()}, {"new_claim", llm::schema::string()}});
+          {{"adds_information", llm::schema::boolean()}, {"new_claim", llm::schema::string(400)}});
     };
     const auto answers = llm::ask_structured(*client_, prompts, schema, parser, kReasks);
     std::vector<GuardVerdict> out(pairs.size());
@@ -269,7 +269,9 @@ std::vector<AttackerAnswer> LlmAttacker::propose(const std::vector<AttackerQuery
   };
   const auto schema = [&](std::size_t k) {
     return llm::schema::object(
-        {{"rewrites", llm::schema::array(llm::schema::string(), 1, queries[k].count)}});
+        {{"rewrites",
+          llm::schema::array(llm::schema::string(llm::rewrite_chars(queries[k].original)), 1,
+                             queries[k].count)}});
   };
   const auto answers =
       llm::ask_structured(*impl_->client, prompts, schema, parser, kReasks, {}, seeds);

@@ -92,6 +92,9 @@ void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
       ->check(whole(1, limits::kLlmConcurrency));
   cmd->add_option("--cache", f.overrides.cache, "LLM response cache (SQLite file)");
   cmd->add_option("--cache-mode", f.overrides.cache_mode, "read-write, read-only, refresh or off");
+  cmd->add_option("--llm-max-tokens", f.overrides.max_tokens,
+                  "Longest answer of every LLM role (replaces the roles' built-in limits)")
+      ->check(whole(1, 1 << 30));
   cmd->add_option("--llm-structured", f.overrides.structured,
                   "What structured questions ask of the server: schema (each answer's JSON "
                   "Schema, the default), json (any JSON object) or off")

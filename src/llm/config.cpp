@@ -393,6 +393,10 @@ void apply_cli_overrides(LlmConfig& config, const CliOverrides& o) {
   if (o.cache_mode) config.cache_mode = parse_cache_mode(*o.cache_mode);
   if (o.structured) d.structured = *o.structured;
   if (o.server) d.server = *o.server;
+  if (o.max_tokens) {
+    d.max_tokens = *o.max_tokens;
+    d.max_completion_tokens.reset();
+  }
 }
 
 namespace {

@@ -19,8 +19,10 @@ json boolean() {
   return {{"type", "boolean"}};
 }
 
-json string() {
-  return {{"type", "string"}};
+json string(std::size_t max_length) {
+  json s = {{"type", "string"}};
+  if (max_length > 0) s["maxLength"] = max_length;
+  return s;
 }
 
 json string_enum(const std::vector<std::string>& values) {
@@ -49,3 +51,9 @@ json nullable(json s) {
 }
 
 }  // namespace probity::llm::schema
+
+namespace probity::llm {
+std::size_t rewrite_chars(std::string_view text) {
+  return 2 * text.size() + 500;
+}
+}  // namespace probity::llm

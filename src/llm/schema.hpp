@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,7 +18,10 @@ using nlohmann::json;
 // An object with exactly these properties, all required.
 json object(std::initializer_list<std::pair<std::string, json>> properties);
 json boolean();
-json string();
+// A string of at most max_length characters (0: unbounded). The bound closes the string in a
+// grammar when a small model would write on to max_tokens; OpenAI's strict mode does not read it
+// (it is left out there).
+json string(std::size_t max_length = 0);
 // One of these strings.
 json string_enum(const std::vector<std::string>& values);
 // An integer from lo to hi (an enum of the values when the range is small).
@@ -28,3 +32,9 @@ json array(json items, std::size_t min_items = 0, std::size_t max_items = 0);
 json nullable(json s);
 
 }  // namespace probity::llm::schema
+
+namespace probity::llm {
+// The longest rewrite of `text` an answer's schema allows: twice its length plus 500 characters
+// (room for any honest rewrite, a stop for a model that never closes the string).
+std::size_t rewrite_chars(std::string_view text);
+}  // namespace probity::llm

@@ -297,6 +297,13 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
         a.error.clear();
         continue;
       }
+      // A grammar-constrained answer cut by max_tokens is the usual way a small model fails.
+      if (!r.finish_reasons.empty() && r.finish_reasons.front() == "length")
+        error = fmt::format("the answer was cut off by max_tokens ({}) ({})",
+                            client.config().max_completion_tokens
+                                ? *client.config().max_completion_tokens
+                                : client.config().max_tokens.value_or(-1),
+                            error);
       a.error = "unparseable answer: " + error;
       unusable.push_back(batch[k]);
       conv[i].push_back({"assistant", r.text()});

@@ -245,10 +245,12 @@ class LlmInjector final : public Injector {
     };
     // Every field required (strict decoders need that): a refusal is "applicable": false with
     // the others empty.
-    const auto schema = [](std::size_t) {
+    std::vector<std::size_t> bounds;
+    for (std::size_t i : pending) bounds.push_back(llm::rewrite_chars(join(chains[i].tokens)));
+    const auto schema = [&](std::size_t k) {
       return llm::schema::object({{"applicable", llm::schema::boolean()},
-                                  {"text", llm::schema::string()},
-                                  {"error", llm::schema::string()}});
+                                  {"text", llm::schema::string(bounds[k])},
+                                  {"error", llm::schema::string(300)}});
     };
     auto answers =
         llm::ask_structured(*client_, prompts, schema, parser, options_.max_reasks, {}, seeds);

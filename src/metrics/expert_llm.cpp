@@ -162,9 +162,9 @@ json LlmAspectJudge::ask(const std::string& prompt, const json& schema,
 LlmAspectJudge::Extraction LlmAspectJudge::ask_extraction(const std::string& text) const {
   const std::string prompt = extract_.render({{"text", text}});
   const json schema = llm::schema::object(
-      {{"aspects", llm::schema::array(llm::schema::object({{"title", llm::schema::string()},
-                                                           {"evidence", llm::schema::string()}}),
-                                      1)}});
+      {{"aspects", llm::schema::array(llm::schema::object({{"title", llm::schema::string(120)},
+                                                           {"evidence", llm::schema::string(400)}}),
+                                      1, 16)}});
   auto answers = llm::ask_structured(
       *client_, {prompt}, [&](std::size_t) { return schema; },
       [](std::size_t, const json& j, std::string& error) { return parse_aspects(j, error); },
@@ -254,7 +254,7 @@ MatchDecision LlmAspectJudge::match(const Aspect& aspect, std::span<const Aspect
   };
   const json schema =
       llm::schema::object({{"match", llm::schema::nullable(llm::schema::integer(1, n))},
-                           {"rationale", llm::schema::string()}});
+                           {"rationale", llm::schema::string(400)}});
   const json v = ask(prompt, schema, parser);
   d.rationale = v.at("rationale").get<std::string>();
   if (!v.at("partner").is_null()) {
@@ -274,7 +274,7 @@ Judgment LlmAspectJudge::judgment(const llm::PromptTemplate& prompt,
     return json{{"aligned", *aligned}, {"rationale", *why}};
   };
   static const json schema = llm::schema::object(
-      {{"aligned", llm::schema::boolean()}, {"rationale", llm::schema::string()}});
+      {{"aligned", llm::schema::boolean()}, {"rationale", llm::schema::string(400)}});
   const json v = ask(prompt.render(values), schema, parser);
   Judgment j;
   j.value = v.at("aligned").get<bool>();

@@ -154,7 +154,7 @@ class StyleNormalized final : public FlaggedWrapper, public CorpusSigned {
       return joined;
     };
     const auto schema = [](std::size_t) {
-      return llm::schema::object({{"lines", llm::schema::array(llm::schema::string(), 1)}});
+      return llm::schema::object({{"lines", llm::schema::array(llm::schema::string(300), 1, 32)}});
     };
     auto answers = llm::ask_structured(*client_, prompts, schema, parser, reasks_);
     std::lock_guard lock(mutex_);

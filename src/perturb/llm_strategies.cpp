@@ -19,9 +19,9 @@ namespace {
 
 constexpr int kReasks = 2;
 
-// Every rewrite prompt asks for {"text": "..."}.
-nlohmann::json text_answer(std::size_t) {
-  return llm::schema::object({{"text", llm::schema::string()}});
+// Every rewrite prompt asks for {"text": "..."}, at most `max_chars` long.
+nlohmann::json text_answer(std::size_t max_chars) {
+  return llm::schema::object({{"text", llm::schema::string(max_chars)}});
 }
 constexpr std::string_view kGap = "[GAP]";
 
@@ -182,7 +182,10 @@ class LlmStrategy final : public Perturbation {
       }
       return j.at("text");
     };
-    auto answers = llm::ask_structured(*client_, prompts, text_answer, parser, kReasks, {}, seeds);
+    const auto schema = [&](std::size_t k) {
+      return text_answer(llm::rewrite_chars(contexts[asked[k]].candidate_ref().text));
+    };
+    auto answers = llm::ask_structured(*client_, prompts, schema, parser, kReasks, {}, seeds);
     for (std::size_t k = 0; k < asked.size(); ++k) {
       PerturbResult& r = out[asked[k]];
       const auto& a = answers[k];

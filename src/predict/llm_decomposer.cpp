@@ -56,7 +56,8 @@ std::vector<mi::Decomposition> LlmDecomposer::decompose(std::span<const std::str
       return out;
     };
     const auto schema = [](std::size_t) {
-      return llm::schema::object({{"statements", llm::schema::array(llm::schema::string(), 1)}});
+      return llm::schema::object(
+          {{"statements", llm::schema::array(llm::schema::string(400), 1, 64)}});
     };
     auto answers = llm::ask_structured(*client_, prompts, schema, parser, options_.reasks);
     std::lock_guard lock(mutex_);
