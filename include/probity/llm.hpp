@@ -243,6 +243,8 @@ struct EndpointUsage {
   // Structured (JSON) questions: asked, re-asks of an unusable answer, and answers still
   // unusable after the last re-ask (recorded as failed by the component that asked).
   std::uint64_t questions = 0, reasks = 0, unparsed = 0;
+  // Of `unparsed`: well-formed answers that failed a content check, by the check's name.
+  std::map<std::string, std::uint64_t> rejected_by_check;
   // Requests whose structured-output field the server rejected (HTTP 400 naming it): each was
   // sent once more without it, as was every later request of the run, and the first rejection's
   // message is kept.

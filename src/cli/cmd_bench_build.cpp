@@ -69,12 +69,22 @@ int run_bench_build(const BenchBuildArgs& args, Engine& engine) {
   } else {
     b = meta::build_local_benchmark(ds, o, *injector);
   }
-  if (b.dataset.tasks.empty())
+  // Sources that had the references but got no edit: the injector's answer (no error type
+  // applied, or failed steps), not the data's fault; the empty benchmark is written and said so.
+  const bool injector_declined =
+      b.stats.inapplicable_stops > 0 || b.stats.failed_steps > 0 || b.stats.rejected_answers > 0;
+  if (b.dataset.tasks.empty() && !injector_declined)
     throw InputError(args.data, 0, "references",
                      fmt::format("no source could be used: a task needs at least two references "
                                  "(reference {} is edited, the others stay references)",
                                  args.base_reference));
 
+  if (b.dataset.tasks.empty())
+    fmt::print(stderr,
+               "probity: no source gave a benchmark item: the injector applied no edit ({} "
+               "sequence(s) stopped because no error type applied, {} step(s) failed, {} "
+               "answer(s) rejected); the benchmark written is empty\n",
+               b.stats.inapplicable_stops, b.stats.failed_steps, b.stats.rejected_answers);
   util::OutputFile out(args.out);
   meta::write_dataset(out.stream(), b.dataset, b.meta);
   out.commit();

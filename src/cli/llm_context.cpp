@@ -62,10 +62,20 @@ int with_llm_failures(int code, const std::shared_ptr<llm::Session>& session,
     }
     if (share_unparsed > flags.max_unparsed) {
       over = true;
+      // Which checks, so that the exit names what the model's answers failed.
+      std::string causes;
+      std::uint64_t checked = 0;
+      for (const auto& [check, n] : u.rejected_by_check) {
+        causes += fmt::format("{}{} {}", causes.empty() ? "" : ", ", check, n);
+        checked += n;
+      }
+      if (checked < u.unparsed)
+        causes +=
+            fmt::format("{}not parseable {}", causes.empty() ? "" : ", ", u.unparsed - checked);
       fmt::print(stderr,
                  "probity: {} of {} structured answers from '{}' ({}) stayed unusable after "
-                 "re-asking\n",
-                 u.unparsed, u.questions, u.endpoint, u.model);
+                 "re-asking: {}\n",
+                 u.unparsed, u.questions, u.endpoint, u.model, causes);
     }
   }
   if (!over) return code;

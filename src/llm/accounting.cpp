@@ -26,6 +26,7 @@ void merge(EndpointUsage& into, const EndpointUsage& delta) {
   into.reasks += delta.reasks;
   into.unparsed += delta.unparsed;
   into.unstructured += delta.unstructured;
+  for (const auto& [check, n] : delta.rejected_by_check) into.rejected_by_check[check] += n;
   if (into.structured_rejection.empty()) into.structured_rejection = delta.structured_rejection;
   if (into.structured.empty()) into.structured = delta.structured;
   into.tokens_in += delta.tokens_in;
@@ -65,6 +66,8 @@ nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
   j["reasks"] = u.reasks;
   j["unparsed"] = u.unparsed;
   if (with_endpoint) j["structured"] = u.structured;
+  j["rejected_by_check"] = nlohmann::json::object();
+  for (const auto& [check, n] : u.rejected_by_check) j["rejected_by_check"][check] = n;
   j["unstructured"] = u.unstructured;
   if (!u.structured_rejection.empty()) j["structured_rejection"] = u.structured_rejection;
   j["tokens_in"] = u.tokens_in;
@@ -141,6 +144,14 @@ std::string Accounting::summary() const {
           "structured output {}/{}: the server rejected it ({}); {} request{} sent without it\n",
           u.endpoint, u.model, u.structured_rejection, u.unstructured,
           u.unstructured == 1 ? " was" : "s were");
+  for (const auto& u : rows) {
+    if (u.rejected_by_check.empty()) continue;
+    std::string checks;
+    for (const auto& [check, n] : u.rejected_by_check)
+      checks += fmt::format("{}{} {}", checks.empty() ? "" : ", ", check, n);
+    out += fmt::format("unparsed {}/{} that failed a content check: {}\n", u.endpoint, u.model,
+                       checks);
+  }
   for (const auto& u : rows) {
     if (u.failures.empty()) continue;
     std::string kinds;

@@ -257,6 +257,7 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
   std::vector<std::vector<Message>> conv(prompts.size());
   std::vector<std::size_t> pending(prompts.size());
   std::vector<std::string> schemas(prompts.size());
+  std::vector<std::string> last_check(prompts.size());  // the check the last answer failed
   for (std::size_t i = 0; i < prompts.size(); ++i) {
     if (schema) schemas[i] = schema(i).dump();
     conv[i] = {{"user", prompts[i]}};
@@ -290,7 +291,16 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
       std::string error;
       auto parsed = parse_json_answer(r.text(), error);
       std::optional<nlohmann::json> value;
-      if (parsed) value = parser(i, *parsed, error);
+      std::string check;
+      if (parsed) {
+        try {
+          value = parser(i, *parsed, error);
+        } catch (const ContentCheckFailed& failed) {
+          check = failed.check;
+          error = fmt::format("{}: {}", failed.check, failed.message);
+        }
+      }
+      last_check[i] = check;
       if (value) {
         a.ok = true;
         a.value = std::move(*value);
@@ -320,7 +330,11 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
   delta.questions = prompts.size();
   for (const Answer& a : out) {
     delta.reasks += static_cast<std::uint64_t>(std::max(a.asks - 1, 0));
-    if (!a.ok && a.error.starts_with("unparseable")) ++delta.unparsed;
+    if (!a.ok && a.error.starts_with("unparseable")) {
+      ++delta.unparsed;
+      const std::string& check = last_check[static_cast<std::size_t>(&a - out.data())];
+      if (!check.empty()) ++delta.rejected_by_check[check];
+    }
   }
   client.accounting().add(client.config().name, client.config().model, delta);
   return out;

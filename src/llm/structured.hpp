@@ -53,6 +53,14 @@ struct Answer {
   int asks = 0;          // chat requests made for it (1 + re-asks)
 };
 
+// Thrown by an AnswerParser for a well-formed answer that fails a content check (a compression
+// longer than its cap, an edit that changes too much): re-asked like an unparseable answer, and
+// counted under the check's name when it stays so (EndpointUsage::rejected_by_check).
+struct ContentCheckFailed {
+  std::string check;    // short name, e.g. "longer than the word cap"
+  std::string message;  // this answer's failure, told to the model when re-asked
+};
+
 // Validates a parsed answer; returns the value kept, or nullopt with `error` set.
 // `index` is the prompt's position in the batch (prompts may ask different questions).
 using AnswerParser = std::function<std::optional<nlohmann::json>(

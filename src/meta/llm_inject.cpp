@@ -236,7 +236,10 @@ class LlmInjector final : public Injector {
       const auto after = words(j_answer.at("text").get<std::string>());
       Rejection why;
       auto e = check(chains[pending[k]], after, why);
-      if (!e) return reject(why.reason, why.message);
+      if (!e) {
+        last[k] = why;
+        throw llm::ContentCheckFailed{why.reason, why.message};
+      }
       return nlohmann::json{{"tokens", after},
                             {"error", j_answer.at("error").get<std::string>()},
                             {"begin", e->begin},

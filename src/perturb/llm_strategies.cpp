@@ -171,15 +171,14 @@ class LlmStrategy final : public Perturbation {
         return std::nullopt;
       }
       const std::string text = j.at("text").get<std::string>();
-      if (gapped && text.find(kGap) != std::string::npos) {
-        error = "every [GAP] must be replaced by a sentence";
-        return std::nullopt;
-      }
+      if (gapped && text.find(kGap) != std::string::npos)
+        throw llm::ContentCheckFailed{"a [GAP] left unfilled",
+                                      "every [GAP] must be replaced by a sentence"};
       // A compression that kept more than twice its cap did not compress.
-      if (caps[k] > 0 && count_words(text) > 2 * caps[k] + 2) {
-        error = fmt::format("the text has {} words; the cap is {}", count_words(text), caps[k]);
-        return std::nullopt;
-      }
+      if (caps[k] > 0 && count_words(text) > 2 * caps[k] + 2)
+        throw llm::ContentCheckFailed{
+            "over twice the word cap",
+            fmt::format("the text has {} words; the cap is {}", count_words(text), caps[k])};
       return j.at("text");
     };
     const auto schema = [&](std::size_t k) {

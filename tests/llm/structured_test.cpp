@@ -108,5 +108,29 @@ TEST(StructuredAnswer, EachQuestionSendsItsSchemaAndReasksDoToo) {
   EXPECT_EQ(llm::schema::string_enum({"A", "B"}), (json{{"type", "string"}, {"enum", {"A", "B"}}}));
 }
 
+// A well-formed answer that fails a content check is re-asked, and when it stays so it is
+// counted under the check's name (the exit message and usage table name it).
+TEST(StructuredAnswer, AContentCheckFailureIsCountedUnderItsName) {
+  MockServer server;
+  server.set_handler([](const json&) -> std::string { return R"({"text": "far too long"})"; });
+  llm::Client client(mock_endpoint(server));
+  auto parser = [](std::size_t, const json&, std::string&) -> std::optional<json> {
+    throw llm::ContentCheckFailed{"over the cap", "the text has 3 words; the cap is 1"};
+  };
+  auto answers = llm::ask_structured(client, {"Shorten it."}, {}, parser, 1);
+  EXPECT_FALSE(answers[0].ok);
+  EXPECT_NE(answers[0].error.find("over the cap: the text has 3 words"), std::string::npos)
+      << answers[0].error;
+  EXPECT_EQ(server.count(), 2u);
+  const json reask = json::parse(server.calls().back().body);
+  EXPECT_NE(reask["messages"].back()["content"].get<std::string>().find("the cap is 1"),
+            std::string::npos);
+  const auto usage = client.accounting().total();
+  EXPECT_EQ(usage.unparsed, 1u);
+  EXPECT_EQ(usage.rejected_by_check.at("over the cap"), 1u);
+  EXPECT_NE(client.accounting().summary().find("failed a content check: over the cap 1"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace probity::test
