@@ -23,6 +23,9 @@ namespace probity::test {
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
+// What a flavour remembers between requests (nothing yet).
+struct FakeState {};
+
 namespace {
 
 constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
@@ -335,6 +338,25 @@ void record_missing(const std::string& text) {
   out << json(text).dump() << '\n';
 }
 
+// A request a replayed transcript does not hold, in the form record_transcript.py send reads.
+void record_unmatched(const std::string& method, const std::string& path, const std::string& body) {
+  const char* file = std::getenv("PROBITY_TRANSCRIPT_RECORD");
+  if (file == nullptr || *file == '\0') return;
+  json line = {{"method", method}, {"path", path}};
+  const json parsed = json::parse(body, nullptr, false);
+  if (body.empty()) {
+    line["request"] = nullptr;
+  } else if (parsed.is_discarded()) {
+    line["request_text"] = body;
+  } else {
+    line["request"] = parsed;
+  }
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  std::ofstream out(file, std::ios::app);
+  out << line.dump() << '\n';
+}
+
 const FixtureTokens* find_tokens(const Fixture& fx, const std::string& text) {
   auto it = fx.texts.find(text);
   return it == fx.texts.end() ? nullptr : &it->second;
@@ -484,8 +506,38 @@ Generated generate(const Fixture& fx, const std::string& reply, std::optional<st
   return g;
 }
 
+// request_schema() for either JSON type: llama.cpp's errors print the schema in its key order.
+template <class J>
+std::optional<J> schema_in(const J& request, Flavour flavour) {
+  if (!request.is_object()) return std::nullopt;
+  std::optional<J> schema;
+  // llama.cpp's own field; response_format, when it asks for JSON, takes its place.
+  if (flavour == Flavour::kLlamaCpp && request.contains("json_schema") &&
+      request["json_schema"].is_object())
+    schema = request["json_schema"];
+  const J rf = request.value("response_format", J());
+  if (rf.is_object()) {
+    const std::string type = rf.value("type", "");
+    if (type == "json_schema") {
+      const J wrapper = rf.value("json_schema", J::object());
+      schema = wrapper.is_object() ? wrapper.value("schema", J::object()) : J::object();
+    } else if (type == "json_object") {
+      if (flavour == Flavour::kLlamaCpp && rf.contains("schema")) {
+        schema = rf["schema"];
+      } else if (!schema || flavour != Flavour::kLlamaCpp) {
+        schema = J{{"type", "object"}};
+      }
+    }
+  }
+  return schema;
+}
+
 std::string reply_for(const FakeOptions& o, const json& request) {
-  return o.reply ? o.reply(request) : std::string("ok");
+  if (o.reply) return o.reply(request);
+  // Real servers constrain decoding to the schema they are given.
+  if (o.structured_replies)
+    if (auto text = schema_reply(request, o.flavour)) return *text;
+  return "ok";
 }
 
 // Approximate chat prompt size: 3 tokens per message plus a quarter of its content bytes,
@@ -1697,6 +1749,89 @@ std::string fixture_token_bytes(const std::string& tokenizer, std::int64_t id) {
   return token_bytes(load_fixture(tokenizer), id);
 }
 
+namespace {
+
+json schema_instance_at(const json& schema, const json& root, int depth) {
+  if (depth > 64 || !schema.is_object()) return json::object();
+  if (schema.contains("$ref") && schema["$ref"].is_string()) {
+    const std::string ref = schema["$ref"].get<std::string>();
+    if (ref.rfind("#", 0) == 0) {
+      const json::json_pointer ptr(ref.substr(1));
+      if (root.contains(ptr)) return schema_instance_at(root.at(ptr), root, depth + 1);
+    }
+    return json::object();
+  }
+  if (schema.contains("const")) return schema["const"];
+  if (schema.contains("enum") && schema["enum"].is_array() && !schema["enum"].empty())
+    return schema["enum"][0];
+  for (const char* key : {"anyOf", "oneOf", "allOf"})
+    if (schema.contains(key) && schema[key].is_array() && !schema[key].empty())
+      return schema_instance_at(schema[key][0], root, depth + 1);
+  std::string type;
+  if (schema.contains("type") && schema["type"].is_string()) {
+    type = schema["type"].get<std::string>();
+  } else if (schema.contains("type") && schema["type"].is_array()) {
+    for (const auto& t : schema["type"])
+      if (t.is_string() && (type.empty() || type == "null")) type = t.get<std::string>();
+  } else if (schema.contains("properties")) {
+    type = "object";
+  } else if (schema.contains("items")) {
+    type = "array";
+  }
+  if (type == "object" || type.empty()) {
+    json out = json::object();
+    if (schema.contains("properties") && schema["properties"].is_object())
+      for (const auto& [name, sub] : schema["properties"].items())
+        out[name] = schema_instance_at(sub, root, depth + 1);
+    return out;
+  }
+  if (type == "array") {
+    json out = json::array();
+    if (schema.contains("prefixItems") && schema["prefixItems"].is_array())
+      for (const auto& sub : schema["prefixItems"])
+        out.push_back(schema_instance_at(sub, root, depth + 1));
+    std::int64_t n = schema.value("minItems", std::int64_t{1});
+    if (schema.contains("maxItems")) n = std::min(n, schema["maxItems"].get<std::int64_t>());
+    const json items = schema.value("items", json::object());
+    while (static_cast<std::int64_t>(out.size()) < n)
+      out.push_back(schema_instance_at(items, root, depth + 1));
+    return out;
+  }
+  if (type == "integer" || type == "number") {
+    double v = 0;
+    if (schema.contains("minimum")) {
+      v = schema["minimum"].get<double>();
+    } else if (schema.contains("exclusiveMinimum") && schema["exclusiveMinimum"].is_number()) {
+      v = schema["exclusiveMinimum"].get<double>() + 1;
+    } else if (schema.contains("maximum")) {
+      v = std::min(0.0, schema["maximum"].get<double>());
+    } else if (schema.contains("exclusiveMaximum") && schema["exclusiveMaximum"].is_number()) {
+      v = std::min(0.0, schema["exclusiveMaximum"].get<double>() - 1);
+    }
+    if (type == "integer") return static_cast<std::int64_t>(std::ceil(v));
+    return v;
+  }
+  if (type == "string")
+    return std::string(static_cast<std::size_t>(schema.value("minLength", std::int64_t{0})), 'a');
+  if (type == "boolean") return false;
+  return nullptr;  // "null"
+}
+
+}  // namespace
+
+std::optional<json> request_schema(const json& request, Flavour flavour) {
+  return schema_in(request, flavour);
+}
+
+json schema_instance(const json& schema) {
+  return schema_instance_at(schema, schema, 0);
+}
+
+std::optional<std::string> schema_reply(const json& request, Flavour flavour) {
+  if (auto schema = request_schema(request, flavour)) return schema_instance(*schema).dump();
+  return std::nullopt;
+}
+
 std::size_t code_points(std::string_view utf8) {
   std::size_t n = 0;
   for (unsigned char c : utf8)
@@ -1707,7 +1842,8 @@ std::size_t code_points(std::string_view utf8) {
 // ---------------------------------------------------------------------------------------------
 // The server
 
-FakeServer::FakeServer(FakeOptions options) : options_(std::move(options)) {
+FakeServer::FakeServer(FakeOptions options)
+    : options_(std::move(options)), state_(std::make_unique<FakeState>()) {
   load_fixture(options_.tokenizer);  // fail at construction, not inside a request
   server_ = std::make_unique<httplib::Server>();
   const std::size_t threads = options_.threads;
@@ -1784,6 +1920,18 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
         return reply_json(500, openai_error(message, "server_error", nullptr, nullptr));
     }
   };
+  if (o.transcript) {
+    if (const RecordedExchange* e = o.transcript->serve(method, path, body)) {
+      Reply recorded{e->status, e->response_body(), e->content_type(), {}};
+      for (const auto& [k, v] : e->headers)
+        if (k != "content-type") recorded.headers[k] = v;
+      return recorded;
+    }
+    if (!o.transcript_fallback) {
+      record_unmatched(method, path, body);
+      return error_500("fake: " + o.transcript->mismatch(method, path, body));
+    }
+  }
   try {
     if (!o.tokenize_route && (path == "/tokenize" || path == "/detokenize"))
       return kFastApiNotFound;

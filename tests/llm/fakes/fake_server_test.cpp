@@ -6,9 +6,11 @@
 #include <httplib.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace probity::test {
 namespace {
@@ -118,6 +120,169 @@ TEST(FakeFixture, UnknownTextIsAnErrorNamingItAndIsRecorded) {
   EXPECT_EQ(line, "\"no such text in any fixture\"");
   std::filesystem::remove(record);
   EXPECT_THROW(fixture_tokens("llama3", "no such text in any fixture"), std::runtime_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replay of recorded transcripts
+
+std::filesystem::path temp_file(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("probity-" + name + "-" + std::to_string(getpid()) + ".jsonl");
+}
+
+std::filesystem::path write_transcript(const std::string& name,
+                                       const std::vector<std::string>& lines) {
+  const auto path = temp_file(name);
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l << '\n';
+  return path;
+}
+
+TEST(FakeReplay, ServesEveryRecordedExchangeByteForByte) {
+  FakeOptions o = opts(Flavour::kLlamaCpp, "llama3", "tiny");
+  o.transcript = Transcript::load(std::string(PROBITY_TEST_DIR) +
+                                  "/llm/fixtures/transcripts/llamacpp-3f545bec-probes.jsonl");
+  FakeServer s(o);
+  for (const auto& e : o.transcript->exchanges()) {
+    SCOPED_TRACE(e.probe);
+    httplib::Client cli("127.0.0.1", s.port());
+    auto res = e.method == "GET" ? cli.Get(e.path.c_str())
+                                 : cli.Post(e.path.c_str(), e.request_body(), "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, e.status);
+    EXPECT_EQ(res->body, e.response_body());
+    EXPECT_EQ(res->get_header_value("Content-Type"), "application/json; charset=utf-8");
+  }
+  EXPECT_TRUE(o.transcript->unserved().empty());
+}
+
+TEST(FakeReplay, ARepeatedRequestGetsItsRecordingsInOrderThenTheLastAgain) {
+  const auto path = write_transcript(
+      "repeat",
+      {R"({"meta":{"what":"test"}})",
+       R"({"method":"POST","path":"/v1/chat/completions","request":{"b":1.0,"a":[1,2]},"status":429,"headers":{"content-type":"application/json","retry-after":"1"},"response":{"error":"slow down"}})",
+       R"({"method":"POST","path":"/v1/chat/completions","request":{"a":[1,2],"b":1},"status":200,"headers":{"content-type":"application/json"},"response":{"z":1,"a":2}})"});
+  FakeOptions o = opts(Flavour::kVllm);
+  o.transcript = Transcript::load(path.string());
+  EXPECT_EQ(o.transcript->meta()["what"], "test");
+  FakeServer s(o);
+  // Key order and 1 vs 1.0 do not matter: the match is on the canonical body.
+  const json req = {{"a", {1, 2}}, {"b", 1}};
+  const auto first = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(first.status, 429);
+  EXPECT_EQ(first.headers.find("retry-after")->second, "1");
+  const auto second = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(second.status, 200);
+  EXPECT_EQ(second.raw, R"({"z":1,"a":2})");  // the recorded key order
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).status, 200);
+  EXPECT_TRUE(o.transcript->unserved().empty());
+  std::filesystem::remove(path);
+}
+
+TEST(FakeReplay, AnUnmatchedRequestIsA500NamingItAndItsClosestRecordingAndIsRecorded) {
+  const auto path = write_transcript(
+      "unmatched",
+      {R"({"method":"POST","path":"/v1/completions","request":{"prompt":"x","max_tokens":4,"seed":1},"status":200,"headers":{},"response":{"ok":true}})",
+       R"({"method":"POST","path":"/v1/completions","request":{"prompt":"y"},"status":200,"headers":{},"response":{"ok":true}})"});
+  const auto record = temp_file("unmatched-record");
+  std::filesystem::remove(record);
+  ::setenv("PROBITY_TRANSCRIPT_RECORD", record.c_str(), 1);
+  FakeOptions o = opts(Flavour::kLlamaCpp);
+  o.transcript = Transcript::load(path.string());
+  FakeServer s(o);
+  const auto r = post(s, "/v1/completions", {{"prompt", "x"}, {"max_tokens", 5}, {"seed", 1}});
+  ::unsetenv("PROBITY_TRANSCRIPT_RECORD");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body["error"]["type"], "server_error");  // the flavour's error shape
+  const std::string msg = r.body["error"]["message"];
+  EXPECT_NE(msg.find("no recorded exchange"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("POST /v1/completions"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("closest recording (line 1)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("replace /max_tokens = 5"), std::string::npos) << msg;
+  std::ifstream in(record);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(json::parse(line),
+            json({{"method", "POST"},
+                  {"path", "/v1/completions"},
+                  {"request", {{"prompt", "x"}, {"max_tokens", 5}, {"seed", 1}}}}));
+  const auto other = post(s, "/v1/chat/completions", {{"messages", json::array()}});
+  EXPECT_NE(other.raw.find("nothing recorded for that method and path"), std::string::npos);
+  EXPECT_EQ(o.transcript->unserved().size(), 2u);
+  std::filesystem::remove(path);
+  std::filesystem::remove(record);
+}
+
+TEST(FakeReplay, IgnoredFieldsAndFallbackToTheFlavour) {
+  const auto path = write_transcript(
+      "ignored",
+      {R"({"method":"POST","path":"/tokenize","request":{"content":"hi","user":"run-1","opts":{"trace":"a","keep":1}},"status":200,"headers":{},"response":{"tokens":[7]}})"});
+  FakeOptions o = opts(Flavour::kLlamaCpp);
+  o.transcript = Transcript::load(path.string(), {"user", "/opts/trace"});
+  o.transcript_fallback = true;
+  FakeServer s(o);
+  const auto r =
+      post(s, "/tokenize",
+           {{"content", "hi"}, {"user", "run-2"}, {"opts", {{"trace", "b"}, {"keep", 1}}}});
+  EXPECT_EQ(r.body, json({{"tokens", {7}}}));
+  // Not recorded: the llama.cpp flavour answers.
+  const auto own = post(s, "/tokenize", {{"content", kArticle}});
+  EXPECT_EQ(own.body["tokens"], json(fixture_tokens("llama3", kArticle).ids));
+  std::filesystem::remove(path);
+  EXPECT_THROW(Transcript::load(path.string()), std::runtime_error);
+  const auto bad = write_transcript("bad", {R"({"method":"GET"})"});
+  try {
+    Transcript::load(bad.string());
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad.string() + ":1:"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(bad);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structured output: the schema a request carries, and replies that follow it
+
+TEST(FakeStructured, SchemaInstanceFollowsTheSchemasProbityBuilds) {
+  const json schema = {
+      {"type", "object"},
+      {"properties",
+       {{"rating", {{"type", "integer"}, {"enum", {3, 4, 5}}}},
+        {"score", {{"type", "integer"}, {"minimum", 10}, {"maximum", 100}}},
+        {"p", {{"type", "number"}, {"maximum", -1.5}}},
+        {"label", {{"type", "string"}, {"enum", {"A", "B"}}}},
+        {"why", {{"type", "string"}, {"minLength", 2}}},
+        {"flags",
+         {{"type", "array"}, {"items", {{"type", "boolean"}}}, {"minItems", 3}, {"maxItems", 3}}},
+        {"maybe", {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}}},
+        {"ref", {{"$ref", "#/$defs/inner"}}}}},
+      {"required", {"rating"}},
+      {"additionalProperties", false},
+      {"$defs", {{"inner", {{"type", "object"}, {"properties", {{"k", {{"const", 7}}}}}}}}}};
+  EXPECT_EQ(schema_instance(schema), json({{"rating", 3},
+                                           {"score", 10},
+                                           {"p", -1.5},
+                                           {"label", "A"},
+                                           {"why", "aa"},
+                                           {"flags", {false, false, false}},
+                                           {"maybe", ""},
+                                           {"ref", {{"k", 7}}}}));
+  const json chat = {
+      {"messages", json::array()},
+      {"response_format",
+       {{"type", "json_schema"},
+        {"json_schema", {{"name", "answer"}, {"strict", true}, {"schema", schema}}}}}};
+  EXPECT_EQ(request_schema(chat), schema);
+  EXPECT_EQ(request_schema({{"response_format", {{"type", "json_object"}}}}),
+            json({{"type", "object"}}));
+  EXPECT_FALSE(request_schema({{"response_format", {{"type", "text"}}}}));
+  // llama.cpp's own field is read only by llama.cpp.
+  EXPECT_FALSE(request_schema({{"json_schema", schema}}, Flavour::kVllm));
+  EXPECT_EQ(request_schema({{"json_schema", schema}}, Flavour::kLlamaCpp), schema);
+  EXPECT_EQ(schema_reply({{"json_schema",
+                           {{"type", "object"}, {"properties", {{"a", {{"type", "boolean"}}}}}}}},
+                         Flavour::kLlamaCpp),
+            R"({"a":false})");
 }
 
 // ---------------------------------------------------------------------------------------------
