@@ -12,7 +12,7 @@
 // from fake_logprob(), a table tests recompute.
 //
 // A fake can also replay a transcript recorded from a real server (FakeOptions::transcript,
-// tests/llm/fakes/transcript.hpp).
+// tests/llm/fakes/transcript.hpp); the llama.cpp flavour is pinned against such a recording.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -55,7 +55,12 @@ struct FakeOptions {
   // completions allow echo together with logprobs only for davinci-002 and babbage-002.
   std::string model = "fake-model";
   std::string api_key;  // when set, wrong/missing auth gets that server's 401 (not Ollama)
-  std::size_t context_tokens = 0;  // Ollama: num_ctx for its silent prompt truncation (0 = none)
+  // Ollama: num_ctx for its silent prompt truncation (0 = none). llama.cpp: a slot's context
+  // (0 = kLlamaCppContext); longer prompts get its exceed_context_size_error.
+  std::size_t context_tokens = 0;
+  // llama.cpp: parallel slots (-np), the bound of `n` and the number of KV caches whose prompt
+  // prefixes later requests reuse (usage.prompt_tokens_details.cached_tokens).
+  std::size_t slots = 4;
   int rate_limit_every = 0;  // OpenAI flavours: every k-th generation request gets OpenAI's 429
   // false: only /v1 is reachable, as behind a gateway that forwards the OpenAI routes alone
   // (the root /tokenize answers 404).
@@ -103,6 +108,8 @@ class FakeServer {
   static constexpr int kMaxModelLen = 4096;
   // Reasoning tokens an OpenAI reasoning model spends before its visible answer.
   static constexpr int kReasoningTokens = 64;
+  // llama.cpp's slot context in this fake (the recorded server's 8192-token slots).
+  static constexpr int kLlamaCppContext = 8192;
 
   struct Reply {
     int status = 200;
@@ -122,7 +129,7 @@ class FakeServer {
   mutable std::mutex mutex_;
   std::vector<FakeCall> calls_;
   int generation_requests_ = 0;
-  std::unique_ptr<FakeState> state_;  // per-server state of a flavour
+  std::unique_ptr<FakeState> state_;  // per-server state of a flavour (llama.cpp slots)
 };
 
 // The log-probability every fake gives token `token` after `context` (all ids before it, BOS
