@@ -190,7 +190,9 @@ void expect_no_prompt_logprobs_error(FakeOptions o, bool prompt_logprobs = false
   EXPECT_LE(server.count("/v1/completions"), 1u) << flavour_name(o.flavour);
 }
 
-TEST(LlmServers, LlamaCppEchoRefusalIsRecognisedAtOnceAndItsTokenizeGetsItsFields) {
+// A real llama-server accepts `echo` and answers the completion alone, its log-probabilities over
+// the generated tokens only (tests/llm/fixtures/transcripts/llamacpp-3f545bec-probes.jsonl).
+TEST(LlmServers, LlamaCppIgnoresEchoAndGetsTheNamedErrorAndItsTokenizeGetsItsFields) {
   FakeOptions o;
   o.flavour = Flavour::kLlamaCpp;
   expect_no_prompt_logprobs_error(o);

@@ -23,6 +23,15 @@ namespace probity::test {
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
+// What a flavour remembers between requests.
+struct FakeState {
+  std::mutex mutex;
+  std::vector<std::vector<std::int64_t>> llama_slots;  // llama.cpp: the tokens each slot holds
+  std::vector<std::uint64_t> llama_used;               // and when it last served
+  std::uint64_t llama_clock = 0;
+  std::int64_t started = 0;  // llama.cpp's /v1/models `created`: when the model was loaded
+};
+
 namespace {
 
 constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
@@ -335,6 +344,25 @@ void record_missing(const std::string& text) {
   out << json(text).dump() << '\n';
 }
 
+// A request a replayed transcript does not hold, in the form record_transcript.py send reads.
+void record_unmatched(const std::string& method, const std::string& path, const std::string& body) {
+  const char* file = std::getenv("PROBITY_TRANSCRIPT_RECORD");
+  if (file == nullptr || *file == '\0') return;
+  json line = {{"method", method}, {"path", path}};
+  const json parsed = json::parse(body, nullptr, false);
+  if (body.empty()) {
+    line["request"] = nullptr;
+  } else if (parsed.is_discarded()) {
+    line["request_text"] = body;
+  } else {
+    line["request"] = parsed;
+  }
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  std::ofstream out(file, std::ios::app);
+  out << line.dump() << '\n';
+}
+
 const FixtureTokens* find_tokens(const Fixture& fx, const std::string& text) {
   auto it = fx.texts.find(text);
   return it == fx.texts.end() ? nullptr : &it->second;
@@ -484,8 +512,38 @@ Generated generate(const Fixture& fx, const std::string& reply, std::optional<st
   return g;
 }
 
+// request_schema() for either JSON type: llama.cpp's errors print the schema in its key order.
+template <class J>
+std::optional<J> schema_in(const J& request, Flavour flavour) {
+  if (!request.is_object()) return std::nullopt;
+  std::optional<J> schema;
+  // llama.cpp's own field; response_format, when it asks for JSON, takes its place.
+  if (flavour == Flavour::kLlamaCpp && request.contains("json_schema") &&
+      request["json_schema"].is_object())
+    schema = request["json_schema"];
+  const J rf = request.value("response_format", J());
+  if (rf.is_object()) {
+    const std::string type = rf.value("type", "");
+    if (type == "json_schema") {
+      const J wrapper = rf.value("json_schema", J::object());
+      schema = wrapper.is_object() ? wrapper.value("schema", J::object()) : J::object();
+    } else if (type == "json_object") {
+      if (flavour == Flavour::kLlamaCpp && rf.contains("schema")) {
+        schema = rf["schema"];
+      } else if (!schema || flavour != Flavour::kLlamaCpp) {
+        schema = J{{"type", "object"}};
+      }
+    }
+  }
+  return schema;
+}
+
 std::string reply_for(const FakeOptions& o, const json& request) {
-  return o.reply ? o.reply(request) : std::string("ok");
+  if (o.reply) return o.reply(request);
+  // Real servers constrain decoding to the schema they are given.
+  if (o.structured_replies)
+    if (auto text = schema_reply(request, o.flavour)) return *text;
+  return "ok";
 }
 
 // Approximate chat prompt size: 3 tokens per message plus a quarter of its content bytes,
@@ -544,7 +602,9 @@ bool is_str_array(const json& v) {
 std::vector<Prompt> prompts_of(const Fixture& fx, const json& p, bool add_bos) {
   std::vector<Prompt> out;
   auto text = [&](const std::string& s) {
-    out.push_back({with_bos(fx, require_tokens(fx, s).ids, add_bos), s});
+    // Every tokenizer makes no tokens of "": no fixture entry needed.
+    static const std::vector<std::int64_t> none;
+    out.push_back({with_bos(fx, s.empty() ? none : require_tokens(fx, s).ids, add_bos), s});
   };
   if (p.is_string()) {
     text(p.get<std::string>());
@@ -1075,15 +1135,21 @@ Reply sglang_tokenize(const FakeOptions&, const Fixture& fx, const json& r) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// llama.cpp server (tools/server/server-common.cpp, server-http.cpp, server.cpp, server-task.cpp)
+// llama.cpp server, as a real one answered (tests/llm/fixtures/transcripts/llamacpp-*-probes.jsonl;
+// tools/server/server-context.cpp, server-common.cpp, server-schema.cpp for the why)
 
 ojson llamacpp_error(int code, const std::string& type, const std::string& message) {
   return ojson{{"error", {{"code", code}, {"message", message}, {"type", type}}}};
 }
 
-// What ex_wrapper makes of a std::runtime_error thrown by a handler.
+// What the HTTP layer makes of an exception that escapes a handler (a JSON parse error, a
+// std::runtime_error of the chat parser): 500. Request errors it reports itself are 400.
 Reply llamacpp_server_error(const std::string& message) {
   return reply_json(500, llamacpp_error(500, "server_error", message));
+}
+
+Reply llamacpp_invalid(const std::string& message) {
+  return reply_json(400, llamacpp_error(400, "invalid_request_error", message));
 }
 
 ojson llamacpp_probs(const Fixture& fx, const Generated& g, std::vector<std::int64_t> ctx, int k) {
@@ -1097,11 +1163,10 @@ ojson llamacpp_probs(const Fixture& fx, const Generated& g, std::vector<std::int
   ojson content = ojson::array();
   for (std::size_t i = 0; i < g.ids.size(); ++i) {
     ojson e = entry(g.ids[i], g.bytes[i], fake_logprob(ctx, g.ids[i]));
+    // Always k alternatives (the real server lists n_probs of them), a synthetic reply token too.
     ojson top = ojson::array();
-    if (!g.synthetic[i])
-      for (const auto& t : top_k(fx, ctx, g.ids[i], k))
-        top.push_back(
-            entry(t.id, t.id == g.ids[i] ? g.bytes[i] : token_bytes(fx, t.id), t.logprob));
+    for (const auto& t : top_k(fx, ctx, g.ids[i], k))
+      top.push_back(entry(t.id, t.id == g.ids[i] ? g.bytes[i] : token_bytes(fx, t.id), t.logprob));
     e["top_logprobs"] = std::move(top);
     content.push_back(std::move(e));
     ctx.push_back(g.ids[i]);
@@ -1109,85 +1174,351 @@ ojson llamacpp_probs(const Fixture& fx, const Generated& g, std::vector<std::int
   return content;
 }
 
-Reply llamacpp_completions(const FakeOptions& o, const Fixture& fx, const json& r) {
-  // oaicompat_completion_params_parse: each failure is a std::runtime_error, hence HTTP 500.
-  if (!r.contains("prompt")) return llamacpp_server_error("\"prompt\" is required");
-  if (r.value("n", 1) != 1) return llamacpp_server_error("Only one completion choice is allowed");
-  if (r.contains("echo") && r["echo"].is_boolean() && r["echo"].get<bool>())
-    return llamacpp_server_error("Only no echo is supported");
-  for (const char* p : {"best_of", "suffix"})
-    if (r.contains(p)) return llamacpp_server_error(std::string("Unsupported param: ") + p);
+// The numeric request fields, read as the server's field table does: the first of a field's
+// names that is present and not null; a value outside hard limits or not a number is a 400
+// "Field '<name>': …".
+struct LlamaFields {
+  std::optional<std::int64_t> n_predict;  // -1: until the context is full
+  std::int64_t n_cmpl = 1;
+  int n_probs = 0;
+};
+
+std::optional<Reply> llamacpp_fields(const FakeOptions& o, const json& r, LlamaFields& f) {
+  auto read = [&](std::initializer_list<const char*> names, std::int64_t lo, std::int64_t hi,
+                  bool hard, std::optional<std::int64_t>& out) -> std::optional<Reply> {
+    for (const char* name : names) {
+      if (!r.contains(name) || r[name].is_null()) continue;
+      const json& v = r[name];
+      if (!v.is_number() && !v.is_boolean())
+        return llamacpp_invalid(std::string("Field '") + name +
+                                "': [json.exception.type_error.302] type must be number, but is " +
+                                v.type_name());
+      const auto value =
+          v.is_boolean() ? std::int64_t{v.get<bool>()} : static_cast<std::int64_t>(v.get<double>());
+      if (hard && (value < lo || value > hi))
+        return llamacpp_invalid(std::string("Field '") + name + "': Value must be between " +
+                                std::to_string(lo) + " <= value <= " + std::to_string(hi) +
+                                ", but got " + std::to_string(value));
+      out = std::clamp(value, lo, hi);
+      return std::nullopt;
+    }
+    return std::nullopt;
+  };
+  std::optional<std::int64_t> n_cmpl, n_probs;
+  if (auto e = read({"n_predict", "max_completion_tokens", "max_tokens"}, -1, INT32_MAX, true,
+                    f.n_predict))
+    return e;
+  if (auto e = read({"n_cmpl", "n"}, 1, static_cast<std::int64_t>(o.slots), true, n_cmpl)) return e;
+  if (auto e = read({"n_probs", "logprobs"}, INT32_MIN, INT32_MAX, false, n_probs)) return e;
+  f.n_cmpl = n_cmpl.value_or(1);
+  f.n_probs = static_cast<int>(std::max<std::int64_t>(0, n_probs.value_or(0)));
+  return std::nullopt;
+}
+
+std::size_t llamacpp_n_ctx(const FakeOptions& o) {
+  return o.context_tokens > 0 ? o.context_tokens
+                              : static_cast<std::size_t>(FakeServer::kLlamaCppContext);
+}
+
+std::optional<Reply> llamacpp_overflow(const FakeOptions& o, std::size_t n_tokens) {
+  const std::size_t n_ctx = llamacpp_n_ctx(o);
+  if (n_tokens < n_ctx) return std::nullopt;
+  ojson body = llamacpp_error(400, "exceed_context_size_error",
+                              "request (" + std::to_string(n_tokens) +
+                                  " tokens) exceeds the available context size (" +
+                                  std::to_string(n_ctx) + " tokens), try increasing it");
+  body["error"]["n_prompt_tokens"] = n_tokens;
+  body["error"]["n_ctx"] = n_ctx;
+  return reply_json(400, body);
+}
+
+// The KV cache of each slot: a request goes to the idle slot whose tokens share the longest
+// prefix with its prompt (more than 10% of it), else to the least recently used one, and reuses
+// that prefix except the prompt's last token, which is always evaluated again.
+std::size_t llamacpp_reuse(FakeState& state, std::size_t slots,
+                           const std::vector<std::int64_t>& prompt, const Generated& g) {
+  std::lock_guard lock(state.mutex);
+  auto& s = state.llama_slots;
+  if (s.size() < std::max<std::size_t>(slots, 1)) {
+    s.resize(std::max<std::size_t>(slots, 1));
+    state.llama_used.resize(s.size(), 0);
+  }
+  std::size_t best = 0, best_common = 0, lru = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    std::size_t common = 0;
+    while (common < s[i].size() && common < prompt.size() && s[i][common] == prompt[common])
+      ++common;
+    if (common > best_common) {
+      best = i;
+      best_common = common;
+    }
+    if (state.llama_used[i] < state.llama_used[lru]) lru = i;
+  }
+  const bool similar = !prompt.empty() &&
+                       static_cast<double>(best_common) / static_cast<double>(prompt.size()) > 0.1;
+  const std::size_t slot = similar ? best : lru;
+  std::size_t common = 0;
+  while (common < s[slot].size() && common < prompt.size() && s[slot][common] == prompt[common])
+    ++common;
+  s[slot] = prompt;
+  s[slot].insert(s[slot].end(), g.ids.begin(), g.ids.end());
+  state.llama_used[slot] = ++state.llama_clock;
+  return prompt.empty() ? 0 : std::min(common, prompt.size() - 1);
+}
+
+ojson llamacpp_timings(std::size_t cached, std::size_t prompt, std::size_t predicted) {
+  // Fixed speeds: the fields and their relations are what the real server reports.
+  const double prompt_ms = 0.5 * static_cast<double>(prompt - cached);
+  const double predicted_ms = 2.0 * static_cast<double>(predicted);
+  auto per_token = [](double ms, std::size_t n) { return n ? ms / static_cast<double>(n) : 0.0; };
+  auto per_second = [](double ms, std::size_t n) {
+    return ms > 0 ? 1000.0 * static_cast<double>(n) / ms : 0.0;
+  };
+  return ojson{{"cache_n", cached},
+               {"prompt_n", prompt - cached},
+               {"prompt_ms", prompt_ms},
+               {"prompt_per_token_ms", per_token(prompt_ms, prompt - cached)},
+               {"prompt_per_second", per_second(prompt_ms, prompt - cached)},
+               {"predicted_n", predicted},
+               {"predicted_ms", predicted_ms},
+               {"predicted_per_token_ms", per_token(predicted_ms, predicted)},
+               {"predicted_per_second", per_second(predicted_ms, predicted)}};
+}
+
+constexpr const char* kLlamaCppFingerprint = "b10587-3f545becc";  // the recorded build
+
+// One generation: n_predict 0 still samples one token, -1 runs to the reply's end.
+Generated llamacpp_generate(const FakeOptions& o, const Fixture& fx, const json& r,
+                            const LlamaFields& f) {
+  std::optional<std::int64_t> max;
+  if (f.n_predict && *f.n_predict >= 0) max = std::max<std::int64_t>(*f.n_predict, 1);
+  return generate(fx, reply_for(o, r), max);
+}
+
+ojson llamacpp_body(const FakeOptions& o, const char* object, ojson choices,
+                    std::size_t prompt_tokens, std::size_t completion_tokens, std::size_t cached) {
+  // Usage and timings are those of the first task only, whatever `n` and the prompt count.
+  ojson body;
+  body["choices"] = std::move(choices);
+  body["created"] = now_s();
+  body["model"] = o.model;  // the served alias, whatever the request names
+  body["system_fingerprint"] = kLlamaCppFingerprint;
+  body["object"] = object;
+  body["usage"] = {{"completion_tokens", completion_tokens},
+                   {"prompt_tokens", prompt_tokens},
+                   {"total_tokens", completion_tokens + prompt_tokens},
+                   {"prompt_tokens_details", {{"cached_tokens", cached}}}};
+  body["id"] = "chatcmpl-" + random_alnum(32);
+  body["timings"] = llamacpp_timings(cached, prompt_tokens, completion_tokens);
+  return body;
+}
+
+// The grammar compiler's errors for $refs it cannot resolve within the schema (remote refs are
+// not modelled), "" when there are none.
+std::string llamacpp_ref_errors(const ojson& schema) {
+  std::string errors;
+  std::function<void(const ojson&)> visit = [&](const ojson& n) {
+    if (n.is_array()) {
+      for (const auto& v : n) visit(v);
+      return;
+    }
+    if (!n.is_object()) return;
+    if (n.contains("$ref") && n["$ref"].is_string()) {
+      const std::string ref = n["$ref"].get<std::string>();
+      if (ref.rfind("https://", 0) == 0 || ref.rfind("http://", 0) == 0) return;
+      if (ref.rfind("#/", 0) != 0) {
+        errors += (errors.empty() ? "" : "\n") + ("Unsupported ref: " + ref);
+        return;
+      }
+      const ojson* target = &schema;
+      std::size_t begin = 2;
+      while (begin <= ref.size()) {
+        const std::size_t end = std::min(ref.find('/', begin), ref.size());
+        const std::string sel = ref.substr(begin, end - begin);
+        begin = end + 1;
+        if (target->is_object() && target->contains(sel)) {
+          target = &(*target)[sel];
+        } else {
+          errors += (errors.empty() ? "" : "\n") +
+                    ("Error resolving ref " + ref + ": " + sel + " not in " + target->dump());
+          return;
+        }
+      }
+      return;
+    }
+    for (const auto& [k, v] : n.items()) visit(v);
+  };
+  visit(schema);
+  return errors;
+}
+
+Reply llamacpp_completions(const FakeOptions& o, const Fixture& fx, FakeState& state, const json& r,
+                           const std::string& body) {
+  // `echo`, `best_of` and `suffix` are read by nothing: no error, no effect.
+  if (!r.is_object() || !r.contains("prompt"))
+    return llamacpp_invalid("[json.exception.out_of_range.403] key 'prompt' not found");
   std::vector<Prompt> prompts;
   try {
     prompts = prompts_of(fx, r["prompt"], true);
   } catch (const std::invalid_argument&) {
-    return llamacpp_server_error(
-        "\"prompt\" must be a string, an list of tokens, a list of mixed "
-        "strings & tokens, or a list of prompts");
+    return llamacpp_invalid(
+        "\"prompt\" elements must be a string, a list of tokens, a JSON object containing a "
+        "prompt string, or a list of mixed strings & tokens.");
   }
-  std::optional<std::int64_t> n_predict = int_field(r, "max_tokens");
-  if (auto v = int_field(r, "n_predict")) n_predict = v;
-  const int n_probs =
-      static_cast<int>(int_field(r, "n_probs").value_or(int_field(r, "logprobs").value_or(0)));
-  const auto& p = prompts.front();
-  const Generated g =
-      generate(fx, reply_for(o, r), n_predict && *n_predict >= 0 ? n_predict : std::nullopt);
-  ojson choice;
-  choice["text"] = g.text;
-  choice["index"] = 0;
-  choice["logprobs"] = n_probs > 0 && !g.ids.empty()
-                           ? ojson{{"content", llamacpp_probs(fx, g, p.ids, n_probs)}}
-                           : ojson(nullptr);
-  choice["finish_reason"] = g.truncated ? "length" : "stop";
-  const auto prompt_tokens = static_cast<std::int64_t>(p.ids.size());
-  const auto completion_tokens = static_cast<std::int64_t>(g.ids.size());
-  ojson body;
-  body["choices"] = ojson::array({choice});
-  body["created"] = now_s();
-  body["model"] = r.value("model", o.model);
-  body["system_fingerprint"] = "b0000-fake";
-  body["object"] = "text_completion";
-  body["usage"] = {{"completion_tokens", completion_tokens},
-                   {"prompt_tokens", prompt_tokens},
-                   {"total_tokens", completion_tokens + prompt_tokens},
-                   {"prompt_tokens_details", {{"cached_tokens", 0}}}};
-  body["id"] = "cmpl-" + random_alnum(32);
-  return reply_json(200, body);
+  LlamaFields f;
+  if (auto e = llamacpp_fields(o, r, f)) return *e;
+  if (r.contains("json_schema") && r["json_schema"].is_object() &&
+      !(r.contains("grammar") && r["grammar"].is_string())) {
+    // The field table compiles the schema to a grammar; its error is the converter's.
+    const ojson schema = ojson::parse(body).at("json_schema");
+    if (const std::string errors = llamacpp_ref_errors(schema); !errors.empty())
+      return llamacpp_invalid(
+          "Field 'json_schema': \"json_schema\": JSON schema conversion failed:\n" + errors);
+  }
+  for (const auto& p : prompts)
+    if (auto e = llamacpp_overflow(o, p.ids.size())) return *e;
+  ojson choices = ojson::array();
+  std::size_t prompt_tokens = 0, completion_tokens = 0, cached = 0;
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    for (std::int64_t c = 0; c < f.n_cmpl; ++c) {
+      const Generated g = llamacpp_generate(o, fx, r, f);
+      const std::size_t reused = llamacpp_reuse(state, o.slots, prompts[i].ids, g);
+      ojson choice;
+      choice["text"] = g.text;
+      choice["index"] = choices.size();
+      choice["logprobs"] =
+          f.n_probs > 0 && !g.ids.empty()
+              ? ojson{{"content", llamacpp_probs(fx, g, prompts[i].ids, f.n_probs)}}
+              : ojson(nullptr);
+      choice["finish_reason"] = g.truncated ? "length" : "stop";
+      if (choices.empty()) {
+        prompt_tokens = prompts[i].ids.size();
+        completion_tokens = g.ids.size();
+        cached = reused;
+      }
+      choices.push_back(std::move(choice));
+    }
+  }
+  return reply_json(200, llamacpp_body(o, "text_completion", std::move(choices), prompt_tokens,
+                                       completion_tokens, cached));
 }
 
-Reply llamacpp_chat(const FakeOptions& o, const Fixture& fx, const json& r) {
-  if (r.contains("response_format")) {
+// The fake's stand-in for the chat template and the model's tokenizer: the ChatML text the
+// server falls back to, cut into 4-byte pseudo tokens, so that equal prefixes give equal tokens.
+std::vector<std::int64_t> llamacpp_chat_tokens(const json& messages) {
+  std::string text;
+  for (const auto& m : messages) {
+    std::string content;
+    const json c = m.value("content", json());
+    if (c.is_string()) {
+      content = c.get<std::string>();
+    } else if (c.is_array()) {
+      for (const auto& part : c)
+        if (part.is_object() && part.value("type", "") == "text") content += part.value("text", "");
+    }
+    text += "<|im_start|>" + m.value("role", std::string()) + "\n" + content + "<|im_end|>\n";
+  }
+  text += "<|im_start|>assistant\n";
+  std::vector<std::int64_t> ids;
+  for (std::size_t i = 0; i < text.size(); i += 4)
+    ids.push_back(static_cast<std::int64_t>(std::hash<std::string>{}(text.substr(i, 4)) & 0xFFFFF));
+  return ids;
+}
+
+Reply llamacpp_chat(const FakeOptions& o, const Fixture& fx, FakeState& state, const json& r,
+                    const std::string& body) {
+  // oaicompat_chat_params_parse, in its order; its std::runtime_error escapes as a 500.
+  const bool has_schema = r.contains("json_schema") && !r["json_schema"].is_null();
+  if (has_schema && r.contains("grammar") && r["grammar"].is_string() &&
+      !r["grammar"].get<std::string>().empty())
+    return llamacpp_server_error("Cannot use both json_schema and grammar");
+  if (r.contains("response_format") && r["response_format"].is_object()) {
     const std::string type = r["response_format"].value("type", "");
     if (!type.empty() && type != "text" && type != "json_object" && type != "json_schema")
-      return llamacpp_server_error(
+      return llamacpp_invalid(
           "response_format type must be one of \"text\" or \"json_object\", but got: " + type);
   }
-  if (!r.contains("messages")) return llamacpp_server_error("'messages' is required");
-  if (!r["messages"].is_array()) return llamacpp_server_error("Expected 'messages' to be an array");
-  if (r.value("n", 1) != 1) return llamacpp_server_error("Only one completion choice is allowed");
-  const Generated g = generate(fx, reply_for(o, r), chat_max_tokens(r));
-  const std::int64_t prompt_tokens = approx_chat_prompt_tokens(r["messages"]);
-  const auto completion_tokens = static_cast<std::int64_t>(g.ids.size());
-  ojson choice;
-  choice["finish_reason"] = g.truncated ? "length" : "stop";
-  choice["index"] = 0;
-  choice["message"] = {{"role", "assistant"}, {"content", g.text}};
-  if (truthy(r, "logprobs"))
-    choice["logprobs"] = {
-        {"content", llamacpp_probs(fx, g, chat_context(r["messages"]),
-                                   static_cast<int>(int_field(r, "top_logprobs").value_or(20)))}};
-  ojson body;
-  body["choices"] = ojson::array({choice});
-  body["created"] = now_s();
-  body["model"] = r.value("model", o.model);
-  body["system_fingerprint"] = "b0000-fake";
-  body["object"] = "chat.completion";
-  body["usage"] = {{"completion_tokens", completion_tokens},
-                   {"prompt_tokens", prompt_tokens},
-                   {"total_tokens", completion_tokens + prompt_tokens},
-                   {"prompt_tokens_details", {{"cached_tokens", 0}}}};
-  body["id"] = "chatcmpl-" + random_alnum(32);
-  return reply_json(200, body);
+  if (!r.contains("messages")) return llamacpp_invalid("'messages' is required");
+  if (!r["messages"].is_array()) return llamacpp_invalid("Expected 'messages' to be an array");
+  for (const auto& m : r["messages"]) {
+    const bool assistant = m.value("role", "") == "assistant";
+    if (!m.contains("content") && !assistant)
+      return llamacpp_invalid("All non-assistant messages must contain 'content'");
+    if (m.contains("content") && !m["content"].is_string() && !m["content"].is_array() &&
+        !m["content"].is_null())
+      return llamacpp_invalid("Expected 'content' to be a string or an array");
+  }
+  const bool logprobs = truthy(r, "logprobs");
+  if (!logprobs && r.contains("top_logprobs") && !r["top_logprobs"].is_null())
+    return llamacpp_invalid("top_logprobs requires logprobs to be set to true");
+  json fields = r;
+  if (logprobs) {
+    fields.erase("logprobs");
+    fields["n_probs"] = r.value("top_logprobs", json(20));
+  }
+  // The chat template's parser is generated from the schema: unresolvable $refs fail there.
+  if (auto schema = schema_in(ojson::parse(body), Flavour::kLlamaCpp)) {
+    if (const std::string errors = llamacpp_ref_errors(*schema); !errors.empty())
+      return llamacpp_invalid(
+          "Unable to generate parser for this template. Automatic parser generation failed: "
+          "JSON schema conversion failed:\n" +
+          errors);
+  }
+  LlamaFields f;
+  if (auto e = llamacpp_fields(o, fields, f)) return *e;
+  const auto prompt = llamacpp_chat_tokens(r["messages"]);
+  if (auto e = llamacpp_overflow(o, prompt.size())) return *e;
+  ojson choices = ojson::array();
+  std::size_t completion_tokens = 0, cached = 0;
+  for (std::int64_t c = 0; c < f.n_cmpl; ++c) {
+    const Generated g = llamacpp_generate(o, fx, r, f);
+    const std::size_t reused = llamacpp_reuse(state, o.slots, prompt, g);
+    ojson choice;
+    choice["finish_reason"] = g.truncated ? "length" : "stop";
+    choice["index"] = c;
+    choice["message"] = {{"role", "assistant"}, {"content", g.text}};
+    if (logprobs) choice["logprobs"] = {{"content", llamacpp_probs(fx, g, prompt, f.n_probs)}};
+    if (c == 0) {
+      completion_tokens = g.ids.size();
+      cached = reused;
+    }
+    choices.push_back(std::move(choice));
+  }
+  return reply_json(200, llamacpp_body(o, "chat.completion", std::move(choices), prompt.size(),
+                                       completion_tokens, cached));
+}
+
+Reply llamacpp_models(const FakeOptions& o, const Fixture& fx, std::int64_t created) {
+  // Both lists of the real answer: Ollama-style `models` and OpenAI-style `data` with `meta`.
+  ojson details = {{"parent_model", ""},   {"format", "gguf"},
+                   {"family", ""},         {"families", ojson::array({""})},
+                   {"parameter_size", ""}, {"quantization_level", ""}};
+  ojson model = {{"name", o.model},
+                 {"model", o.model},
+                 {"modified_at", ""},
+                 {"size", ""},
+                 {"digest", ""},
+                 {"type", "model"},
+                 {"description", ""},
+                 {"tags", ojson::array({""})},
+                 {"capabilities", ojson::array({"completion"})},
+                 {"parameters", ""},
+                 {"details", details}};
+  const auto n_ctx = llamacpp_n_ctx(o);
+  ojson meta = {{"vocab_type", true}, {"n_vocab", fx.vocab.size()},
+                {"n_ctx", n_ctx},     {"n_ctx_train", n_ctx},
+                {"n_embd", 64},       {"n_params", 263744},
+                {"size", 1054976},    {"ftype", "(guessed) all F32"}};
+  ojson data = {{"id", o.model},
+                {"aliases", ojson::array({o.model})},
+                {"tags", ojson::array()},
+                {"object", "model"},
+                {"created", created},
+                {"owned_by", "llamacpp"},
+                {"meta", meta}};
+  return reply_json(
+      200,
+      ojson{{"models", ojson::array({model})}, {"object", "list"}, {"data", ojson::array({data})}});
 }
 
 Reply llamacpp_tokenize(const FakeOptions&, const Fixture& fx, const json& r) {
@@ -1697,6 +2028,89 @@ std::string fixture_token_bytes(const std::string& tokenizer, std::int64_t id) {
   return token_bytes(load_fixture(tokenizer), id);
 }
 
+namespace {
+
+json schema_instance_at(const json& schema, const json& root, int depth) {
+  if (depth > 64 || !schema.is_object()) return json::object();
+  if (schema.contains("$ref") && schema["$ref"].is_string()) {
+    const std::string ref = schema["$ref"].get<std::string>();
+    if (ref.rfind("#", 0) == 0) {
+      const json::json_pointer ptr(ref.substr(1));
+      if (root.contains(ptr)) return schema_instance_at(root.at(ptr), root, depth + 1);
+    }
+    return json::object();
+  }
+  if (schema.contains("const")) return schema["const"];
+  if (schema.contains("enum") && schema["enum"].is_array() && !schema["enum"].empty())
+    return schema["enum"][0];
+  for (const char* key : {"anyOf", "oneOf", "allOf"})
+    if (schema.contains(key) && schema[key].is_array() && !schema[key].empty())
+      return schema_instance_at(schema[key][0], root, depth + 1);
+  std::string type;
+  if (schema.contains("type") && schema["type"].is_string()) {
+    type = schema["type"].get<std::string>();
+  } else if (schema.contains("type") && schema["type"].is_array()) {
+    for (const auto& t : schema["type"])
+      if (t.is_string() && (type.empty() || type == "null")) type = t.get<std::string>();
+  } else if (schema.contains("properties")) {
+    type = "object";
+  } else if (schema.contains("items")) {
+    type = "array";
+  }
+  if (type == "object" || type.empty()) {
+    json out = json::object();
+    if (schema.contains("properties") && schema["properties"].is_object())
+      for (const auto& [name, sub] : schema["properties"].items())
+        out[name] = schema_instance_at(sub, root, depth + 1);
+    return out;
+  }
+  if (type == "array") {
+    json out = json::array();
+    if (schema.contains("prefixItems") && schema["prefixItems"].is_array())
+      for (const auto& sub : schema["prefixItems"])
+        out.push_back(schema_instance_at(sub, root, depth + 1));
+    std::int64_t n = schema.value("minItems", std::int64_t{1});
+    if (schema.contains("maxItems")) n = std::min(n, schema["maxItems"].get<std::int64_t>());
+    const json items = schema.value("items", json::object());
+    while (static_cast<std::int64_t>(out.size()) < n)
+      out.push_back(schema_instance_at(items, root, depth + 1));
+    return out;
+  }
+  if (type == "integer" || type == "number") {
+    double v = 0;
+    if (schema.contains("minimum")) {
+      v = schema["minimum"].get<double>();
+    } else if (schema.contains("exclusiveMinimum") && schema["exclusiveMinimum"].is_number()) {
+      v = schema["exclusiveMinimum"].get<double>() + 1;
+    } else if (schema.contains("maximum")) {
+      v = std::min(0.0, schema["maximum"].get<double>());
+    } else if (schema.contains("exclusiveMaximum") && schema["exclusiveMaximum"].is_number()) {
+      v = std::min(0.0, schema["exclusiveMaximum"].get<double>() - 1);
+    }
+    if (type == "integer") return static_cast<std::int64_t>(std::ceil(v));
+    return v;
+  }
+  if (type == "string")
+    return std::string(static_cast<std::size_t>(schema.value("minLength", std::int64_t{0})), 'a');
+  if (type == "boolean") return false;
+  return nullptr;  // "null"
+}
+
+}  // namespace
+
+std::optional<json> request_schema(const json& request, Flavour flavour) {
+  return schema_in(request, flavour);
+}
+
+json schema_instance(const json& schema) {
+  return schema_instance_at(schema, schema, 0);
+}
+
+std::optional<std::string> schema_reply(const json& request, Flavour flavour) {
+  if (auto schema = request_schema(request, flavour)) return schema_instance(*schema).dump();
+  return std::nullopt;
+}
+
 std::size_t code_points(std::string_view utf8) {
   std::size_t n = 0;
   for (unsigned char c : utf8)
@@ -1707,8 +2121,10 @@ std::size_t code_points(std::string_view utf8) {
 // ---------------------------------------------------------------------------------------------
 // The server
 
-FakeServer::FakeServer(FakeOptions options) : options_(std::move(options)) {
+FakeServer::FakeServer(FakeOptions options)
+    : options_(std::move(options)), state_(std::make_unique<FakeState>()) {
   load_fixture(options_.tokenizer);  // fail at construction, not inside a request
+  state_->started = now_s();
   server_ = std::make_unique<httplib::Server>();
   const std::size_t threads = options_.threads;
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
@@ -1718,6 +2134,8 @@ FakeServer::FakeServer(FakeOptions options) : options_(std::move(options)) {
     std::map<std::string, std::string> headers;
     for (const auto& [k, v] : req.headers) headers.emplace(k, v);
     Reply reply = handle(req.method, req.path, req.body, headers);
+    if (options_.flavour == Flavour::kLlamaCpp && reply.content_type == "application/json")
+      reply.content_type += "; charset=utf-8";  // as its HTTP layer sends JSON
     res.status = reply.status;
     for (const auto& [k, v] : reply.headers) res.set_header(k, v);
     res.set_content(reply.body, reply.content_type.c_str());
@@ -1784,6 +2202,18 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
         return reply_json(500, openai_error(message, "server_error", nullptr, nullptr));
     }
   };
+  if (o.transcript) {
+    if (const RecordedExchange* e = o.transcript->serve(method, path, body)) {
+      Reply recorded{e->status, e->response_body(), e->content_type(), {}};
+      for (const auto& [k, v] : e->headers)
+        if (k != "content-type") recorded.headers[k] = v;
+      return recorded;
+    }
+    if (!o.transcript_fallback) {
+      record_unmatched(method, path, body);
+      return error_500("fake: " + o.transcript->mismatch(method, path, body));
+    }
+  }
   try {
     if (!o.tokenize_route && (path == "/tokenize" || path == "/detokenize"))
       return kFastApiNotFound;
@@ -1857,15 +2287,11 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
         if (!post && (path == "/health" || path == "/v1/health"))
           return reply_json(200, ojson{{"status", "ok"}});
         if (!post && (path == "/models" || path == "/v1/models"))
-          return reply_json(200, ojson{{"object", "list"},
-                                       {"data", ojson::array({{{"id", o.model},
-                                                               {"object", "model"},
-                                                               {"created", now_s()},
-                                                               {"owned_by", "llamacpp"}}})}});
-        static const std::set<std::string> completions = {"/completions", "/v1/completions"};
+          return llamacpp_models(o, fx, state_->started);
+        static const std::set<std::string> native = {"/completion", "/completions"};
         static const std::set<std::string> chats = {"/chat/completions", "/v1/chat/completions"};
-        const bool known = completions.count(path) || chats.count(path) || path == "/tokenize" ||
-                           path == "/detokenize";
+        const bool known = path == "/v1/completions" || native.count(path) || chats.count(path) ||
+                           path == "/tokenize" || path == "/detokenize";
         if (!post || !known)
           return reply_json(
               404,
@@ -1873,12 +2299,17 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
                      {{"message", "File Not Found"}, {"type", "not_found_error"}, {"code", 404}}}});
         json r;
         try {
-          r = json::parse(body);  // a parse error escapes the handler: ex_wrapper makes it a 500
+          r = json::parse(body);  // a parse error escapes the handler: a 500
         } catch (const std::exception& e) {
           return llamacpp_server_error(e.what());
         }
-        if (completions.count(path)) return llamacpp_completions(o, fx, r);
-        if (chats.count(path)) return llamacpp_chat(o, fx, r);
+        if (native.count(path))
+          return llamacpp_server_error(
+              "fake: llama.cpp's native " + path +
+              " answer (content, tokens, generation_settings, ...) is not modelled; the OpenAI "
+              "shape is at /v1/completions");
+        if (path == "/v1/completions") return llamacpp_completions(o, fx, *state_, r, body);
+        if (chats.count(path)) return llamacpp_chat(o, fx, *state_, r, body);
         if (path == "/tokenize") return llamacpp_tokenize(o, fx, r);
         return llamacpp_detokenize(o, fx, r);
       }

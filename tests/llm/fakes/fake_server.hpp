@@ -10,6 +10,9 @@
 // (tests/llm/fixtures/tokens/<tokenizer>.json); a text missing from the fixture gets an error that
 // names it (and is appended to $PROBITY_FIXTURE_RECORD when that is set). Log-probabilities come
 // from fake_logprob(), a table tests recompute.
+//
+// A fake can also replay a transcript recorded from a real server (FakeOptions::transcript,
+// tests/llm/fakes/transcript.hpp); the llama.cpp flavour is pinned against such a recording.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,6 +26,8 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "llm/fakes/transcript.hpp"
 
 namespace httplib {
 class Server;
@@ -50,14 +55,32 @@ struct FakeOptions {
   // completions allow echo together with logprobs only for davinci-002 and babbage-002.
   std::string model = "fake-model";
   std::string api_key;  // when set, wrong/missing auth gets that server's 401 (not Ollama)
-  std::size_t context_tokens = 0;  // Ollama: num_ctx for its silent prompt truncation (0 = none)
+  // Ollama: num_ctx for its silent prompt truncation (0 = none). llama.cpp: a slot's context
+  // (0 = kLlamaCppContext); longer prompts get its exceed_context_size_error.
+  std::size_t context_tokens = 0;
+  // llama.cpp: parallel slots (-np), the bound of `n` and the number of KV caches whose prompt
+  // prefixes later requests reuse (usage.prompt_tokens_details.cached_tokens).
+  std::size_t slots = 4;
   int rate_limit_every = 0;  // OpenAI flavours: every k-th generation request gets OpenAI's 429
   // false: only /v1 is reachable, as behind a gateway that forwards the OpenAI routes alone
   // (the root /tokenize answers 404).
   bool tokenize_route = true;
   std::function<std::string(const nlohmann::json& request)> reply;  // generated text ("ok")
+  // Without `reply`, a request whose structured-output fields the server constrains decoding
+  // with (request_schema) is answered with schema_reply(request), as a real server would;
+  // false: "ok" regardless.
+  bool structured_replies = true;
   std::size_t threads = 16;
+  // Replay: a request that matches a recorded exchange (Transcript::serve) gets the recorded
+  // status, body and headers. Any other request gets this flavour's own answer when
+  // transcript_fallback is set, else a 500 in the flavour's error shape naming the request and
+  // the closest recording; it is then appended to $PROBITY_TRANSCRIPT_RECORD when that is set
+  // (one {"method","path","request"} line, for record_transcript.py send).
+  std::shared_ptr<Transcript> transcript;
+  bool transcript_fallback = false;
 };
+
+struct FakeState;
 
 struct FakeCall {
   std::string path;
@@ -85,6 +108,8 @@ class FakeServer {
   static constexpr int kMaxModelLen = 4096;
   // Reasoning tokens an OpenAI reasoning model spends before its visible answer.
   static constexpr int kReasoningTokens = 64;
+  // llama.cpp's slot context in this fake (the recorded server's 8192-token slots).
+  static constexpr int kLlamaCppContext = 8192;
 
   struct Reply {
     int status = 200;
@@ -104,6 +129,7 @@ class FakeServer {
   mutable std::mutex mutex_;
   std::vector<FakeCall> calls_;
   int generation_requests_ = 0;
+  std::unique_ptr<FakeState> state_;  // per-server state of a flavour (llama.cpp slots)
 };
 
 // The log-probability every fake gives token `token` after `context` (all ids before it, BOS
@@ -134,6 +160,20 @@ std::string fixture_decode(const std::string& tokenizer, std::span<const std::in
                            bool skip_special_tokens = false);
 std::string fixture_piece(const std::string& tokenizer, std::int64_t id);
 std::string fixture_token_bytes(const std::string& tokenizer, std::int64_t id);  // raw bytes
+
+// Structured output. The JSON Schema a request asks the server to follow: response_format
+// json_schema (its json_schema.schema), json_object ({"type": "object"}), and for llama.cpp its
+// own top-level json_schema; nullopt when there is none.
+std::optional<nlohmann::json> request_schema(const nlohmann::json& request,
+                                             Flavour flavour = Flavour::kVllm);
+// A small deterministic instance of a JSON Schema: every listed property, the first enum or
+// const value, the first anyOf/oneOf branch, minimum or maximum for numbers, minItems items
+// (at least one when allowed), $ref into #/$defs or #/definitions. Enough for the schemas
+// probity's builders make (llm/schema.hpp), not a general JSON Schema generator.
+nlohmann::json schema_instance(const nlohmann::json& schema);
+// schema_instance(request_schema(request, flavour)) as compact JSON text, for FakeOptions::reply.
+std::optional<std::string> schema_reply(const nlohmann::json& request,
+                                        Flavour flavour = Flavour::kVllm);
 
 // Python's len() of a UTF-8 string (code points).
 std::size_t code_points(std::string_view utf8);

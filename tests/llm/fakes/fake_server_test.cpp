@@ -6,9 +6,11 @@
 #include <httplib.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace probity::test {
 namespace {
@@ -118,6 +120,169 @@ TEST(FakeFixture, UnknownTextIsAnErrorNamingItAndIsRecorded) {
   EXPECT_EQ(line, "\"no such text in any fixture\"");
   std::filesystem::remove(record);
   EXPECT_THROW(fixture_tokens("llama3", "no such text in any fixture"), std::runtime_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replay of recorded transcripts
+
+std::filesystem::path temp_file(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("probity-" + name + "-" + std::to_string(getpid()) + ".jsonl");
+}
+
+std::filesystem::path write_transcript(const std::string& name,
+                                       const std::vector<std::string>& lines) {
+  const auto path = temp_file(name);
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l << '\n';
+  return path;
+}
+
+TEST(FakeReplay, ServesEveryRecordedExchangeByteForByte) {
+  FakeOptions o = opts(Flavour::kLlamaCpp, "llama3", "tiny");
+  o.transcript = Transcript::load(std::string(PROBITY_TEST_DIR) +
+                                  "/llm/fixtures/transcripts/llamacpp-3f545bec-probes.jsonl");
+  FakeServer s(o);
+  for (const auto& e : o.transcript->exchanges()) {
+    SCOPED_TRACE(e.probe);
+    httplib::Client cli("127.0.0.1", s.port());
+    auto res = e.method == "GET" ? cli.Get(e.path.c_str())
+                                 : cli.Post(e.path.c_str(), e.request_body(), "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, e.status);
+    EXPECT_EQ(res->body, e.response_body());
+    EXPECT_EQ(res->get_header_value("Content-Type"), "application/json; charset=utf-8");
+  }
+  EXPECT_TRUE(o.transcript->unserved().empty());
+}
+
+TEST(FakeReplay, ARepeatedRequestGetsItsRecordingsInOrderThenTheLastAgain) {
+  const auto path = write_transcript(
+      "repeat",
+      {R"({"meta":{"what":"test"}})",
+       R"({"method":"POST","path":"/v1/chat/completions","request":{"b":1.0,"a":[1,2]},"status":429,"headers":{"content-type":"application/json","retry-after":"1"},"response":{"error":"slow down"}})",
+       R"({"method":"POST","path":"/v1/chat/completions","request":{"a":[1,2],"b":1},"status":200,"headers":{"content-type":"application/json"},"response":{"z":1,"a":2}})"});
+  FakeOptions o = opts(Flavour::kVllm);
+  o.transcript = Transcript::load(path.string());
+  EXPECT_EQ(o.transcript->meta()["what"], "test");
+  FakeServer s(o);
+  // Key order and 1 vs 1.0 do not matter: the match is on the canonical body.
+  const json req = {{"a", {1, 2}}, {"b", 1}};
+  const auto first = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(first.status, 429);
+  EXPECT_EQ(first.headers.find("retry-after")->second, "1");
+  const auto second = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(second.status, 200);
+  EXPECT_EQ(second.raw, R"({"z":1,"a":2})");  // the recorded key order
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).status, 200);
+  EXPECT_TRUE(o.transcript->unserved().empty());
+  std::filesystem::remove(path);
+}
+
+TEST(FakeReplay, AnUnmatchedRequestIsA500NamingItAndItsClosestRecordingAndIsRecorded) {
+  const auto path = write_transcript(
+      "unmatched",
+      {R"({"method":"POST","path":"/v1/completions","request":{"prompt":"x","max_tokens":4,"seed":1},"status":200,"headers":{},"response":{"ok":true}})",
+       R"({"method":"POST","path":"/v1/completions","request":{"prompt":"y"},"status":200,"headers":{},"response":{"ok":true}})"});
+  const auto record = temp_file("unmatched-record");
+  std::filesystem::remove(record);
+  ::setenv("PROBITY_TRANSCRIPT_RECORD", record.c_str(), 1);
+  FakeOptions o = opts(Flavour::kLlamaCpp);
+  o.transcript = Transcript::load(path.string());
+  FakeServer s(o);
+  const auto r = post(s, "/v1/completions", {{"prompt", "x"}, {"max_tokens", 5}, {"seed", 1}});
+  ::unsetenv("PROBITY_TRANSCRIPT_RECORD");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body["error"]["type"], "server_error");  // the flavour's error shape
+  const std::string msg = r.body["error"]["message"];
+  EXPECT_NE(msg.find("no recorded exchange"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("POST /v1/completions"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("closest recording (line 1)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("replace /max_tokens = 5"), std::string::npos) << msg;
+  std::ifstream in(record);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(json::parse(line),
+            json({{"method", "POST"},
+                  {"path", "/v1/completions"},
+                  {"request", {{"prompt", "x"}, {"max_tokens", 5}, {"seed", 1}}}}));
+  const auto other = post(s, "/v1/chat/completions", {{"messages", json::array()}});
+  EXPECT_NE(other.raw.find("nothing recorded for that method and path"), std::string::npos);
+  EXPECT_EQ(o.transcript->unserved().size(), 2u);
+  std::filesystem::remove(path);
+  std::filesystem::remove(record);
+}
+
+TEST(FakeReplay, IgnoredFieldsAndFallbackToTheFlavour) {
+  const auto path = write_transcript(
+      "ignored",
+      {R"({"method":"POST","path":"/tokenize","request":{"content":"hi","user":"run-1","opts":{"trace":"a","keep":1}},"status":200,"headers":{},"response":{"tokens":[7]}})"});
+  FakeOptions o = opts(Flavour::kLlamaCpp);
+  o.transcript = Transcript::load(path.string(), {"user", "/opts/trace"});
+  o.transcript_fallback = true;
+  FakeServer s(o);
+  const auto r =
+      post(s, "/tokenize",
+           {{"content", "hi"}, {"user", "run-2"}, {"opts", {{"trace", "b"}, {"keep", 1}}}});
+  EXPECT_EQ(r.body, json({{"tokens", {7}}}));
+  // Not recorded: the llama.cpp flavour answers.
+  const auto own = post(s, "/tokenize", {{"content", kArticle}});
+  EXPECT_EQ(own.body["tokens"], json(fixture_tokens("llama3", kArticle).ids));
+  std::filesystem::remove(path);
+  EXPECT_THROW(Transcript::load(path.string()), std::runtime_error);
+  const auto bad = write_transcript("bad", {R"({"method":"GET"})"});
+  try {
+    Transcript::load(bad.string());
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad.string() + ":1:"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(bad);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structured output: the schema a request carries, and replies that follow it
+
+TEST(FakeStructured, SchemaInstanceFollowsTheSchemasProbityBuilds) {
+  const json schema = {
+      {"type", "object"},
+      {"properties",
+       {{"rating", {{"type", "integer"}, {"enum", {3, 4, 5}}}},
+        {"score", {{"type", "integer"}, {"minimum", 10}, {"maximum", 100}}},
+        {"p", {{"type", "number"}, {"maximum", -1.5}}},
+        {"label", {{"type", "string"}, {"enum", {"A", "B"}}}},
+        {"why", {{"type", "string"}, {"minLength", 2}}},
+        {"flags",
+         {{"type", "array"}, {"items", {{"type", "boolean"}}}, {"minItems", 3}, {"maxItems", 3}}},
+        {"maybe", {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}}},
+        {"ref", {{"$ref", "#/$defs/inner"}}}}},
+      {"required", {"rating"}},
+      {"additionalProperties", false},
+      {"$defs", {{"inner", {{"type", "object"}, {"properties", {{"k", {{"const", 7}}}}}}}}}};
+  EXPECT_EQ(schema_instance(schema), json({{"rating", 3},
+                                           {"score", 10},
+                                           {"p", -1.5},
+                                           {"label", "A"},
+                                           {"why", "aa"},
+                                           {"flags", {false, false, false}},
+                                           {"maybe", ""},
+                                           {"ref", {{"k", 7}}}}));
+  const json chat = {
+      {"messages", json::array()},
+      {"response_format",
+       {{"type", "json_schema"},
+        {"json_schema", {{"name", "answer"}, {"strict", true}, {"schema", schema}}}}}};
+  EXPECT_EQ(request_schema(chat), schema);
+  EXPECT_EQ(request_schema({{"response_format", {{"type", "json_object"}}}}),
+            json({{"type", "object"}}));
+  EXPECT_FALSE(request_schema({{"response_format", {{"type", "text"}}}}));
+  // llama.cpp's own field is read only by llama.cpp.
+  EXPECT_FALSE(request_schema({{"json_schema", schema}}, Flavour::kVllm));
+  EXPECT_EQ(request_schema({{"json_schema", schema}}, Flavour::kLlamaCpp), schema);
+  EXPECT_EQ(schema_reply({{"json_schema",
+                           {{"type", "object"}, {"properties", {{"a", {{"type", "boolean"}}}}}}}},
+                         Flavour::kLlamaCpp),
+            R"({"a":false})");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -448,27 +613,6 @@ TEST(Sglang, ErrorsAreObjectErrorBodies) {
 // ---------------------------------------------------------------------------------------------
 // llama.cpp server
 
-TEST(LlamaCpp, EchoIsA500OnlyNoEchoIsSupported) {
-  FakeServer s(opts(Flavour::kLlamaCpp));
-  const auto r =
-      post(s, "/v1/completions", {{"prompt", kArticle}, {"echo", true}, {"logprobs", 1}});
-  EXPECT_EQ(r.status, 500);
-  EXPECT_EQ(
-      r.raw,
-      R"({"error":{"code":500,"message":"Only no echo is supported","type":"server_error"}})");
-}
-
-TEST(LlamaCpp, NOtherThanOneAndBestOfAre500) {
-  FakeServer s(opts(Flavour::kLlamaCpp));
-  EXPECT_EQ(post(s, "/v1/completions", {{"prompt", kArticle}, {"n", 2}}).body["error"]["message"],
-            "Only one completion choice is allowed");
-  EXPECT_EQ(
-      post(s, "/v1/completions", {{"prompt", kArticle}, {"best_of", 2}}).body["error"]["message"],
-      "Unsupported param: best_of");
-  EXPECT_EQ(post(s, "/v1/completions", json::object()).body["error"]["message"],
-            "\"prompt\" is required");
-}
-
 TEST(LlamaCpp, TokenizeReadsContentNotPrompt) {
   FakeServer s(opts(Flavour::kLlamaCpp));
   const auto ignored = post(s, "/tokenize", {{"prompt", kArticle}});
@@ -525,6 +669,388 @@ TEST(LlamaCpp, UnknownRouteIsFileNotFound) {
   const auto r = post(s, "/v1/nope", {});
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(r.body["error"]["message"], "File Not Found");
+}
+
+// ---------------------------------------------------------------------------------------------
+// llama.cpp server against its recording: tests/llm/fixtures/transcripts/ holds what a real
+// llama-server answered (provenance in the .md beside it). Every probe is sent to the fake, which
+// must answer with the recorded status and a body of the recorded shape; the tests after it pin
+// single behaviours in the recording and in the fake.
+
+const std::string kLlamaCppProbes =
+    std::string(PROBITY_TEST_DIR) + "/llm/fixtures/transcripts/llamacpp-3f545bec-probes.jsonl";
+
+const Transcript& llamacpp_recording() {
+  static const auto t = Transcript::load(kLlamaCppProbes);
+  return *t;
+}
+
+FakeOptions llamacpp_like_recording() {
+  FakeOptions o = opts(Flavour::kLlamaCpp, "llama3", "tiny");  // served as -a tiny, -np 4
+  return o;
+}
+
+Resp replay_probe(const FakeServer& s, const RecordedExchange& e) {
+  httplib::Client cli("127.0.0.1", s.port());
+  httplib::Result res = e.method == "GET"
+                            ? cli.Get(e.path.c_str())
+                            : cli.Post(e.path.c_str(), e.request_body(), "application/json");
+  Resp r;
+  if (!res) return r;
+  r.status = res->status;
+  r.raw = res->body;
+  r.headers = res->headers;
+  r.body = json::parse(res->body, nullptr, false);
+  return r;
+}
+
+// How a path of a recorded body is compared with the fake's ("*" stands for any array index).
+// Values that change from run to run (ids, times, which slot's cache was hit), and those that
+// only the real model and tokenizer determine (text, token ids, counts, log-probabilities),
+// are compared by type; everything else by value.
+enum class Compare { kValue, kType, kSkip, kId, kMaskedDigits };
+
+Compare compare_rule(const std::string& path) {
+  static const std::vector<std::pair<std::string, Compare>> rules = {
+      {"/id", Compare::kId},
+      {"/error/message", Compare::kMaskedDigits},
+      {"/tokens/*/piece", Compare::kSkip},  // text, or bytes when not complete UTF-8
+  };
+  static const std::vector<std::string> typed_prefixes = {
+      "/created", "/data/*/created", "/data/*/meta/",         "/timings/",
+      "/usage/",  "/tokens/*",       "/error/n_prompt_tokens"};
+  static const std::vector<std::string> typed_suffixes = {
+      "/text", "/message/content", "/finish_reason", "/id", "/token", "/logprob", "/bytes/*"};
+  for (const auto& [p, c] : rules)
+    if (p == path) return c;
+  for (const auto& p : typed_prefixes)
+    if (path.rfind(p, 0) == 0) return Compare::kType;
+  for (const auto& s : typed_suffixes)
+    if (path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0 &&
+        path.rfind("/choices/", 0) == 0)
+      return Compare::kType;
+  return Compare::kValue;
+}
+
+// Arrays whose length is the model's or the tokenizer's: each element of the fake's is compared
+// with the recording's first.
+bool free_length(const std::string& path) {
+  static const std::set<std::string> paths = {"/tokens", "/choices/*/logprobs/content",
+                                              "/choices/*/logprobs/content/*/bytes",
+                                              "/choices/*/logprobs/content/*/top_logprobs/*/bytes"};
+  return paths.count(path) > 0;
+}
+
+std::string kind(const json& v) {
+  if (v.is_number_integer()) return "integer";
+  if (v.is_number_float()) return "float";
+  return v.type_name();
+}
+
+std::string mask_digits(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      if (out.empty() || out.back() != '#') out += '#';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void compare_shape(const json& recorded, const json& fake, const std::string& path,
+                   const std::string& rule_path, std::vector<std::string>& diffs) {
+  const Compare rule = compare_rule(rule_path);
+  if (rule == Compare::kSkip) return;
+  if (kind(recorded) != kind(fake)) {
+    diffs.push_back(path + ": " + kind(recorded) + " recorded, " + kind(fake) + " from the fake");
+    return;
+  }
+  if (recorded.is_object()) {
+    for (const auto& [k, v] : recorded.items()) {
+      if (!fake.contains(k)) {
+        diffs.push_back(path + "/" + k + ": missing from the fake");
+        continue;
+      }
+      compare_shape(v, fake[k], path + "/" + k, rule_path + "/" + k, diffs);
+    }
+    for (const auto& [k, v] : fake.items())
+      if (!recorded.contains(k)) diffs.push_back(path + "/" + k + ": not in the recording");
+    return;
+  }
+  if (recorded.is_array()) {
+    if (free_length(rule_path)) {
+      if (recorded.empty()) return;
+      for (std::size_t i = 0; i < fake.size(); ++i)
+        compare_shape(recorded[0], fake[i], path + "/" + std::to_string(i), rule_path + "/*",
+                      diffs);
+      return;
+    }
+    if (recorded.size() != fake.size()) {
+      diffs.push_back(path + ": " + std::to_string(recorded.size()) + " elements recorded, " +
+                      std::to_string(fake.size()) + " from the fake");
+      return;
+    }
+    for (std::size_t i = 0; i < recorded.size(); ++i)
+      compare_shape(recorded[i], fake[i], path + "/" + std::to_string(i), rule_path + "/*", diffs);
+    return;
+  }
+  const bool same =
+      rule == Compare::kType ? true
+      : rule == Compare::kId
+          ? recorded.get<std::string>().substr(0, 9) == fake.get<std::string>().substr(0, 9) &&
+                recorded.get<std::string>().size() == fake.get<std::string>().size()
+      : rule == Compare::kMaskedDigits
+          ? mask_digits(recorded.get<std::string>()) == mask_digits(fake.get<std::string>())
+          : recorded == fake;
+  if (!same) diffs.push_back(path + ": " + recorded.dump() + " recorded, " + fake.dump());
+}
+
+// Probes of routes the fake does not model; it says so with a 500.
+const std::set<std::string> kNotModelled = {"native_completion"};
+
+TEST(LlamaCppRecorded, FakeAnswersEveryProbeWithTheRecordedStatusAndShape) {
+  const Transcript& rec = llamacpp_recording();
+  ASSERT_EQ(rec.meta().value("llama_cpp_commit", ""), "3f545beccee69d9975f466ec7e45fd9aacd8ba90");
+  ASSERT_GE(rec.exchanges().size(), 40u);
+  // One server for all probes, in the recorded order: the slot caches carry over as they did.
+  FakeServer s(llamacpp_like_recording());
+  for (const auto& e : rec.exchanges()) {
+    SCOPED_TRACE(e.probe + " (line " + std::to_string(e.line) + ")");
+    const Resp r = replay_probe(s, e);
+    if (kNotModelled.count(e.probe)) {
+      EXPECT_EQ(r.status, 500);
+      EXPECT_NE(r.raw.find("not modelled"), std::string::npos) << r.raw;
+      continue;
+    }
+    EXPECT_EQ(r.status, e.status) << r.raw;
+    EXPECT_EQ(r.headers.find("Content-Type")->second, e.content_type());
+    ASSERT_FALSE(e.response_text) << "recorded a non-JSON body";
+    std::vector<std::string> diffs;
+    compare_shape(json::parse(e.response.dump()), r.body, "", "", diffs);
+    std::string all;
+    for (const auto& d : diffs) all += "\n  " + d;
+    EXPECT_TRUE(diffs.empty()) << "the fake differs from the recording:" << all;
+  }
+}
+
+// Sends probe `name` to a fresh fake (or `s`), after checking what the recording says.
+Resp fake_answer(const std::string& name, const FakeServer* s = nullptr) {
+  if (s != nullptr) return replay_probe(*s, llamacpp_recording().probe(name));
+  FakeServer fresh(llamacpp_like_recording());
+  return replay_probe(fresh, llamacpp_recording().probe(name));
+}
+
+json recorded_body(const std::string& name) {
+  return json::parse(llamacpp_recording().probe(name).response.dump());
+}
+
+TEST(LlamaCppRecorded, EchoIsAcceptedAndIgnoredLogprobsCoverGeneratedTokensOnly) {
+  for (const char* name : {"completion_echo_logprobs", "completion_echo"}) {
+    SCOPED_TRACE(name);
+    const json rec = recorded_body(name);
+    const Resp fake = fake_answer(name);
+    ASSERT_EQ(fake.status, 200) << fake.raw;
+    for (const json* b : {&rec, &fake.body}) {
+      const auto& c = (*b)["choices"][0];
+      EXPECT_NE(c["text"].get<std::string>().rfind("Article:", 0), 0u);  // no prompt echoed
+      if (c["logprobs"].is_object()) {
+        EXPECT_EQ(c["logprobs"]["content"].size(), (*b)["usage"]["completion_tokens"]);
+      }
+    }
+  }
+  // Several generated tokens: the fake's list has one entry per token of the reply.
+  FakeOptions o = llamacpp_like_recording();
+  o.reply = [](const json&) { return kReply; };
+  FakeServer s(o);
+  const Resp r = fake_answer("completion_echo_logprobs", &s);
+  EXPECT_EQ(r.body["choices"][0]["text"], "Restatement:");  // max_tokens 3
+  EXPECT_EQ(r.body["choices"][0]["logprobs"]["content"].size(), 3u);
+}
+
+TEST(LlamaCppRecorded, NGivesNChoicesWithTheUsageOfTheFirstUpToTheSlotCount) {
+  for (const char* name : {"completion_n2", "chat_n2", "completion_two_prompts"}) {
+    SCOPED_TRACE(name);
+    const json rec = recorded_body(name);
+    const Resp fake = fake_answer(name);
+    for (const json* b : {&rec, &fake.body}) {
+      ASSERT_EQ((*b)["choices"].size(), 2u);
+      EXPECT_EQ((*b)["choices"][1]["index"], 1);
+      // Usage counts the first choice's tokens only.
+      EXPECT_LE((*b)["usage"]["completion_tokens"].get<int>(), 3);
+    }
+  }
+  const json over = recorded_body("completion_n_over_slots");
+  EXPECT_EQ(over["error"]["message"],
+            "Field 'n': Value must be between 1 <= value <= 4, but got 5");
+  EXPECT_EQ(fake_answer("completion_n_over_slots").body, over);
+}
+
+TEST(LlamaCppRecorded, BestOfSuffixAndTheModelNameAreIgnored) {
+  for (const char* name :
+       {"completion_best_of", "completion_suffix", "completion_other_model_name"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(llamacpp_recording().probe(name).status, 200);
+    EXPECT_EQ(recorded_body(name)["model"], "tiny");  // the served alias, not the request's
+    const Resp fake = fake_answer(name);
+    EXPECT_EQ(fake.status, 200) << fake.raw;
+    EXPECT_EQ(fake.body["model"], "tiny");
+  }
+}
+
+TEST(LlamaCppRecorded, RequestErrorsAre400InvalidRequestErrorWithTheServersMessage) {
+  for (const char* name :
+       {"completion_missing_prompt", "completion_prompt_object", "completion_max_tokens_negative",
+        "chat_missing_messages", "chat_messages_not_array", "chat_message_without_content",
+        "chat_top_logprobs_without_logprobs", "chat_response_format_bad_type",
+        "chat_response_format_bad_schema"}) {
+    SCOPED_TRACE(name);
+    const RecordedExchange& e = llamacpp_recording().probe(name);
+    EXPECT_EQ(e.status, 400);
+    EXPECT_EQ(e.response["error"]["type"], "invalid_request_error");
+    const Resp fake = fake_answer(name);
+    EXPECT_EQ(fake.status, 400);
+    EXPECT_EQ(fake.body, json::parse(e.response.dump()));
+  }
+}
+
+TEST(LlamaCppRecorded, UnparsableBodiesAndJsonSchemaWithGrammarAre500ServerError) {
+  for (const char* name : {"completion_bad_json", "chat_json_schema_and_grammar"}) {
+    SCOPED_TRACE(name);
+    const RecordedExchange& e = llamacpp_recording().probe(name);
+    EXPECT_EQ(e.status, 500);
+    EXPECT_EQ(e.response["error"]["type"], "server_error");
+    const Resp fake = fake_answer(name);
+    EXPECT_EQ(fake.status, 500);
+    EXPECT_EQ(fake.body, json::parse(e.response.dump()));
+  }
+}
+
+TEST(LlamaCppRecorded, ContextOverflowIs400WithPromptTokensAndSlotContext) {
+  for (const char* name : {"completion_over_context", "chat_over_context"}) {
+    SCOPED_TRACE(name);
+    const json rec = recorded_body(name);
+    const Resp fake = fake_answer(name);
+    for (const json* b : {&rec, &fake.body}) {
+      const auto& err = (*b)["error"];
+      EXPECT_EQ(err["type"], "exceed_context_size_error");
+      EXPECT_EQ(err["code"], 400);
+      EXPECT_EQ(err["n_ctx"], 8192);
+      EXPECT_GE(err["n_prompt_tokens"].get<int>(), 8192);
+      EXPECT_EQ(err["message"], "request (" + std::to_string(err["n_prompt_tokens"].get<int>()) +
+                                    " tokens) exceeds the available context size (8192 tokens), "
+                                    "try increasing it");
+    }
+  }
+  EXPECT_EQ(recorded_body("completion_over_context")["error"]["n_prompt_tokens"], 9000);
+  EXPECT_EQ(fake_answer("completion_over_context").body["error"]["n_prompt_tokens"], 9000);
+  FakeOptions o = llamacpp_like_recording();
+  o.context_tokens = 8;  // a smaller slot
+  FakeServer s(o);
+  const auto r = post(s, "/v1/completions", {{"prompt", kArticle}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"]["n_ctx"], 8);
+}
+
+TEST(LlamaCppRecorded, IdsAreChatcmplAndEveryAnswerCarriesTimings) {
+  for (const char* name : {"completion", "chat"}) {
+    SCOPED_TRACE(name);
+    const json rec = recorded_body(name);
+    const Resp fake = fake_answer(name);
+    for (const json* b : {&rec, &fake.body}) {
+      EXPECT_EQ((*b)["id"].get<std::string>().rfind("chatcmpl-", 0), 0u);
+      const auto& t = (*b)["timings"];
+      EXPECT_EQ(t["cache_n"], (*b)["usage"]["prompt_tokens_details"]["cached_tokens"]);
+      EXPECT_EQ(t["cache_n"].get<int>() + t["prompt_n"].get<int>(), (*b)["usage"]["prompt_tokens"]);
+      EXPECT_EQ(t["predicted_n"], (*b)["usage"]["completion_tokens"]);
+    }
+  }
+}
+
+TEST(LlamaCppRecorded, ModelsListHasOllamaStyleModelsAndDataWithMeta) {
+  const json rec = recorded_body("models");
+  const Resp fake = fake_answer("models");
+  for (const json* b : {&rec, &fake.body}) {
+    EXPECT_EQ((*b)["models"][0]["name"], "tiny");
+    EXPECT_EQ((*b)["data"][0]["aliases"], json::array({"tiny"}));
+    EXPECT_EQ((*b)["data"][0]["meta"]["n_ctx"], 8192);
+    EXPECT_TRUE((*b)["data"][0]["meta"]["n_ctx_train"].is_number_integer());
+    EXPECT_TRUE((*b)["data"][0]["meta"]["n_params"].is_number_integer());
+  }
+  EXPECT_EQ(recorded_body("models_root"), [&] {
+    json r = rec;
+    r["data"][0]["created"] = recorded_body("models_root")["data"][0]["created"];
+    return r;
+  }());
+}
+
+TEST(LlamaCppRecorded, MaxTokensZeroStillGeneratesOneToken) {
+  for (const char* name : {"completion_max_tokens_0", "chat_max_tokens_0"}) {
+    SCOPED_TRACE(name);
+    FakeOptions o = llamacpp_like_recording();
+    o.reply = [](const json&) { return kReply; };
+    FakeServer s(o);
+    const json rec = recorded_body(name);
+    const Resp fake = fake_answer(name, &s);
+    for (const json* b : {&rec, &fake.body}) {
+      EXPECT_EQ((*b)["usage"]["completion_tokens"], 1);
+      EXPECT_EQ((*b)["choices"][0]["finish_reason"], "length");
+    }
+  }
+}
+
+TEST(LlamaCppRecorded, ARepeatedPrefixIsReusedFromTheSlotCache) {
+  const json first = recorded_body("chat_repeated_1"), second = recorded_body("chat_repeated_2");
+  EXPECT_EQ(second["usage"]["prompt_tokens_details"]["cached_tokens"],
+            second["usage"]["prompt_tokens"].get<int>() - 1);  // all but the last prompt token
+  FakeServer s(llamacpp_like_recording());
+  const Resp a = fake_answer("chat_repeated_1", &s);
+  const Resp b = fake_answer("chat_repeated_2", &s);
+  EXPECT_EQ(a.body["usage"]["prompt_tokens_details"]["cached_tokens"], 0);  // a fresh server
+  EXPECT_EQ(b.body["usage"]["prompt_tokens_details"]["cached_tokens"],
+            b.body["usage"]["prompt_tokens"].get<int>() - 1);
+  // Another question after the same system message reuses the shared prefix only.
+  json other = json::parse(llamacpp_recording().probe("chat").request.dump());
+  other["messages"][1]["content"] = "Source: Prices fell.\nSummary: Prices rose.\nRate it.";
+  const auto c = post(s, "/v1/chat/completions", other);
+  const int cached = c.body["usage"]["prompt_tokens_details"]["cached_tokens"].get<int>();
+  EXPECT_GT(cached, 10);
+  EXPECT_LT(cached, c.body["usage"]["prompt_tokens"].get<int>() - 1);
+}
+
+// The recorded rating schema: {"rating": 1..5}, nothing else; the tiny model's JSON has free
+// whitespace (the grammar allows it), so parse, then check.
+void expect_rating_json(const std::string& text) {
+  const json j = json::parse(text, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << text;
+  EXPECT_EQ(j.size(), 1u) << text;
+  ASSERT_TRUE(j.contains("rating") && j["rating"].is_number_integer()) << text;
+  EXPECT_GE(j["rating"].get<int>(), 1);
+  EXPECT_LE(j["rating"].get<int>(), 5);
+}
+
+TEST(LlamaCppRecorded, JsonSchemaFromResponseFormatOrItsOwnFieldGivesSchemaShapedJson) {
+  for (const char* name :
+       {"chat_response_format_json_schema", "chat_json_schema_field", "completion_json_schema"}) {
+    SCOPED_TRACE(name);
+    const json rec = recorded_body(name);
+    const Resp fake = fake_answer(name);
+    ASSERT_EQ(fake.status, 200) << fake.raw;
+    for (const json* b : {&rec, &fake.body}) {
+      const auto& c = (*b)["choices"][0];
+      expect_rating_json(c.contains("message") ? c["message"]["content"].get<std::string>()
+                                               : c["text"].get<std::string>());
+    }
+  }
+  // json_object and "text" are accepted too; json_object answers JSON.
+  EXPECT_EQ(llamacpp_recording().probe("chat_response_format_json_object").status, 200);
+  EXPECT_EQ(llamacpp_recording().probe("chat_response_format_text").status, 200);
+  const Resp obj = fake_answer("chat_response_format_json_object");
+  EXPECT_TRUE(
+      json::parse(obj.body["choices"][0]["message"]["content"].get<std::string>()).is_object());
+  // A grammar is applied as given; the fake cannot follow one and answers its reply.
+  EXPECT_EQ(recorded_body("chat_grammar")["choices"][0]["message"]["content"], "{\"rating\": 1}");
 }
 
 // ---------------------------------------------------------------------------------------------
