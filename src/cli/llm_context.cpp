@@ -96,4 +96,27 @@ void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::s
   util::write_file_atomically(json_path, session->accounting().to_json() + "\n");
 }
 
+int run_reporting_llm_usage(const std::shared_ptr<llm::Session>& session,
+                            const std::string& json_path, const std::function<int()>& run) {
+  int code = 0;
+  try {
+    code = run();
+  } catch (...) {
+    if (session && session->accounting().total().answers > 0) {
+      std::fflush(stdout);
+      fmt::print(stderr, "LLM usage:\n{}\n", session->accounting().summary());
+      if (!json_path.empty()) {
+        try {
+          util::write_file_atomically(json_path, session->accounting().to_json() + "\n");
+        } catch (const std::exception&) {
+          // The error that stopped the command is the one to report.
+        }
+      }
+    }
+    throw;
+  }
+  report_llm_usage(session, json_path);
+  return code;
+}
+
 }  // namespace probity::cli

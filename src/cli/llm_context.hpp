@@ -1,6 +1,7 @@
 #pragma once
 // The LLM flags shared by the commands that may talk to a model: they build the command's Engine
 // (with its llm::Session), and the usage/cost summary printed at the end.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,5 +38,10 @@ int with_llm_failures(int code, const std::shared_ptr<llm::Session>& session,
 // Prints the accounting table to stderr; with `json_path` (the audit, whose printed report
 // already ends with the table) writes its JSON there instead.
 void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::string& json_path);
+// Runs a command that may talk to `session`, then report_llm_usage. A command stopped by an
+// error after the server was asked anything still shows what was asked (the table on stderr,
+// and its JSON at `json_path`) before the error goes on.
+int run_reporting_llm_usage(const std::shared_ptr<llm::Session>& session,
+                            const std::string& json_path, const std::function<int()>& run);
 
 }  // namespace probity::cli

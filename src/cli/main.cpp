@@ -974,15 +974,15 @@ int main(int argc, char** argv) {
       const auto session = engine->llm_or_null();
       if (perturb_llm.perturber == "llm")
         cli::use_llm_perturber(*engine, pert.degradations, pert.manipulations);
-      const int code = cli::run_perturb(pert, *engine);
-      cli::report_llm_usage(session, "");
+      const int code = cli::run_reporting_llm_usage(
+          session, "", [&] { return cli::run_perturb(pert, *engine); });
       return cli::with_llm_failures(code, session, perturb_llm);
     }
     if (sc->parsed()) {
       auto engine = engine_for(score_llm);
       const auto session = engine->llm_or_null();
-      const int code = cli::run_score(score, *engine);
-      cli::report_llm_usage(session, "");
+      const int code =
+          cli::run_reporting_llm_usage(session, "", [&] { return cli::run_score(score, *engine); });
       return cli::with_llm_failures(code, session, score_llm);
     }
     if (cc->parsed()) return cli::run_correlate(corr);
@@ -999,15 +999,15 @@ int main(int argc, char** argv) {
     if (selc->parsed()) {
       auto engine = engine_for(select_llm);
       const auto session = engine->llm_or_null();
-      const int code = cli::run_select(sel, *engine);
-      cli::report_llm_usage(session, "");
+      const int code =
+          cli::run_reporting_llm_usage(session, "", [&] { return cli::run_select(sel, *engine); });
       return cli::with_llm_failures(code, session, select_llm);
     }
     if (atc->parsed()) {
       auto engine = engine_for(attack_llm);
       const auto session = engine->llm_or_null();
-      const int code = cli::run_attack(atk, *engine);
-      cli::report_llm_usage(session, "");
+      const int code =
+          cli::run_reporting_llm_usage(session, "", [&] { return cli::run_attack(atk, *engine); });
       return cli::with_llm_failures(code, session, attack_llm);
     }
     if (mg->parsed()) return cli::run_meta_global(mglobal);
@@ -1015,8 +1015,8 @@ int main(int argc, char** argv) {
     if (bc->parsed()) {
       auto engine = engine_for(bench_llm);
       const auto session = engine->llm_or_null();
-      const int code = cli::run_bench_build(bench, *engine);
-      cli::report_llm_usage(session, "");
+      const int code = cli::run_reporting_llm_usage(
+          session, "", [&] { return cli::run_bench_build(bench, *engine); });
       return cli::with_llm_failures(code, session, bench_llm);
     }
     if (ac->parsed()) {
@@ -1036,8 +1036,8 @@ int main(int argc, char** argv) {
       const auto session = engine->llm_or_null();
       if (audit_llm.perturber == "llm")
         cli::use_llm_perturber(*engine, audit.degradations, audit.manipulations);
-      const int code = cli::run_audit(audit, *engine);
-      cli::report_llm_usage(session, audit.out + "/llm_usage.json");
+      const int code = cli::run_reporting_llm_usage(session, audit.out + "/llm_usage.json",
+                                                    [&] { return cli::run_audit(audit, *engine); });
       return cli::with_llm_failures(code, session, audit_llm);
     }
     return static_cast<int>(kExitUsage);

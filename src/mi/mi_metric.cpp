@@ -47,13 +47,19 @@ std::string MiMetric::signature() const {
 }
 
 void MiMetric::decompose_references(std::span<const Task> tasks) {
-  // Every reference at once: a model-backed decomposer asks for all of them in one batch.
+  // The references the metric reads, all at once (a model-backed decomposer asks for them in one
+  // batch): every reference with refs=all, else each task's first, which is both its positive
+  // and what the negative sampler draws from it (after a refs=<id> wrapper has filtered them).
   std::vector<std::string> texts;
   std::unordered_set<std::string_view> seen;
-  for (const auto& t : tasks)
-    for (const auto& r : t.references)
-      if (!statements_.count(r.text) && !failed_.count(r.text) && seen.insert(r.text).second)
-        texts.push_back(r.text);
+  for (const auto& t : tasks) {
+    const std::size_t used = config_.all_references ? t.references.size()
+                                                    : std::min<std::size_t>(1, t.references.size());
+    for (std::size_t k = 0; k < used; ++k) {
+      const std::string& r = t.references[k].text;
+      if (!statements_.count(r) && !failed_.count(r) && seen.insert(r).second) texts.push_back(r);
+    }
+  }
   auto results = config_.decomposer->decompose(texts);
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (results[i].error.empty())

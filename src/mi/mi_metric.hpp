@@ -68,8 +68,9 @@ class MiMetric final : public Metric {
   using Statements = std::shared_ptr<const std::vector<std::string>>;
   bool binary_critic() const;
   bool statement_targets() const { return config_.representation == Representation::kStatement; }
-  // A model-backed Ψ decomposes every reference in fit() (one batch per call); the rules are
-  // applied when a reference is scored (memoised per thread), so nothing is kept per reference.
+  // A model-backed Ψ decomposes the references the metric uses (the first of each task, or all
+  // with refs=all) in fit(), one batch per call; the rules are applied when a reference is scored
+  // (memoised per thread), so nothing is kept per reference.
   bool decomposes_in_fit() const { return statement_targets() && config_.decomposer->fallible(); }
   void decompose_references(std::span<const Task> tasks);
   // The statements of a reference (PredictionError when its decomposition failed).

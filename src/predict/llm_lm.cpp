@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "probity/error.hpp"
@@ -234,12 +235,83 @@ std::string LlmLm::conditional_prefix(std::string_view x) const {
 void LlmLm::no_prompt_logprobs(const std::string& detail) const {
   // Not an item failure: the server cannot do this at all.
   throw UsageError(fmt::format(
-      "LLM role '{}' (model '{}') returned no prompt log-probabilities{}: autoregression "
-      "(llm=lm) needs a completions endpoint that scores the prompt: vLLM (echo or "
-      "prompt_logprobs) or SGLang (echo with logprobs >= 1). llama.cpp server refuses echo, "
-      "Ollama ignores it, and OpenAI's chat and current completion models do not return them "
-      "(see docs/llm-servers.md)",
-      options_.role, client_->config().model, detail.empty() ? "" : " (" + detail + ")"));
+      "LLM role '{}' (model '{}') returned no prompt log-probabilities{}. llama.cpp's server does "
+      "not score prompts (it refuses echo, or answers it for the generated tokens only), Ollama "
+      "ignores echo, and OpenAI's chat and current completion models do not return them: "
+      "autoregression (llm=lm) needs a completions endpoint that scores the prompt, so use vLLM "
+      "(echo or prompt_logprobs) or SGLang (echo with logprobs >= 1) (see docs/llm-servers.md)",
+      options_.role, client_->config().model, detail.empty() ? "" : ": " + detail));
+}
+
+namespace {
+
+// Log-probabilities an answer holds for generated tokens: the legacy lists, or the chat-style
+// {"content": [...]} that llama.cpp's server writes in a completion too.
+std::size_t generated_logprobs(const llm::Response& a) {
+  std::size_t n = a.logprobs.size();
+  const auto j = nlohmann::json::parse(a.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return n;
+  const auto choices = j.find("choices");
+  if (choices == j.end() || !choices->is_array() || choices->empty()) return n;
+  const auto lp = choices->front().find("logprobs");
+  if (lp == choices->front().end() || !lp->is_object()) return n;
+  for (const char* key : {"tokens", "content"})
+    if (auto it = lp->find(key); it != lp->end() && it->is_array()) n = std::max(n, it->size());
+  return n;
+}
+
+}  // namespace
+
+llm::Request LlmLm::completion(const std::string& text, bool by_ids) const {
+  llm::Request r;
+  r.endpoint = llm::Endpoint::kCompletion;
+  if (by_ids) {
+    std::lock_guard lock(mutex_);
+    r.prompt_tokens = ids_.at(text);  // as tokenized, BOS included: no re-tokenization
+  } else {
+    r.prompt = text;
+  }
+  r.max_tokens = 1;
+  r.temperature = 0;
+  if (options_.prompt_logprobs) {
+    r.prompt_logprobs = 0;
+  } else {
+    r.echo = true;
+    r.logprobs = 1;  // SGLang scores the prompt only when `echo and logprobs` is truthy
+  }
+  return r;
+}
+
+void LlmLm::check_prompt_scoring(const std::string& text) const {
+  std::lock_guard lock(probe_mutex_);
+  if (prompt_scoring_) {
+    if (!prompt_scoring_->empty()) no_prompt_logprobs(*prompt_scoring_);
+    return;
+  }
+  // Asked by text: /tokenize is not worth asking of a server that cannot score a prompt.
+  const auto a = client_->run({completion(text, false)}).front();
+  const std::string field = options_.prompt_logprobs ? "prompt_logprobs" : "echo";
+  if (!a.ok) {
+    if (a.error_kind != llm::ErrorKind::kUnsupported && a.status != 404) return;  // transient
+    prompt_scoring_ = fmt::format("the server refused {} ({})", field, a.error);
+    no_prompt_logprobs(*prompt_scoring_);
+  }
+  if (a.has_prompt_logprobs) {
+    prompt_scoring_ = "";
+    return;
+  }
+  const std::size_t generated = generated_logprobs(a);
+  const std::string prompt_tokens = a.usage.present && a.usage.prompt_tokens > 0
+                                        ? fmt::format(" ({} tokens)", a.usage.prompt_tokens)
+                                        : std::string();
+  prompt_scoring_ =
+      generated > 0
+          ? fmt::format(
+                "the server answered {} with log-probs for the {} generated token{} only, "
+                "not the prompt{}",
+                field, generated, generated == 1 ? "" : "s", prompt_tokens)
+          : fmt::format("the server answered {} without any log-probabilities", field);
+  no_prompt_logprobs(*prompt_scoring_);
 }
 
 bool LlmLm::tokenize(const std::vector<std::string>& texts) const {
@@ -293,6 +365,8 @@ void LlmLm::score(const std::vector<std::pair<std::string, std::string>>& pairs)
     }
   }
   if (todo.empty()) return;
+  // Before /tokenize and the batch: a server that does not score prompts is found by one request.
+  check_prompt_scoring(todo.front().first + todo.front().second);
 
   std::vector<std::string> texts;
   for (const auto& [prefix, y] : todo) {
@@ -307,25 +381,7 @@ void LlmLm::score(const std::vector<std::pair<std::string, std::string>>& pairs)
     tokenize_error = e.what();  // transient: these items fail (and are not retried this run)
   }
 
-  auto request = [&](const std::string& text) {
-    llm::Request r;
-    r.endpoint = llm::Endpoint::kCompletion;
-    if (by_ids) {
-      std::lock_guard lock(mutex_);
-      r.prompt_tokens = ids_.at(text);  // as tokenized, BOS included: no re-tokenization
-    } else {
-      r.prompt = text;
-    }
-    r.max_tokens = 1;
-    r.temperature = 0;
-    if (options_.prompt_logprobs) {
-      r.prompt_logprobs = 0;
-    } else {
-      r.echo = true;
-      r.logprobs = 1;  // SGLang scores the prompt only when `echo and logprobs` is truthy
-    }
-    return r;
-  };
+  auto request = [&](const std::string& text) { return completion(text, by_ids); };
   auto texts_of = [](const llm::Response& a) {
     std::vector<std::string> out;
     out.reserve(a.prompt_logprobs.size());

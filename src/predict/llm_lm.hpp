@@ -12,8 +12,9 @@
 // they differ from the prefix's ids. Without it (hosted legacy completions) the echoed tokens'
 // texts are aligned with the prompt (BOS text, byte-fallback pieces, "bytes:" escapes and
 // SentencePiece's dropped spaces handled). Servers that return no prompt log-probabilities
-// (llama.cpp server refuses echo, Ollama ignores it, OpenAI chat models) are rejected with an
-// error naming the limitation.
+// (llama.cpp server refuses echo or answers it for the generated tokens only, Ollama ignores it,
+// OpenAI chat models) are rejected with an error naming the limitation, found by one probe
+// completion before any other request (no /tokenize, no batch is sent to such a server).
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -64,6 +65,11 @@ class LlmLm final : public mi::Predictor {
   // Returns false when the server has no usable /tokenize (then texts are aligned instead).
   bool tokenize(const std::vector<std::string>& texts) const;
   [[noreturn]] void no_prompt_logprobs(const std::string& detail) const;
+  // One completion of `text` asked as the batch will be: throws (UsageError) when the answer
+  // shows that the server does not score prompts. Once per run; a transient failure leaves it
+  // unknown (the next batch probes again).
+  void check_prompt_scoring(const std::string& text) const;
+  llm::Request completion(const std::string& text, bool by_ids) const;
 
   LlmLmOptions options_;
   std::shared_ptr<llm::Session> session_;
@@ -73,6 +79,10 @@ class LlmLm final : public mi::Predictor {
   mutable std::unordered_map<std::string, Result> memo_;  // prefix \x1f y → log p
   mutable std::unordered_map<std::string, std::vector<std::int64_t>> ids_;  // text → its ids
   mutable std::optional<bool> tokenize_works_;  // unknown until the first /tokenize answer
+  // Whether the server scores prompts: unknown until the probe; then "" (it does) or what it did
+  // instead. Its own mutex: concurrent batches wait for one probe.
+  mutable std::mutex probe_mutex_;
+  mutable std::optional<std::string> prompt_scoring_;
 };
 
 namespace detail {

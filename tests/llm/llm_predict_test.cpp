@@ -529,7 +529,8 @@ TEST(LlmPredict, AutoregressionWithVllmPromptLogprobs) {
 }
 
 TEST(LlmPredict, ServerWithoutPromptLogprobsGetsAClearErrorNamingTheLimitation) {
-  // Like llama.cpp server: echo and prompt_logprobs are ignored, nothing scores the prompt.
+  // Like the current llama.cpp server: echo is accepted with HTTP 200 and answered with the
+  // log-probabilities of the generated token only; prompt_logprobs is ignored.
   probity::test::MockServer::Options options;
   options.scores_prompts = false;
   for (const std::string spec :
@@ -542,9 +543,47 @@ TEST(LlmPredict, ServerWithoutPromptLogprobsGetsAClearErrorNamingTheLimitation) 
     } catch (const probity::UsageError& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("no prompt log-probabilities"), std::string::npos) << what;
-      EXPECT_NE(what.find("llama.cpp"), std::string::npos) << what;
+      EXPECT_NE(what.find("llama.cpp's server does not score prompts"), std::string::npos) << what;
+      EXPECT_NE(what.find("vLLM"), std::string::npos) << what;
+      // What the server did, not a refusal it never made.
+      EXPECT_EQ(what.find("refused"), std::string::npos) << what;
+      if (spec.starts_with("gem"))
+        EXPECT_NE(what.find("answered echo with log-probs for the 1 generated token only, not "
+                            "the prompt"),
+                  std::string::npos)
+            << what;
+      else
+        EXPECT_NE(what.find("answered prompt_logprobs without any log-probabilities"),
+                  std::string::npos)
+            << what;
     }
+    // Found from the first answer: one completion, and no /tokenize for a server that cannot
+    // score a prompt anyway.
+    EXPECT_EQ(server.count("/v1/completions"), 1u) << spec;
+    EXPECT_EQ(server.count("/tokenize"), 0u) << spec;
   }
+}
+
+TEST(LlmPredict, AServerRefusingEchoIsNamedAsRefusingIt) {
+  // The older llama.cpp server: HTTP 500 "Only no echo is supported", never retried.
+  MockServer server;
+  server.set_fault_rule([](const json& r) -> std::optional<probity::test::MockFault> {
+    if (r.value("echo", false))
+      return probity::test::MockFault::rejection(500, "Only no echo is supported");
+    return std::nullopt;
+  });
+  SessionGuard guard(mock_session(server));
+  try {
+    primary_scores(three_tasks(), "gem,predictor=llm");
+    ADD_FAILURE() << "no error";
+  } catch (const probity::UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("the server refused echo (HTTP 500: Only no echo is supported)"),
+              std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(server.count("/v1/completions"), 1u);
+  EXPECT_EQ(server.count("/tokenize"), 0u);
 }
 
 // ---- LLM perturbations and a whole audit --------------------------------------------------------
@@ -690,6 +729,22 @@ TEST(LlmPerturb, AuditWithLlmOracleAndJudgeCompletes) {
   EXPECT_GT(applied, 0u);
   EXPECT_GT(session->accounting().total().answers, 0u);
   std::filesystem::remove_all(out);
+  std::filesystem::remove(data);
+}
+
+TEST(LlmPredict, TheCommandStoppedByAServerWithoutPromptScoringStillShowsItsLlmUsage) {
+  probity::test::MockServer::Options options;
+  options.scores_prompts = false;
+  MockServer server(options);
+  const auto data = write_dataset(three_tasks(), temp_path("no_echo.jsonl"));
+  const auto r = probity::test::run_probity(
+      "score --data " + data + " --metric gem,predictor=llm --llm-concurrency 1 --llm-base-url " +
+      server.base_url() + " --llm-model mock-model");
+  EXPECT_EQ(r.exit_code, probity::kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("generated token only"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("LLM usage"), std::string::npos) << r.err;
+  EXPECT_LT(r.err.find("LLM usage"), r.err.find("no prompt log-probabilities")) << r.err;
+  EXPECT_EQ(server.count(), 1u);
   std::filesystem::remove(data);
 }
 

@@ -131,6 +131,37 @@ TEST(LlmDecomposer, IsTheDefaultWithAnLlmOracleAndOneCallPerText) {
                UsageError);  // no statements in gem
 }
 
+// Three tasks of three references each; the first is the one the default refs=first reads.
+Dataset tasks3_with_three_references() {
+  Dataset ds = tasks3();
+  for (auto& t : ds.tasks) {
+    const std::string first = t.references[0].text;
+    t.references.push_back({"r2", "Officials said little. " + first});
+    t.references.push_back({"r3", first + " Nobody commented."});
+  }
+  return ds;
+}
+
+TEST(LlmDecomposer, OnlyTheReferencesTheMetricUsesAreDecomposed) {
+  MockServer server;
+  Model model;
+  server.set_handler([&](const json& r) { return model.answer(r); });
+  SessionGuard guard(mock_session(server));
+  const Dataset ds = tasks3_with_three_references();
+  // The default first reference: one decomposition per task, positives and negatives alike.
+  scores(ds, "gppm-j,predictor=llm,batch=false,decompose_llm=decomposer");
+  EXPECT_EQ(model.decomposed.size(), 3u);
+  for (const auto& t : ds.tasks) EXPECT_EQ(model.decomposed.count(t.references[0].text), 1u);
+  // The f-variational cell's negatives are other tasks' first references: nothing more.
+  model.decomposed.clear();
+  scores(ds, "stmt-tv,predictor=llm,batch=false,decompose_llm=decomposer");
+  EXPECT_EQ(model.decomposed.size(), 3u);
+  // refs=all reads every reference: all nine.
+  model.decomposed.clear();
+  scores(ds, "gppm-j,predictor=llm,batch=false,decompose_llm=decomposer,refs=all");
+  EXPECT_EQ(model.decomposed.size(), 9u);
+}
+
 TEST(LlmDecomposer, AFailedDecompositionMakesTheItemsThatNeedItUndefined) {
   MockServer server;
   Model model;
