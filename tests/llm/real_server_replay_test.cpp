@@ -46,13 +46,13 @@ TEST(LlamaCppReplay, EveryFeatureSendsWhatWasRecordedAndEndsAsItDid) {
     const std::string name = c["name"].get<std::string>();
     const std::string out = dir + "/" + name;
     std::filesystem::create_directories(out);
-    std::string args = replace_all(c["args"].get<std::string>(), "{data}",
-                                   fixture("-data.jsonl"));
+    std::string args = replace_all(c["args"].get<std::string>(), "{data}", fixture("-data.jsonl"));
     args = replace_all(args, "{out}", out);
     const auto r = run_probity(args + " --llm-base-url " + server.base_url() + " " +
                                manifest["llm_flags"].get<std::string>() + " 2>&1");
     EXPECT_EQ(r.exit_code, c["exit"].get<int>())
-        << name << ": " << args << "\n" << r.out.substr(r.out.size() > 4000 ? r.out.size() - 4000 : 0);
+        << name << ": " << args << "\n"
+        << r.out.substr(r.out.size() > 4000 ? r.out.size() - 4000 : 0);
   }
   std::string unasked;
   for (const auto* e : transcript->unserved())

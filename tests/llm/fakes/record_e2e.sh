@@ -20,7 +20,8 @@ python3 "$here/record_transcript.py" proxy --upstream "$upstream" --out "$prefix
   --listen "127.0.0.1:$port" --truncate --meta "what=probity e2e run, commands in $(basename "$prefix").commands.json" \
   --meta "upstream=$upstream" &
 proxy=$!
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.2; done
+# Wait for the proxy's port without a request (it would be recorded).
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.2; done
 # The commands: {data}, {url} and {out} are filled in by this script and by the replay test.
 commands=$(cat <<'JSON'
 [
@@ -57,7 +58,21 @@ for c in commands:
         if isinstance(u, str): u = json.loads(u)
         if isinstance(u, dict) and "total" in u: usage = u; break
         if isinstance(j, dict) and "endpoints" in j and "total" in j: usage = j; break
-    c["usage"] = usage and {k: usage["total"].get(k) for k in ("requests", "questions", "reasks", "unparsed", "failed")}
+    keys = ("requests", "questions", "reasks", "unparsed", "failed")
+    if usage:
+        c["usage"] = {k: usage["total"].get(k) for k in keys}
+    else:  # the text usage table a command prints: sum its endpoint rows
+        lines = (p.stdout + "\n" + p.stderr).splitlines()
+        total = None
+        for i, line in enumerate(lines):
+            if line.startswith("endpoint") and "answers" in line:
+                total = dict.fromkeys(keys, 0)
+                for row in lines[i + 1:]:
+                    f = row.split()
+                    if len(f) < 14 or f[0] == "total": break
+                    for k, col in zip(keys, (3, 7, 8, 9, 6)): total[k] += int(f[col])
+                break
+        c["usage"] = total
     print(c["name"], "exit", c["exit"], c["usage"], file=sys.stderr)
 json.dump({"llm_flags": "--llm-model tiny --llm-max-tokens 4096", "commands": commands},
           open(manifest, "w"), indent=1)
