@@ -411,6 +411,13 @@ TEST(LlmServers, CachedPromptTokensArePricedAtTheirRate) {
   ASSERT_TRUE(r.ok);
   EXPECT_EQ(r.usage.cached_prompt_tokens, 0);
   EXPECT_NE(r.body.find("cached_tokens"), std::string::npos);
+  // A prompt of 1024 tokens or more asked again is served from OpenAI's prompt cache.
+  const std::string long_prompt = std::string(8000, 'a') + " Rate it.";
+  EXPECT_EQ(client.call(chat(long_prompt)).usage.cached_prompt_tokens, 0);
+  const auto again = client.call(chat(long_prompt + " Again."));
+  ASSERT_TRUE(again.ok);
+  EXPECT_GE(again.usage.cached_prompt_tokens, 1024);
+  EXPECT_EQ((again.usage.cached_prompt_tokens - 1024) % 128, 0);
 }
 
 // ---- Every autoregressive cell end to end ------------------------------------------------------

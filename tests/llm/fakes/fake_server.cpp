@@ -30,6 +30,7 @@ struct FakeState {
   std::vector<std::uint64_t> llama_used;               // and when it last served
   std::uint64_t llama_clock = 0;
   std::int64_t started = 0;  // llama.cpp's /v1/models `created`: when the model was loaded
+  std::vector<std::vector<std::int64_t>> openai_prompts;  // OpenAI: prompts seen, for caching
 };
 
 namespace {
@@ -523,10 +524,20 @@ std::optional<J> schema_in(const J& request, Flavour flavour) {
     schema = request["json_schema"];
   const J rf = request.value("response_format", J());
   if (rf.is_object()) {
-    const std::string type = rf.value("type", "");
+    std::string type = rf.value("type", "");
+    if (flavour == Flavour::kOllama) {
+      // Ollama compares the type trimmed and case-insensitively.
+      type = lower(type);
+      type.erase(0, type.find_first_not_of(" \t\n\r"));
+      type.erase(type.find_last_not_of(" \t\n\r") + 1);
+    }
     if (type == "json_schema") {
-      const J wrapper = rf.value("json_schema", J::object());
-      schema = wrapper.is_object() ? wrapper.value("schema", J::object()) : J::object();
+      const J wrapper = rf.value("json_schema", J());
+      if (wrapper.is_object() && wrapper.contains("schema") && wrapper["schema"].is_object()) {
+        schema = wrapper["schema"];
+      } else if (flavour == Flavour::kLlamaCpp) {
+        schema = J::object();  // any JSON: its grammar of an empty schema
+      }
     } else if (type == "json_object") {
       if (flavour == Flavour::kLlamaCpp && rf.contains("schema")) {
         schema = rf["schema"];
@@ -683,6 +694,65 @@ ojson vllm_prompt_logprobs(const Fixture& fx, const std::vector<std::int64_t>& i
   return list;
 }
 
+// vLLM's and SGLang's context: FakeOptions::context_tokens, else kMaxModelLen.
+std::int64_t max_model_len(const FakeOptions& o) {
+  return o.context_tokens > 0 ? static_cast<std::int64_t>(o.context_tokens)
+                              : FakeServer::kMaxModelLen;
+}
+
+// TokenizeParams (vllm/renderers/params.py): the output budget must fit the context, and the
+// prompt must fit what the budget leaves; both are 400s naming the parameter.
+std::optional<Reply> vllm_context_check(const FakeOptions& o, std::int64_t input_len,
+                                        std::int64_t max_output, const std::string& output_param) {
+  const std::int64_t total = max_model_len(o);
+  if (max_output > total)
+    return reply_json(
+        400, vllm_error(400, "BadRequestError",
+                        output_param + "=" + std::to_string(max_output) +
+                            "cannot be greater than max_model_len=max_total_tokens=" +
+                            std::to_string(total) + ". Please request fewer output tokens.",
+                        output_param));
+  if (input_len > total - max_output)
+    return reply_json(
+        400,
+        vllm_error(400, "BadRequestError",
+                   "You passed " + std::to_string(input_len) + " input tokens and requested " +
+                       std::to_string(max_output) +
+                       " output tokens. However, the model's context length is only " +
+                       std::to_string(total) + " tokens, resulting in a maximum input length of " +
+                       std::to_string(total - max_output) +
+                       " tokens. Please reduce the length of the input prompt.",
+                   "input_tokens"));
+  return std::nullopt;
+}
+
+// response_format as the request models read it: ResponseFormat{type: text | json_object |
+// json_schema, json_schema: {name, schema, strict}} or a structural tag, and the validator
+// requiring json_schema with that type.
+std::optional<Reply> vllm_response_format(const json& r) {
+  if (!r.contains("response_format") || r["response_format"].is_null()) return std::nullopt;
+  const json& rf = r["response_format"];
+  const std::string type = rf.is_object() ? rf.value("type", "") : "";
+  if (type == "json_schema" && (!rf.contains("json_schema") || rf["json_schema"].is_null()))
+    return vllm_validation(
+        "When response_format type is 'json_schema', the 'json_schema' field must be provided.",
+        "response_format", r.size());
+  auto pydantic = [&](const std::string& kind, const std::string& loc, const std::string& msg) {
+    return reply_json(400, vllm_error(400, "Bad Request",
+                                      "1 validation error:\n  {'type': '" + kind + "', 'loc': '" +
+                                          loc + "', 'msg': \"" + msg + "\"}",
+                                      loc));
+  };
+  if (type == "json_schema" &&
+      (!rf["json_schema"].is_object() || !rf["json_schema"].contains("name")))
+    return pydantic("missing", "body.response_format.ResponseFormat.json_schema.name",
+                    "Field required");
+  if (type != "text" && type != "json_object" && type != "json_schema" && type != "structural_tag")
+    return pydantic("literal_error", "body.response_format.ResponseFormat.type",
+                    "Input should be 'text', 'json_object' or 'json_schema'");
+  return std::nullopt;
+}
+
 Reply vllm_completions(const FakeOptions& o, const Fixture& fx, const json& r) {
   const std::string model =
       r.contains("model") && r["model"].is_string() ? r["model"].get<std::string>() : "";
@@ -706,6 +776,7 @@ Reply vllm_completions(const FakeOptions& o, const Fixture& fx, const json& r) {
     if (v < 0 && v != -1)
       return vllm_validation("`logprobs` must be a positive value or -1.", "logprobs", fields);
   }
+  if (auto e = vllm_response_format(r)) return *e;
   if (!r.contains("prompt") || r["prompt"].is_null() ||
       (r["prompt"].is_string() && r["prompt"].get<std::string>().empty()))
     return vllm_validation("Either prompt or prompt_embeds must be provided and non-empty.",
@@ -743,14 +814,9 @@ Reply vllm_completions(const FakeOptions& o, const Fixture& fx, const json& r) {
   std::int64_t prompt_tokens = 0, completion_tokens = 0;
   for (const auto& p : prompts) {
     const auto input_len = static_cast<std::int64_t>(p.ids.size());
-    if (input_len > FakeServer::kMaxModelLen)
-      return reply_json(400, vllm_error(400, "BadRequestError",
-                                        "Input length (" + std::to_string(input_len) +
-                                            ") exceeds model's maximum context length (" +
-                                            std::to_string(FakeServer::kMaxModelLen) + ")."));
+    if (auto e = vllm_context_check(o, input_len, max_tokens, "max_tokens")) return *e;
     const bool echo_only = echo && max_tokens == 0;
-    const std::int64_t engine_max =
-        echo_only ? 1 : std::min<std::int64_t>(max_tokens, FakeServer::kMaxModelLen - input_len);
+    const std::int64_t engine_max = echo_only ? 1 : max_tokens;
     if (engine_max < 1)
       return reply_json(400, vllm_error(400, "BadRequestError",
                                         "max_tokens must be at least 1, got " +
@@ -884,12 +950,20 @@ Reply vllm_chat(const FakeOptions& o, const Fixture& fx, const json& r) {
                                  "'body.messages', 'msg': 'Field required', 'input': '<dict of " +
                                      std::to_string(r.size()) + " items>'}",
                                  "body.messages"));
+  if (auto e = vllm_response_format(r)) return *e;
+  if (auto k = int_field(r, "top_logprobs"); k && (*k > 0 || *k == -1) && !truthy(r, "logprobs"))
+    return vllm_validation("when using `top_logprobs`, `logprobs` must be set to true.",
+                           "top_logprobs", r.size());
   const std::string model = r.value("model", "");
   if (!model.empty() && model != o.model)
     return reply_json(404, vllm_error(404, "NotFoundError",
                                       "The model `" + model + "` does not exist.", "model"));
-  const Generated g = generate(fx, reply_for(o, r), chat_max_tokens(r));
   const std::int64_t prompt_tokens = approx_chat_prompt_tokens(r["messages"]);
+  const bool completion_param = int_field(r, "max_completion_tokens").has_value();
+  if (auto e = vllm_context_check(o, prompt_tokens, chat_max_tokens(r).value_or(0),
+                                  completion_param ? "max_completion_tokens" : "max_tokens"))
+    return *e;
+  const Generated g = generate(fx, reply_for(o, r), chat_max_tokens(r));
   const std::int64_t n = int_field(r, "n").value_or(1);
   ojson choices = ojson::array();
   for (std::int64_t c = 0; c < n; ++c) {
@@ -951,7 +1025,7 @@ Reply vllm_tokenize(const FakeOptions& o, const Fixture& fx, const json& r) {
     for (auto id : ids) strs.push_back(piece_of(fx, id));  // convert_ids_to_tokens
   }
   return reply_json(200, ojson{{"count", ids.size()},
-                               {"max_model_len", FakeServer::kMaxModelLen},
+                               {"max_model_len", max_model_len(o)},
                                {"tokens", ids},
                                {"token_strs", strs}});
 }
@@ -1006,11 +1080,53 @@ std::optional<std::string> sglang_validate(const json& prompt) {
   return "Prompt must be string, list of strings, list of integers, or list of integer lists";
 }
 
+// TokenizerManager._validate_one_request: a prompt of the context length or more, then prompt plus
+// max_new_tokens beyond it (when max_new_tokens is set), are ValueErrors: 400 BadRequestError.
+std::optional<Reply> sglang_context_check(const FakeOptions& o, std::int64_t input_len,
+                                          std::optional<std::int64_t> max_new) {
+  const std::int64_t ctx = max_model_len(o);
+  if (input_len >= ctx)
+    return reply_json(400, sglang_error(400, "BadRequestError",
+                                        "The input (" + std::to_string(input_len) +
+                                            " tokens) is longer than the model's context length (" +
+                                            std::to_string(ctx) + " tokens)."));
+  if (max_new && *max_new + input_len > ctx)
+    return reply_json(
+        400, sglang_error(400, "BadRequestError",
+                          "Requested token count exceeds the model's maximum context length of " +
+                              std::to_string(ctx) + " tokens. You requested a total of " +
+                              std::to_string(*max_new + input_len) +
+                              " tokens: " + std::to_string(input_len) +
+                              " tokens from the input messages and " + std::to_string(*max_new) +
+                              " tokens for the completion. Please reduce the number of tokens in "
+                              "the input messages or the completion to fit within the limit."));
+  return std::nullopt;
+}
+
+// ResponseFormat{type: text | json_object | json_schema, json_schema: {name, ...}} or a
+// structural tag; pydantic's rejection is reported by the server's validation handler.
+std::optional<Reply> sglang_response_format(const json& r) {
+  if (!r.contains("response_format") || r["response_format"].is_null()) return std::nullopt;
+  const json& rf = r["response_format"];
+  const std::string type = rf.is_object() ? rf.value("type", "") : "";
+  if (type == "text" || type == "json_object" || type == "structural_tag") return std::nullopt;
+  if (type == "json_schema") {
+    const json wrapper = rf.value("json_schema", json());
+    if (wrapper.is_null() || (wrapper.is_object() && wrapper.contains("name"))) return std::nullopt;
+    return reply_json(400, sglang_error(400, "BadRequestError",
+                                        "response_format.json_schema.name: Field required"));
+  }
+  return reply_json(400, sglang_error(400, "BadRequestError",
+                                      "response_format.type: Input should be 'text', "
+                                      "'json_object' or 'json_schema'"));
+}
+
 Reply sglang_completions(const FakeOptions& o, const Fixture& fx, const json& r) {
   if (auto v = int_field(r, "max_tokens"); v && *v <= 0)
     return reply_json(400, sglang_error(400, "BadRequestError", "max_tokens must be positive"));
   if (auto msg = sglang_validate(r.contains("prompt") ? r["prompt"] : json(nullptr)))
     return reply_json(400, sglang_error(400, "BadRequestError", *msg));
+  if (auto e = sglang_response_format(r)) return *e;
   const bool echo = truthy(r, "echo");
   const auto logprobs = int_field(r, "logprobs");
   // Prompt log-probabilities only when `request.echo and request.logprobs` (0 is falsy).
@@ -1018,6 +1134,10 @@ Reply sglang_completions(const FakeOptions& o, const Fixture& fx, const json& r)
   const int k = static_cast<int>(logprobs.value_or(0));
   const std::int64_t n = int_field(r, "n").value_or(1);
   const auto prompts = prompts_of(fx, r["prompt"], true);
+  for (const auto& p : prompts)
+    if (auto e = sglang_context_check(o, static_cast<std::int64_t>(p.ids.size()),
+                                      int_field(r, "max_tokens").value_or(16)))
+      return *e;
   const std::string reply = reply_for(o, r);
   const Generated g = generate(fx, reply, int_field(r, "max_tokens").value_or(16));
   ojson choices = ojson::array();
@@ -1078,46 +1198,55 @@ Reply sglang_completions(const FakeOptions& o, const Fixture& fx, const json& r)
   body["usage"] = {{"prompt_tokens", prompt_tokens},
                    {"total_tokens", prompt_tokens + completion_tokens},
                    {"completion_tokens", completion_tokens},
-                   {"prompt_tokens_details", nullptr}};
+                   {"prompt_tokens_details", nullptr},
+                   {"reasoning_tokens", 0}};
   return reply_json(200, body);
 }
 
 Reply sglang_chat(const FakeOptions& o, const Fixture& fx, const json& r) {
   if (!r.contains("messages") || !r["messages"].is_array())
     return reply_json(400, sglang_error(400, "BadRequestError", "Field required: messages"));
-  const Generated g = generate(fx, reply_for(o, r), chat_max_tokens(r));
+  if (auto e = sglang_response_format(r)) return *e;
   const std::int64_t prompt_tokens = approx_chat_prompt_tokens(r["messages"]);
-  ojson choice;
-  choice["index"] = 0;
-  choice["message"] = {{"role", "assistant"},
-                       {"content", g.text},
-                       {"reasoning_content", nullptr},
-                       {"tool_calls", nullptr}};
-  choice["logprobs"] = nullptr;
-  choice["finish_reason"] = g.truncated ? "length" : "stop";
-  choice["matched_stop"] = !g.truncated && fx.eos ? ojson(*fx.eos) : ojson(nullptr);
-  const auto completion_tokens = static_cast<std::int64_t>(g.ids.size());
+  if (auto e = sglang_context_check(o, prompt_tokens, chat_max_tokens(r))) return *e;
+  const Generated g = generate(fx, reply_for(o, r), chat_max_tokens(r));
+  // n choices of the same prompt: the prompt counted once, the completions of all.
+  const std::int64_t n = int_field(r, "n").value_or(1);
+  ojson choices = ojson::array();
+  for (std::int64_t c = 0; c < n; ++c) {
+    ojson choice;
+    choice["index"] = c;
+    choice["message"] = {{"role", "assistant"},
+                         {"content", g.text},
+                         {"reasoning_content", nullptr},
+                         {"tool_calls", nullptr}};
+    choice["logprobs"] = nullptr;
+    choice["finish_reason"] = g.truncated ? "length" : "stop";
+    choice["matched_stop"] = !g.truncated && fx.eos ? ojson(*fx.eos) : ojson(nullptr);
+    choices.push_back(std::move(choice));
+  }
+  const auto completion_tokens = static_cast<std::int64_t>(g.ids.size()) * n;
   ojson body;
   body["id"] = random_hex(32);
   body["object"] = "chat.completion";
   body["created"] = now_s();
   body["model"] = r.value("model", o.model);
-  body["choices"] = ojson::array({choice});
+  body["choices"] = std::move(choices);
   body["usage"] = {{"prompt_tokens", prompt_tokens},
                    {"total_tokens", prompt_tokens + completion_tokens},
                    {"completion_tokens", completion_tokens},
-                   {"prompt_tokens_details", nullptr}};
+                   {"prompt_tokens_details", nullptr},
+                   {"reasoning_tokens", 0}};
   return reply_json(200, body);
 }
 
-Reply sglang_tokenize(const FakeOptions&, const Fixture& fx, const json& r) {
+Reply sglang_tokenize(const FakeOptions& o, const Fixture& fx, const json& r) {
   const bool add_special = !r.contains("add_special_tokens") || truthy(r, "add_special_tokens");
   const json p = r.value("prompt", json(nullptr));
   if (p.is_string()) {
     const auto ids = with_bos(fx, require_tokens(fx, p.get<std::string>()).ids, add_special);
     return reply_json(
-        200,
-        ojson{{"tokens", ids}, {"count", ids.size()}, {"max_model_len", FakeServer::kMaxModelLen}});
+        200, ojson{{"tokens", ids}, {"count", ids.size()}, {"max_model_len", max_model_len(o)}});
   }
   if (is_str_array(p)) {
     ojson tokens = ojson::array(), counts = ojson::array();
@@ -1127,8 +1256,7 @@ Reply sglang_tokenize(const FakeOptions&, const Fixture& fx, const json& r) {
       counts.push_back(ids.size());
     }
     return reply_json(
-        200,
-        ojson{{"tokens", tokens}, {"count", counts}, {"max_model_len", FakeServer::kMaxModelLen}});
+        200, ojson{{"tokens", tokens}, {"count", counts}, {"max_model_len", max_model_len(o)}});
   }
   return reply_json(
       400, sglang_error(400, "BadRequestError", "Invalid prompt type. Expected str or List[str]."));
@@ -1750,7 +1878,121 @@ std::string json_number_text(const json& v) {
   return v.dump();
 }
 
-Reply openai_chat(const FakeOptions& o, const Fixture& fx, const json& r, bool reasoning) {
+// Strict structured output: every object must forbid additional properties and require each of
+// its properties; the first violation, with the path of the object within the schema.
+std::optional<std::string> openai_strict_violation(const json& schema, const std::string& context) {
+  if (!schema.is_object()) return std::nullopt;
+  const json props = schema.value("properties", json::object());
+  const bool object = schema.value("type", json()) == "object" || schema.contains("properties");
+  if (object) {
+    if (schema.value("additionalProperties", json(true)) != json(false))
+      return "In context=" + context +
+             ", 'additionalProperties' is required to be supplied and to be false.";
+    const json required = schema.value("required", json::array());
+    for (const auto& [name, sub] : props.items()) {
+      if (std::find(required.begin(), required.end(), json(name)) == required.end())
+        return "In context=" + context +
+               ", 'required' is required to be supplied and to be an array including every key "
+               "in properties. Missing '" +
+               name + "'.";
+    }
+  }
+  auto inner = [&](const std::string& step) {
+    return context == "()" ? "('" + step + "')"
+                           : context.substr(0, context.size() - 1) + ", '" + step + "')";
+  };
+  for (const auto& [name, sub] : props.items())
+    if (auto v = openai_strict_violation(sub, inner("properties', '" + name))) return v;
+  if (schema.contains("items"))
+    if (auto v = openai_strict_violation(schema["items"], inner("items"))) return v;
+  for (const char* key : {"anyOf", "$defs", "definitions"}) {
+    if (!schema.contains(key)) continue;
+    for (const auto& [k, sub] : schema[key].items())
+      if (auto v = openai_strict_violation(sub, inner(std::string(key) + "', '" + k))) return v;
+  }
+  return std::nullopt;
+}
+
+// response_format as the API checks it before generating.
+std::optional<Reply> openai_response_format(const json& r) {
+  if (!r.contains("response_format") || r["response_format"].is_null()) return std::nullopt;
+  const json& rf = r["response_format"];
+  if (!rf.is_object())
+    return openai_400("Invalid type for 'response_format': expected an object, but got " +
+                          std::string(rf.type_name()) + " instead.",
+                      "response_format", "invalid_type");
+  for (const auto& [k, v] : rf.items())
+    if (k != "type" && k != "json_schema")
+      return openai_400("Unknown parameter: 'response_format." + k + "'.", "response_format." + k,
+                        "unknown_parameter");
+  const std::string type = rf.value("type", "");
+  if (type != "text" && type != "json_object" && type != "json_schema")
+    return openai_400("Invalid value: '" + type +
+                          "'. Supported values are: 'json_object', 'json_schema', and 'text'.",
+                      "response_format.type", "invalid_value");
+  if (type == "json_object") {
+    // JSON mode needs the word in the conversation.
+    bool mentions = false;
+    for (const auto& m : r.value("messages", json::array()))
+      if (m.is_object() && m.contains("content") &&
+          lower(m["content"].is_string() ? m["content"].get<std::string>() : m["content"].dump())
+                  .find("json") != std::string::npos)
+        mentions = true;
+    if (!mentions)
+      return openai_400(
+          "'messages' must contain the word 'json' in some form, to use 'response_format' of "
+          "type 'json_object'.",
+          "messages");
+  }
+  if (type == "json_schema") {
+    if (!rf.contains("json_schema") || !rf["json_schema"].is_object())
+      return openai_400("Missing required parameter: 'response_format.json_schema'.",
+                        "response_format.json_schema", "missing_required_parameter");
+    const json& js = rf["json_schema"];
+    if (!js.contains("name"))
+      return openai_400("Missing required parameter: 'response_format.json_schema.name'.",
+                        "response_format.json_schema.name", "missing_required_parameter");
+    if (js.value("strict", false) == true)
+      if (auto v = openai_strict_violation(js.value("schema", json::object()), "()"))
+        return openai_400(
+            "Invalid schema for response_format '" + js["name"].get<std::string>() + "': " + *v,
+            "response_format");
+  }
+  return std::nullopt;
+}
+
+// Prompt caching: prompts of 1024 tokens or more reuse a prefix earlier requests shared, in
+// steps of 128 tokens. The fake's tokens are 4-byte pieces of each message, matching the
+// approximate prompt_tokens count.
+std::int64_t openai_cached_tokens(FakeState& state, const json& messages,
+                                  std::int64_t prompt_tokens) {
+  std::vector<std::int64_t> ids;
+  for (const auto& m : messages) {
+    const std::string role = m.value("role", "");
+    for (int i = 0; i < 3; ++i)
+      ids.push_back(static_cast<std::int64_t>(std::hash<std::string>{}(role) + i) & 0xFFFFF);
+    if (m.contains("content") && m["content"].is_string()) {
+      const std::string c = m["content"].get<std::string>();
+      for (std::size_t i = 0; i < c.size(); i += 4)
+        ids.push_back(static_cast<std::int64_t>(std::hash<std::string>{}(c.substr(i, 4))) &
+                      0xFFFFF);
+    }
+  }
+  std::lock_guard lock(state.mutex);
+  std::size_t best = 0;
+  for (const auto& seen : state.openai_prompts) {
+    std::size_t common = 0;
+    while (common < seen.size() && common < ids.size() && seen[common] == ids[common]) ++common;
+    best = std::max(best, common);
+  }
+  state.openai_prompts.push_back(std::move(ids));
+  const auto reused = std::min(static_cast<std::int64_t>(best), prompt_tokens);
+  if (prompt_tokens < 1024 || reused < 1024) return 0;
+  return 1024 + (reused - 1024) / 128 * 128;
+}
+
+Reply openai_chat(const FakeOptions& o, const Fixture& fx, FakeState& state, const json& r,
+                  bool reasoning) {
   // A non-reasoning model rejects reasoning_effort as an unknown argument.
   if (auto e = openai_unknown_params(
           r, kChatParams,
@@ -1764,6 +2006,7 @@ Reply openai_chat(const FakeOptions& o, const Fixture& fx, const json& r, bool r
     return reply_json(404, openai_error("The model `" + model +
                                             "` does not exist or you do not have access to it.",
                                         "invalid_request_error", nullptr, "model_not_found"));
+  if (auto e = openai_response_format(r)) return *e;
   if (reasoning) {
     if (r.contains("max_tokens") && !r["max_tokens"].is_null())
       return openai_400(
@@ -1819,6 +2062,7 @@ Reply openai_chat(const FakeOptions& o, const Fixture& fx, const json& r, bool r
   }
   const std::int64_t completion_tokens =
       (static_cast<std::int64_t>(g.ids.size()) + reasoning_tokens) * n;
+  const std::int64_t cached = openai_cached_tokens(state, r["messages"], prompt_tokens);
   ojson body;
   body["id"] = "chatcmpl-" + random_alnum(29);
   body["object"] = "chat.completion";
@@ -1828,7 +2072,7 @@ Reply openai_chat(const FakeOptions& o, const Fixture& fx, const json& r, bool r
   body["usage"] = {{"prompt_tokens", prompt_tokens},
                    {"completion_tokens", completion_tokens},
                    {"total_tokens", prompt_tokens + completion_tokens},
-                   {"prompt_tokens_details", {{"cached_tokens", 0}, {"audio_tokens", 0}}},
+                   {"prompt_tokens_details", {{"cached_tokens", cached}, {"audio_tokens", 0}}},
                    {"completion_tokens_details",
                     {{"reasoning_tokens", reasoning_tokens * n},
                      {"audio_tokens", 0},
@@ -2231,7 +2475,7 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
                                                           {"object", "model"},
                                                           {"owned_by", "vllm"},
                                                           {"root", o.model},
-                                                          {"max_model_len", kMaxModelLen}}})}});
+                                                          {"max_model_len", max_model_len(o)}}})}});
         static const std::set<std::string> routes = {"/v1/completions", "/v1/chat/completions",
                                                      "/tokenize", "/detokenize"};
         if (!post || !routes.count(path)) return kFastApiNotFound;
@@ -2262,7 +2506,7 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
                                                           {"object", "model"},
                                                           {"owned_by", "sglang"},
                                                           {"root", o.model},
-                                                          {"max_model_len", kMaxModelLen}}})}});
+                                                          {"max_model_len", max_model_len(o)}}})}});
         static const std::set<std::string> routes = {"/v1/completions", "/v1/chat/completions",
                                                      "/tokenize", "/v1/tokenize"};
         if (!post || !routes.count(path)) return kFastApiNotFound;
@@ -2387,7 +2631,7 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
           if (index % o.rate_limit_every == 0) return openai_rate_limited(o);
         }
         if (legacy) return openai_legacy(o, fx, r);
-        return openai_chat(o, fx, r, o.flavour == Flavour::kOpenAiReasoning);
+        return openai_chat(o, fx, *state_, r, o.flavour == Flavour::kOpenAiReasoning);
       }
     }
   } catch (const std::exception& e) {

@@ -56,7 +56,8 @@ struct FakeOptions {
   std::string model = "fake-model";
   std::string api_key;  // when set, wrong/missing auth gets that server's 401 (not Ollama)
   // Ollama: num_ctx for its silent prompt truncation (0 = none). llama.cpp: a slot's context
-  // (0 = kLlamaCppContext); longer prompts get its exceed_context_size_error.
+  // (0 = kLlamaCppContext); longer prompts get its exceed_context_size_error. vLLM and SGLang:
+  // max_model_len (0 = kMaxModelLen), enforced on prompt plus requested output.
   std::size_t context_tokens = 0;
   // llama.cpp: parallel slots (-np), the bound of `n` and the number of KV caches whose prompt
   // prefixes later requests reuse (usage.prompt_tokens_details.cached_tokens).
@@ -104,8 +105,9 @@ class FakeServer {
   std::vector<FakeCall> calls() const;
   std::size_t count(std::string_view path = "") const;  // requests received ("" = any path)
 
-  // vLLM's and SGLang's max_model_len in this fake (reported by /tokenize, enforced by vLLM).
-  static constexpr int kMaxModelLen = 4096;
+  // vLLM's and SGLang's default max_model_len in this fake: Meta-Llama-3-8B's context, the model
+  // of the llama3 tokenizer fixture (reported by /tokenize and /v1/models, enforced by both).
+  static constexpr int kMaxModelLen = 8192;
   // Reasoning tokens an OpenAI reasoning model spends before its visible answer.
   static constexpr int kReasoningTokens = 64;
   // llama.cpp's slot context in this fake (the recorded server's 8192-token slots).

@@ -285,6 +285,42 @@ TEST(FakeStructured, SchemaInstanceFollowsTheSchemasProbityBuilds) {
             R"({"a":false})");
 }
 
+// Every fake takes the two OpenAI structured-output forms on chat, and without a reply function
+// answers with JSON that follows the schema, as each real server constrains decoding.
+TEST(FakeStructured, EveryFlavourAcceptsJsonSchemaAndJsonObjectAndAnswersSchemaShapedJson) {
+  const json schema = {{"type", "object"},
+                       {"properties", {{"rating", {{"type", "integer"}, {"enum", {1, 2, 3}}}}}},
+                       {"required", {"rating"}},
+                       {"additionalProperties", false}};
+  for (Flavour f : {Flavour::kVllm, Flavour::kSglang, Flavour::kLlamaCpp, Flavour::kOllama,
+                    Flavour::kOpenAiChat, Flavour::kOpenAiReasoning}) {
+    SCOPED_TRACE(flavour_name(f));
+    FakeServer s(opts(f, "llama3", "m"));
+    json req = {{"model", "m"},
+                {"messages", {{{"role", "user"}, {"content", "Rate it. Answer in JSON."}}}}};
+    req["response_format"] = {
+        {"type", "json_schema"},
+        {"json_schema", {{"name", "answer"}, {"strict", true}, {"schema", schema}}}};
+    const auto r = post(s, "/v1/chat/completions", req);
+    ASSERT_EQ(r.status, 200) << r.raw;
+    EXPECT_EQ(json::parse(r.body["choices"][0]["message"]["content"].get<std::string>()),
+              json({{"rating", 1}}));
+    req["response_format"] = {{"type", "json_object"}};
+    const auto o = post(s, "/v1/chat/completions", req);
+    ASSERT_EQ(o.status, 200) << o.raw;
+    EXPECT_TRUE(
+        json::parse(o.body["choices"][0]["message"]["content"].get<std::string>()).is_object());
+  }
+  // A test that wants free text says so.
+  FakeOptions o = opts(Flavour::kVllm);
+  o.structured_replies = false;
+  FakeServer s(o);
+  const auto r = post(s, "/v1/chat/completions",
+                      {{"messages", {{{"role", "user"}, {"content", "x"}}}},
+                       {"response_format", {{"type", "json_object"}}}});
+  EXPECT_EQ(r.body["choices"][0]["message"]["content"], "ok");
+}
+
 // ---------------------------------------------------------------------------------------------
 // vLLM
 
@@ -525,6 +561,61 @@ TEST(Vllm, ChatResponseShape) {
   EXPECT_GT(r.body["usage"]["prompt_tokens"].get<int>(), 0);
 }
 
+TEST(Vllm, PromptPlusRequestedOutputBeyondMaxModelLenIs400NamingInputTokens) {
+  FakeOptions o = opts(Flavour::kVllm);
+  o.context_tokens = 16;
+  FakeServer s(o);
+  const auto ids = ids_with_bos("llama3", kArticle);  // 11 tokens, + 16 (default max_tokens)
+  const auto r = post(s, "/v1/completions", {{"prompt", kArticle}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"]["type"], "BadRequestError");
+  EXPECT_EQ(r.body["error"]["param"], "input_tokens");
+  EXPECT_EQ(r.body["error"]["message"],
+            "You passed " + std::to_string(ids.size()) +
+                " input tokens and requested 16 output tokens. However, the model's context "
+                "length is only 16 tokens, resulting in a maximum input length of 0 tokens. "
+                "Please reduce the length of the input prompt.");
+  EXPECT_EQ(post(s, "/v1/completions", {{"prompt", kArticle}, {"max_tokens", 5}}).status, 200);
+  const auto big = post(s, "/v1/completions", {{"prompt", kArticle}, {"max_tokens", 17}});
+  EXPECT_EQ(big.body["error"]["message"],
+            "max_tokens=17cannot be greater than max_model_len=max_total_tokens=16. Please "
+            "request fewer output tokens.");
+  EXPECT_EQ(big.body["error"]["param"], "max_tokens");
+  const auto chat = post(s, "/v1/chat/completions",
+                         {{"messages", {{{"role", "user"}, {"content", std::string(100, 'x')}}}}});
+  EXPECT_EQ(chat.status, 400);
+  EXPECT_EQ(chat.body["error"]["param"], "input_tokens");
+}
+
+TEST(Vllm, ResponseFormatIsValidatedAndTopLogprobsNeedsLogprobs) {
+  FakeServer s(opts(Flavour::kVllm));
+  const json msgs = {{{"role", "user"}, {"content", "hi"}}};
+  const auto missing = post(s, "/v1/chat/completions",
+                            {{"messages", msgs}, {"response_format", {{"type", "json_schema"}}}});
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(missing.body["error"]["type"], "Bad Request");
+  EXPECT_EQ(missing.body["error"]["param"], "response_format");
+  EXPECT_NE(missing.body["error"]["message"].get<std::string>().find(
+                "When response_format type is 'json_schema', the 'json_schema' field must be "
+                "provided."),
+            std::string::npos);
+  const auto xml =
+      post(s, "/v1/chat/completions", {{"messages", msgs}, {"response_format", {{"type", "xml"}}}});
+  EXPECT_EQ(xml.status, 400);
+  EXPECT_EQ(post(s, "/v1/completions",
+                 {{"prompt", kArticle}, {"max_tokens", 1}, {"response_format", {{"type", "xml"}}}})
+                .status,
+            400);
+  const auto top = post(s, "/v1/chat/completions", {{"messages", msgs}, {"top_logprobs", 2}});
+  EXPECT_EQ(top.status, 400);
+  EXPECT_EQ(top.body["error"]["param"], "top_logprobs");
+  // n choices, usage over all of them.
+  const auto n = post(s, "/v1/chat/completions", {{"messages", msgs}, {"n", 3}});
+  EXPECT_EQ(n.body["choices"].size(), 3u);
+  EXPECT_EQ(n.body["usage"]["completion_tokens"], 3);
+  EXPECT_TRUE(n.body["usage"]["prompt_tokens_details"].is_null());  // no cache report by default
+}
+
 // ---------------------------------------------------------------------------------------------
 // SGLang
 
@@ -608,6 +699,42 @@ TEST(Sglang, ErrorsAreObjectErrorBodies) {
   EXPECT_EQ(r.body["code"], 400);
   EXPECT_EQ(post(s, "/v1/completions", {{"prompt", kArticle}, {"max_tokens", 0}}).status, 400);
   EXPECT_EQ(post(s, "/nope", {}).body, json({{"detail", "Not Found"}}));
+}
+
+TEST(Sglang, ContextOverflowIs400AndChatNGivesNChoicesWithReasoningTokensInUsage) {
+  FakeOptions o = opts(Flavour::kSglang);
+  o.context_tokens = 20;
+  FakeServer s(o);
+  const auto ids = ids_with_bos("llama3", kArticle);
+  const auto total = post(s, "/v1/completions", {{"prompt", kArticle}});  // + 16 > 20
+  EXPECT_EQ(total.status, 400);
+  EXPECT_EQ(total.body["object"], "error");
+  EXPECT_EQ(total.body["message"],
+            "Requested token count exceeds the model's maximum context length of 20 tokens. You "
+            "requested a total of " +
+                std::to_string(ids.size() + 16) + " tokens: " + std::to_string(ids.size()) +
+                " tokens from the input messages and 16 tokens for the completion. Please reduce "
+                "the number of tokens in the input messages or the completion to fit within the "
+                "limit.");
+  const auto input = post(s, "/v1/chat/completions",
+                          {{"messages", {{{"role", "user"}, {"content", std::string(100, 'x')}}}}});
+  EXPECT_EQ(input.status, 400);
+  EXPECT_NE(input.body["message"].get<std::string>().find(
+                "tokens) is longer than the model's context length (20 tokens)."),
+            std::string::npos);
+  FakeServer big(opts(Flavour::kSglang));
+  const auto n = post(big, "/v1/chat/completions",
+                      {{"messages", {{{"role", "user"}, {"content", "hi"}}}}, {"n", 2}});
+  ASSERT_EQ(n.status, 200) << n.raw;
+  EXPECT_EQ(n.body["choices"].size(), 2u);
+  EXPECT_EQ(n.body["choices"][1]["index"], 1);
+  EXPECT_EQ(n.body["usage"]["completion_tokens"], 2);
+  EXPECT_EQ(n.body["usage"]["reasoning_tokens"], 0);
+  EXPECT_EQ(post(big, "/v1/chat/completions",
+                 {{"messages", {{{"role", "user"}, {"content", "hi"}}}},
+                  {"response_format", {{"type", "xml"}}}})
+                .status,
+            400);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1122,6 +1249,25 @@ TEST(Ollama, ChatShapeAndUnknownModel) {
   EXPECT_EQ(missing.body["error"]["message"], "model 'llama9' not found");
 }
 
+TEST(Ollama, ResponseFormatTypeIsCaseInsensitiveAndUnknownTypesAreIgnored) {
+  FakeServer s(opts(Flavour::kOllama));
+  json req = {{"model", "fake-model"}, {"messages", {{{"role", "user"}, {"content", "hi"}}}}};
+  req["response_format"] = {
+      {"type", " JSON_Schema "},
+      {"json_schema",
+       {{"schema", {{"type", "object"}, {"properties", {{"ok", {{"type", "boolean"}}}}}}}}}};
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).body["choices"][0]["message"]["content"],
+            R"({"ok":false})");
+  req["response_format"] = {{"type", "xml"}};
+  const auto xml = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(xml.status, 200);
+  EXPECT_EQ(xml.body["choices"][0]["message"]["content"], "ok");
+  req["response_format"] = {{"type", "json_schema"}};  // no schema: no format
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).body["choices"][0]["message"]["content"], "ok");
+  req["n"] = 3;  // not a field of its request: one choice
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).body["choices"].size(), 1u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hosted OpenAI
 
@@ -1187,6 +1333,69 @@ TEST(OpenAiChat, WrongKeyIs401InvalidApiKey) {
 TEST(OpenAiChat, CompletionsEndpointRejectsAChatModel) {
   FakeServer s(opts(Flavour::kOpenAiChat, "o200k", "gpt-4o-mini"));
   EXPECT_EQ(post(s, "/v1/completions", {{"model", "gpt-4o-mini"}, {"prompt", "x"}}).status, 404);
+}
+
+TEST(OpenAiChat, ResponseFormatIsCheckedAsTheApiDoes) {
+  FakeServer s(opts(Flavour::kOpenAiChat, "o200k", "gpt-4o-mini"));
+  json req = chat_request("gpt-4o-mini");
+  req["response_format"] = {{"type", "object"}};
+  auto r = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(r.body, json({{"error",
+                           {{"message",
+                             "Invalid value: 'object'. Supported values are: 'json_object', "
+                             "'json_schema', and 'text'."},
+                            {"type", "invalid_request_error"},
+                            {"param", "response_format.type"},
+                            {"code", "invalid_value"}}}}));
+  req["response_format"] = {{"type", "json_object"}};
+  r = post(s, "/v1/chat/completions", req);  // "hi" does not mention JSON
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"]["param"], "messages");
+  EXPECT_EQ(r.body["error"]["message"],
+            "'messages' must contain the word 'json' in some form, to use 'response_format' of "
+            "type 'json_object'.");
+  req["messages"][0]["content"] = "Answer in JSON.";
+  r = post(s, "/v1/chat/completions", req);
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.body["choices"][0]["message"]["content"], "{}");
+  const json loose = {{"type", "object"}, {"properties", {{"a", {{"type", "integer"}}}}}};
+  req["response_format"] = {
+      {"type", "json_schema"},
+      {"json_schema", {{"name", "answer"}, {"strict", true}, {"schema", loose}}}};
+  r = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"]["message"],
+            "Invalid schema for response_format 'answer': In context=(), 'additionalProperties' "
+            "is required to be supplied and to be false.");
+  EXPECT_EQ(r.body["error"]["param"], "response_format");
+  req["response_format"]["json_schema"]["strict"] = false;  // not strict: not checked
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).status, 200);
+  req["response_format"] = {{"type", "json_schema"}};
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).body["error"]["code"],
+            "missing_required_parameter");
+  req["response_format"] = {{"type", "json_schema"}, {"schema", loose}};
+  EXPECT_EQ(post(s, "/v1/chat/completions", req).body["error"]["code"], "unknown_parameter");
+}
+
+TEST(OpenAiChat, ARepeatedPrefixOf1024TokensOrMoreIsCachedInStepsOf128) {
+  FakeServer s(opts(Flavour::kOpenAiChat, "o200k", "gpt-4o-mini"));
+  json req = chat_request("gpt-4o-mini");
+  req["messages"][0]["content"] = std::string(6000, 'a') + " first question";
+  const auto first = post(s, "/v1/chat/completions", req);
+  EXPECT_EQ(first.body["usage"]["prompt_tokens_details"]["cached_tokens"], 0);
+  req["messages"][0]["content"] = std::string(6000, 'a') + " another question";
+  const auto second = post(s, "/v1/chat/completions", req);
+  const int cached = second.body["usage"]["prompt_tokens_details"]["cached_tokens"];
+  EXPECT_GE(cached, 1024);
+  EXPECT_EQ((cached - 1024) % 128, 0);
+  EXPECT_LE(cached, second.body["usage"]["prompt_tokens"].get<int>());
+  // Short prompts are never cached.
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_request("gpt-4o-mini"))
+                .body["usage"]["prompt_tokens_details"]["cached_tokens"],
+            0);
+  EXPECT_EQ(post(s, "/v1/chat/completions", chat_request("gpt-4o-mini"))
+                .body["usage"]["prompt_tokens_details"]["cached_tokens"],
+            0);
 }
 
 TEST(OpenAiReasoning, MaxTokensIs400UnsupportedParameter) {
