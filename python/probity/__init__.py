@@ -1,21 +1,18 @@
-""
-    "probity: reference-based text evaluation metrics and their audit, from Python.
+"""probity: reference-based text evaluation metrics and their audit, from Python.
 
-    The functions here run the same C++ engine as the ``probity`` command -
-    line tool and give the same numbers and the same error messages::
+The functions here run the same C++ engine as the ``probity`` command-line tool and give the
+same numbers and the same error messages::
 
-        import probity
+    import probity
 
-            ds = probity.load_dataset("data/summeval/summeval_sample20.jsonl") scores =
-    probity.score_dataset(ds, [ "bleu", "rougeL", "stmt-tv" ]) #name->array rows =
-        probity.correlate(scores, ds) #probity correlate report =
-            probity.audit(ds, [ "bleu", my_metric ], out = "out/audit") #probity audit
+    ds = probity.load_dataset("data/summeval/summeval_sample20.jsonl")
+    scores = probity.score_dataset(ds, ["bleu", "rougeL", "stmt-tv"])   # name -> array
+    rows = probity.correlate(scores, ds)                                 # probity correlate
+    report = probity.audit(ds, ["bleu", my_metric], out="out/audit")     # probity audit
 
-                Per -
-            item arrays are NumPy float64 arrays aligned with ``Dataset.items()``;
-undefined values are NaN.Invalid input raises
-    : class :`InputError` (with ``file``, ``line `` and ``field``),
-    a bad metric name or option : class :`UsageError`; both are ``ValueError`` subclasses. Long calls
+Per-item arrays are NumPy float64 arrays aligned with ``Dataset.items()``; undefined values
+are NaN. Invalid input raises :class:`InputError` (with ``file``, ``line`` and ``field``), a
+bad metric name or option :class:`UsageError`; both are ``ValueError`` subclasses. Long calls
 release the GIL and stop with ``KeyboardInterrupt`` on Ctrl-C.
 
 A Python callable can be audited next to the built-in metrics: it receives a batch of
@@ -62,11 +59,10 @@ __all__ = [
     "signature", "spearman", "strategies", "write_report",
 ]
 
-#Items per call of a Python metric when probity scores a dataset with it.
+# Items per call of a Python metric when probity scores a dataset with it.
 _BATCH = 256
 
-#-- -- metrics and \
-    strategies -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+# ---- metrics and strategies ----------------------------------------------------------------
 
 
 def bleu_from_stats(correct, total, sys_len, ref_len, smooth_method="exp", smooth_value=None,
@@ -92,31 +88,20 @@ def metrics():
     """The metric registry, as ``probity metrics --json``.
 
     Returns:
-        list of dict: ``{
-  "name", "description", "options"
-}
-`` per metric, in registry order;
-``options`` lists every option the metric takes as ``{
-  "name", "type"`` (bool, int, number, choice, text) ``, "default", "help"
-}
-`` with ``"choices"`` or ``"min"``/``"max"`` where they apply,
-    the table that validates metric names.Metrics are
-        named
-            as on the command line : ``base[.part][:
-                                                   arg]
-                                                           [, key = value...]``, e.g.
-        ``"bleu"``, ``"rougeL.f,stem=true"``, ``"mi:tv/fvar/statement/oracle,k=8"``.""
-                                                                                     "
-                                                                                     return _default
-                                                                                         .metrics()
+        list of dict: ``{"name", "description", "options"}`` per metric, in registry order;
+        ``options`` lists every option the metric takes as ``{"name", "type"`` (bool, int,
+        number, choice, text) ``, "default", "help"}`` with ``"choices"`` or ``"min"``/``"max"``
+        where they apply, the table that validates metric names.
+        Metrics are named as on the command line: ``base[.part][:arg][,key=value...]``, e.g.
+        ``"bleu"``, ``"rougeL.f,stem=true"``, ``"mi:tv/fvar/statement/oracle,k=8"``.
+    """
+    return _default.metrics()
 
-                                                                                             def signature(
-                                                                                                 metric)
-    : ""
-      "The sacreBLEU-style signature of a metric name (every choice that affects its value).
 
-      Metrics fitted on a
-      dataset(MI metrics) may add dataset - dependent fields once fitted; the
+def signature(metric):
+    """The sacreBLEU-style signature of a metric name (every choice that affects its value).
+
+    Metrics fitted on a dataset (MI metrics) may add dataset-dependent fields once fitted; the
     signatures of :func:`score_dataset` results (``Scores.signatures``) are the exact ones.
     """
     return _default.signature(metric)
@@ -129,10 +114,7 @@ def strategies(kind=None):
         kind: ``"degradation"``, ``"manipulation"`` or None for both.
 
     Returns:
-        list of dict: ``{
-  "kind", "code", "name", "description"
-}
-``, in paper order; with an
+        list of dict: ``{"kind", "code", "name", "description"}``, in paper order; with an
         LLM configured (:func:`configure_llm`) the LLM realisations too (``llm-D``, ...).
     """
     return _default.strategies(kind)
@@ -167,7 +149,7 @@ class PythonMetric:
         self.fn = fn
         if name is None:
             name = getattr(fn, "__name__", None) or type(fn).__name__
-#',' separates options in metric names; whitespace would make odd record names.
+        # ',' separates options in metric names; whitespace would make odd record names.
         self.name = re.sub(r"[,\s]", "_", str(name))
         self.signature = signature
 
@@ -235,7 +217,8 @@ def _batched(metric, candidates, references):
               for i in range(0, len(candidates), _BATCH)]
     return np.concatenate(values) if values else np.zeros(0)
 
-#-- -- datasets -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+
+# ---- datasets --------------------------------------------------------------------------------
 
 
 def load_dataset(path, skip_invalid=False, *, format=None, map=None):
@@ -243,10 +226,9 @@ def load_dataset(path, skip_invalid=False, *, format=None, map=None):
     JSON array of tasks, or flat rows of any of these through a column map.
 
     Args:
-        path: file name (``str`` or ``os.PathLike``);
-    the format follows the
-        extension(``.jsonl``, ``.json``, ``.csv``, ``.tsv``) unless ``format`` names it.skip_invalid
-        : skip invalid tasks and candidates instead of raising; what was skipped is
+        path: file name (``str`` or ``os.PathLike``); the format follows the extension
+            (``.jsonl``, ``.json``, ``.csv``, ``.tsv``) unless ``format`` names it.
+        skip_invalid: skip invalid tasks and candidates instead of raising; what was skipped is
             in ``Dataset.skipped``.
         format: ``"jsonl"``, ``"json"``, ``"csv"`` or ``"tsv"`` (as ``--format``).
         map: a column map as ``--map`` takes it (``"task=doc_id,candidate=prediction,..."`` or
@@ -280,9 +262,8 @@ def _json_value(v):
     if isinstance(v, (list, tuple, np.ndarray)):
         return [_json_value(x) for x in v]
     try:
-        import pandas as pd
-#optional : only data frames bring pd.NA and NaT
-      if v is pd.NA or v is pd.NaT:
+        import pandas as pd  # optional: only data frames bring pd.NA and NaT
+        if v is pd.NA or v is pd.NaT:
             return None
     except ImportError:  # pragma: no cover
         pass
@@ -319,8 +300,7 @@ def _from_records(records, *, task, candidate, reference, human, system, candida
     for record in records:
         if not isinstance(record, collections.abc.Mapping):
             raise TypeError(f"records must be mappings (dicts), got {type(record).__name__}")
-        lines.append(json.dumps({
-    c: _json_value(record[c]) for c in columns if c in record},
+        lines.append(json.dumps({c: _json_value(record[c]) for c in columns if c in record},
                                 ensure_ascii=False, allow_nan=False))
     return _probity.parse_records("\n".join(lines) + "\n", name, task or "", candidate,
                                   candidate_id or "", system or "", source or "", group or "",
@@ -334,16 +314,13 @@ def _dataset_from_records(records, task=None, candidate="candidate", reference=N
 
     Args:
         records: an iterable of dicts (Hugging Face ``datasets`` rows, JSON objects, ...).
-        task: key of the task id;
-    records that share it are one task.None : every record is its own task,
-        its id its 1 - based position.candidate : key of the candidate text.reference
-        : key(or list of keys) of the reference text(s);
-    a value may be a string or a list of strings.human : key(s) of human ratings : a name,
-        a list of names(each a dimension of that name) or a dict ``{
-    dimension:
-      key
-    }
-    ``; a value may be a number, a list of annotator
+        task: key of the task id; records that share it are one task. None: every record is
+            its own task, its id its 1-based position.
+        candidate: key of the candidate text.
+        reference: key (or list of keys) of the reference text(s); a value may be a string or
+            a list of strings.
+        human: key(s) of human ratings: a name, a list of names (each a dimension of that
+            name) or a dict ``{dimension: key}``; a value may be a number, a list of annotator
             numbers, or None/NaN (not rated).
         system: key of the system name.
         candidate_id: key of the candidate id. None: the system name, else ``c1``, ``c2``, ...
@@ -407,9 +384,10 @@ def _dataset_to_pandas(self):
             rows.append(row)
     return pd.DataFrame(rows)
 
-#The conventions of a data frame given to score_dataset or audit directly(the CSV importer's
-#names) : task_id, candidate_id, candidate, reference or reference_ < k>, system, source, group,
-#and human : < dimension> rating columns.
+
+# The conventions of a data frame given to score_dataset or audit directly (the CSV importer's
+# names): task_id, candidate_id, candidate, reference or reference_<k>, system, source, group,
+# and human:<dimension> rating columns.
 def _default_frame_dataset(df, what):
     cols = [str(c) for c in df.columns]
     text = next((c for c in ("candidate", "candidate_text", "text") if c in cols), None)
@@ -449,7 +427,8 @@ def _dataset(data, what="score_dataset"):
                     f"{type(data).__name__} (build one with probity.Dataset.from_pandas or "
                     "probity.Dataset.from_records)")
 
-#-- -- scoring -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -
+
+# ---- scoring ---------------------------------------------------------------------------------
 
 
 class Scores(dict):
@@ -461,7 +440,7 @@ class Scores(dict):
     def __init__(self, *args, signatures=None, items=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.signatures = dict(signatures or {})
-#(task_id, candidate_id) of every item, when the scores came from score_dataset.
+        # (task_id, candidate_id) of every item, when the scores came from score_dataset.
         self.item_ids = list(items) if items is not None else None
 
     def to_pandas(self):
@@ -469,8 +448,7 @@ class Scores(dict):
         scores came from :func:`score_dataset`), then one column per record name. Needs
         pandas."""
         import pandas as pd
-        frame = pd.DataFrame({
-name: np.asarray(values, dtype=float)
+        frame = pd.DataFrame({name: np.asarray(values, dtype=float)
                               for name, values in dict.items(self)})
         if self.item_ids is not None:
             frame.insert(0, "task_id", [t for t, _ in self.item_ids])
@@ -487,16 +465,13 @@ def score_dataset(dataset, metrics, threads=0, progress=None):
             column names (``task_id``, ``candidate_id``, ``candidate``, ``reference`` or
             ``reference_<k>``, ``system``, ``human:<dimension>``).
         metrics: metric names (``"bleu"``, ``"rougeL"``, ``"gem"``, ...) and/or Python callables
-            (see :class:`PythonMetric`);
-    one name or a list.threads : worker threads(0
-                                                : all cores)
-                                     .progress
-        : optional ``progress(done, total)`` called between chunks of items
-                                     .
+            (see :class:`PythonMetric`); one name or a list.
+        threads: worker threads (0: all cores).
+        progress: optional ``progress(done, total)`` called between chunks of items.
 
-          Returns : Scores : record name->float64 array aligned with ``dataset.items()``,
-        one entry per score record of ``probity
-        score`` (``"rougeL"`` gives ``rougeL.p``, ``rougeL.r`` and
+    Returns:
+        Scores: record name -> float64 array aligned with ``dataset.items()``, one entry per
+        score record of ``probity score`` (``"rougeL"`` gives ``rougeL.p``, ``rougeL.r`` and
         ``rougeL.f``); NaN where the CLI writes ``"score": null``.
     """
     return _default.score_dataset(dataset, metrics, threads, progress)
@@ -539,15 +514,11 @@ def _score_texts(native, metric, candidates, references, sources, negatives, thr
     if pm is not None:
         references = _references(references, len(candidates))
         values = _batched(pm, candidates, references)
-        return {
-      "names" : [pm.record_name],
-                "values" : [values],
-                           "primary" : 0,
-                           "corpus" : [float(np.mean(values)) if len (values) else float("nan")],
-                                      "signature" : pm.full_signature()
-    }
-#The native call reads each entry of references as one text or a sequence of texts.
-    if isinstance (references, str):
+        return {"names": [pm.record_name], "values": [values], "primary": 0,
+                "corpus": [float(np.mean(values)) if len(values) else float("nan")],
+                "signature": pm.full_signature()}
+    # The native call reads each entry of references as one text or a sequence of texts.
+    if isinstance(references, str):
         raise TypeError("references must be a list with one entry per candidate")
     references = references if isinstance(references, list) else list(references)
     return native.score_texts(
@@ -570,8 +541,7 @@ def score(metric, candidates, references, *, sources=None, negatives=None, threa
             references, as for a dataset.
         threads: worker threads (0: all cores).
 
-    Candidates with the same source and references form one task, as in a dataset file;
-    metrics
+    Candidates with the same source and references form one task, as in a dataset file; metrics
     that are fitted on the data (MI metrics) are fitted on these tasks.
 
     Returns:
@@ -585,12 +555,8 @@ def score(metric, candidates, references, *, sources=None, negatives=None, threa
 def score_parts(metric, candidates, references, *, sources=None, negatives=None, threads=0):
     """Like :func:`score`, with every selected part: record name -> array.
 
-    ``score_parts("rougeL", ...)`` returns ``{
-      "rougeL.p" : ..., "rougeL.r" : ..., "rougeL.f" : ...
-    }
-    ``;
-    single-valued metrics give one entry named after the metric (``{
-  "bleu" : ...}``).
+    ``score_parts("rougeL", ...)`` returns ``{"rougeL.p": ..., "rougeL.r": ..., "rougeL.f": ...}``;
+    single-valued metrics give one entry named after the metric (``{"bleu": ...}``).
     """
     return _default.score_parts(metric, candidates, references, sources=sources,
                                 negatives=negatives, threads=threads)
@@ -622,8 +588,7 @@ def paired_test(systems, references, *, metrics=("bleu",), test="bs", samples=0,
         threads: worker threads (0: all cores); the results do not depend on them.
 
     Returns:
-        dict: metric name -> ``{
-  "signature", "samples", "systems"}``, ``systems`` one dict per
+        dict: metric name -> ``{"signature", "samples", "systems"}``, ``systems`` one dict per
         system (``score``, ``p_value``, ``mean``, ``ci``; ``None`` where the test gives none: the
         baseline's p-value, the means and CIs of ``ar``).
     """
@@ -648,9 +613,7 @@ def rouge_bootstrap(candidates, references, *, types=("rouge1", "rouge2", "rouge
         threads: worker threads for the scores.
 
     Returns:
-        dict: type -> ``{
-  "low", "mid", "high"}``, each ``{
-  "precision", "recall", "fmeasure"}``.
+        dict: type -> ``{"low", "mid", "high"}``, each ``{"precision", "recall", "fmeasure"}``.
     """
     return _default.rouge_bootstrap(candidates, references, types=types, n_samples=n_samples,
                                     confidence_interval=confidence_interval, seed=seed,
@@ -680,7 +643,9 @@ def perturb(dataset, kind, code, seed=0, threads=0):
         list of PerturbResult: ``(status, text, note)`` aligned with ``dataset.items()``.
     """
     return _default.perturb(dataset, kind, code, seed, threads)
-#-- -- statistics -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+
+
+# ---- statistics ------------------------------------------------------------------------------
 
 _stats = _probity.stats
 
@@ -818,14 +783,13 @@ def permutation_correlation_diff(a, b, human, correlation="spearman", *, permuta
         a, b, human, correlation, permutations, alternative, seed, threads, add_one,
         standardize))
 
-#-- -- meta - \
-    evaluation -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -
+
+# ---- meta-evaluation -------------------------------------------------------------------------
 
 
 def _score_columns(scores):
     if isinstance(scores, collections.abc.Mapping):
-        columns = {
-k: np.asarray(v, dtype=np.float64) for k, v in scores.items()}
+        columns = {k: np.asarray(v, dtype=np.float64) for k, v in scores.items()}
         signatures = getattr(scores, "signatures", {})
     else:
         columns = {"score": np.asarray(scores, dtype=np.float64)}
@@ -929,21 +893,9 @@ def _level_correlate(scores, human, dimensions, level, statistic, bootstrap, con
         rows = _stats.level_correlations(human, values, dims, levels, statistics, bootstrap,
                                          confidence, seed, threads, resample)
         for dim, lv, st, value, lo, hi, unit, n, groups, skipped, epsilon in rows:
-            row = {
-  "metric" : name,
-             "baseline" : is_baseline,
-                          "dimension" : dim,
-                                        "level" : lv,
-                                                  "statistic" : st,
-                                                                "value" : value,
-                                                                          "ci_lo" : lo,
-                                                                                    "ci_hi"
-      : hi,
-        "resampled" : unit,
-                      "n" : n,
-                            "groups" : groups,
-                                       "skipped_groups" : skipped,
-                                                          "signature" : sig}
+            row = {"metric": name, "baseline": is_baseline, "dimension": dim, "level": lv,
+                   "statistic": st, "value": value, "ci_lo": lo, "ci_hi": hi, "resampled": unit, "n": n,
+                   "groups": groups, "skipped_groups": skipped, "signature": sig}
             if st == "acc-eq":
                 row["epsilon"] = epsilon
             out.append(row)
@@ -974,26 +926,18 @@ def compare(scores, human, *, metrics=None, dimensions=None, correlation="spearm
         for m in metrics:
             if m not in columns:
                 raise UsageError(f"metric '{m}' has no scores")
-        columns = {
-m: columns[m] for m in metrics}
+        columns = {m: columns[m] for m in metrics}
     if len(columns) != 2:
         raise UsageError("compare needs two metrics present in the scores")
     (name_a, a), (name_b, b) = columns.items()
     dims, human_cols = _human_columns(human, dimensions)
     rows = _stats.compare(a, b, human_cols, dims, correlation, permutations, seed, threads)
-    return [{
-  "dimension" : dim,
-                "n" : n,
-                      "correlation" : correlation,
-                                      name_a : ra,
-                                               name_b : rb,
-                                                        "delta" : delta,
-                                                                  "p_two_sided" : p,
-                                                                                  "permutations"
-      : perms}
+    return [{"dimension": dim, "n": n, "correlation": correlation, name_a: ra, name_b: rb,
+             "delta": delta, "p_two_sided": p, "permutations": perms}
             for dim, n, ra, rb, delta, p, perms in rows]
 
-#-- -- audit -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -
+
+# ---- audit -----------------------------------------------------------------------------------
 
 
 def _codes(spec):
@@ -1008,15 +952,11 @@ def _codes(spec):
 def _task_record(t):
     """A Task as one line of the task format (JSONL)."""
     return {"task_id": t.task_id, "group": t.group, "source": t.source,
-            "references": [{
-    "id" : r.id, "text" : r.text} for r in t.references],
-            "candidates": [{
-    "id" : c.id, "system" : c.system, "text" : c.text, "human" : {
-    d: list(v) for d, v in c.human.items()
-    }}
+            "references": [{"id": r.id, "text": r.text} for r in t.references],
+            "candidates": [{"id": c.id, "system": c.system, "text": c.text,
+                            "human": {d: list(v) for d, v in c.human.items()}}
                            for c in t.candidates],
-            "pairs": [{
-    "a" : p.a, "b" : p.b, "preferred" : p.preferred} for p in t.pairs]}
+            "pairs": [{"a": p.a, "b": p.b, "preferred": p.preferred} for p in t.pairs]}
 
 
 def _write_tasks(ds, path):
@@ -1183,7 +1123,7 @@ class AuditReport(dict):
             name = ds.get("name")
             parts.append(f"<h4>probity audit: {e(str(name))} ({ds.get('audited')} of "
                          f"{ds.get('candidates')} candidates)</h4>")
-#Verdicts : one row per metric, one column per strategy(Holm - corrected decision).
+            # Verdicts: one row per metric, one column per strategy (Holm-corrected decision).
             by_key = {(t["metric"], t["kind"], t["code"]): t for t in tests
                       if t["dataset"] == name}
             if codes:
@@ -1210,7 +1150,7 @@ class AuditReport(dict):
                     parts.append(f"<tr><td>{e(m)}</td>{''.join(cells)}"
                                  f"<td>{passed}/{testable}</td></tr>")
                 parts.append("</table>")
-#Correlations with the human ratings.
+            # Correlations with the human ratings.
             rows = [r for r in self.correlation_rows() if r["dataset"] == name]
             if rows:
                 parts.append("<table><tr><th>metric</th><th>dimension</th><th>n</th>"
@@ -1234,7 +1174,8 @@ def write_report(report, out):
     """Writes report.json, report.md and report.html of an audit report into directory `out`."""
     _probity.write_report(_report_json(report), os.fspath(out))
 
-#-- -- LLM session -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -
+
+# ---- LLM session ---------------------------------------------------------------------------------
 
 def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, concurrency=None,
                   cache=None, cache_mode=None, structured=None, server=None, max_tokens=None):
@@ -1244,9 +1185,9 @@ def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, c
     the keyword arguments override it like ``--llm-base-url``, ``--llm-model``,
     ``--llm-api-key-env`` (the NAME of the environment variable holding the key, never the key),
     ``--llm-concurrency``, ``--cache``, ``--cache-mode``, ``--llm-structured`` (``"schema"``,
-    the default: each answer's JSON Schema is sent; ``"json"``; ``"off"``) and ``--llm-server``
-    (``"auto"``, ``"openai"``, ``"vllm"``, ``"sglang"``, ``"llamacpp"``, ``"ollama"``); what
-    neither sets comes from
+    the default: each answer's JSON Schema is sent; ``"json"``; ``"off"``), ``--llm-server``
+    (``"auto"``, ``"openai"``, ``"vllm"``, ``"sglang"``, ``"llamacpp"``, ``"ollama"``) and
+    ``--llm-max-tokens`` (the longest answer of every role); what neither sets comes from
     ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and ``OPENAI_API_KEY`` as in the OpenAI clients (so
     ``configure_llm()`` alone uses them). Every metric created afterwards
     that uses a model (``llm-judge``, ``predictor=llm``, ``expert,llm=judge``, ``style=llm``)
@@ -1273,16 +1214,16 @@ def llm_usage():
     unparsed answers, tokens and cost per endpoint) as a dict, or None without a session."""
     return _default.llm_usage()
 
-#-- -- engines -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -
+
+# ---- engines -------------------------------------------------------------------------------------
 
 
 class Engine:
     """An independent probity engine: its own LLM session, fitted predictors and registries.
 
-    The module-level functions use one default engine;
-    an ``Engine`` gives the same functions as methods,
-        with state of its own.Calls on one engine are
-        serialised(its predictors are shared by its metrics and refitted per dataset); two engines run in parallel from two
+    The module-level functions use one default engine; an ``Engine`` gives the same functions
+    as methods, with state of its own. Calls on one engine are serialised (its predictors are
+    shared by its metrics and refitted per dataset); two engines run in parallel from two
     threads::
 
         judge = probity.Engine(base_url="http://127.0.0.1:8000/v1", model="qwen")
@@ -1368,13 +1309,8 @@ class Engine:
             matrices.append(np.column_stack(r["values"]))  # the parts in order p, r, f
         bounds = _stats.rouge_bootstrap_aggregate(matrices, n_samples, confidence_interval, seed)
         names = ("precision", "recall", "fmeasure")
-        return {
-    t : {
-    k: dict(zip(names, map(float, v))) for k, v in zip(("low", "mid", "high"), b)
-    }
-                for
-                  t, b in zip(types, bounds)
-    }
+        return {t: {k: dict(zip(names, map(float, v))) for k, v in zip(("low", "mid", "high"), b)}
+                for t, b in zip(types, bounds)}
 
     def perturb(self, dataset, kind, code, seed=0, threads=0):
         """See :func:`probity.perturb`."""
@@ -1408,5 +1344,7 @@ class Engine:
         text = self._native.llm_usage()
         return None if text is None else json.loads(text)
 
-#The engine of the module - level functions.
+
+# The engine of the module-level functions.
 _default = Engine()
+

@@ -84,7 +84,7 @@ class LlmSessionTest(_ServedTest):
             self.assertNotIn("sk-secret-python-key", json.dumps(usage))
             self.assertIn("Bearer sk-secret-python-key", _Judge.authorizations)
             self.assertNotIn("sk-secret", probity.signature("llm-judge"))
-#A new session on the same cache : no request.
+            # A new session on the same cache: no request.
             probity.configure_llm(base_url=self.url, model="m", cache=cache,
                                   api_key_env="PROBITY_TEST_KEY")
             again = probity.score("llm-judge", candidates, references)
@@ -121,8 +121,8 @@ class LlmInterruptTest(_ServedTest):
     """Ctrl-C while probity waits for LLM answers raises KeyboardInterrupt at once; the answers
     that had arrived stay in the cache (the CLI stops on Ctrl-C as any program does)."""
 
-#_thread.interrupt_main() does nothing while SIGINT is ignored, as it is for a command
-#started in the background by a non - interactive shell : take Python's handler for the test.
+    # _thread.interrupt_main() does nothing while SIGINT is ignored, as it is for a command
+    # started in the background by a non-interactive shell: take Python's handler for the test.
     handler = _SlowJudge
 
     def setUp(self):
@@ -138,7 +138,7 @@ class LlmInterruptTest(_ServedTest):
         references = ["ref"] * len(candidates)
         with tempfile.TemporaryDirectory() as tmp:
             cache = os.path.join(tmp, "cache.sqlite")
-#Two in flight at 0.3 s each : the batch would take a minute.
+            # Two in flight at 0.3 s each: the batch would take a minute.
             probity.configure_llm(base_url=self.url, model="m", cache=cache, concurrency=2)
             timer = threading.Timer(1.0, _thread.interrupt_main)
             start = time.monotonic()
@@ -149,7 +149,7 @@ class LlmInterruptTest(_ServedTest):
             self.assertLess(elapsed, 2.0)  # the interrupt at 1.0 s, then within a second
             usage = probity.llm_usage()["total"]
             self.assertGreater(usage["answers"], 0)
-#What arrived before the interrupt is cached : a rerun asks only for the rest.
+            # What arrived before the interrupt is cached: a rerun asks only for the rest.
             before = _SlowJudge.requests
             _SlowJudge.delay = 0
             probity.configure_llm(base_url=self.url, model="m", cache=cache, concurrency=16)
@@ -192,7 +192,7 @@ class EngineTest(_ServedTest):
         self.assertEqual(_Rewriter.requests - before, ds.num_candidates())
         self.assertEqual({r.status for r in results}, {"applied"}, results[:2])
         self.assertTrue(all("rewritten answer number" in r.text for r in results))
-#The default engine has no session : a named usage error, no request.
+        # The default engine has no session: a named usage error, no request.
         with self.assertRaisesRegex(probity.UsageError, "LLM endpoint"):
             probity.perturb(ds, "manipulation", "llm:H")
         self.assertEqual(engine.llm_usage()["total"]["answers"], ds.num_candidates())

@@ -98,16 +98,22 @@ void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
   cmd->add_option("--llm-structured", f.overrides.structured,
                   "What structured questions ask of the server: schema (each answer's JSON "
                   "Schema, the default), json (any JSON object) or off")
-      ->transform(CLI::CheckedTransformer(by_name(
-          {llm::StructuredMode::kSchema, llm::StructuredMode::kJson, llm::StructuredMode::kOff},
-          llm::structured_mode_name)));
+      ->transform(
+          CLI::CheckedTransformer(by_name({llm::StructuredMode::kSchema, llm::StructuredMode::kJson,
+                                           llm::StructuredMode::kOff},
+                                          llm::structured_mode_name))
+              .description(""))
+      ->type_name("schema|json|off");
   cmd->add_option("--llm-server", f.overrides.server,
                   "The server software, where it changes what is sent: auto (the default), "
                   "openai, vllm, sglang, llamacpp or ollama")
-      ->transform(CLI::CheckedTransformer(
-          by_name({llm::ServerKind::kAuto, llm::ServerKind::kOpenAi, llm::ServerKind::kVllm,
-                   llm::ServerKind::kSglang, llm::ServerKind::kLlamaCpp, llm::ServerKind::kOllama},
-                  llm::server_kind_name)));
+      ->transform(
+          CLI::CheckedTransformer(by_name({llm::ServerKind::kAuto, llm::ServerKind::kOpenAi,
+                                           llm::ServerKind::kVllm, llm::ServerKind::kSglang,
+                                           llm::ServerKind::kLlamaCpp, llm::ServerKind::kOllama},
+                                          llm::server_kind_name))
+              .description(""))
+      ->type_name("auto|openai|vllm|sglang|llamacpp|ollama");
   cmd->add_option("--max-failed", f.max_failed,
                   "Share of an endpoint's LLM requests that may fail (transport, auth, HTTP "
                   "errors) before the run exits with code 5")

@@ -947,7 +947,8 @@ std::string Client::signature() const {
   if (config_.n != 1) s.field("n", config_.n);
   if (!config_.extra_body.empty()) s.field("extra", sha256_hex(config_.extra_body).substr(0, 12));
   // What was asked of the server's decoding: a constrained answer can differ from a free one.
-  s.field("structured", structured_mode_name(config_.structured));
+  if (config_.structured != StructuredMode::kOff)
+    s.field("structured", structured_mode_name(config_.structured));
   if (config_.server != ServerKind::kAuto) s.field("server", server_kind_name(config_.server));
   return s.format();
 }

@@ -73,6 +73,8 @@ EndpointSettings role_defaults(std::string_view role) {
       {"default", 1024},    {"judge", 512},     {"oracle", 1024}, {"perturber", 2048},
       {"decomposer", 1024}, {"attacker", 4096}, {"guard", 512}};
   EndpointSettings s;
+  // lm and embedder ask no structured question: nothing is sent, and signatures say nothing.
+  if (role == "lm" || role == "embedder") s.structured = StructuredMode::kOff;
   if (auto it = max_tokens.find(role); it != max_tokens.end()) {
     s.max_tokens = it->second;
     s.seed = 0;

@@ -270,7 +270,7 @@ class LlmInjector final : public Injector {
         c.out.rejected_answers += rounds - (transport ? 1 : 0);
         if (transport) {
           c.out.stop_reason = "request-failed";
-        } else if (!last[k].reason.empty() && a.error == "unparseable answer: " + last[k].message) {
+        } else if (!last[k].reason.empty() && a.error.ends_with(last[k].message)) {
           c.out.stop_reason = last[k].reason;
         } else {
           c.out.stop_reason = "unparseable";

@@ -357,6 +357,7 @@ std::vector<ScoreLine> scorecard(const TestIndex& index) {
           any = true;
           if (!t->testable) {
             ++tally.untestable;
+            ++tally.untestable_causes[t->untestable.empty() ? "no cause recorded" : t->untestable];
             continue;
           }
           ++tally.tested;
@@ -378,11 +379,22 @@ std::vector<ScoreLine> scorecard(const TestIndex& index) {
       if (!man.failed.empty()) parts.push_back("gameable: " + names(man.failed));
       if (!deg.failed.empty()) parts.push_back("misses: " + names(deg.failed));
       const std::size_t tested = deg.tested + man.tested;
-      if (parts.empty())
-        parts.push_back(tested == 0 ? std::string("not tested")
-                                    : fmt::format("robust: passed all {} tested", tested));
-      if (std::size_t na = deg.untestable + man.untestable; na > 0)
-        parts.push_back(fmt::format("{} not testable", na));
+      const std::size_t na = deg.untestable + man.untestable;
+      // A failed test is evidence however few ran; robustness is not: it needs most of the
+      // suite to have run (1 passed of 12 is no verdict).
+      std::map<std::string, std::size_t> causes = deg.untestable_causes;
+      for (const auto& [cause, n] : man.untestable_causes) causes[cause] += n;
+      std::vector<std::string> why;
+      for (const auto& [cause, n] : causes) why.push_back(fmt::format("{} × {}", n, cause));
+      if (parts.empty() && tested + na == 0) {
+        parts.push_back("not tested");
+      } else if (parts.empty() && na > tested) {
+        parts.push_back(fmt::format("no verdict: {} of {} tests could run ({} not testable: {})",
+                                    tested, tested + na, na, join(why, "; ")));
+      } else {
+        if (parts.empty()) parts.push_back(fmt::format("robust: passed all {} tested", tested));
+        if (na > 0) parts.push_back(fmt::format("{} not testable", na));
+      }
       line.verdict = join(parts, "; ");
       lines.push_back(std::move(line));
     }

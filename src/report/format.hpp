@@ -136,8 +136,9 @@ std::string test_details(const TestIndex& index, const StrategyTest& t, const Sy
 // manipulation is resisted unless its one-sided p < α); untestable strategies count as neither.
 struct KindTally {
   std::size_t passed = 0, tested = 0, untestable = 0;
-  std::vector<StrategyRef> failed;  // spec criterion, in paper order
-  std::vector<std::string> holm;    // codes whose verdict Holm's adjustment changes
+  std::map<std::string, std::size_t> untestable_causes;  // StrategyTest::untestable, counted
+  std::vector<StrategyRef> failed;                       // spec criterion, in paper order
+  std::vector<std::string> holm;  // codes whose verdict Holm's adjustment changes
 };
 struct ScoreLine {
   std::string dataset, metric;

@@ -56,6 +56,26 @@ TEST(ReportScorecard, CountsAndVerdictsFollowTheSpecCriteria) {
   EXPECT_EQ(clean->verdict, "robust: passed all 12 tested");
 }
 
+// Robustness needs most of the suite to have run: 1 passed test of 12 is no verdict, and the
+// scorecard says so first with the causes (LLM rewrites that all failed, say).
+TEST(ReportScorecard, MostTestsUntestableIsNoVerdictNotRobust) {
+  auto report = probity::test::make_sample_report();
+  std::size_t kept = 0;
+  for (auto& t : report.tests) {
+    if (t.dataset != "topical_chat" || t.metric != "bleu") continue;
+    if (kept++ == 0) continue;
+    t.testable = false;
+    t.untestable = "0 applied items (LLM rewrites unusable)";
+  }
+  const detail::TestIndex index(report);
+  for (const auto& l : detail::scorecard(index))
+    if (l.dataset == "topical_chat" && l.metric == "bleu")
+      EXPECT_EQ(l.verdict,
+                "no verdict: 1 of 12 tests could run (11 not testable: 11 × 0 applied items (LLM "
+                "rewrites unusable))");
+  EXPECT_EQ(to_text(report).find("robust: passed all 1 tested"), std::string::npos);
+}
+
 TEST(ReportScorecard, ComesFirstInEveryRendering) {
   const auto report = probity::test::make_sample_report();
   const std::string verdict = "gameable: meaningless-elongation (M), negative-shift (N)";
