@@ -226,11 +226,15 @@ struct RejectedRewrite {
 };
 struct RewriteAccounting {
   std::string guard;                // "support" or "llm"; empty when no LLM attacker ran
+  std::size_t requests = 0;         // attacker questions asked (one per item and round)
   std::size_t proposed = 0;         // rewrites the attacker returned
+  std::size_t scored = 0;           // rewrites the metric scored
   std::size_t duplicates = 0;       // equal to the original or an earlier try: not scored
   std::size_t rejected = 0;         // the guard found information added: discarded
   std::size_t guard_failed = 0;     // the guard's answer failed: discarded
+  std::size_t over_budget = 0;      // passed the guard past the item's query budget: not scored
   std::size_t attacker_failed = 0;  // attacker requests that failed or stayed unparseable
+  std::size_t attacker_unparseable = 0;  // of those, answers still unusable after re-asking
   std::string first_attacker_error;
   std::vector<RejectedRewrite> rejected_examples;  // the first few, with the guard's reason
 };
@@ -238,12 +242,18 @@ struct RewriteAccounting {
 struct MetricAttack {
   std::string dataset;  // in the audit report
   std::string metric, signature;
-  std::size_t items = 0;       // items attacked (with a defined original score)
-  std::size_t queries = 0;     // metric calls of the per-item search
-  double seconds = 0;          // of the per-item search
-  double success_rate = 0;     // share of items with best Δ > delta
-  double mean_best_delta = 0;  // over the items
-  StrategyTest best_edits;     // the paired test of the best per-item edits against the originals
+  std::size_t items = 0;    // items attacked (with a defined original score)
+  std::size_t queries = 0;  // metric calls of the per-item search
+  double seconds = 0;       // of the per-item search
+  // The per-item search's findings need items it could attack: an LLM attacker whose work
+  // failed for every item leaves it without one (success_rate, mean_best_delta NaN, no budget
+  // curve, best_edits not testable), and `untestable` says why.
+  bool testable = true;
+  std::string untestable;
+  std::size_t not_attacked = 0;  // items with a defined score left out: their LLM work failed
+  double success_rate = 0;       // share of items with best Δ > delta
+  double mean_best_delta = 0;    // over the items
+  StrategyTest best_edits;       // the paired test of the best per-item edits against the originals
   std::vector<std::pair<std::string, std::size_t>> families;  // family of the first best edit
   std::vector<BudgetPoint> budget_curve;
   std::vector<UniversalProgram> universal;  // best on the search half, tested on held-out

@@ -108,6 +108,21 @@ std::vector<std::string> program_names(std::span<const EditOp* const> ops,
   return names;
 }
 
+// Why an LLM attack has no finding: its attacker (or guard) gave no item anything to score.
+std::string llm_attack_failure(const RewriteAccounting& w, std::size_t items) {
+  const std::size_t request_failed = w.attacker_failed - w.attacker_unparseable;
+  std::string out = fmt::format(
+      "the LLM attacker's work failed for all {} item{}: {} attacker request{}, {} failed, {} "
+      "unparseable after re-asking",
+      items, items == 1 ? "" : "s", w.requests, w.requests == 1 ? "" : "s", request_failed,
+      w.attacker_unparseable);
+  if (!w.first_attacker_error.empty()) out += fmt::format(" (first: {})", w.first_attacker_error);
+  out += fmt::format("; {} rewrite{} proposed", w.proposed, w.proposed == 1 ? "" : "s");
+  if (w.guard_failed > 0)
+    out += fmt::format(", {} without a verdict from the {} guard", w.guard_failed, w.guard);
+  return out;
+}
+
 std::vector<std::size_t> checkpoints(std::size_t budget) {
   std::vector<std::size_t> out;
   for (std::size_t base = 1; base <= budget; base *= 10)
@@ -132,6 +147,9 @@ struct ItemSearch {
   std::vector<double> at_point;  // best Δ after each checkpoint's queries
   std::size_t next_point = 0;
   bool done = false;
+  // False while an LLM attacker has given the item no rewrite with an outcome (scored, judged
+  // by the guard, or a repeat): its work failed, so the item was not attacked at all.
+  bool attacked = true;
 };
 
 // Records a scored query of one item: the running best and the budget checkpoints.
@@ -366,6 +384,7 @@ std::vector<ItemSearch> search_items_llm(const Dataset& ds, std::span<const Item
   constexpr std::size_t kHistory = 4;  // earlier tries shown to the attacker
   const auto points = checkpoints(o.budget);
   auto state = init_state(ds, items, original, points.size());
+  for (auto& s : state) s.attacked = false;
   std::vector<std::vector<std::pair<std::string, double>>> tried(items.size());
   std::vector<std::set<std::string>> seen(items.size());
   for (std::size_t round = 0; round < std::max<std::size_t>(o.steps, 1); ++round) {
@@ -386,6 +405,7 @@ std::vector<ItemSearch> search_items_llm(const Dataset& ds, std::span<const Item
       asked.push_back(i);
     }
     if (queries.empty()) break;
+    acct.requests += queries.size();
     const auto answers = llm.propose(queries);
     std::vector<std::pair<std::string, std::string>> pairs;
     std::vector<std::size_t> pair_item;
@@ -393,6 +413,7 @@ std::vector<ItemSearch> search_items_llm(const Dataset& ds, std::span<const Item
       const std::size_t i = asked[k];
       if (!answers[k].ok) {
         ++acct.attacker_failed;
+        acct.attacker_unparseable += answers[k].unparseable;
         if (acct.first_attacker_error.empty()) acct.first_attacker_error = answers[k].error;
         continue;
       }
@@ -400,6 +421,7 @@ std::vector<ItemSearch> search_items_llm(const Dataset& ds, std::span<const Item
         ++acct.proposed;
         if (r == queries[k].original || !seen[i].insert(r).second) {
           ++acct.duplicates;
+          state[i].attacked = true;
           continue;
         }
         pairs.emplace_back(queries[k].original, r);
@@ -411,6 +433,7 @@ std::vector<ItemSearch> search_items_llm(const Dataset& ds, std::span<const Item
     std::vector<std::size_t> planned(items.size(), 0);
     for (std::size_t p = 0; p < pairs.size(); ++p) {
       const std::size_t i = pair_item[p];
+      if (!verdicts[p].failed) state[i].attacked = true;
       if (!verdicts[p].passed) {
         ++(verdicts[p].failed ? acct.guard_failed : acct.rejected);
         if (acct.rejected_examples.size() < 3) {
@@ -420,9 +443,13 @@ std::vector<ItemSearch> search_items_llm(const Dataset& ds, std::span<const Item
         }
         continue;
       }
-      if (state[i].used + planned[i]++ >= o.budget) continue;
+      if (state[i].used + planned[i]++ >= o.budget) {
+        ++acct.over_budget;
+        continue;
+      }
       proposals.push_back({i, {pairs[p].second, kNaN, {kLlmRewrite}}});
     }
+    acct.scored += proposals.size();
     score_and_record(ds, items, metric, o, points, state, proposals);
     for (auto& [i, n] : proposals)
       if (std::isfinite(n.score)) tried[i].emplace_back(n.text, n.score);
@@ -578,6 +605,11 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
       const auto& s = state[i];
       a.queries += s.used;
       if (!std::isfinite(s.original)) continue;
+      if (!s.attacked) {  // no Δ = 0 for an item the attacker never reached
+        ++a.not_attacked;
+        status[i] = PerturbResult::Status::kFailed;
+        continue;
+      }
       ++a.items;
       const double gain = s.best.program.empty() ? 0.0 : s.best.score - s.original;
       sum += gain;
@@ -589,6 +621,10 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
     if (a.items > 0) {
       a.success_rate = static_cast<double>(successes) / static_cast<double>(a.items);
       a.mean_best_delta = sum / static_cast<double>(a.items);
+    } else if (a.not_attacked > 0) {
+      a.testable = false;
+      a.untestable = llm_attack_failure(a.rewrites, a.not_attacked);
+      a.success_rate = a.mean_best_delta = kNaN;
     }
     for (const auto& [f, n] : families) a.families.emplace_back(f, n);
     std::stable_sort(a.families.begin(), a.families.end(),
@@ -596,13 +632,14 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
     a.best_edits =
         test_strategy(StrategyKind::kManipulation, original, best, status, o.alpha, o.bootstrap,
                       o.confidence, o.seed ^ util::fnv1a64(a.metric), o.threads, 2);
-    for (std::size_t p = 0; p < points.size(); ++p) {
+    if (!a.testable) a.best_edits.untestable = a.untestable;
+    for (std::size_t p = 0; p < points.size() && a.testable; ++p) {
       BudgetPoint bp;
       bp.queries = points[p];
       std::size_t ok = 0;
       double total = 0;
       for (const auto& s : state) {
-        if (!std::isfinite(s.original)) continue;
+        if (!std::isfinite(s.original) || !s.attacked) continue;
         ok += s.at_point[p] > o.delta;
         total += s.at_point[p];
       }

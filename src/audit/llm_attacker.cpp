@@ -180,7 +180,7 @@ class LlmGuard final : public InformationGuard {
       const auto& a = answers[i];
       if (!a.ok) {
         out[i].failed = true;
-        out[i].reason = "guard: " + a.error;
+        out[i].reason = "guard: " + llm::describe_failure(a);
       } else if (a.value.at("adds").get<bool>()) {
         const std::string claim = a.value.at("claim").get<std::string>();
         out[i].reason = claim.empty() ? "the guard found new information"
@@ -278,7 +278,8 @@ std::vector<AttackerAnswer> LlmAttacker::propose(const std::vector<AttackerQuery
   std::vector<AttackerAnswer> out(queries.size());
   for (std::size_t i = 0; i < queries.size(); ++i) {
     out[i].ok = answers[i].ok;
-    out[i].error = answers[i].error;
+    out[i].unparseable = answers[i].failure == llm::Answer::Failure::kUnparseable;
+    out[i].error = answers[i].ok ? std::string() : llm::describe_failure(answers[i]);
     if (answers[i].ok)
       for (const auto& r : answers[i].value) out[i].rewrites.push_back(r.get<std::string>());
   }

@@ -63,6 +63,7 @@ struct AttackerQuery {
 
 struct AttackerAnswer {
   bool ok = false;
+  bool unparseable = false;  // failed: the answers, not the request (still unusable after re-asks)
   std::vector<std::string> rewrites;
   std::string error;
 };

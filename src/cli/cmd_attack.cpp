@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "llm/session.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/attack.hpp"
 #include "probity/engine.hpp"
@@ -66,7 +67,8 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   o.seed = args.seed;
   o.threads = args.threads;
   const auto registry = perturb::EditOpRegistry::builtin();
-  const AttackReport r = run_attack(ds, items, metrics, o, registry, engine.llm_or_null());
+  const auto session = engine.llm_or_null();
+  const AttackReport r = run_attack(ds, items, metrics, o, registry, session);
 
   ojson doc = {{"schema", "probity.attack/1"},
                {"data", args.data},
@@ -92,6 +94,9 @@ int run_attack(const AttackArgs& args, Engine& engine) {
                {"attacker", r.attacker.empty() ? ojson(nullptr) : ojson(r.attacker)},
                {"guard", r.guard.empty() ? ojson(nullptr) : ojson(r.guard)},
                {"metrics", ojson::array()}};
+  // The session's accounting, as the audit's report.json has it: an attack whose LLM work
+  // failed says so in its own file too.
+  doc["llm_usage"] = session ? ojson::parse(session->accounting().to_json()) : ojson(nullptr);
   std::vector<std::vector<std::string>> table{{"metric", "attacked", "mean best Δ", "queries/s",
                                                "held-out programs", "best held-out program"}};
   for (const auto& a : r.metrics) {
@@ -106,8 +111,12 @@ int run_attack(const AttackArgs& args, Engine& engine) {
     doc["metrics"].push_back(report::attack_json(a));
 
     const double qps = a.seconds > 0 ? static_cast<double>(a.queries) / a.seconds : 0;
-    table.push_back({a.metric, fmt::format("{:.1f}%", 100 * a.success_rate),
-                     fixed(a.mean_best_delta), fmt::format("{:.0f}", qps),
+    std::string attacked =
+        a.testable ? fmt::format("{:.1f}%", 100 * a.success_rate) : std::string("not testable");
+    if (a.testable && a.not_attacked > 0)
+      attacked += fmt::format(" of {} ({} not attacked)", a.items, a.not_attacked);
+    table.push_back({a.metric, attacked, a.testable ? fixed(a.mean_best_delta) : "-",
+                     fmt::format("{:.0f}", qps),
                      fmt::format("{}/{} significant", found, a.universal.size()), best_program});
   }
   const std::string path = (std::filesystem::path(args.out) / "attack.json").string();
@@ -115,15 +124,23 @@ int run_attack(const AttackArgs& args, Engine& engine) {
                               doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n");
   print_table(table, 1);
   for (const auto& a : r.metrics) {
+    // The cause first: a search that attacked nothing has no finding to read.
+    if (!a.testable) fmt::print("\n{}: not testable: {}\n", a.metric, a.untestable);
     const auto& w = a.rewrites;
     if (w.guard.empty()) continue;
+    if (a.testable && a.not_attacked > 0)
+      fmt::print(
+          "\n{}: {} item{} could not be attacked (the LLM attacker's work failed for them); the "
+          "rates are over the {} attacked\n",
+          a.metric, a.not_attacked, a.not_attacked == 1 ? "" : "s", a.items);
     fmt::print(
-        "\n{}: the LLM attacker proposed {} rewrites: {} scored, {} repeats not scored, {} "
-        "rejected by the {} guard as adding information, {} without a guard verdict (discarded); "
-        "{} attacker requests failed{}\n",
-        a.metric, w.proposed, a.queries, w.duplicates, w.rejected, w.guard, w.guard_failed,
-        w.attacker_failed,
-        w.first_attacker_error.empty() ? "" : fmt::format(" (first: {})", w.first_attacker_error));
+        "\n{}: {} attacker requests: {} failed, {} unparseable after re-asking{}; the LLM "
+        "attacker proposed {} rewrites: {} scored, {} repeats not scored, {} rejected by the {} "
+        "guard as adding information, {} without a guard verdict (discarded), {} over the query "
+        "budget\n",
+        a.metric, w.requests, w.attacker_failed - w.attacker_unparseable, w.attacker_unparseable,
+        w.first_attacker_error.empty() ? "" : fmt::format(" (first: {})", w.first_attacker_error),
+        w.proposed, w.scored, w.duplicates, w.rejected, w.guard, w.guard_failed, w.over_budget);
     for (const auto& e : w.rejected_examples)
       fmt::print("  rejected ({}/{}): {}\n", e.task_id, e.candidate_id, e.reason);
   }

@@ -200,7 +200,7 @@ WireRequest build_request(const EndpointConfig& config, const Request& request) 
       body[completion_tokens ? "max_completion_tokens" : "max_tokens"] = max_tokens;
     }
     n = request.n.value_or(config.n);
-    // Sent only when needed: some servers (llama.cpp) reject any n field they do not support.
+    // Sent only when needed: Anthropic's layer refuses n != 1, llama.cpp any n beyond its slots.
     if (n != 1) body["n"] = n;
     // Samples of one request must differ even under a fixed seed.
     if (auto seed = request.seed ? request.seed : config.seed)

@@ -249,6 +249,21 @@ std::size_t FailureTally::total() const {
   return n;
 }
 
+std::string describe_failure(const Answer& answer) {
+  switch (answer.failure) {
+    case Answer::Failure::kRequest:
+      return fmt::format("the request failed ({})", answer.detail);
+    case Answer::Failure::kUnparseable: {
+      const int reasks = std::max(answer.asks - 1, 0);
+      return fmt::format("the answer stayed unparseable after {} re-ask{} ({})", reasks,
+                         reasks == 1 ? "" : "s", answer.detail);
+    }
+    case Answer::Failure::kNone:
+      break;
+  }
+  return answer.error;
+}
+
 std::vector<Answer> ask_structured(Client& client, const std::vector<std::string>& prompts,
                                    const AnswerSchema& schema, const AnswerParser& parser,
                                    int max_reasks, const std::vector<std::uint32_t>& samples,
@@ -286,6 +301,10 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
       if (!r.ok) {
         // Transport failures were already retried by the client; re-asking would repeat them.
         a.error = fmt::format("request failed ({}): {}", error_kind_name(r.error_kind), r.error);
+        a.failure = Answer::Failure::kRequest;
+        a.detail = r.error.starts_with("HTTP ")
+                       ? r.error
+                       : fmt::format("{}: {}", error_kind_name(r.error_kind), r.error);
         continue;
       }
       std::string error;
@@ -305,6 +324,8 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
         a.ok = true;
         a.value = std::move(*value);
         a.error.clear();
+        a.failure = Answer::Failure::kNone;
+        a.detail.clear();
         continue;
       }
       // A grammar-constrained answer cut by max_tokens is the usual way a small model fails.
@@ -315,6 +336,8 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
                                 : client.config().max_tokens.value_or(-1),
                             error);
       a.error = "unparseable answer: " + error;
+      a.failure = Answer::Failure::kUnparseable;
+      a.detail = error;
       unusable.push_back(batch[k]);
       conv[i].push_back({"assistant", r.text()});
       conv[i].push_back(

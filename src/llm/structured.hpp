@@ -51,7 +51,16 @@ struct Answer {
   nlohmann::json value;  // what the parser returned
   std::string error;     // why it failed: the transport error or the last parse error
   int asks = 0;          // chat requests made for it (1 + re-asks)
+  // Which of the two failed, and its message alone: the request (after the client's retries;
+  // "HTTP 400: <server message>", or the error kind and the transport's message), or the answers
+  // (the last parse error, after the re-asks).
+  enum class Failure { kNone, kRequest, kUnparseable } failure = Failure::kNone;
+  std::string detail;
 };
+
+// A failed answer in words for a per-item error: "the request failed (HTTP 400: ...)" or "the
+// answer stayed unparseable after 2 re-asks (...)".
+std::string describe_failure(const Answer& answer);
 
 // Thrown by an AnswerParser for a well-formed answer that fails a content check (a compression
 // longer than its cap, an edit that changes too much): re-asked like an unparseable answer, and

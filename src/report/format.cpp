@@ -744,9 +744,18 @@ Table attack_table(const TestIndex& index, const Symbols& sym) {
                               fmt_num(e.after, 3), join(e.program, "+"));
     Cell rate(fmt_percent(a.success_rate));
     rate.title = examples;
-    t.rows.push_back({Cell(a.metric), Cell(a.dataset), std::move(rate),
-                      Cell(fmt_num(a.mean_best_delta, 3)), Cell(join(families, ", ")),
-                      std::move(programs), std::move(best)});
+    Cell mean(fmt_num(a.mean_best_delta, 3));
+    if (!a.testable) {
+      // No finding from nothing: the cause instead of a rate.
+      rate = Cell("n/a: " + a.untestable);
+      rate.tone = Tone::kNa;
+      mean = missing_cell(sym);
+    } else if (a.not_attacked > 0) {
+      rate.text +=
+          fmt::format(" of {} ({} not attacked: LLM work failed)", a.items, a.not_attacked);
+    }
+    t.rows.push_back({Cell(a.metric), Cell(a.dataset), std::move(rate), std::move(mean),
+                      Cell(join(families, ", ")), std::move(programs), std::move(best)});
   }
   if (!r.attacks.empty()) {
     const auto& o = r.attacks.front();

@@ -430,6 +430,7 @@ std::string budget_plot(const std::vector<MetricAttack>& attacks) {
   std::string legend;
   for (std::size_t k = 0; k < attacks.size(); ++k) {
     const auto& a = attacks[k];
+    if (a.budget_curve.empty()) continue;  // not testable: no curve drawn from nothing
     const char* colour = kColours[k % std::size(kColours)];
     std::string points;
     for (const auto& p : a.budget_curve)
@@ -531,7 +532,9 @@ std::string to_html(const AuditReport& report) {
     append(out, {"<h3>", esc(attack.title), "</h3>\n"});
     attack.title.clear();
     out += html_table(attack, "attack");
-    out += budget_plot(report.attacks);
+    if (std::any_of(report.attacks.begin(), report.attacks.end(),
+                    [](const MetricAttack& a) { return !a.budget_curve.empty(); }))
+      out += budget_plot(report.attacks);
     // The largest gains per metric, with what changed.
     out += "<div class=\"examples\">\n";
     for (const auto& a : report.attacks)

@@ -1,6 +1,7 @@
 // report.json: every field of AuditReport, objects in declaration order (ordered_json) so that
 // diffs between runs stay readable. JSON has no NaN or infinity: both are written as null and
 // read back as NaN.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -185,6 +186,9 @@ nlohmann::ordered_json attack_json(const MetricAttack& a) {
   j["items"] = a.items;
   j["queries"] = a.queries;
   j["seconds"] = num(a.seconds);
+  j["testable"] = a.testable;
+  if (!a.untestable.empty()) j["untestable"] = a.untestable;
+  j["not_attacked"] = a.not_attacked;
   j["success_rate"] = num(a.success_rate);
   j["mean_best_delta"] = num(a.mean_best_delta);
   j["best_edits"] = test_json(a.best_edits);
@@ -218,11 +222,16 @@ nlohmann::ordered_json attack_json(const MetricAttack& a) {
                              {"attacked", e.attacked}});
   if (const auto& w = a.rewrites; !w.guard.empty()) {
     ojson r = {{"guard", w.guard},
+               {"requests", w.requests},
+               {"attacker_failed", w.attacker_failed},
+               {"attacker_request_failed", w.attacker_failed - w.attacker_unparseable},
+               {"attacker_unparseable", w.attacker_unparseable},
                {"proposed", w.proposed},
+               {"scored", w.scored},
                {"duplicates", w.duplicates},
                {"rejected", w.rejected},
                {"guard_failed", w.guard_failed},
-               {"attacker_failed", w.attacker_failed},
+               {"over_budget", w.over_budget},
                {"first_attacker_error", w.first_attacker_error},
                {"rejected_examples", ojson::array()}};
     for (const auto& e : w.rejected_examples)
@@ -498,6 +507,9 @@ void read_attack(const Reader& r, MetricAttack& a) {
   r.unsigned_int("items", a.items);
   r.unsigned_int("queries", a.queries);
   r.number("seconds", a.seconds);
+  r.boolean("testable", a.testable);
+  r.str("untestable", a.untestable);
+  r.unsigned_int("not_attacked", a.not_attacked);
   r.number("success_rate", a.success_rate);
   r.number("mean_best_delta", a.mean_best_delta);
   std::optional<StrategyTest> best;
@@ -533,11 +545,16 @@ void read_attack(const Reader& r, MetricAttack& a) {
   std::optional<RewriteAccounting> w;
   r.object("llm_rewrites", w, [](const Reader& p, RewriteAccounting& x) {
     p.str("guard", x.guard);
+    p.unsigned_int("requests", x.requests);
     p.unsigned_int("proposed", x.proposed);
+    p.unsigned_int("scored", x.scored);
     p.unsigned_int("duplicates", x.duplicates);
     p.unsigned_int("rejected", x.rejected);
     p.unsigned_int("guard_failed", x.guard_failed);
+    p.unsigned_int("over_budget", x.over_budget);
     p.unsigned_int("attacker_failed", x.attacker_failed);
+    p.unsigned_int("attacker_unparseable", x.attacker_unparseable);
+    x.attacker_unparseable = std::min(x.attacker_unparseable, x.attacker_failed);
     p.str("first_attacker_error", x.first_attacker_error);
     p.objects("rejected_examples", x.rejected_examples, [](const Reader& q, RejectedRewrite& e) {
       q.str("task_id", e.task_id);
