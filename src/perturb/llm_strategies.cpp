@@ -19,6 +19,9 @@ namespace {
 
 constexpr int kReasks = 2;
 
+// A filler paragraph: a few sentences.
+constexpr std::size_t kFillerChars = 1000;
+
 // Every rewrite prompt asks for {"text": "..."}, at most `max_chars` long.
 nlohmann::json text_answer(std::size_t max_chars) {
   return llm::schema::object({{"text", llm::schema::string(max_chars)}});
@@ -284,8 +287,9 @@ class LlmFixedFiller final : public Perturbation {
       return llm::trim(j.at("text").get<std::string>());
     };
     auto answers =
-        llm::ask_structured(*client_, {prompt_.render({{"kind", kind}})}, text_answer, parser,
-                            kReasks, {}, {static_cast<std::int64_t>(c.seed >> 1)});
+        llm::ask_structured(*client_, {prompt_.render({{"kind", kind}})},
+                            [](std::size_t) { return text_answer(kFillerChars); }, parser, kReasks,
+                            {}, {static_cast<std::int64_t>(c.seed >> 1)});
     if (!answers[0].ok) {
       error = answers[0].error;
       return nullptr;
