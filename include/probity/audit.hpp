@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "probity/dataset.hpp"
+#include "probity/inputs.hpp"
 #include "probity/perturb.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
@@ -51,15 +52,19 @@ RankCorrection parse_rank_correction(std::string_view name);  // "none", "holm",
 std::string_view rank_correction_name(RankCorrection correction);
 
 struct AuditOptions {
-  std::vector<std::string> data;           // dataset files
-  std::vector<std::string> metrics;        // metric specs
-  std::vector<std::string> degradations;   // letter codes or names; {"all"} for all
-  std::vector<std::string> manipulations;  // letter codes or names; {"all"} for all
+  std::vector<DataInput> data;       // the datasets
+  std::vector<std::string> metrics;  // metric specs
+  // Letter codes or names; {"all"} (the default) for all; {} or {"none"} for none.
+  std::vector<std::string> degradations{"all"};
+  std::vector<std::string> manipulations{"all"};
   // A named protocol instead of the two lists: "paper" (the task type inferred from each
   // dataset) or "paper:<summarization|peer-review|qa>": its strategies and realisations per
   // dataset, and one ground-truth reference per task (see perturb/suites.hpp).
+  // A suite chooses the strategies: the lists must then keep their default.
   std::string suite;
-  std::size_t sample = 0;  // candidates per dataset (0: all), seeded
+  // Candidates per dataset, sampled with the seed (0: all). Unset: all, or with a suite the
+  // suite's own sample (the paper's ~200 items per test).
+  std::optional<std::size_t> sample;
   std::uint64_t seed = 0;
   std::size_t bootstrap = 1000;  // resamples for correlation and effect-size CIs
   // A strategy is tested only with at least this many applied items (all of the dataset's when
@@ -86,7 +91,8 @@ struct AuditOptions {
   bool rank = false;
   std::size_t rank_permutations = 1000;
   RankCorrection rank_correction = RankCorrection::kHolm;
-  // --attack: the attack section (run_attack on the audited items of each dataset).
+  // --attack: the attack section (run_attack on the audited items of each dataset), with the
+  // audit's seed, alpha, bootstrap, min_applied and threads in place of attack_options' own.
   bool attack = false;
   AttackOptions attack_options;
   // Progress of long stages: (stage, done, total).

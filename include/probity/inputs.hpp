@@ -4,6 +4,7 @@
 // (one segment per line), and the mt-metrics-eval directory layout. Each becomes a Dataset;
 // every reader names the file, line and field of bad input.
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -77,16 +78,30 @@ Dataset load_plain_text(const PlainTextInput& input, ReadOptions options = {});
 Dataset load_mtme(const std::string& dir, const std::string& lp, ReadOptions options = {},
                   const std::function<void(const std::string&)>& note = {});
 
-// Named inputs: the command line registers how to read a --data name (a file with --map or
-// --format, "-", a plain-text or mt-metrics-eval input), and load_dataset(name) reads it so.
-struct NamedInput {
-  enum class Kind { Spec, PlainText, Mtme } kind = Kind::Spec;
-  InputSpec spec;
-  PlainTextInput plain;
-  std::string mtme_dir, mtme_lp;
+// One dataset as a request names it: a file read per `spec` ("-": standard input), plain-text
+// files, one language pair of an mt-metrics-eval directory, or a dataset already in memory (the
+// Python module's). Requests carry these, so that how an input is read travels with it.
+struct DataInput {
+  enum class Kind { kFile, kPlainText, kMtme, kMemory };
+  Kind kind = Kind::kFile;
+  std::string path;      // kFile: the file; kMtme: the directory
+  InputSpec spec;        // kFile: format and column map; kFile and kMtme: where notes go
+  PlainTextInput plain;  // kPlainText
+  std::string lp;        // kMtme: the language pair
+  std::shared_ptr<const Dataset> dataset;  // kMemory
+
+  DataInput() = default;
+  // A file in the task format (or CSV/TSV/JSON by its extension).
+  DataInput(std::string file) : path(std::move(file)) {}  // NOLINT: implicit on purpose
+  DataInput(const char* file) : path(file) {}             // NOLINT: implicit on purpose
+  static DataInput memory(Dataset dataset);
+
+  // What names the input in outputs and messages: the file, the first hypothesis file, the
+  // directory, or the in-memory dataset's `path`.
+  const std::string& name() const;
+  // Whether TaskReader can stream it (a JSONL file in the task format with no map).
+  bool streams_as_task_jsonl() const;
+  Dataset load(ReadOptions options = {}) const;
 };
-void register_input(const std::string& name, NamedInput input);
-// Whether TaskReader can stream `path` (a JSONL file in the task format with no map).
-bool streams_as_task_jsonl(const std::string& path);
 
 }  // namespace probity

@@ -942,36 +942,16 @@ def compare(scores, human, *, metrics=None, dimensions=None, correlation="spearm
 
 def _codes(spec):
     if spec is None:
-        return []
+        return ["none"]
     if isinstance(spec, str):
         spec = spec.split(",")
-    spec = [s.strip() for s in spec]
-    return [] if spec == ["none"] else spec
+    return [s.strip() for s in spec]
 
 
-def _task_record(t):
-    """A Task as one line of the task format (JSONL)."""
-    return {"task_id": t.task_id, "group": t.group, "source": t.source,
-            "references": [{"id": r.id, "text": r.text} for r in t.references],
-            "candidates": [{"id": c.id, "system": c.system, "text": c.text,
-                            "human": {d: list(v) for d, v in c.human.items()}}
-                           for c in t.candidates],
-            "pairs": [{"a": p.a, "b": p.b, "preferred": p.preferred} for p in t.pairs]}
-
-
-def _write_tasks(ds, path):
-    with open(path, "w", encoding="utf-8") as f:
-        for t in ds.tasks:
-            f.write(json.dumps(_task_record(t), ensure_ascii=False) + "\n")
-
-
-def _in_memory(ds):
-    return not ds.path or ds.path.startswith("<") or not os.path.isfile(ds.path)
-
-
-def _paths(data, tmp):
-    """File names of the datasets to audit; in-memory datasets (from_pandas, from_records, a
-    DataFrame) are written to `tmp` in the task format first."""
+def _inputs(data):
+    """The datasets to audit as the library takes them: file names, or Dataset objects (from
+    files, from_pandas, from_records, a DataFrame) audited as they are in memory, each with the
+    name its rows carry in the report."""
     if isinstance(data, (str, os.PathLike, Dataset)) or _is_frame(data):
         data = [data]
     out = []
@@ -979,13 +959,11 @@ def _paths(data, tmp):
         if _is_frame(d):
             d = _default_frame_dataset(d, "audit")
         if isinstance(d, Dataset):
-            if _in_memory(d):
-                name = re.sub(r"[^A-Za-z0-9_.-]+", "", os.path.basename(d.path or "")) or "data"
-                path = os.path.join(tmp, f"{i}-{name}.jsonl")
-                _write_tasks(d, path)
-                out.append(path)
+            if d.path and not d.path.startswith("<") and os.path.isfile(d.path):
+                out.append((d, d.path))
             else:
-                out.append(d.path)
+                name = re.sub(r"[^A-Za-z0-9_.-]+", "", os.path.basename(d.path or "")) or "data"
+                out.append((d, f"{i}-{name}.jsonl"))
         elif isinstance(d, (str, os.PathLike)):
             out.append(os.fspath(d))
         else:
@@ -994,7 +972,7 @@ def _paths(data, tmp):
     return out
 
 
-def audit(data, metrics, degrade="all", manipulate="all", sample=0, seed=0, bootstrap=1000,
+def audit(data, metrics, degrade="all", manipulate="all", sample=None, seed=0, bootstrap=1000,
           out=None, threads=0, *, alpha=0.05, confidence=0.95, skip_invalid=False,
           progress=None, suite=None, min_applied=30):
     """Audits metrics, as ``probity audit``: human correlation, degradation and manipulation
@@ -1007,7 +985,8 @@ def audit(data, metrics, degrade="all", manipulate="all", sample=0, seed=0, boot
         metrics: metric names and/or Python callables ``fn(candidates, references) -> floats``
             (see :class:`PythonMetric`), called in batches of up to 256 items.
         degrade, manipulate: ``"all"``, ``"none"``/None, letter codes as ``"R,S,D"`` or a list.
-        sample: candidates per dataset, sampled with the seed (0: all).
+        sample: candidates per dataset, sampled with the seed (0: all; None: all, or 200
+            with a suite, as ``--sample``).
         seed: seed of every random step.
         bootstrap: resamples for the confidence intervals.
         out: directory for report.json, report.md, report.html and the resume cache
@@ -1035,19 +1014,16 @@ def _audit(native, data, metrics, degrade, manipulate, sample, seed, bootstrap, 
     metrics = _metric_list(metrics)
     names = [m for m in metrics if isinstance(m, str)]
     python_metrics = [m for m in metrics if isinstance(m, PythonMetric)]
-    if suite and (degrade not in ("all", None) or manipulate not in ("all", None)):
-        raise UsageError("suite chooses the strategies: give it without degrade/manipulate")
     kwargs = dict(python_metrics=python_metrics,
-                  degradations=[] if suite else _codes(degrade),
-                  manipulations=[] if suite else _codes(manipulate), suite=suite or "",
-                  sample=sample, seed=seed, bootstrap=bootstrap, min_applied=min_applied,
-                  alpha=alpha, confidence=confidence, threads=threads,
+                  degradations=_codes(degrade), manipulations=_codes(manipulate),
+                  suite=suite or "", sample=sample, seed=seed, bootstrap=bootstrap,
+                  min_applied=min_applied, alpha=alpha, confidence=confidence, threads=threads,
                   skip_invalid=skip_invalid, run_id=uuid.uuid4().hex[:16], progress=progress)
-    with tempfile.TemporaryDirectory(prefix="probity-audit-") as tmp:
-        paths = _paths(data, tmp)
-        if out is None:
-            return AuditReport(native.audit(paths, names, out=tmp, write=False, **kwargs))
-        return AuditReport(native.audit(paths, names, out=os.fspath(out), write=True, **kwargs))
+    inputs = _inputs(data)
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="probity-audit-") as tmp:
+            return AuditReport(native.audit(inputs, names, out=tmp, write=False, **kwargs))
+    return AuditReport(native.audit(inputs, names, out=os.fspath(out), write=True, **kwargs))
 
 
 def _report_json(report):
@@ -1317,7 +1293,7 @@ class Engine:
         ds = _dataset(dataset)
         return [PerturbResult(*r) for r in self._native.perturb(ds, kind, code, seed, threads)]
 
-    def audit(self, data, metrics, degrade="all", manipulate="all", sample=0, seed=0,
+    def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, seed=0,
               bootstrap=1000, out=None, threads=0, *, alpha=0.05, confidence=0.95,
               skip_invalid=False, progress=None, suite=None, min_applied=30):
         """See :func:`probity.audit`."""

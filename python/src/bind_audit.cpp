@@ -15,16 +15,33 @@ namespace {
 // content as a dict, and writes the report files into `out` when `write` is set.
 // `python_metrics` are probity.PythonMetric objects: callable, with `record_name` and
 // `full_signature(run_id)`.
-py::object audit(PyEngine& e, const std::vector<std::string>& data,
+// Each of `data` is a file name or a (Dataset, name) pair: a dataset audited as it is in memory,
+// named in the report as a file of that name would be.
+std::vector<DataInput> inputs(const std::vector<py::object>& data) {
+  std::vector<DataInput> out;
+  for (const auto& d : data) {
+    if (py::isinstance<py::tuple>(d)) {
+      const auto pair = d.cast<py::tuple>();
+      Dataset ds = pair[0].cast<Dataset>();
+      ds.path = pair[1].cast<std::string>();
+      out.push_back(DataInput::memory(std::move(ds)));
+    } else {
+      out.emplace_back(d.cast<std::string>());
+    }
+  }
+  return out;
+}
+
+py::object audit(PyEngine& e, const std::vector<py::object>& data,
                  const std::vector<std::string>& metrics, const py::list& python_metrics,
                  const std::vector<std::string>& degradations,
                  const std::vector<std::string>& manipulations, const std::string& suite,
-                 std::size_t sample, std::uint64_t seed, std::size_t bootstrap,
+                 std::optional<std::size_t> sample, std::uint64_t seed, std::size_t bootstrap,
                  std::size_t min_applied, double alpha, double confidence, const std::string& out,
                  unsigned threads, bool skip_invalid, const std::string& run_id,
                  const py::object& progress, bool write) {
   AuditOptions opts;
-  opts.data = data;
+  opts.data = inputs(data);
   opts.metrics = metrics;
   opts.degradations = degradations;
   opts.manipulations = manipulations;
@@ -74,10 +91,9 @@ void bind_audit(py::module_& m, EngineClass& engine) {
   // Keyword arguments only, with the command line's defaults (probity audit --help).
   const AuditOptions d;
   engine.def("audit", &audit, py::arg("data"), py::arg("metrics"), py::kw_only(),
-             py::arg("python_metrics") = py::list(),
-             py::arg("degradations") = std::vector<std::string>{"all"},
-             py::arg("manipulations") = std::vector<std::string>{"all"}, py::arg("suite") = "",
-             py::arg("sample") = d.sample, py::arg("seed") = d.seed,
+             py::arg("python_metrics") = py::list(), py::arg("degradations") = d.degradations,
+             py::arg("manipulations") = d.manipulations, py::arg("suite") = d.suite,
+             py::arg("sample") = py::none(), py::arg("seed") = d.seed,
              py::arg("bootstrap") = d.bootstrap, py::arg("min_applied") = d.min_applied,
              py::arg("alpha") = d.alpha, py::arg("confidence") = d.confidence, py::arg("out") = "",
              py::arg("threads") = d.threads, py::arg("skip_invalid") = d.skip_invalid,

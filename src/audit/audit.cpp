@@ -99,7 +99,8 @@ bool is_own_cache(const std::string& import, const std::string& out_dir) {
 // it imports, files its metrics name (scores files, corpora) and the LLM response cache.
 void refuse_outputs_over_inputs(const AuditOptions& options, const Engine& engine) {
   std::vector<util::NamedInput> inputs;
-  for (const auto& p : options.data) inputs.push_back({p, "--data"});
+  for (const auto& d : options.data)
+    if (d.kind != DataInput::Kind::kMemory) inputs.push_back({d.name(), "--data"});
   for (const auto& p : options.import_caches) {
     // Importing the output's own cache (a shard finishing in its own directory) is no copy.
     if (is_own_cache(p, options.out_dir)) continue;
@@ -549,8 +550,46 @@ std::vector<std::size_t> choose_sample(std::size_t n, std::size_t k, std::uint64
   return idx;
 }
 
-AuditReport run_audit(const AuditOptions& options, Engine& engine) {
+namespace {
+
+bool is_none(const std::vector<std::string>& list) {
+  return list.empty() || (list.size() == 1 && list.front() == "none");
+}
+
+bool is_all(const std::vector<std::string>& list) {
+  return list.size() == 1 && list.front() == "all";
+}
+
+// The protocol's rules, once for every front end: "none" lists, what a suite chooses, what a
+// shard computes, and what the attack section takes from the audit.
+AuditOptions with_protocol(const AuditOptions& request) {
+  AuditOptions o = request;
+  if (!o.suite.empty()) {
+    if (!is_all(o.degradations) || !is_all(o.manipulations))
+      throw UsageError(
+          "audit: --suite chooses the strategies; give it without --degrade/--manipulate");
+    o.degradations.clear();
+    o.manipulations.clear();
+    if (!o.sample) o.sample = perturb::SuitePlan{}.sample;
+  }
+  for (auto* list : {&o.degradations, &o.manipulations})
+    if (is_none(*list)) list->clear();
+  if (!o.sample) o.sample = 0;
+  if (o.shard_count > 1) o.bootstrap = 0;  // a shard reports no statistics
+  AttackOptions& a = o.attack_options;
+  a.seed = o.seed;
+  a.alpha = o.alpha;
+  a.bootstrap = o.bootstrap;
+  a.min_applied = o.min_applied;
+  a.threads = o.threads;
+  return o;
+}
+
+}  // namespace
+
+AuditReport run_audit(const AuditOptions& request, Engine& engine) {
   auto start = std::chrono::steady_clock::now();
+  const AuditOptions options = with_protocol(request);
   if (options.data.empty()) throw UsageError("audit: at least one --data file is required");
   if (options.metrics.empty() && options.extra_metrics.empty())
     throw UsageError("audit: at least one --metric is required");
@@ -571,9 +610,6 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
     prefetch.push_back(e.prefetch);
   }
   check_distinct_names(metrics);
-  if (!options.suite.empty() && (!options.degradations.empty() || !options.manipulations.empty()))
-    throw UsageError(
-        "audit: --suite chooses the strategies; give it without --degrade/--manipulate");
   auto make_strategies = [&engine](const std::vector<std::string>& degradations,
                                    const std::vector<std::string>& manipulations) {
     const auto& registry = engine.strategies();
@@ -587,7 +623,9 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
     strategies = make_strategies(options.degradations, options.manipulations);
 
   refuse_outputs_over_inputs(options, engine);
-  const std::vector<std::string> names = dataset_names(options.data);
+  std::vector<std::string> paths;
+  for (const auto& d : options.data) paths.push_back(d.name());
+  const std::vector<std::string> names = dataset_names(paths);
   create_output_directory(options.out_dir);
   if (options.shard_count == 0 || options.shard_index >= options.shard_count)
     throw UsageError(fmt::format("audit: shard {}/{} does not exist (index 0..count-1)",
@@ -612,7 +650,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   AuditReport report;
   report.version = version();
   report.seed = options.seed;
-  report.sample = options.sample;
+  report.sample = *options.sample;
   report.bootstrap = options.bootstrap;
   report.min_applied = options.min_applied;
   report.alpha = options.alpha;
@@ -631,8 +669,8 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
   list_strategies(strategies);
 
   for (std::size_t d = 0; d < options.data.size(); ++d) {
-    const std::string& path = options.data[d];
-    Dataset ds = load_dataset(path, {options.skip_invalid});
+    const std::string& path = paths[d];
+    Dataset ds = options.data[d].load({options.skip_invalid});
     set_default_language(ds, options.lang);
     // Detected once per task here instead of by every rule strategy for every candidate (the
     // detector reads the task's texts: a third of a lexical audit's CPU when run per item).
@@ -658,7 +696,7 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
           if (const Reference* gt = perturb::ground_truth_reference(task)) task.references = {*gt};
     }
     auto all = all_items(ds);
-    auto chosen = choose_sample(all.size(), options.sample, options.seed, name);
+    auto chosen = choose_sample(all.size(), *options.sample, options.seed, name);
     std::vector<ItemRef> items;
     // The shard filter comes after sampling, so the shards partition the unsharded run's items.
     for (std::size_t i : chosen)
@@ -780,7 +818,6 @@ AuditReport run_audit(const AuditOptions& options, Engine& engine) {
     if (options.attack) {
       AttackOptions ao = options.attack_options;
       ao.fit = false;  // fitted above
-      ao.threads = options.threads;
       const auto registry = perturb::EditOpRegistry::builtin();
       for (auto& a : run_attack(ds, items, metrics, ao, registry, engine.llm_or_null()).metrics) {
         a.dataset = name;

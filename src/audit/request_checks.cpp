@@ -29,7 +29,7 @@ void check_request(const AttackOptions& o) {
 }
 
 void check_request(const AuditOptions& o) {
-  util::check_whole("sample", o.sample, {0, limits::kItems});
+  if (o.sample) util::check_whole("sample", *o.sample, {0, limits::kItems});
   util::check_whole("bootstrap", o.bootstrap, {0, limits::kResamples});
   util::check_whole("min_applied", o.min_applied, {0, limits::kItems});
   util::check_whole("threads", o.threads, {0, limits::kThreads});

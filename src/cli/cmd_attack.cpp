@@ -33,15 +33,15 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   std::error_code ec;
   std::filesystem::create_directories(args.out, ec);
   if (ec) throw OutputError(args.out, "cannot create the output directory: " + ec.message());
-  Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  Dataset ds = args.data.load({args.skip_invalid});
   set_default_language(ds, args.lang);
   print_skipped(ds.skipped);
   auto items = all_items(ds);
-  if (items.empty()) throw InputError(args.data, 0, "", "no valid items");
+  if (items.empty()) throw InputError(args.data.name(), 0, "", "no valid items");
   if (args.sample > 0) {  // the audit's seeded sample, so --sample picks the same items
     std::vector<ItemRef> sampled;
     for (std::size_t i : choose_sample(items.size(), args.sample, args.seed,
-                                       std::filesystem::path(args.data).stem().string()))
+                                       std::filesystem::path(args.data.name()).stem().string()))
       sampled.push_back(items[i]);
     items = std::move(sampled);
   }
@@ -71,7 +71,7 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   const AttackReport r = run_attack(ds, items, metrics, o, registry, session);
 
   ojson doc = {{"schema", "probity.attack/1"},
-               {"data", args.data},
+               {"data", args.data.name()},
                {"items", items.size()},
                {"search_tasks", r.search_tasks},
                {"held_out_tasks", r.held_out_tasks},

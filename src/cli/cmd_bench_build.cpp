@@ -51,7 +51,7 @@ int run_bench_build(const BenchBuildArgs& args, Engine& engine) {
     injector = meta::make_rule_injector();
   }
 
-  Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  Dataset ds = args.data.load({args.skip_invalid});
   meta::Benchmark b;
   std::string judge_signature;
   if (args.kind == "global") {
@@ -74,7 +74,7 @@ int run_bench_build(const BenchBuildArgs& args, Engine& engine) {
   const bool injector_declined =
       b.stats.inapplicable_stops > 0 || b.stats.failed_steps > 0 || b.stats.rejected_answers > 0;
   if (b.dataset.tasks.empty() && !injector_declined)
-    throw InputError(args.data, 0, "references",
+    throw InputError(args.data.name(), 0, "references",
                      fmt::format("no source could be used: a task needs at least two references "
                                  "(reference {} is edited, the others stay references)",
                                  args.base_reference));

@@ -117,8 +117,9 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data}, {"scores", args.scores},         {"bootstrap", args.bootstrap},
-                {"seed", args.seed}, {"confidence", args.confidence}, {"results", out}};
+    json doc = {{"data", args.data.name()},      {"scores", args.scores},
+                {"bootstrap", args.bootstrap},   {"seed", args.seed},
+                {"confidence", args.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
@@ -176,7 +177,7 @@ int run_level_compare(const CompareArgs& args, const ScoredData& l,
                      fixed(r.delta), fixed(r.p)});
   }
   if (args.json) {
-    json doc = {{"data", args.data},
+    json doc = {{"data", args.data.name()},
                 {"metric_a", a.metric},
                 {"metric_b", b.metric},
                 {"level", stats::level_name(level)},
@@ -208,8 +209,8 @@ int run_correlate(const CorrelateArgs& args) {
     if (!preference) throw UsageError("--pairs-from goes with --statistic preference-acc");
     const auto dims = l.ds.dimensions();
     if (std::find(dims.begin(), dims.end(), args.pairs_from) == dims.end())
-      throw UsageError(
-          fmt::format("--pairs-from: dimension '{}' is not in '{}'", args.pairs_from, args.data));
+      throw UsageError(fmt::format("--pairs-from: dimension '{}' is not in '{}'", args.pairs_from,
+                                   args.data.name()));
     const std::size_t n = derive_preferences(l.ds, args.pairs_from, args.pairs_margin);
     fmt::print(stderr,
                "note: preference-acc over {} pairs DERIVED from '{}' rating differences (tie "
@@ -249,8 +250,9 @@ int run_correlate(const CorrelateArgs& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data}, {"scores", args.scores},         {"bootstrap", args.bootstrap},
-                {"seed", args.seed}, {"confidence", args.confidence}, {"results", out}};
+    json doc = {{"data", args.data.name()},      {"scores", args.scores},
+                {"bootstrap", args.bootstrap},   {"seed", args.seed},
+                {"confidence", args.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
@@ -315,7 +317,7 @@ int run_compare(const CompareArgs& args) {
                  fixed(rb), fixed(r.delta), fixed(r.p));
   }
   if (args.json) {
-    json doc = {{"data", args.data},
+    json doc = {{"data", args.data.name()},
                 {"metric_a", a.metric},
                 {"metric_b", b.metric},
                 {"correlation", args.correlation},

@@ -33,11 +33,11 @@ void parse_shard(const std::string& text, std::size_t& index, std::size_t& count
 }
 
 int run_merge(const MergeArgs& args) {
-  std::vector<util::NamedInput> inputs = {{args.data, "--data"}};
+  std::vector<util::NamedInput> inputs = {{args.data.name(), "--data"}};
   for (const auto& shard : args.shards) inputs.push_back({shard, "a shard"});
   const util::PlannedOutput output{args.out, "--out", {}};
   util::refuse_overwriting_inputs(inputs, std::span(&output, 1));
-  Dataset ds = load_dataset(args.data);
+  Dataset ds = args.data.load();
   const std::string digest = items_digest(ds);
   // Lines of each item, in the order its shard wrote them (metrics, then parts).
   std::unordered_map<std::string, std::vector<std::string>> lines;
@@ -89,8 +89,9 @@ int run_merge(const MergeArgs& args) {
     }
     if (!std::any_of(trailer->data.begin(), trailer->data.end(),
                      [&](const auto& d) { return d.digest == digest; }))
-      throw InputError(shard, 0, "data",
-                       fmt::format("this shard scored another dataset than '{}'", args.data));
+      throw InputError(
+          shard, 0, "data",
+          fmt::format("this shard scored another dataset than '{}'", args.data.name()));
     if (first && (first->shard_count != trailer->shard_count || first->metrics != trailer->metrics))
       throw InputError(shard, 0, "probity_scores",
                        "this shard comes from another run (other metrics or shard count)");
@@ -116,14 +117,14 @@ int run_merge(const MergeArgs& args) {
   }
   if (!lines.empty())
     throw InputError(owner.at(lines.begin()->first), 0, "task_id",
-                     fmt::format("{} item(s) are not in '{}'", lines.size(), args.data));
+                     fmt::format("{} item(s) are not in '{}'", lines.size(), args.data.name()));
   std::vector<std::size_t> absent;
   if (first)
     for (std::size_t i = 0; i < first->shard_count; ++i)
       if (!indices.count(i)) absent.push_back(i);
   if ((missing > 0 || !absent.empty()) && !args.allow_missing)
     throw InputError(
-        args.data, 0, "",
+        args.data.name(), 0, "",
         fmt::format("{} item(s) of the dataset have no records{}: nothing was "
                     "written (pass --allow-missing to merge what there is)",
                     missing,
@@ -131,7 +132,7 @@ int run_merge(const MergeArgs& args) {
                                    : fmt::format("; shard(s) {} of {} are missing",
                                                  fmt::join(absent, ", "), first->shard_count)));
   ScoresTrailer merged = first.value_or(ScoresTrailer{});
-  if (!first) merged.data.push_back({args.data, digest, ds.num_candidates()});
+  if (!first) merged.data.push_back({args.data.name(), digest, ds.num_candidates()});
   merged.shard_index = 0;
   merged.shard_count = 1;
   merged.records = written;

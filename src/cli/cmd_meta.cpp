@@ -80,14 +80,10 @@ int run_meta_global(const MetaArgs& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data},
-                {"scores", args.scores},
-                {"max_spread", args.max_spread},
-                {"direct", args.direct},
-                {"bootstrap", args.bootstrap},
-                {"seed", args.seed},
-                {"confidence", args.confidence},
-                {"results", out}};
+    json doc = {{"data", args.data.name()},      {"scores", args.scores},
+                {"max_spread", args.max_spread}, {"direct", args.direct},
+                {"bootstrap", args.bootstrap},   {"seed", args.seed},
+                {"confidence", args.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
@@ -118,7 +114,7 @@ int run_meta_local(const MetaArgs& args) {
   if (sequences.empty())
     throw UsageError(fmt::format(
         "'{}' has no sequences: a task needs two or more candidates rated in a dimension",
-        args.data));
+        args.data.name()));
   meta::LocalOptions lo;
   lo.bootstrap = args.bootstrap;
   lo.confidence = args.confidence;
@@ -152,14 +148,10 @@ int run_meta_local(const MetaArgs& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data},
-                {"scores", args.scores},
-                {"sequences", sequences.size()},
-                {"human_ties_skipped", skipped_ties},
-                {"bootstrap", args.bootstrap},
-                {"seed", args.seed},
-                {"confidence", args.confidence},
-                {"results", out}};
+    json doc = {{"data", args.data.name()},      {"scores", args.scores},
+                {"sequences", sequences.size()}, {"human_ties_skipped", skipped_ties},
+                {"bootstrap", args.bootstrap},   {"seed", args.seed},
+                {"confidence", args.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }

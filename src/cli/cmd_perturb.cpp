@@ -20,10 +20,10 @@ int run_perturb(const PerturbArgs& args, Engine& engine) {
   const util::PlannedOutput output_file{args.out, "--out", {}};
   util::refuse_overwriting_inputs(command_inputs({args.data}, {}, &engine),
                                   std::span(&output_file, 1));
-  Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  Dataset ds = args.data.load({args.skip_invalid});
   set_default_language(ds, args.lang);
   print_skipped(ds.skipped);
-  if (ds.num_candidates() == 0) throw InputError(args.data, 0, "", "no valid items");
+  if (ds.num_candidates() == 0) throw InputError(args.data.name(), 0, "", "no valid items");
   auto all = perturb::create_strategies(StrategyKind::kDegradation, args.degradations,
                                         engine.strategies());
   for (auto& s : perturb::create_strategies(StrategyKind::kManipulation, args.manipulations,

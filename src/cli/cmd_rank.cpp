@@ -51,7 +51,7 @@ int run_rank(const RankArgs& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data},
+    json doc = {{"data", args.data.name()},
                 {"scores", args.scores},
                 {"level", args.level},
                 {"statistic", args.statistic},

@@ -249,15 +249,17 @@ int run_score(const ScoreArgs& args, Engine& engine) {
       }
   };
 
-  for (const auto& path : args.data) {
+  for (const auto& input : args.data) {
+    const std::string& path = input.name();
     items_before_file = items_before;
     stream_share = 0;
     ReadOptions ro{args.skip_invalid};
     ItemsDigest digest;
     // Anything but a task-format JSONL file (CSV, mapped rows, plain text, standard input) loads
     // whole; so does data that cannot be read twice (a pipe) when the file is needed whole.
-    if (!streams_as_task_jsonl(path) || (fits_whole_file && (needs_loading || !rereadable(path)))) {
-      Dataset ds = load_dataset(path, ro);
+    if (!input.streams_as_task_jsonl() ||
+        (fits_whole_file && (needs_loading || !rereadable(path)))) {
+      Dataset ds = input.load(ro);
       skip_records.insert(skip_records.end(), ds.skipped.begin(), ds.skipped.end());
       for (const auto& t : ds.tasks) digest.add(t);
       score_chunk(ds, 0, nullptr);
@@ -304,7 +306,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
   std::size_t scored = 0;
   for (const auto& c : corpus) scored = std::max(scored, c.count());
   if (scored == 0)
-    throw InputError(args.data.front(), 0, "",
+    throw InputError(args.data.front().name(), 0, "",
                      skipped > 0 ? fmt::format("no valid items: all {} were skipped", skipped)
                                  : std::string("no valid items: the input holds no candidates"));
   write_scores_trailer(out, trailer);
@@ -331,7 +333,7 @@ int run_score(const ScoreArgs& args, Engine& engine) {
     for (const auto& r : rouge_scores)
       undefined |= std::any_of(r.begin(), r.end(), [](double v) { return std::isnan(v); });
     if (undefined)
-      throw InputError(args.data.front(), 0, "",
+      throw InputError(args.data.front().name(), 0, "",
                        "--aggregate bootstrap: an item's ROUGE score is undefined");
     const auto bounds = stats::rouge_bootstrap_aggregate(
         rouge_scores, 3, args.bootstrap_samples, args.bootstrap_confidence,

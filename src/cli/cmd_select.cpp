@@ -28,10 +28,10 @@ int run_select(const SelectArgs& args, Engine& engine) {
     throw UsageError(fmt::format("--correlation {} needs --level", args.correlation));
   const auto type = args.level.empty() ? stats::parse_correlation_type(args.correlation)
                                        : stats::CorrelationType::kSpearman;
-  Dataset ds = load_dataset(args.data, {args.skip_invalid});
+  Dataset ds = args.data.load({args.skip_invalid});
   print_skipped(ds.skipped);
   const auto items = all_items(ds);
-  if (items.empty()) throw InputError(args.data, 0, "", "no valid items");
+  if (items.empty()) throw InputError(args.data.name(), 0, "", "no valid items");
 
   // One column of item scores per variant, in the order given.
   std::vector<std::vector<double>> scores;
@@ -73,9 +73,9 @@ int run_select(const SelectArgs& args, Engine& engine) {
   std::vector<std::string> dims = args.dimensions.empty() ? available : args.dimensions;
   for (const auto& d : dims)
     if (std::find(available.begin(), available.end(), d) == available.end())
-      throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d, args.data,
-                                   fmt::join(available, ", ")));
-  if (dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", args.data));
+      throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d,
+                                   args.data.name(), fmt::join(available, ", ")));
+  if (dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", args.data.name()));
   const auto human = human_matrix(ds, items, dims);
 
   std::vector<std::string> task_ids;
@@ -152,7 +152,7 @@ int run_select(const SelectArgs& args, Engine& engine) {
         fixed(r.winner_test_ci.high), fixed(r.p_test, 3), fixed(r.p_max_selection, 3));
   }
   if (args.json) {
-    json doc = {{"data", args.data},
+    json doc = {{"data", args.data.name()},
                 {"scores", args.scores},
                 {"split", args.split},
                 {"seed", args.seed},

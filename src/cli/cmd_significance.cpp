@@ -40,7 +40,7 @@ json optional_number(const std::optional<double>& v) {
 int run_significance(const SignificanceArgs& args, Engine& engine) {
   if (args.paired_bs == args.paired_ar)
     throw UsageError("significance: give one test, --paired-bs or --paired-ar");
-  const Dataset ds = load_dataset(args.data, ReadOptions{args.skip_invalid});
+  const Dataset ds = args.data.load(ReadOptions{args.skip_invalid});
   print_skipped(ds.skipped);
 
   // The systems in order of first appearance; the baseline first.
@@ -60,7 +60,7 @@ int run_significance(const SignificanceArgs& args, Engine& engine) {
     throw UsageError(fmt::format(
         "significance: paired tests need at least two systems ({} found in {}); give one --hyp "
         "file per system",
-        systems.size(), args.data));
+        systems.size(), args.data.name()));
 
   // Item i of every system is the candidate of that system in task i.
   std::vector<ItemRef> items(systems.size() * ds.tasks.size());
@@ -129,8 +129,12 @@ int run_significance(const SignificanceArgs& args, Engine& engine) {
       out.push_back(
           {{"metric", metrics[m].spec}, {"signature", results[m].signature}, {"systems", rows}});
     }
-    json doc = {{"data", args.data}, {"test", test},     {"samples", samples},
-                {"seed", args.seed}, {"items", n_items}, {"baseline", systems[0]},
+    json doc = {{"data", args.data.name()},
+                {"test", test},
+                {"samples", samples},
+                {"seed", args.seed},
+                {"items", n_items},
+                {"baseline", systems[0]},
                 {"metrics", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "cli/terminal.hpp"
+#include "probity/audit.hpp"
+#include "probity/inputs.hpp"
 
 namespace probity {
 class Engine;
@@ -13,7 +15,7 @@ class Engine;
 namespace probity::cli {
 
 struct ScoreArgs {
-  std::vector<std::string> data;
+  std::vector<DataInput> data;
   std::vector<std::string> metrics;
   std::string out;      // empty: stdout
   std::string explain;  // JSONL of per-item explanations from metrics that support them
@@ -31,7 +33,7 @@ struct ScoreArgs {
 int run_score(const ScoreArgs& args, Engine& engine);
 
 struct MergeArgs {
-  std::string data;                 // the dataset the shards scored
+  DataInput data;                   // the dataset the shards scored
   std::vector<std::string> shards;  // score files written with --shard I/N
   std::string out;
   bool allow_missing = false;  // write the merge although items of the dataset have no records
@@ -43,7 +45,7 @@ int run_merge(const MergeArgs& args);
 void parse_shard(const std::string& text, std::size_t& index, std::size_t& count);
 
 struct CorrelateArgs {
-  std::string data;
+  DataInput data;
   std::string scores;
   std::vector<std::string> metrics;     // empty: every metric in the scores file
   std::vector<std::string> dimensions;  // empty: every dimension of the dataset
@@ -68,7 +70,7 @@ struct CorrelateArgs {
 int run_correlate(const CorrelateArgs& args);
 
 struct CompareArgs {
-  std::string data;
+  DataInput data;
   std::string scores;
   std::vector<std::string> metrics;  // exactly two
   std::vector<std::string> dimensions;
@@ -88,7 +90,7 @@ int run_compare(const CompareArgs& args);
 // `probity rank`: every metric against every other with the paired permutation test at one
 // level, a multiple-comparison correction, and WMT's significance clusters.
 struct RankArgs {
-  std::string data;
+  DataInput data;
   std::string scores;
   std::vector<std::string> metrics;     // empty: every metric in the file
   std::vector<std::string> dimensions;  // empty: every dimension
@@ -108,7 +110,7 @@ int run_rank(const RankArgs& args);
 // `probity significance`: sacreBLEU's paired significance tests between systems (--paired-bs,
 // --paired-ar; probity/significance.hpp), the first system (or --baseline) against each other.
 struct SignificanceArgs {
-  std::string data;
+  DataInput data;
   std::vector<std::string> metrics{"bleu"};  // sacreBLEU's metrics: bleu, chrf, chrf++, ter
   bool paired_bs = false, paired_ar = false;
   std::size_t paired_bs_n = 1000, paired_ar_n = 10000;
@@ -121,39 +123,16 @@ struct SignificanceArgs {
 };
 int run_significance(const SignificanceArgs& args, Engine& engine);
 
-struct AuditArgs {
-  std::vector<std::string> data;
-  std::vector<std::string> metrics;
-  std::vector<std::string> degradations{"all"};
-  std::vector<std::string> manipulations{"all"};
-  std::string suite;  // --suite paper[:type]: the strategies and realisations of a protocol
-  std::string lang;   // --lang: language of tasks without a `lang` field ("" detects it)
-  std::size_t sample = 0;
-  std::size_t min_applied = 30;  // --min-applied: fewer applied items make a test n/a
-  std::uint64_t seed = 0;
-  std::size_t bootstrap = 1000;
-  double alpha = 0.05;
-  std::string out;
-  unsigned threads = 0;
-  bool skip_invalid = false;
+// What `probity audit` adds to the library's request: how the report is shown and exported.
+struct AuditView {
   bool ascii = false;
-  std::vector<std::string> exports;              // --export latex,svg: figures and tables
-  std::size_t shard_index = 0, shard_count = 1;  // --shard I/N: fill the cache for one shard
-  std::vector<std::string> import;               // --import DIR: caches of finished shards
-  std::vector<std::string> levels, statistics;   // --level, --statistic (docs/meta-eval.md)
-  bool baselines = true;                         // --no-baselines
-  bool rank = false;                             // --rank: significance clusters
-  std::size_t permutations = 1000;
-  std::string correction = "holm";
-  bool attack = false;  // --attack: the attack section (docs/attack.md)
-  std::string attack_strategy = "greedy";
-  std::size_t attack_budget = 200, attack_programs = 10;
+  std::vector<std::string> exports;  // --export latex,svg: figures and tables
   Console console;  // table width and colours; -q: no progress or notes; -v: stage timings
 };
-int run_audit(const AuditArgs& args, Engine& engine);
+int run_audit(const AuditOptions& request, const AuditView& view, Engine& engine);
 
 struct PerturbArgs {
-  std::string data;
+  DataInput data;
   std::string lang;  // --lang: language of tasks without a `lang` field ("" detects it)
   std::vector<std::string> degradations{"all"};
   std::vector<std::string> manipulations{"all"};
@@ -169,7 +148,7 @@ int run_metrics(bool json);
 
 // `probity select`: choose a metric variant on one half of the tasks, test it on the other.
 struct SelectArgs {
-  std::string data;
+  DataInput data;
   std::vector<std::string> metrics;  // the variants, at least two
   std::string scores;                // empty: compute the metrics
   double split = 0.5;
@@ -188,7 +167,7 @@ struct SelectArgs {
 int run_select(const SelectArgs& args, Engine& engine);
 
 struct AttackArgs {
-  std::string data;
+  DataInput data;
   std::string lang;  // --lang: language of tasks without a `lang` field ("" detects it)
   std::vector<std::string> metrics;
   std::string out;  // directory: attack.json
@@ -210,7 +189,7 @@ int run_attack(const AttackArgs& args, Engine& engine);
 
 // `probity meta global` / `probity meta local` (SPEC §6).
 struct MetaArgs {
-  std::string data;
+  DataInput data;
   std::string scores;
   std::vector<std::string> metrics;     // empty: every metric in the scores file
   std::vector<std::string> dimensions;  // empty: every dimension of the dataset
@@ -230,7 +209,7 @@ int run_meta_local(const MetaArgs& args);
 
 // `probity bench-build`: automatic local / global meta-evaluation benchmarks.
 struct BenchBuildArgs {
-  std::string data;
+  DataInput data;
   std::string dimension;
   std::string kind = "local";
   std::size_t steps = 8;

@@ -27,9 +27,9 @@ void print_note(const std::string& message) {
   fmt::print(stderr, "note: {}\n", message);
 }
 
-// Checks the flags and registers how to read the data; returns the names to load.
-std::vector<std::string> resolve(const InputFlags& f, std::vector<std::string> data,
-                                 bool data_required) {
+// Checks the flags and says how to read the data: `data` holds the --data files as given.
+std::vector<DataInput> resolve(const InputFlags& f, std::vector<DataInput> data,
+                               bool data_required) {
   const bool plain = !f.hyp.empty(), mtme = !f.mtme.empty();
   if (int(!data.empty()) + int(plain) + int(mtme) > 1)
     throw CLI::ValidationError("--data, --hyp and --mtme",
@@ -46,9 +46,9 @@ std::vector<std::string> resolve(const InputFlags& f, std::vector<std::string> d
       throw CLI::RequiredError("--data (or --hyp FILE --ref FILE, or --mtme DIR --lp PAIR)");
     return data;
   }
-  NamedInput input;
+  DataInput input;
   if (plain) {
-    input.kind = NamedInput::Kind::PlainText;
+    input.kind = DataInput::Kind::kPlainText;
     input.plain.hypotheses = f.hyp;
     input.plain.references = f.ref;
     input.plain.human = f.human;
@@ -56,16 +56,14 @@ std::vector<std::string> resolve(const InputFlags& f, std::vector<std::string> d
       throw CLI::ValidationError("--human", fmt::format("given {} time(s) for {} --hyp file(s): "
                                                         "one file of scores per hypothesis file",
                                                         f.human.size(), f.hyp.size()));
-    register_input(f.hyp[0], input);
-    return {f.hyp[0]};
+    return {input};
   }
   if (mtme) {
-    input.kind = NamedInput::Kind::Mtme;
-    input.mtme_dir = f.mtme;
-    input.mtme_lp = f.lp;
+    input.kind = DataInput::Kind::kMtme;
+    input.path = f.mtme;
+    input.lp = f.lp;
     input.spec.note = print_note;
-    register_input(f.mtme, input);
-    return {f.mtme};
+    return {input};
   }
   try {
     if (!f.format.empty()) input.spec.format = parse_data_format(f.format);
@@ -74,7 +72,7 @@ std::vector<std::string> resolve(const InputFlags& f, std::vector<std::string> d
     throw CLI::ValidationError(f.format.empty() || !f.map.empty() ? "--map" : "--format", e.what());
   }
   input.spec.note = print_note;
-  for (const auto& name : data) register_input(name, input);
+  for (auto& d : data) d.spec = input.spec;
   return data;
 }
 
@@ -118,28 +116,28 @@ void add(CLI::App* cmd, Target& data) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--lp", f.lp, "Language pair of --mtme, e.g. en-de");
   cmd->parse_complete_callback([&f, &data, required] {
-    std::vector<std::string> names;
-    if constexpr (std::is_same_v<Target, std::string>) {
-      if (!data.empty()) names.push_back(data);
+    std::vector<DataInput> inputs;
+    if constexpr (std::is_same_v<Target, DataInput>) {
+      if (!data.path.empty()) inputs.push_back(data);
     } else {
-      names = data;
+      inputs = data;
     }
-    names = resolve(f, std::move(names), required);
-    if constexpr (std::is_same_v<Target, std::string>) {
-      data = names.empty() ? std::string() : names.front();
+    inputs = resolve(f, std::move(inputs), required);
+    if constexpr (std::is_same_v<Target, DataInput>) {
+      data = inputs.empty() ? DataInput() : inputs.front();
     } else {
-      data = std::move(names);
+      data = std::move(inputs);
     }
   });
 }
 
 }  // namespace
 
-void add_input_options(CLI::App* cmd, std::string& data) {
+void add_input_options(CLI::App* cmd, DataInput& data) {
   add(cmd, data);
 }
 
-void add_input_options(CLI::App* cmd, std::vector<std::string>& data) {
+void add_input_options(CLI::App* cmd, std::vector<DataInput>& data) {
   add(cmd, data);
 }
 

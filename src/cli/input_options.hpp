@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "probity/inputs.hpp"
+
 namespace CLI {
 class App;
 }
@@ -13,9 +15,8 @@ namespace probity::cli {
 
 // Adds the flags to `cmd`, whose --data option (added before, with CLI::ExistingFile) stores
 // into `data`: --data then also takes "-" and is optional when --hyp or --mtme names the data.
-// Once `cmd` is parsed, the flags are checked and registered (register_input), and `data` holds
-// the names the command loads with load_dataset.
-void add_input_options(CLI::App* cmd, std::string& data);
-void add_input_options(CLI::App* cmd, std::vector<std::string>& data);
+// Once `cmd` is parsed, the flags are checked and `data` says how to read each input.
+void add_input_options(CLI::App* cmd, DataInput& data);
+void add_input_options(CLI::App* cmd, std::vector<DataInput>& data);
 
 }  // namespace probity::cli

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 
 #include "cli/commands.hpp"
 #include "cli/docgen.hpp"
@@ -78,6 +79,42 @@ std::map<std::string, E> by_name(std::initializer_list<E> values, std::string_vi
   return out;
 }
 
+// Binds a flag to a library enum: its values by the library's names, listed in the help as
+// TEXT:{a,b,c} in the order given.
+template <class E>
+CLI::Option* one_of(CLI::Option* option, std::initializer_list<E> values,
+                    std::string_view (*name)(E)) {
+  std::vector<std::string_view> names;
+  for (E v : values) names.push_back(name(v));
+  const std::string listed = fmt::format("{{{}}}", fmt::join(names, ","));
+  // CLI11 stores an enum from its number: the name becomes that number here.
+  auto to_number = [map = by_name(values, name), listed](std::string& text) -> std::string {
+    const auto it = map.find(text);
+    if (it == map.end()) return fmt::format("{} not in {}", text, listed);
+    text = std::to_string(static_cast<std::underlying_type_t<E>>(it->second));
+    return {};
+  };
+  return option->transform(CLI::Validator(to_number, ""))->type_name("TEXT:" + listed);
+}
+
+// The library's enums as flag values.
+CLI::Option* levels(CLI::Option* option) {
+  return one_of(option, {stats::Level::kItem, stats::Level::kTask, stats::Level::kSystem},
+                stats::level_name);
+}
+CLI::Option* level_statistics(CLI::Option* option) {
+  return one_of(option,
+                {stats::LevelStatistic::kPearson, stats::LevelStatistic::kSpearman,
+                 stats::LevelStatistic::kKendallB, stats::LevelStatistic::kKendallC,
+                 stats::LevelStatistic::kPairwiseAcc, stats::LevelStatistic::kAccEq},
+                stats::level_statistic_name);
+}
+CLI::Option* rank_corrections(CLI::Option* option) {
+  return one_of(option,
+                {RankCorrection::kHolm, RankCorrection::kBenjaminiHochberg, RankCorrection::kNone},
+                rank_correction_name);
+}
+
 // The LLM endpoint flags of commands whose metrics may call a model (they override
 // [llm.default] of the --config file).
 void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
@@ -95,25 +132,17 @@ void add_llm_flags(CLI::App* cmd, cli::LlmFlags& f) {
   cmd->add_option("--llm-max-tokens", f.overrides.max_tokens,
                   "Longest answer of every LLM role (replaces the roles' built-in limits)")
       ->check(whole(1, 1 << 30));
-  cmd->add_option("--llm-structured", f.overrides.structured,
-                  "What structured questions ask of the server: schema (each answer's JSON "
-                  "Schema, the default), json (any JSON object) or off")
-      ->transform(
-          CLI::CheckedTransformer(by_name({llm::StructuredMode::kSchema, llm::StructuredMode::kJson,
-                                           llm::StructuredMode::kOff},
-                                          llm::structured_mode_name))
-              .description(""))
-      ->type_name("schema|json|off");
-  cmd->add_option("--llm-server", f.overrides.server,
-                  "The server software, where it changes what is sent: auto (the default), "
-                  "openai, vllm, sglang, llamacpp or ollama")
-      ->transform(
-          CLI::CheckedTransformer(by_name({llm::ServerKind::kAuto, llm::ServerKind::kOpenAi,
-                                           llm::ServerKind::kVllm, llm::ServerKind::kSglang,
-                                           llm::ServerKind::kLlamaCpp, llm::ServerKind::kOllama},
-                                          llm::server_kind_name))
-              .description(""))
-      ->type_name("auto|openai|vllm|sglang|llamacpp|ollama");
+  one_of(cmd->add_option("--llm-structured", f.overrides.structured,
+                         "What structured questions ask of the server: schema (each answer's "
+                         "JSON Schema, the default), json (any JSON object) or off"),
+         {llm::StructuredMode::kSchema, llm::StructuredMode::kJson, llm::StructuredMode::kOff},
+         llm::structured_mode_name);
+  one_of(cmd->add_option("--llm-server", f.overrides.server,
+                         "The server software, where it changes what is sent: auto (the "
+                         "default), openai, vllm, sglang, llamacpp or ollama"),
+         {llm::ServerKind::kAuto, llm::ServerKind::kOpenAi, llm::ServerKind::kVllm,
+          llm::ServerKind::kSglang, llm::ServerKind::kLlamaCpp, llm::ServerKind::kOllama},
+         llm::server_kind_name);
   cmd->add_option("--max-failed", f.max_failed,
                   "Share of an endpoint's LLM requests that may fail (transport, auth, HTTP "
                   "errors) before the run exits with code 5")
@@ -497,7 +526,8 @@ int main(int argc, char** argv) {
   sigc->add_flag("--skip-invalid", sig.skip_invalid, "Skip invalid items and report them");
   add_threads(sigc, sig.threads);
 
-  cli::AuditArgs audit;
+  AuditOptions audit;
+  cli::AuditView audit_view;
   auto* ac = app.add_subcommand(
       "audit", "Audit metrics: human correlation, degradation and manipulation tests, report");
   ac->add_option("--data", audit.data, "Dataset(s) with human ratings; repeatable")
@@ -521,10 +551,10 @@ int main(int argc, char** argv) {
                  "strategies for the dataset's task type, rules for R,S,M and an LLM for the "
                  "rest, one ground-truth reference, --sample 200) or "
                  "paper:summarization|peer-review|qa");
-  auto* audit_sample = ac->add_option("--sample", audit.sample,
-                                      "Candidates per dataset, sampled with the seed (0: all)")
-                           ->check(whole(0, limits::kItems))
-                           ->capture_default_str();
+  ac->add_option("--sample", audit.sample,
+                 "Candidates per dataset, sampled with the seed (0: all; default: all, or "
+                 "200 with --suite)")
+      ->check(whole(0, limits::kItems));
   ac->add_option("--seed", audit.seed, "Seed of every random step")
       ->check(whole(0))
       ->capture_default_str();
@@ -539,45 +569,46 @@ int main(int argc, char** argv) {
   ac->add_option("--alpha", audit.alpha, "Significance level of the one-sided tests")
       ->check(real(kOpenUnit))
       ->capture_default_str();
-  ac->add_option("--level", audit.levels,
-                 "Also correlate at these levels: item (pooled over tasks' resamples), task, "
-                 "system; repeatable (docs/meta-eval.md)")
-      ->check(CLI::IsMember(kLevelNames));
-  ac->add_option("--statistic", audit.statistics,
-                 "Statistics of the --level rows (default kendall): pearson, spearman, kendall, "
-                 "kendall-c, pairwise-acc, acc-eq; repeatable")
-      ->check(CLI::IsMember(kLevelStatisticNames));
+  levels(
+      ac->add_option("--level", audit.levels,
+                     "Also correlate at these levels: item (pooled over tasks' resamples), task, "
+                     "system; repeatable (docs/meta-eval.md)"));
+  level_statistics(ac->add_option(
+      "--statistic", audit.level_statistics,
+      "Statistics of the --level rows (default kendall): pearson, spearman, kendall, "
+      "kendall-c, pairwise-acc, acc-eq; repeatable"));
   ac->add_flag("!--no-baselines", audit.baselines,
                "Leave out the length and random baseline rows of the correlation tables");
   ac->add_flag("--rank", audit.rank,
                "Significance clusters of the metrics and baselines at each --level (item when "
                "none) for the first --statistic");
-  ac->add_option("--permutations", audit.permutations, "--rank: permutations per pair")
+  ac->add_option("--permutations", audit.rank_permutations, "--rank: permutations per pair")
       ->check(whole(1, limits::kResamples))
       ->capture_default_str();
-  ac->add_option("--correction", audit.correction,
-                 "--rank: multiple-comparison control over all pairs: holm, bh or none")
-      ->check(CLI::IsMember({"holm", "bh", "none"}))
-      ->capture_default_str();
+  rank_corrections(
+      ac->add_option("--correction", audit.rank_correction,
+                     "--rank: multiple-comparison control over all pairs: holm, bh or none"))
+      ->default_str("holm");
   ac->add_flag("--attack", audit.attack,
                "Add the attack section: search for content-free edits each metric rewards "
                "(docs/attack.md)");
-  ac->add_option("--attack-strategy", audit.attack_strategy,
+  ac->add_option("--attack-strategy", audit.attack_options.strategy,
                  "--attack: greedy, beam, random, evolution or llm (the LLM attacker, role "
                  "attacker, with the offline support guard)")
       ->check(CLI::IsMember({"greedy", "beam", "random", "evolution", "llm"}))
       ->capture_default_str();
-  ac->add_option("--attack-budget", audit.attack_budget, "--attack: metric queries per item")
+  ac->add_option("--attack-budget", audit.attack_options.budget,
+                 "--attack: metric queries per item")
       ->check(whole(1, limits::kAttackBudget))
       ->capture_default_str();
-  ac->add_option("--attack-programs", audit.attack_programs,
+  ac->add_option("--attack-programs", audit.attack_options.programs,
                  "--attack: universal programs tested on held-out tasks")
       ->check(whole(0, limits::kPrograms))
       ->capture_default_str();
-  ac->add_option("--out", audit.out, "Output directory (report files and resume cache)")
+  ac->add_option("--out", audit.out_dir, "Output directory (report files and resume cache)")
       ->required();
-  ac->add_flag("--ascii", audit.ascii, "ASCII tables instead of Unicode");
-  ac->add_option("--export", audit.exports,
+  ac->add_flag("--ascii", audit_view.ascii, "ASCII tables instead of Unicode");
+  ac->add_option("--export", audit_view.exports,
                  "Also write every figure as standalone SVG (svg) and every table as LaTeX "
                  "booktabs (latex) into --out; comma-separated")
       ->delimiter(',')
@@ -588,7 +619,7 @@ int main(int argc, char** argv) {
   ac->add_option("--shard", audit_shard,
                  "I/N: audit only shard I of N into the --out cache (no report); then run the "
                  "unsharded audit with --import of every shard's directory");
-  ac->add_option("--import", audit.import,
+  ac->add_option("--import", audit.import_caches,
                  "Directory (or cache.sqlite) of a finished shard whose cached work to reuse");
 
   cli::PerturbArgs pert;
@@ -947,7 +978,7 @@ int main(int argc, char** argv) {
 
   const cli::Console console = cli::detect_console(no_color, verbose ? 1 : quiet ? -1 : 0);
   score.console = console;
-  audit.console = console;
+  audit_view.console = console;
 
   // The LLM session of the command that runs, if any: whether a failed endpoint left its answers
   // in a cache decides what the error message suggests.
@@ -1026,24 +1057,15 @@ int main(int argc, char** argv) {
       return cli::with_llm_failures(code, session, bench_llm);
     }
     if (ac->parsed()) {
-      for (auto* list : {&audit.degradations, &audit.manipulations})
-        if (list->size() == 1 && list->front() == "none") list->clear();
-      if (!audit.suite.empty()) {
-        if (ac->get_option("--degrade")->count() || ac->get_option("--manipulate")->count())
-          throw UsageError(
-              "--suite chooses the strategies: give it without --degrade/--manipulate");
-        if (audit_llm.perturber == "llm")
-          throw UsageError("--suite chooses the realisations: give it without --perturber llm");
-        audit.degradations.clear();
-        audit.manipulations.clear();
-        if (!audit_sample->count()) audit.sample = 200;  // the paper's ~200 items per test
-      }
+      if (!audit.suite.empty() && audit_llm.perturber == "llm")
+        throw UsageError("--suite chooses the realisations: give it without --perturber llm");
       auto engine = engine_for(audit_llm);
       const auto session = engine->llm_or_null();
       if (audit_llm.perturber == "llm")
         cli::use_llm_perturber(*engine, audit.degradations, audit.manipulations);
-      const int code = cli::run_reporting_llm_usage(session, audit.out + "/llm_usage.json",
-                                                    [&] { return cli::run_audit(audit, *engine); });
+      const int code =
+          cli::run_reporting_llm_usage(session, audit.out_dir + "/llm_usage.json",
+                                       [&] { return cli::run_audit(audit, audit_view, *engine); });
       return cli::with_llm_failures(code, session, audit_llm);
     }
     return static_cast<int>(kExitUsage);

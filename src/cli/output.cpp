@@ -12,11 +12,12 @@
 
 namespace probity::cli {
 
-std::vector<util::NamedInput> command_inputs(const std::vector<std::string>& data,
+std::vector<util::NamedInput> command_inputs(const std::vector<DataInput>& data,
                                              const std::vector<std::string>& metrics,
                                              const Engine* engine) {
   std::vector<util::NamedInput> inputs;
-  for (const auto& path : data) inputs.push_back({path, "--data"});
+  for (const auto& d : data)
+    if (d.kind != DataInput::Kind::kMemory) inputs.push_back({d.name(), "--data"});
   for (const auto& text : metrics)
     for (const auto& file : MetricSpec::parse(text).named_files())
       inputs.push_back({file, "--metric " + text});
@@ -67,16 +68,16 @@ void EmptyTextNotes::print() const {
                empty_candidates_);
 }
 
-ScoredData load_scored(const std::string& data, const std::string& scores,
+ScoredData load_scored(const DataInput& data, const std::string& scores,
                        const std::vector<std::string>& metrics,
                        const std::vector<std::string>& dimensions, bool skip_invalid,
                        bool allow_missing, bool need_ratings) {
   ScoredData l;
-  l.ds = load_dataset(data, {skip_invalid});
+  l.ds = data.load({skip_invalid});
   print_skipped(l.ds.skipped);
   l.items = all_items(l.ds);
   if (l.items.empty())
-    throw InputError(data, 0, "",
+    throw InputError(data.name(), 0, "",
                      l.ds.skipped.empty()
                          ? std::string("no valid items: the dataset holds no candidates")
                          : fmt::format("no valid items: all {} were skipped", l.ds.skipped.size()));
@@ -98,12 +99,12 @@ ScoredData load_scored(const std::string& data, const std::string& scores,
   } else {
     for (const auto& d : dimensions)
       if (std::find(available.begin(), available.end(), d) == available.end())
-        throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d, data,
-                                     fmt::join(available, ", ")));
+        throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d,
+                                     data.name(), fmt::join(available, ", ")));
     l.dims = dimensions;
   }
   if (l.dims.empty() && need_ratings)
-    throw UsageError(fmt::format("'{}' has no human ratings", data));
+    throw UsageError(fmt::format("'{}' has no human ratings", data.name()));
   return l;
 }
 

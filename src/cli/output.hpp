@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "probity/dataset.hpp"
+#include "probity/inputs.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
 #include "util/output_file.hpp"
@@ -41,14 +42,14 @@ struct ScoredData {
 // dimension must exist (UsageError otherwise); empty selections mean "all".
 // A scores file that leaves items without a score is refused unless `allow_missing`; data
 // without human ratings unless `need_ratings` is false (pairwise preferences only).
-ScoredData load_scored(const std::string& data, const std::string& scores,
+ScoredData load_scored(const DataInput& data, const std::string& scores,
                        const std::vector<std::string>& metrics,
                        const std::vector<std::string>& dimensions, bool skip_invalid,
                        bool allow_missing = false, bool need_ratings = true);
 
 // What a command reads, by option: its datasets (--data), the files its metrics name, and the LLM
 // configuration and response cache of `engine` (may be null); for util::refuse_overwriting_inputs.
-std::vector<util::NamedInput> command_inputs(const std::vector<std::string>& data,
+std::vector<util::NamedInput> command_inputs(const std::vector<DataInput>& data,
                                              const std::vector<std::string>& metrics,
                                              const Engine* engine);
 

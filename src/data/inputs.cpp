@@ -11,7 +11,6 @@
 #include <iostream>
 #include <iterator>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -64,12 +63,6 @@ std::string lower(std::string s) {
 // A rating cell or value that means "not rated".
 bool unrated_text(const std::string& v) {
   return data::is_blank(v) || v == "None" || v == "NaN" || v == "nan" || v == "NA";
-}
-
-std::mutex registry_mutex;
-std::map<std::string, NamedInput>& registry() {
-  static std::map<std::string, NamedInput> r;
-  return r;
 }
 
 // Builds tasks from flat records (a JSON object per row; CSV/TSV cells become strings).
@@ -770,43 +763,50 @@ Dataset load_mtme(const std::string& dir, const std::string& lp, ReadOptions opt
   return ds;
 }
 
-void register_input(const std::string& name, NamedInput input) {
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  registry()[name] = std::move(input);
+DataInput DataInput::memory(Dataset dataset) {
+  DataInput input;
+  input.kind = Kind::kMemory;
+  input.dataset = std::make_shared<const Dataset>(std::move(dataset));
+  return input;
 }
 
-namespace {
-std::optional<NamedInput> find_input(const std::string& name) {
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  auto it = registry().find(name);
-  if (it == registry().end()) return std::nullopt;
-  return it->second;
-}
-}  // namespace
-
-bool streams_as_task_jsonl(const std::string& path) {
-  if (path == "-") return false;
-  DataFormat format = DataFormat::Auto;
-  if (auto named = find_input(path)) {
-    if (named->kind != NamedInput::Kind::Spec || !named->spec.map.empty()) return false;
-    format = named->spec.format;
+const std::string& DataInput::name() const {
+  switch (kind) {
+    case Kind::kPlainText:
+      if (plain.hypotheses.empty())
+        throw UsageError("plain-text input needs at least one --hyp file");
+      return plain.hypotheses.front();
+    case Kind::kMemory:
+      return dataset->path;
+    case Kind::kFile:
+    case Kind::kMtme:
+      break;
   }
-  if (format == DataFormat::Auto) format = format_of_path(path);
+  return path;
+}
+
+bool DataInput::streams_as_task_jsonl() const {
+  if (kind != Kind::kFile || path == "-" || !spec.map.empty()) return false;
+  const DataFormat format = spec.format == DataFormat::Auto ? format_of_path(path) : spec.format;
   return format == DataFormat::Jsonl;
 }
 
-Dataset load_dataset(const std::string& path, ReadOptions options) {
-  auto named = find_input(path);
-  if (!named) return load_input(path, InputSpec{}, options);
-  switch (named->kind) {
-    case NamedInput::Kind::PlainText:
-      return load_plain_text(named->plain, options);
-    case NamedInput::Kind::Mtme:
-      return load_mtme(named->mtme_dir, named->mtme_lp, options, named->spec.note);
-    case NamedInput::Kind::Spec:
+Dataset DataInput::load(ReadOptions options) const {
+  switch (kind) {
+    case Kind::kPlainText:
+      return load_plain_text(plain, options);
+    case Kind::kMtme:
+      return load_mtme(path, lp, options, spec.note);
+    case Kind::kMemory:
+      return *dataset;
+    case Kind::kFile:
       break;
   }
-  return load_input(path, named->spec, options);
+  return load_input(path, spec, options);
+}
+
+Dataset load_dataset(const std::string& path, ReadOptions options) {
+  return load_input(path, InputSpec{}, options);
 }
 
 }  // namespace probity

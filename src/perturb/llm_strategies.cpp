@@ -353,6 +353,7 @@ void register_llm_strategies(PerturbationRegistry& registry,
 std::vector<std::string> llm_strategy_names(StrategyKind kind,
                                             const std::vector<std::string>& names,
                                             const PerturbationRegistry& registry) {
+  if (names.size() == 1 && names.front() == "none") return names;
   std::vector<std::string> out;
   auto one = [&](const std::string& code) {
     out.push_back(has_llm_realisation_v2(kind, code) ? llm_strategy_code(code, "v2") : code);

@@ -10,8 +10,13 @@
 
 #include "cli_runner.hpp"
 #include "llm/fakes/fake_server.hpp"
+#include "llm/session.hpp"
 #include "perturb/suites.hpp"
+#include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
+#include "probity/llm.hpp"
+#include "probity/report.hpp"
 #include "test_paths.hpp"
 
 namespace probity::test {
@@ -156,6 +161,32 @@ TEST(Suite, PaperRunsTheMixOfRulesAndLlmStrategiesInOneAuditWithLlmDecomposition
     if (t["code"].get<std::string>().starts_with("llm-")) llm_applied += t["applied"].get<int>();
   }
   EXPECT_GT(llm_applied, 0u);
+  // The same request filled by another front end (the Python module fills these fields): the
+  // library applies the suite's rules itself, so the report is the CLI's.
+  {
+    AuditOptions request;
+    request.data = {data};
+    request.metrics = {"bleu", "stmt-tv,predictor=llm"};
+    request.suite = "paper";
+    request.bootstrap = 50;
+    request.out_dir = temp_dir("suite_paper_library");
+    llm::LlmConfig config;
+    llm::CliOverrides overrides;
+    overrides.base_url = server.base_url();
+    overrides.model = "fake-model";
+    llm::apply_cli_overrides(config, overrides);
+    Engine engine;
+    engine.set_llm(std::make_shared<llm::Session>(std::move(config)));
+    json library = json::parse(report::to_json(run_audit(request, engine)));
+    json cli = report;
+    for (const char* field : {"seconds", "cache_hits", "cache_misses", "llm_usage"}) {
+      library.erase(field);
+      cli.erase(field);
+    }
+    EXPECT_EQ(library, cli);
+    EXPECT_EQ(library["sample"], 200);
+    std::filesystem::remove_all(request.out_dir);
+  }
   // A suite chooses the strategies itself.
   r = run_probity("audit --data " + data + " --metric bleu --suite paper --degrade S --out " + out);
   EXPECT_EQ(r.exit_code, 2);

@@ -205,9 +205,9 @@ TEST(Inputs, FormatByExtensionOrNamed) {
   InputSpec spec;
   spec.format = DataFormat::Tsv;
   EXPECT_EQ(load_input(txt, spec).num_candidates(), 1u);
-  EXPECT_TRUE(streams_as_task_jsonl("a.jsonl"));
-  EXPECT_FALSE(streams_as_task_jsonl("a.csv"));
-  EXPECT_FALSE(streams_as_task_jsonl("-"));
+  EXPECT_TRUE(DataInput("a.jsonl").streams_as_task_jsonl());
+  EXPECT_FALSE(DataInput("a.csv").streams_as_task_jsonl());
+  EXPECT_FALSE(DataInput("-").streams_as_task_jsonl());
 }
 
 TEST(Inputs, PlainTextFiles) {
@@ -277,15 +277,20 @@ TEST(Inputs, MtMetricsEvalErrorsNameTheFileAndLine) {
   expect_input_error([&] { load_mtme(root, "en-de"); }, 2, "", "1 lines");
 }
 
-TEST(Inputs, RegisteredNamesLoadAsRegistered) {
-  const auto path = write_file("registered.csv", kExtraColumnCsv);
-  NamedInput input;
+TEST(Inputs, AnInputCarriesHowItIsRead) {
+  const auto path = write_file("mapped.csv", kExtraColumnCsv);
+  DataInput input(path);
   input.spec.map = parse_column_map("task=task_id,candidate=candidate,human=fluency", "--map");
-  register_input(path, input);
-  Dataset ds = load_dataset(path);
+  Dataset ds = input.load();
   EXPECT_EQ(ds.num_candidates(), 2u);
   EXPECT_EQ(ds.tasks[0].candidates[1].id, "c2");  // by position
-  EXPECT_FALSE(streams_as_task_jsonl(path));
+  EXPECT_FALSE(input.streams_as_task_jsonl());
+  EXPECT_EQ(input.name(), path);
+  // The same file without the map reads by CSV conventions: nothing global remembers the map.
+  EXPECT_THROW(load_dataset(path), InputError);
+  const DataInput memory = DataInput::memory(std::move(ds));
+  EXPECT_EQ(memory.load().num_candidates(), 2u);
+  EXPECT_FALSE(memory.streams_as_task_jsonl());
 }
 
 }  // namespace
