@@ -54,6 +54,9 @@ std::string_view rank_correction_name(RankCorrection correction);
 struct AuditOptions {
   std::vector<DataInput> data;       // the datasets
   std::vector<std::string> metrics;  // metric specs
+  // The human dimensions to correlate with, in this order (empty: every dimension of the
+  // dataset); the scorecard's correlation is their mean.
+  std::vector<std::string> dimensions;
   // Letter codes or names; {"all"} (the default) for all; {} or {"none"} for none.
   std::vector<std::string> degradations{"all"};
   std::vector<std::string> manipulations{"all"};

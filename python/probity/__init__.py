@@ -974,7 +974,7 @@ def _inputs(data):
 
 def audit(data, metrics, degrade="all", manipulate="all", sample=None, seed=0, bootstrap=1000,
           out=None, threads=0, *, alpha=0.05, confidence=0.95, skip_invalid=False,
-          progress=None, suite=None, min_applied=30):
+          progress=None, suite=None, min_applied=30, dimensions=None):
     """Audits metrics, as ``probity audit``: human correlation, degradation and manipulation
     tests with effect sizes and Holm's correction.
 
@@ -997,6 +997,8 @@ def audit(data, metrics, degrade="all", manipulate="all", sample=None, seed=0, b
             ``"paper"`` or ``"paper:summarization"``, ``"paper:peer-review"``, ``"paper:qa"``.
         min_applied: a strategy is tested only with at least this many applied items
             (``--min-applied``).
+        dimensions: the human dimensions to correlate with (``--dimension``); None: every
+            rating column, whose mean the scorecard reports.
 
     Returns:
         AuditReport: a ``dict`` with the content of report.json (``None`` where it has null),
@@ -1006,17 +1008,17 @@ def audit(data, metrics, degrade="all", manipulate="all", sample=None, seed=0, b
     return _default.audit(data, metrics, degrade, manipulate, sample, seed, bootstrap, out,
                           threads, alpha=alpha, confidence=confidence,
                           skip_invalid=skip_invalid, progress=progress, suite=suite,
-                          min_applied=min_applied)
+                          min_applied=min_applied, dimensions=dimensions)
 
 
 def _audit(native, data, metrics, degrade, manipulate, sample, seed, bootstrap, out, threads,
-           alpha, confidence, skip_invalid, progress, suite, min_applied):
+           alpha, confidence, skip_invalid, progress, suite, min_applied, dimensions=None):
     metrics = _metric_list(metrics)
     names = [m for m in metrics if isinstance(m, str)]
     python_metrics = [m for m in metrics if isinstance(m, PythonMetric)]
     kwargs = dict(python_metrics=python_metrics,
                   degradations=_codes(degrade), manipulations=_codes(manipulate),
-                  suite=suite or "", sample=sample, seed=seed, bootstrap=bootstrap,
+                  suite=suite or "", dimensions=_names(dimensions, []), sample=sample, seed=seed, bootstrap=bootstrap,
                   min_applied=min_applied, alpha=alpha, confidence=confidence, threads=threads,
                   skip_invalid=skip_invalid, run_id=uuid.uuid4().hex[:16], progress=progress)
     inputs = _inputs(data)
@@ -1295,11 +1297,12 @@ class Engine:
 
     def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, seed=0,
               bootstrap=1000, out=None, threads=0, *, alpha=0.05, confidence=0.95,
-              skip_invalid=False, progress=None, suite=None, min_applied=30):
+              skip_invalid=False, progress=None, suite=None, min_applied=30,
+              dimensions=None):
         """See :func:`probity.audit`."""
         return _audit(self._native, data, metrics, degrade, manipulate, sample, seed, bootstrap,
                       out, threads, alpha, confidence, skip_invalid, progress, suite,
-                      min_applied)
+                      min_applied, dimensions)
 
     def configure_llm(self, config=None, *, base_url=None, model=None, api_key_env=None,
                       concurrency=None, cache=None, cache_mode=None, structured=None,

@@ -351,6 +351,7 @@ def audit(
     progress: Optional[Callable[[str, int, int], Any]] = ...,
     suite: Optional[str] = ...,
     min_applied: int = ...,
+    dimensions: Union[str, Sequence[str], None] = ...,
 ) -> AuditReport: ...
 def format_report(
     report: Union[Mapping[str, Any], _Path], format: str = ..., unicode: bool = ...
@@ -454,6 +455,7 @@ class Engine:
         progress: Optional[Callable[[str, int, int], Any]] = ...,
         suite: Optional[str] = ...,
         min_applied: int = ...,
+        dimensions: Union[str, Sequence[str], None] = ...,
     ) -> AuditReport: ...
     def configure_llm(
         self,

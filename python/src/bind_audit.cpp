@@ -36,16 +36,17 @@ py::object audit(PyEngine& e, const std::vector<py::object>& data,
                  const std::vector<std::string>& metrics, const py::list& python_metrics,
                  const std::vector<std::string>& degradations,
                  const std::vector<std::string>& manipulations, const std::string& suite,
-                 std::optional<std::size_t> sample, std::uint64_t seed, std::size_t bootstrap,
-                 std::size_t min_applied, double alpha, double confidence, const std::string& out,
-                 unsigned threads, bool skip_invalid, const std::string& run_id,
-                 const py::object& progress, bool write) {
+                 const std::vector<std::string>& dimensions, std::optional<std::size_t> sample,
+                 std::uint64_t seed, std::size_t bootstrap, std::size_t min_applied, double alpha,
+                 double confidence, const std::string& out, unsigned threads, bool skip_invalid,
+                 const std::string& run_id, const py::object& progress, bool write) {
   AuditOptions opts;
   opts.data = inputs(data);
   opts.metrics = metrics;
   opts.degradations = degradations;
   opts.manipulations = manipulations;
   opts.suite = suite;
+  opts.dimensions = dimensions;
   opts.sample = sample;
   opts.seed = seed;
   opts.bootstrap = bootstrap;
@@ -93,9 +94,10 @@ void bind_audit(py::module_& m, EngineClass& engine) {
   engine.def("audit", &audit, py::arg("data"), py::arg("metrics"), py::kw_only(),
              py::arg("python_metrics") = py::list(), py::arg("degradations") = d.degradations,
              py::arg("manipulations") = d.manipulations, py::arg("suite") = d.suite,
-             py::arg("sample") = py::none(), py::arg("seed") = d.seed,
-             py::arg("bootstrap") = d.bootstrap, py::arg("min_applied") = d.min_applied,
-             py::arg("alpha") = d.alpha, py::arg("confidence") = d.confidence, py::arg("out") = "",
+             py::arg("dimensions") = d.dimensions, py::arg("sample") = py::none(),
+             py::arg("seed") = d.seed, py::arg("bootstrap") = d.bootstrap,
+             py::arg("min_applied") = d.min_applied, py::arg("alpha") = d.alpha,
+             py::arg("confidence") = d.confidence, py::arg("out") = "",
              py::arg("threads") = d.threads, py::arg("skip_invalid") = d.skip_invalid,
              py::arg("run_id") = "", py::arg("progress") = py::none(), py::arg("write") = true);
   m.def("render_report", &render, py::arg("json"), py::arg("format"), py::arg("unicode") = true);

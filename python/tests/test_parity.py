@@ -152,6 +152,20 @@ class AuditParity(unittest.TestCase):
         self.assertEqual(py["datasets"][0]["audited"], 150)
         self.assert_same_report(cli, py)
 
+    def test_audit_dimension_identical(self):
+        cli, py, _ = self.audit_both(
+            ["--metric", "chrf", "--dimension", "relevance", "--dimension", "fluency",
+             "--degrade", "S", "--manipulate", "none", "--bootstrap", 50],
+            metrics="chrf", dimensions=["relevance", "fluency"], degrade="S",
+            manipulate="none", bootstrap=50)
+        self.assertEqual(py["datasets"][0]["dimensions"], ["relevance", "fluency"])
+        dims = {r["dimension"] for c in py["correlations"] for r in c["rows"]}
+        self.assertEqual(dims, {"relevance", "fluency", "mean"})
+        self.assert_same_report(cli, py)
+        with self.assertRaisesRegex(probity.UsageError, "dimension 'nope' is not in"):
+            probity.audit(str(SAMPLE), "chrf", dimensions="nope", degrade="none",
+                          manipulate="none")
+
     def test_perturb_matches_audit_examples(self):
         report = probity.audit(str(SAMPLE), ["bleu"], bootstrap=10, seed=4)
         ds = probity.load_dataset(SAMPLE)

@@ -708,6 +708,14 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
     DatasetSummary summary{
         name,      path, ds.tasks.size(), ds.num_candidates(), items.size(), ds.dimensions(),
         ds.skipped};
+    if (!options.dimensions.empty()) {
+      for (const auto& d : options.dimensions)
+        if (std::find(summary.dimensions.begin(), summary.dimensions.end(), d) ==
+            summary.dimensions.end())
+          throw UsageError(fmt::format("audit: dimension '{}' is not in '{}' (dimensions: {})", d,
+                                       path, fmt::join(summary.dimensions, ", ")));
+      summary.dimensions = options.dimensions;
+    }
     report.datasets.push_back(summary);
 
     const bool wants_systems = std::find(options.levels.begin(), options.levels.end(),

@@ -96,7 +96,8 @@ void add(CLI::App* cmd, Target& data) {
   cmd->add_option("--map", f.map,
                   "Column map for flat CSV/TSV/JSONL/JSON rows (one candidate per row), e.g. "
                   "task=doc_id,candidate=prediction,reference=ref,human=score,system=model, or "
-                  "@FILE; unmapped columns are ignored (listed in a note)");
+                  "@FILE; a dotted path (meta.doc_id, refs.0) reaches into nested JSON; "
+                  "unmapped columns are ignored (listed in a note)");
   cmd->add_option("--format", f.format,
                   "Format of --data: jsonl, json, csv or tsv (default: by "
                   "extension; JSONL for '-')");

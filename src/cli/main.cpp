@@ -536,6 +536,9 @@ int main(int argc, char** argv) {
   cli::add_input_options(ac, audit.data);
   ac->add_option("--lang", audit.lang, kLangHelp)->check(known_language());
   ac->add_option("--metric", audit.metrics, "Metric(s) to audit; repeatable")->required();
+  ac->add_option("--dimension", audit.dimensions,
+                 "Human dimension(s) to correlate with, e.g. relevance; repeatable (default: "
+                 "every rating column; the scorecard's correlation is their mean)");
   ac->add_option("--degrade", audit.degradations,
                  "Degradations: 'all', 'none' or letter codes R,S,D,P,U,O; llm:<code> for the "
                  "LLM realisation (llm:<code>@v1: the v1 prompt)")

@@ -70,7 +70,10 @@ class FlatBuilder {
  public:
   FlatBuilder(const ColumnMap& map, std::string path, ReadOptions options, bool text_cells)
       : map_(map), path_(std::move(path)), options_(options), text_cells_(text_cells) {
-    for (const auto& c : map_.columns()) mapped_.insert(c);
+    for (const auto& c : map_.columns()) {
+      mapped_.insert(c);
+      mapped_.insert(c.substr(0, c.find('.')));  // the top of a dotted path is used too
+    }
     ds_.path = path_;
   }
 
@@ -105,10 +108,30 @@ class FlatBuilder {
     std::string message;
   };
 
+  // The column's value; a dotted path ("meta.doc_id", "refs.0") reaches into nested objects
+  // and arrays (the shape of Hugging Face datasets) when no field has the whole name.
   const json* field(const std::string& column, const json& record) const {
     auto it = record.find(column);
-    if (it == record.end() || it->is_null()) return nullptr;
-    return &*it;
+    if (it != record.end()) return it->is_null() ? nullptr : &*it;
+    const json* at = &record;
+    std::size_t begin = 0;
+    while (at != nullptr && begin <= column.size()) {
+      const std::size_t dot = std::min(column.find('.', begin), column.size());
+      const std::string key = column.substr(begin, dot - begin);
+      if (at->is_object()) {
+        auto next = at->find(key);
+        at = next == at->end() ? nullptr : &*next;
+      } else if (at->is_array() && !key.empty() &&
+                 key.find_first_not_of("0123456789") == std::string::npos && key.size() < 10) {
+        const std::size_t i = std::stoul(key);
+        at = i < at->size() ? &(*at)[i] : nullptr;
+      } else {
+        at = nullptr;
+      }
+      if (dot == column.size()) break;
+      begin = dot + 1;
+    }
+    return at == nullptr || at->is_null() ? nullptr : at;
   }
 
   // An id-like value: a string, or an integer written out.

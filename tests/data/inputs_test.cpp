@@ -100,6 +100,45 @@ TEST(Inputs, FlatJsonlGroupsRowsByTaskId) {
   EXPECT_TRUE(std::isnan(ds.tasks[1].candidates[0].human_mean("score")));  // null: not rated
 }
 
+TEST(Inputs, DottedPathsReachIntoNestedRecords) {
+  // The shape of Hugging Face datasets: ids and ratings nested, references in a list.
+  const auto path = write_file(
+      "nested.jsonl",
+      R"({"meta": {"doc_id": "d1", "model": "m1"}, "output": "a cat", "refs": ["the cat", "cat"], )"
+      R"("scores": {"human": {"fluency": 4}}, "unused": 1})"
+      "\n"
+      R"({"meta": {"doc_id": "d1", "model": "m2"}, "output": "a dog", "refs": ["the cat", "cat"], )"
+      R"("scores": {"human": {"fluency": null}}, "unused": 2})"
+      "\n");
+  InputSpec spec;
+  std::string noted;
+  spec.note = [&](const std::string& n) { noted += n; };
+  spec.map = parse_column_map(
+      "task=meta.doc_id,system=meta.model,candidate=output,reference=refs.0,reference=refs.1,"
+      "human:fluency=scores.human.fluency",
+      "--map");
+  Dataset ds = load_input(path, spec);
+  ASSERT_EQ(ds.tasks.size(), 1u);
+  EXPECT_EQ(ds.tasks[0].task_id, "d1");
+  ASSERT_EQ(ds.tasks[0].candidates.size(), 2u);
+  EXPECT_EQ(ds.tasks[0].candidates[1].system, "m2");
+  ASSERT_EQ(ds.tasks[0].references.size(), 2u);
+  EXPECT_EQ(ds.tasks[0].references[1].text, "cat");
+  EXPECT_EQ(ds.tasks[0].candidates[0].human_mean("fluency"), 4.0);
+  EXPECT_TRUE(std::isnan(ds.tasks[0].candidates[1].human_mean("fluency")));
+  // Only the column no path reaches is noted as ignored.
+  EXPECT_NE(noted.find("1 column(s)"), std::string::npos) << noted;
+  EXPECT_NE(noted.find("unused"), std::string::npos) << noted;
+  // A path that reaches nothing is a missing field, named by its path.
+  spec.map = parse_column_map("task=meta.nope,candidate=output", "--map");
+  try {
+    load_input(path, spec);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("meta.nope"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Inputs, FlatRowsWithoutTaskOrSystemGetLineAndPositionIds) {
   const auto path = write_file("rows.jsonl", R"({"p": "a", "r": "b"})"
                                              "\n\n"
