@@ -46,6 +46,17 @@ struct AttackOptions {
   bool fit = true;           // fit the metrics on the dataset first (the audit has already)
 };
 
+// `probity attack` as a request: which items and metrics, and the search's options.
+struct AttackRequest {
+  DataInput data;
+  std::string lang;  // language of tasks without a `lang` field ("" detects it)
+  std::vector<std::string> metrics;
+  std::string out;         // directory: attack.json
+  std::size_t sample = 0;  // candidates, sampled with the seed as the audit samples (0: all)
+  bool skip_invalid = false;
+  AttackOptions options;
+};
+
 // Multiple-comparison control over the pairs of a ranking (rank_metrics).
 enum class RankCorrection { kNone, kHolm, kBenjaminiHochberg };
 RankCorrection parse_rank_correction(std::string_view name);  // "none", "holm", "bh"

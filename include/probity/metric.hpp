@@ -41,6 +41,9 @@ class Metric {
   virtual std::string name() const = 0;
   // Every choice that affects the value, sacreBLEU style: "key:value|key:value|...".
   virtual std::string signature() const = 0;
+  // The name records and tables use when the spec gives no name= ("" : the spec itself), e.g.
+  // a scores file's own record name instead of "scores:FILE,data=…".
+  virtual std::string default_display_name() const { return {}; }
   // Named parts of a score ("p", "r", "f"); a single-valued metric has one part named "".
   virtual std::vector<std::string> parts() const { return {""}; }
   // Index into parts() of the value used when one number per item is needed.

@@ -26,6 +26,9 @@ struct MetricSelection {
   std::vector<std::size_t> parts;  // indices into metric->parts()
   std::size_t primary = 0;         // index into metric->parts()
   std::string display;             // name= given: the name in records and tables, else ""
+  // The metric's own name for itself (a scores file's record name), used without name= unless
+  // another selection would be written under it (check_distinct_names then drops it).
+  std::string default_display;
 
   // Name of one part in score records: "bleu", "rougeL.f", "rougeL.f,stem=true"; with
   // name=N: "N" for the one selected part, "N.p" when several parts are written.
@@ -41,8 +44,9 @@ struct MetricSelection {
 
 // Parses a metric name with its part selection and makes the metric with `engine`.
 MetricSelection select_metric(const std::string& spec, Engine& engine);
-// UsageError when two selections would write records under the same name.
-void check_distinct_names(std::span<const MetricSelection> metrics);
+// UsageError when two selections would write records under the same name; first, a default
+// display name that would collide falls back to the spec.
+void check_distinct_names(std::span<MetricSelection> metrics);
 
 class NegativeSampler;
 

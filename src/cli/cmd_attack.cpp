@@ -24,7 +24,7 @@ using ojson = nlohmann::ordered_json;
 
 }  // namespace
 
-int run_attack(const AttackArgs& args, Engine& engine) {
+int run_attack(const AttackRequest& args, Engine& engine) {
   if (args.metrics.empty()) throw UsageError("attack: at least one --metric is required");
   const util::PlannedOutput output{args.out, "--out", {"attack.json"}};
   util::refuse_overwriting_inputs(command_inputs({args.data}, args.metrics, &engine),
@@ -40,7 +40,7 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   if (items.empty()) throw InputError(args.data.name(), 0, "", "no valid items");
   if (args.sample > 0) {  // the audit's seeded sample, so --sample picks the same items
     std::vector<ItemRef> sampled;
-    for (std::size_t i : choose_sample(items.size(), args.sample, args.seed,
+    for (std::size_t i : choose_sample(items.size(), args.sample, args.options.seed,
                                        std::filesystem::path(args.data.name()).stem().string()))
       sampled.push_back(items[i]);
     items = std::move(sampled);
@@ -48,24 +48,7 @@ int run_attack(const AttackArgs& args, Engine& engine) {
   std::vector<MetricSelection> metrics;
   for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
   check_distinct_names(metrics);
-  AttackOptions o;
-  o.strategy = args.strategy;
-  o.budget = args.budget;
-  o.steps = args.steps;
-  o.beam = args.beam;
-  o.proposals = args.proposals;
-  o.guard = args.guard;
-  o.families = args.families;
-  o.include_content = args.copy_source;
-  o.delta = args.delta;
-  o.program_length = args.program_length;
-  o.programs = args.programs;
-  o.split = args.split;
-  o.alpha = args.alpha;
-  o.bootstrap = args.bootstrap;
-  o.min_applied = args.min_applied;
-  o.seed = args.seed;
-  o.threads = args.threads;
+  const AttackOptions& o = args.options;
   const auto registry = perturb::EditOpRegistry::builtin();
   const auto session = engine.llm_or_null();
   const AttackReport r = run_attack(ds, items, metrics, o, registry, session);

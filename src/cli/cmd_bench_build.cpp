@@ -18,7 +18,7 @@
 
 namespace probity::cli {
 
-int run_bench_build(const BenchBuildArgs& args, Engine& engine) {
+int run_bench_build(const BenchBuildRequest& args, Engine& engine) {
   const util::PlannedOutput output{args.out, "--out", {}};
   util::refuse_overwriting_inputs(command_inputs({args.data}, {args.anchor_metric}, &engine),
                                   std::span(&output, 1));

@@ -29,7 +29,7 @@ void report_gaps(const ScoreColumn& c) {
 namespace {
 
 // correlate --level/--statistic: one row per metric, dimension, level and statistic.
-int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
+int run_level_correlate(const CorrelateRequest& args, const ScoredData& l,
                         const std::vector<std::vector<double>>& human,
                         const CorrelationOptions& opts) {
   std::vector<stats::Level> levels;
@@ -117,7 +117,7 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},      {"scores", args.scores},
+    json doc = {{"data", args.data.name()},      {"scores", files_json(args.scores)},
                 {"bootstrap", args.bootstrap},   {"seed", args.seed},
                 {"confidence", args.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
@@ -143,7 +143,7 @@ int run_level_correlate(const CorrelateArgs& args, const ScoredData& l,
 }
 
 // compare --level: the paired permutation test at a level (mt-metrics-eval PermutationSigDiff).
-int run_level_compare(const CompareArgs& args, const ScoredData& l,
+int run_level_compare(const CompareRequest& args, const ScoredData& l,
                       const std::vector<std::vector<double>>& human) {
   const stats::Level level = stats::parse_level(args.level.empty() ? "item" : args.level);
   const stats::LevelStatistic statistic = stats::parse_level_statistic(args.correlation);
@@ -200,7 +200,7 @@ int run_level_compare(const CompareArgs& args, const ScoredData& l,
 
 }  // namespace
 
-int run_correlate(const CorrelateArgs& args) {
+int run_correlate(const CorrelateRequest& args) {
   const bool preference = std::find(args.statistics.begin(), args.statistics.end(),
                                     "preference-acc") != args.statistics.end();
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
@@ -250,7 +250,7 @@ int run_correlate(const CorrelateArgs& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},      {"scores", args.scores},
+    json doc = {{"data", args.data.name()},      {"scores", files_json(args.scores)},
                 {"bootstrap", args.bootstrap},   {"seed", args.seed},
                 {"confidence", args.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
@@ -264,7 +264,7 @@ int run_correlate(const CorrelateArgs& args) {
   return kExitOk;
 }
 
-int run_compare(const CompareArgs& args) {
+int run_compare(const CompareRequest& args) {
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
                              args.skip_invalid, args.allow_missing);
   // After loading: a scores file that does not cover the data is reported first (exit 3).

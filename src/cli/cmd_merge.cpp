@@ -32,7 +32,7 @@ void parse_shard(const std::string& text, std::size_t& index, std::size_t& count
         fmt::format("--shard '{}': expected I/N with 0 <= I < N (e.g. 0/4 ... 3/4)", text));
 }
 
-int run_merge(const MergeArgs& args) {
+int run_merge(const MergeRequest& args) {
   std::vector<util::NamedInput> inputs = {{args.data.name(), "--data"}};
   for (const auto& shard : args.shards) inputs.push_back({shard, "a shard"});
   const util::PlannedOutput output{args.out, "--out", {}};

@@ -20,7 +20,7 @@ std::string interval(const stats::ConfidenceInterval& ci) {
 
 }  // namespace
 
-int run_meta_global(const MetaArgs& args) {
+int run_meta_global(const MetaRequest& args) {
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
                              args.skip_invalid, args.allow_missing);
   meta::GlobalOptions go;
@@ -80,7 +80,7 @@ int run_meta_global(const MetaArgs& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},      {"scores", args.scores},
+    json doc = {{"data", args.data.name()},      {"scores", files_json(args.scores)},
                 {"max_spread", args.max_spread}, {"direct", args.direct},
                 {"bootstrap", args.bootstrap},   {"seed", args.seed},
                 {"confidence", args.confidence}, {"results", out}};
@@ -106,7 +106,7 @@ int run_meta_global(const MetaArgs& args) {
   return kExitOk;
 }
 
-int run_meta_local(const MetaArgs& args) {
+int run_meta_local(const MetaRequest& args) {
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
                              args.skip_invalid, args.allow_missing);
   std::size_t skipped_ties = 0;
@@ -148,7 +148,7 @@ int run_meta_local(const MetaArgs& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},      {"scores", args.scores},
+    json doc = {{"data", args.data.name()},      {"scores", files_json(args.scores)},
                 {"sequences", sequences.size()}, {"human_ties_skipped", skipped_ties},
                 {"bootstrap", args.bootstrap},   {"seed", args.seed},
                 {"confidence", args.confidence}, {"results", out}};

@@ -16,7 +16,7 @@
 
 namespace probity::cli {
 
-int run_perturb(const PerturbArgs& args, Engine& engine) {
+int run_perturb(const PerturbRequest& args, Engine& engine) {
   const util::PlannedOutput output_file{args.out, "--out", {}};
   util::refuse_overwriting_inputs(command_inputs({args.data}, {}, &engine),
                                   std::span(&output_file, 1));

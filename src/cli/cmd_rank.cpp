@@ -14,7 +14,7 @@
 
 namespace probity::cli {
 
-int run_rank(const RankArgs& args) {
+int run_rank(const RankRequest& args) {
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
                              args.skip_invalid, args.allow_missing);
   if (l.columns.size() < 2) throw UsageError("rank needs at least two metrics");
@@ -52,7 +52,7 @@ int run_rank(const RankArgs& args) {
   }
   if (args.json) {
     json doc = {{"data", args.data.name()},
-                {"scores", args.scores},
+                {"scores", files_json(args.scores)},
                 {"level", args.level},
                 {"statistic", args.statistic},
                 {"permutations", args.permutations},

@@ -18,7 +18,7 @@
 namespace probity::cli {
 namespace {}  // namespace
 
-int run_select(const SelectArgs& args, Engine& engine) {
+int run_select(const SelectRequest& args, Engine& engine) {
   if (args.metrics.size() < 2) throw UsageError("select needs two or more --metric variants");
   if (!(args.split > 0.0 && args.split < 1.0))
     throw UsageError("--split must be strictly between 0 and 1");
@@ -37,12 +37,13 @@ int run_select(const SelectArgs& args, Engine& engine) {
   std::vector<std::vector<double>> scores;
   std::vector<std::string> names, signatures;
   if (!args.scores.empty()) {
-    auto columns = read_scores(args.scores, ds, items, args.metrics, {args.allow_missing});
+    auto columns = read_score_files(args.scores, ds, items, args.metrics, args.allow_missing);
     for (const auto& m : args.metrics) {
       auto it = std::find_if(columns.begin(), columns.end(),
                              [&](const ScoreColumn& c) { return c.metric == m; });
       if (it == columns.end() || it->missing == it->values.size())
-        throw UsageError(fmt::format("metric '{}' has no scores in '{}'", m, args.scores));
+        throw UsageError(
+            fmt::format("metric '{}' has no scores in {}", m, describe_files(args.scores)));
       scores.push_back(it->values);
       names.push_back(m);
       signatures.push_back(it->signature);
@@ -153,7 +154,7 @@ int run_select(const SelectArgs& args, Engine& engine) {
   }
   if (args.json) {
     json doc = {{"data", args.data.name()},
-                {"scores", args.scores},
+                {"scores", files_json(args.scores)},
                 {"split", args.split},
                 {"seed", args.seed},
                 {"correlation", args.correlation},

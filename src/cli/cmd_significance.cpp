@@ -37,7 +37,7 @@ json optional_number(const std::optional<double>& v) {
 
 }  // namespace
 
-int run_significance(const SignificanceArgs& args, Engine& engine) {
+int run_significance(const SignificanceRequest& args, Engine& engine) {
   if (args.paired_bs == args.paired_ar)
     throw UsageError("significance: give one test, --paired-bs or --paired-ar");
   const Dataset ds = args.data.load(ReadOptions{args.skip_invalid});

@@ -60,6 +60,13 @@ CLI::Validator real(const util::RealBounds& b) {
                         util::describe(b), kBoundsName);
 }
 
+// An existing file, or "-" for standard input.
+CLI::Validator file_or_stdin() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string { return s == "-" ? std::string() : CLI::ExistingFile(s); },
+      "FILE|-");
+}
+
 const util::RealBounds kUnit{0.0, 1.0};
 const util::RealBounds kOpenUnit{0.0, 1.0, true, true};
 const util::RealBounds kNonNegative{0.0};
@@ -358,15 +365,18 @@ int main(int argc, char** argv) {
   cli::LlmFlags score_llm;
   add_llm_flags(sc, score_llm);
 
-  cli::CorrelateArgs corr;
+  CorrelateRequest corr;
   auto* cc = app.add_subcommand("correlate", "Correlate metric scores with human ratings");
   cc->add_option("--data", corr.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
   cli::add_input_options(cc, corr.data);
-  cc->add_option("--scores", corr.scores, "Scores JSONL from `probity score`")
+  cc->add_option(
+        "--scores", corr.scores,
+        "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
+        "standard input")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(file_or_stdin());
   cc->add_option("--metric", corr.metrics, "Only these metrics (default: all in the file)");
   cc->add_option("--dimension", corr.dimensions, "Only these human dimensions (default: all)");
   cc->add_option("--level", corr.levels,
@@ -414,16 +424,18 @@ int main(int argc, char** argv) {
                "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(cc, corr.threads);
 
-  cli::CompareArgs cmp;
+  CompareRequest cmp;
   auto* mc = app.add_subcommand(
       "compare", "Paired permutation test between two metrics' correlations with humans");
   mc->add_option("--data", cmp.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
   cli::add_input_options(mc, cmp.data);
-  mc->add_option("--scores", cmp.scores, "Scores JSONL holding both metrics")
+  mc->add_option("--scores", cmp.scores,
+                 "Scores JSONL holding both metrics; repeatable (each metric in one file); '-' "
+                 "reads standard input")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(file_or_stdin());
   mc->add_option("--metric", cmp.metrics, "The two metrics to compare (give twice)")
       ->required()
       ->expected(1, 2);
@@ -449,16 +461,19 @@ int main(int argc, char** argv) {
                "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(mc, cmp.threads);
 
-  cli::RankArgs rank;
+  RankRequest rank;
   auto* rc = app.add_subcommand(
       "rank", "Rank metrics into significance clusters (paired permutation tests at a level)");
   rc->add_option("--data", rank.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
   cli::add_input_options(rc, rank.data);
-  rc->add_option("--scores", rank.scores, "Scores JSONL from `probity score`")
+  rc->add_option(
+        "--scores", rank.scores,
+        "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
+        "standard input")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(file_or_stdin());
   rc->add_option("--metric", rank.metrics, "Only these metrics (default: all in the file)");
   rc->add_option("--dimension", rank.dimensions, "Only these human dimensions (default: all)");
   rc->add_option("--level", rank.level, "item, task or system (docs/meta-eval.md)")
@@ -488,7 +503,7 @@ int main(int argc, char** argv) {
                "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(rc, rank.threads);
 
-  cli::SignificanceArgs sig;
+  SignificanceRequest sig;
   auto* sigc = app.add_subcommand(
       "significance",
       "Paired significance tests between systems as sacreBLEU computes them (--paired-bs, "
@@ -625,7 +640,7 @@ int main(int argc, char** argv) {
   ac->add_option("--import", audit.import_caches,
                  "Directory (or cache.sqlite) of a finished shard whose cached work to reuse");
 
-  cli::PerturbArgs pert;
+  PerturbRequest pert;
   auto* pc = app.add_subcommand(
       "perturb",
       "Write the dataset with every applied perturbation added as candidates, for "
@@ -652,7 +667,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"rules", "llm"}))
       ->capture_default_str();
 
-  cli::MergeArgs merge;
+  MergeRequest merge;
   auto* gc = app.add_subcommand(
       "merge", "Combine `score --shard I/N` outputs into the file of an unsharded run");
   gc->add_option("--data", merge.data, "The dataset the shards scored")
@@ -670,7 +685,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"rules", "llm"}))
       ->capture_default_str();
 
-  cli::SelectArgs sel;
+  SelectRequest sel;
   auto* selc = app.add_subcommand(
       "select",
       "Choose the metric variant with the best human correlation on a seeded half of the tasks "
@@ -682,9 +697,11 @@ int main(int argc, char** argv) {
   cli::add_input_options(selc, sel.data);
   selc->add_option("--metric", sel.metrics, "A variant (metric name); give two or more")
       ->required();
-  selc->add_option("--scores", sel.scores,
-                   "Scores JSONL from `probity score` (default: compute the metrics)")
-      ->check(CLI::ExistingFile);
+  selc->add_option(
+          "--scores", sel.scores,
+          "Scores JSONL from `probity score` (default: compute the metrics); repeatable; '-' "
+          "reads standard input")
+      ->check(file_or_stdin());
   selc->add_option("--split", sel.split, "Fraction of tasks in the selection half")
       ->check(real(kOpenUnit))
       ->capture_default_str();
@@ -718,7 +735,7 @@ int main(int argc, char** argv) {
                  "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(selc, sel.threads);
 
-  cli::AttackArgs atk;
+  AttackRequest atk;
   auto* atc = app.add_subcommand(
       "attack",
       "Search for content-free edits that raise a metric's score: per item under a query "
@@ -728,69 +745,71 @@ int main(int argc, char** argv) {
   atc->add_option("--lang", atk.lang, kLangHelp)->check(known_language());
   atc->add_option("--metric", atk.metrics, "Metric(s) to attack; repeatable")->required();
   atc->add_option("--out", atk.out, "Output directory (attack.json)")->required();
-  atc->add_option("--strategy", atk.strategy,
+  atc->add_option("--strategy", atk.options.strategy,
                   "Per-item search: greedy, beam, random, evolution (seeded, over edit programs) "
                   "or llm (rewrites proposed by the LLM role attacker from the metric's feedback, "
                   "each checked by --guard before it is scored)")
       ->check(CLI::IsMember({"greedy", "beam", "random", "evolution", "llm"}))
       ->capture_default_str();
-  atc->add_option("--guard", atk.guard,
+  atc->add_option("--guard", atk.options.guard,
                   "--strategy llm: the information guard every rewrite must pass: support (the "
                   "offline support judge fitted on the data) or llm (the LLM role guard)")
       ->check(CLI::IsMember({"support", "llm"}))
       ->capture_default_str();
-  atc->add_option("--proposals", atk.proposals,
+  atc->add_option("--proposals", atk.options.proposals,
                   "--strategy llm: rewrites asked for per attacker request (one per round)")
       ->check(whole(1, limits::kAttackProposals))
       ->capture_default_str();
-  atc->add_option("--budget", atk.budget, "Metric queries per item")
+  atc->add_option("--budget", atk.options.budget, "Metric queries per item")
       ->check(whole(1, limits::kAttackBudget))
       ->capture_default_str();
-  atc->add_option("--steps", atk.steps,
+  atc->add_option("--steps", atk.options.steps,
                   "Edits per item (random, evolution: the longest program; llm: attacker rounds)")
       ->check(whole(1, limits::kAttackSteps))
       ->capture_default_str();
-  atc->add_option("--beam", atk.beam, "Beam width (beam), population (evolution)")
+  atc->add_option("--beam", atk.options.beam, "Beam width (beam), population (evolution)")
       ->check(whole(1, limits::kAttackBeam))
       ->capture_default_str();
-  atc->add_option("--family", atk.families,
+  atc->add_option("--family", atk.options.families,
                   "Only these edit families (filler, hedge, intensifier, sentiment, reorder, "
                   "repetition, synonym, casing, tokenisation, formatting, padding, injection; "
                   "copy-source adds task content); repeatable")
       ->delimiter(',');
-  atc->add_flag("--copy-source", atk.copy_source,
+  atc->add_flag("--copy-source", atk.options.include_content,
                 "Also the copy-source family (sentences of the task's source: CAN ADD CONTENT)");
-  atc->add_option("--delta", atk.delta, "An item counts as attacked above this score increase")
+  atc->add_option("--delta", atk.options.delta,
+                  "An item counts as attacked above this score increase")
       ->check(real(kFinite))
       ->capture_default_str();
-  atc->add_option("--program-length", atk.program_length,
+  atc->add_option("--program-length", atk.options.program_length,
                   "Universal programs: up to this many operators")
       ->check(whole(1, limits::kProgramLength))
       ->capture_default_str();
-  atc->add_option("--programs", atk.programs,
+  atc->add_option("--programs", atk.options.programs,
                   "Universal programs (best on the search half) tested on the held-out half")
       ->check(whole(0, limits::kPrograms))
       ->capture_default_str();
-  atc->add_option("--split", atk.split, "Share of tasks in the search half")
+  atc->add_option("--split", atk.options.split, "Share of tasks in the search half")
       ->check(real({0.01, 0.99}))
       ->capture_default_str();
-  atc->add_option("--alpha", atk.alpha, "Significance level of the held-out tests")
+  atc->add_option("--alpha", atk.options.alpha, "Significance level of the held-out tests")
       ->check(real(kOpenUnit))
       ->capture_default_str();
-  atc->add_option("--bootstrap", atk.bootstrap, "Bootstrap resamples for the CIs of d")
+  atc->add_option("--bootstrap", atk.options.bootstrap, "Bootstrap resamples for the CIs of d")
       ->check(whole(0, limits::kResamples))
       ->capture_default_str();
-  atc->add_option("--min-applied", atk.min_applied, "Applied items a program needs to be tested")
+  atc->add_option("--min-applied", atk.options.min_applied,
+                  "Applied items a program needs to be tested")
       ->check(whole(0, limits::kItems))
       ->capture_default_str();
   atc->add_option("--sample", atk.sample, "Candidates, sampled with the seed (0: all)")
       ->check(whole(0, limits::kItems))
       ->capture_default_str();
-  atc->add_option("--seed", atk.seed, "Seed of every random step")
+  atc->add_option("--seed", atk.options.seed, "Seed of every random step")
       ->check(whole(0))
       ->capture_default_str();
   atc->add_flag("--skip-invalid", atk.skip_invalid, "Skip invalid items and report them");
-  add_threads(atc, atk.threads);
+  add_threads(atc, atk.options.threads);
   cli::LlmFlags attack_llm;
   add_llm_flags(atc, attack_llm);
 
@@ -798,14 +817,17 @@ int main(int argc, char** argv) {
                                   "Dual-perspective meta-evaluation (global CEM, local "
                                   "adjacent accuracy)");
   meta->require_subcommand(1);
-  auto add_meta_common = [&](CLI::App* c, cli::MetaArgs& a) {
+  auto add_meta_common = [&](CLI::App* c, MetaRequest& a) {
     c->add_option("--data", a.data, "Dataset (task format) with human ratings")
         ->required()
         ->check(CLI::ExistingFile);
     cli::add_input_options(c, a.data);
-    c->add_option("--scores", a.scores, "Scores JSONL from `probity score`")
+    c->add_option(
+         "--scores", a.scores,
+         "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
+         "standard input")
         ->required()
-        ->check(CLI::ExistingFile);
+        ->check(file_or_stdin());
     c->add_option("--metric", a.metrics, "Only these metrics (default: all in the file)");
     c->add_option("--dimension", a.dimensions, "Only these human dimensions (default: all)");
     c->add_option("--bootstrap", a.bootstrap, "Bootstrap resamples for the CI (0: none)")
@@ -823,7 +845,7 @@ int main(int argc, char** argv) {
                 "Use a scores file that leaves items without a score (their number is reported)");
     add_threads(c, a.threads);
   };
-  cli::MetaArgs mglobal;
+  MetaRequest mglobal;
   auto* mg = meta->add_subcommand(
       "global",
       "CEM-ORD of metric levels against consensus human levels. Consensus: an item's annotator "
@@ -842,7 +864,7 @@ int main(int argc, char** argv) {
                  "Random orderings averaged for the chance CEM (0: none)")
       ->check(whole(0, limits::kResamples))
       ->capture_default_str();
-  cli::MetaArgs mlocal;
+  MetaRequest mlocal;
   auto* ml = meta->add_subcommand(
       "local",
       "Adjacent comparison accuracy over quality-decreasing sequences. Convention: each task is "
@@ -854,7 +876,7 @@ int main(int argc, char** argv) {
       "sequences");
   add_meta_common(ml, mlocal);
 
-  cli::BenchBuildArgs bench;
+  BenchBuildRequest bench;
   auto* bc = app.add_subcommand(
       "bench-build",
       "Build a meta-evaluation benchmark from a dataset's references: local sequences (one "

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iostream>
 
 #include "llm/session.hpp"
 #include "probity/engine.hpp"
@@ -68,7 +69,50 @@ void EmptyTextNotes::print() const {
                empty_candidates_);
 }
 
-ScoredData load_scored(const DataInput& data, const std::string& scores,
+std::string describe_files(const std::vector<std::string>& files) {
+  return fmt::format("'{}'", fmt::join(files, "', '"));
+}
+
+nlohmann::ordered_json files_json(const std::vector<std::string>& files) {
+  if (files.size() == 1) return files.front();
+  return files;
+}
+
+std::vector<ScoreColumn> read_score_files(const std::vector<std::string>& files, const Dataset& ds,
+                                          std::span<const ItemRef> items,
+                                          const std::vector<std::string>& metrics,
+                                          bool allow_missing) {
+  if (std::count(files.begin(), files.end(), "-") > 1)
+    throw UsageError("--scores: standard input ('-') can be read once");
+  // Each metric comes from one file: a metric in two files is ambiguous.
+  std::vector<ScoreColumn> out;
+  std::vector<std::string> origin;  // the file of each column
+  for (const auto& file : files) {
+    std::vector<std::string> kept;  // of the metrics asked for, those not found yet
+    for (const auto& m : metrics)
+      if (std::none_of(out.begin(), out.end(), [&](const ScoreColumn& c) { return c.metric == m; }))
+        kept.push_back(m);
+    if (!metrics.empty() && kept.empty()) break;
+    std::vector<ScoreColumn> columns =
+        file == "-" ? read_scores(std::cin, "<stdin>", ds, items, kept, {allow_missing})
+                    : read_scores(file, ds, items, kept, {allow_missing});
+    for (auto& c : columns) {
+      for (std::size_t i = 0; i < out.size(); ++i)
+        if (out[i].metric == c.metric)
+          throw UsageError(fmt::format(
+              "metric '{}' has scores in both '{}' and '{}': give each metric's scores once",
+              c.metric, origin[i], file));
+      if (c.missing > 0)
+        fmt::print(stderr, "note: {} of {} items have no score of '{}' in '{}' (--allow-missing)\n",
+                   c.missing, items.size(), c.metric, file);
+      origin.push_back(file);
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+ScoredData load_scored(const DataInput& data, const std::vector<std::string>& scores,
                        const std::vector<std::string>& metrics,
                        const std::vector<std::string>& dimensions, bool skip_invalid,
                        bool allow_missing, bool need_ratings) {
@@ -81,18 +125,18 @@ ScoredData load_scored(const DataInput& data, const std::string& scores,
                      l.ds.skipped.empty()
                          ? std::string("no valid items: the dataset holds no candidates")
                          : fmt::format("no valid items: all {} were skipped", l.ds.skipped.size()));
-  l.columns = read_scores(scores, l.ds, l.items, metrics, {allow_missing});
-  for (const auto& c : l.columns)
-    if (c.missing > 0)
-      fmt::print(stderr, "note: {} of {} items have no score of '{}' in '{}' (--allow-missing)\n",
-                 c.missing, l.items.size(), c.metric, scores);
+  if (data.kind == DataInput::Kind::kFile && data.path == "-" &&
+      std::find(scores.begin(), scores.end(), "-") != scores.end())
+    throw UsageError("--data and --scores cannot both read standard input ('-')");
+  l.columns = read_score_files(scores, l.ds, l.items, metrics, allow_missing);
   for (const auto& m : metrics) {
     const bool present = std::any_of(l.columns.begin(), l.columns.end(), [&](const auto& c) {
       return c.metric == m && c.missing < c.values.size();
     });
-    if (!present) throw UsageError(fmt::format("metric '{}' has no scores in '{}'", m, scores));
+    if (!present)
+      throw UsageError(fmt::format("metric '{}' has no scores in {}", m, describe_files(scores)));
   }
-  if (l.columns.empty()) throw UsageError(fmt::format("no scores in '{}'", scores));
+  if (l.columns.empty()) throw UsageError(fmt::format("no scores in {}", describe_files(scores)));
   const auto available = l.ds.dimensions();
   if (dimensions.empty()) {
     l.dims = available;

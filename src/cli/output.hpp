@@ -38,11 +38,22 @@ struct ScoredData {
   std::vector<std::string> dims;
 };
 
-// Loads both and checks the selection: every named metric must have scores, every named
+// The files of a repeatable --scores: quoted and listed for messages; a name or a list in JSON.
+std::string describe_files(const std::vector<std::string>& files);
+nlohmann::ordered_json files_json(const std::vector<std::string>& files);
+
+// The columns of every scores file ("-": standard input), each metric from one file; notes on
+// stderr for items without a score (allow_missing).
+std::vector<ScoreColumn> read_score_files(const std::vector<std::string>& files, const Dataset& ds,
+                                          std::span<const ItemRef> items,
+                                          const std::vector<std::string>& metrics,
+                                          bool allow_missing);
+// Loads the data and the scores files (each metric in one of them; "-" is standard input) and
+// checks the selection: every named metric must have scores, every named
 // dimension must exist (UsageError otherwise); empty selections mean "all".
 // A scores file that leaves items without a score is refused unless `allow_missing`; data
 // without human ratings unless `need_ratings` is false (pairwise preferences only).
-ScoredData load_scored(const DataInput& data, const std::string& scores,
+ScoredData load_scored(const DataInput& data, const std::vector<std::string>& scores,
                        const std::vector<std::string>& metrics,
                        const std::vector<std::string>& dimensions, bool skip_invalid,
                        bool allow_missing = false, bool need_ratings = true);

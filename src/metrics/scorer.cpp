@@ -21,7 +21,8 @@ namespace probity {
 
 std::string MetricSelection::record_name(std::size_t part) const {
   const std::string p = metric->parts()[part];
-  if (!display.empty()) return parts.size() > 1 && !p.empty() ? display + "." + p : display;
+  const std::string& shown = display.empty() ? default_display : display;
+  if (!shown.empty()) return parts.size() > 1 && !p.empty() ? shown + "." + p : shown;
   std::string name = parsed.base();
   if (!p.empty()) name += "." + p;
   if (!parsed.arg().empty()) name += ":" + parsed.arg();
@@ -29,7 +30,18 @@ std::string MetricSelection::record_name(std::size_t part) const {
   return name;
 }
 
-void check_distinct_names(std::span<const MetricSelection> metrics) {
+void check_distinct_names(std::span<MetricSelection> metrics) {
+  for (auto& m : metrics) {
+    if (m.default_display.empty()) continue;
+    const bool taken = std::any_of(metrics.begin(), metrics.end(), [&](MetricSelection& other) {
+      if (&other == &m) return false;
+      for (std::size_t part : other.parts)
+        for (std::size_t own : m.parts)
+          if (other.record_name(part) == m.record_name(own)) return true;
+      return false;
+    });
+    if (taken) m.default_display.clear();
+  }
   std::unordered_map<std::string, const MetricSelection*> seen;
   for (const auto& m : metrics)
     for (std::size_t part : m.parts) {
@@ -54,6 +66,7 @@ MetricSelection select_metric(const std::string& spec, Engine& engine) {
   // A part may be named after the base: "rougeL.f[:arg][,options]".
   const std::string part = sel.parsed.part();
   sel.metric = engine.metrics().create(sel.parsed.without_part(), engine);
+  sel.default_display = sel.metric->default_display_name();
   const auto names = sel.metric->parts();
   if (part.empty()) {
     for (std::size_t i = 0; i < names.size(); ++i) sel.parts.push_back(i);

@@ -42,6 +42,7 @@ class ScoresFileMetric final : public Metric {
                       "metric=NAME",
                       name_, file));
     const ScoreColumn& c = columns.front();
+    record_name_ = c.metric;
     Signature sig = Signature("scores:" + c.metric)
                         .field("file", file)
                         .field("data", data)
@@ -56,6 +57,7 @@ class ScoresFileMetric final : public Metric {
   }
   std::string name() const override { return name_; }
   std::string signature() const override { return signature_; }
+  std::string default_display_name() const override { return record_name_; }
   std::size_t num_stats() const override { return 1; }
   bool higher_is_better() const override { return higher_is_better_; }
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
@@ -74,7 +76,7 @@ class ScoresFileMetric final : public Metric {
   }
 
  private:
-  std::string name_, signature_;
+  std::string name_, signature_, record_name_;
   bool higher_is_better_ = true;
   std::unordered_map<std::string, double> scores_;
 };
@@ -85,7 +87,8 @@ void register_scores_file(MetricRegistry& registry) {
   registry.add(
       {"scores",
        "your own metric from a scores file: scores:FILE,data=DATASET (DATASET = what "
-       "`probity perturb` wrote; FILE = your metric's records for it)",
+       "`probity perturb` wrote; FILE = your metric's records for it); named in records and "
+       "tables by its record name in FILE unless name= says otherwise",
        {option_text("data", "", "the dataset the scores are for (required)"),
         option_text("metric", "", "the metric's record name when FILE holds several"),
         option_bool("allow_missing", false,

@@ -55,6 +55,52 @@ TEST(ByoMetric, AuditFromAScoresFileEqualsTheBuiltInMetric) {
             j["correlations"][1]["rows"][0]["spearman"]);
 }
 
+// A scores file's metric is named by its record name (not by the whole spec), and scores of
+// several metrics may come from several files, or from standard input.
+TEST(ByoMetric, ScoresFilesNameTheirMetricAndMayBeGivenSeveralTimes) {
+  std::string dir = probity::test::temp_dir("byo-files");
+  std::string data = probity::test::data_path("summeval/summeval_sample20.jsonl");
+  for (const char* m : {"bleu", "chrf"})
+    ASSERT_EQ(run_probity("score --data " + data + " --metric " + m + " --out " + dir + "/" + m +
+                          ".jsonl")
+                  .exit_code,
+              0);
+  ASSERT_EQ(run_probity("score --data " + data + " --metric bleu --metric chrf --out " + dir +
+                        "/both.jsonl")
+                .exit_code,
+            0);
+  const std::string cmp = "compare --data " + data + " --metric bleu --metric chrf --json ";
+  auto one = run_probity(cmp + "--scores " + dir + "/both.jsonl");
+  auto two = run_probity(cmp + "--scores " + dir + "/bleu.jsonl --scores " + dir + "/chrf.jsonl");
+  auto piped =
+      run_probity(cmp + "--scores " + dir + "/bleu.jsonl --scores - < " + dir + "/chrf.jsonl");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  const auto results = [](const std::string& out) { return nlohmann::json::parse(out)["results"]; };
+  EXPECT_EQ(results(one.out), results(two.out));
+  EXPECT_EQ(results(one.out), results(piped.out));
+  // The same metric in two files is ambiguous.
+  auto twice = run_probity(cmp + "--scores " + dir + "/both.jsonl --scores " + dir + "/chrf.jsonl");
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("has scores in both"), std::string::npos) << twice.err;
+  // In an audit, scores:FILE is named after the file's record name unless name= says otherwise.
+  ASSERT_EQ(run_probity("perturb --data " + data +
+                        " --degrade S --manipulate none --seed 1 --out " + dir + "/perturbed.jsonl")
+                .exit_code,
+            0);
+  ASSERT_EQ(run_probity("score --data " + dir + "/perturbed.jsonl --metric chrf --out " + dir +
+                        "/mine.jsonl")
+                .exit_code,
+            0);
+  auto a = run_probity(
+      "audit --data " + data + " --metric 'scores:" + dir + "/mine.jsonl,data=" + dir +
+      "/perturbed.jsonl' --degrade S --manipulate none --bootstrap 20 --out " + dir + "/audit");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  auto j = nlohmann::json::parse(read_text(dir + "/audit/report.json"));
+  EXPECT_EQ(j["metrics"], nlohmann::json::array({"chrf"}));
+}
+
 TEST(ByoMetric, ScoresMetricNeedsItsDataset) {
   auto r =
       run_probity("score --data " + probity::test::data_path("summeval/summeval_sample20.jsonl") +
