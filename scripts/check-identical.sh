@@ -377,12 +377,12 @@ battery() {
   local llm=(--llm-base-url "http://127.0.0.1:$LLM_PORT/v1" --llm-model fake
     --llm-concurrency 8)
   mkdir -p w/llm
-  run score-llm 0 "$P" score --data "$S20" --metric llm-judge --metric 'gem,predictor=llm' \
+  run score-llm 0 "$P" score --data "$S20" --metric llm-judge \
     --metric 'llm-judge,scale=1-10' "${llm[@]}" --cache w/llm/llm-cache.sqlite \
     "${THREADS[@]}" --out w/llm/score-llm.jsonl
   # the same from the cache alone (read-only: must send nothing and give the same records)
   run score-llm-cached 0 "$P" score --data "$S20" --metric llm-judge \
-    --metric 'gem,predictor=llm' --metric 'llm-judge,scale=1-10' "${llm[@]}" \
+    --metric 'llm-judge,scale=1-10' "${llm[@]}" \
     --cache w/llm/llm-cache.sqlite --cache-mode read-only "${THREADS[@]}" \
     --out w/llm/score-llm-cached.jsonl
   # an audit of the judge: the report's LLM usage section, llm_usage.json, its own LLM cache
