@@ -532,7 +532,7 @@ void register_bleu(MetricRegistry& registry) {
        option_bool("effective_order", false,
                    "corpus BLEU over the orders that have n-grams (sentence scores always do, as "
                    "sacreBLEU's sentence_bleu); the corpus signature says eff:yes/no")},
-      [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+      [](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
         return std::make_unique<Bleu>(spec);
       }});
 }

@@ -1,7 +1,6 @@
 #pragma once
 // Registration hooks of the built-in metric families; registry.cpp calls each once.
 // Adding a family: write its register function and list it in registry.cpp.
-#include "probity/engine.hpp"
 #include "probity/metric.hpp"
 
 namespace probity::metrics {
@@ -27,5 +26,5 @@ std::unique_ptr<Metric> wrap_reference_selection(std::unique_ptr<Metric> inner,
 // rewritten into neutral statements by a model before `inner` sees them (style_normalized.cpp).
 const std::vector<OptionSpec>& style_options_table();
 std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,
-                                              Engine& engine);
+                                              const MetricContext& context);
 }  // namespace probity::metrics

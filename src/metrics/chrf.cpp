@@ -615,15 +615,16 @@ void register_chrf(MetricRegistry& registry) {
         option_choice("refs", "all", {"all", "first"},
                       "the references of each item to use; with several, the best per item")};
   };
-  registry.add(MetricInfo{"chrf", "chrF2 as sacreBLEU 2.x (character 6-grams, 0-100)", options(0),
-                          [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
-                            return std::make_unique<Chrf>(spec, 0);
-                          }});
   registry.add(
-      MetricInfo{"chrf++", "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)",
-                 options(2), [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
-                   return std::make_unique<Chrf>(spec, 2);
+      MetricInfo{"chrf", "chrF2 as sacreBLEU 2.x (character 6-grams, 0-100)", options(0),
+                 [](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
+                   return std::make_unique<Chrf>(spec, 0);
                  }});
+  registry.add(MetricInfo{
+      "chrf++", "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)", options(2),
+      [](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
+        return std::make_unique<Chrf>(spec, 2);
+      }});
 }
 
 }  // namespace probity::metrics

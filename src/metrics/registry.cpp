@@ -385,11 +385,13 @@ void MetricRegistry::add(MetricInfo info) {
   infos_.push_back(std::move(info));
 }
 
-std::unique_ptr<Metric> MetricRegistry::create(std::string_view text, Engine& engine) const {
-  return create(MetricSpec::parse(text), engine);
+std::unique_ptr<Metric> MetricRegistry::create(std::string_view text,
+                                               const MetricContext& context) const {
+  return create(MetricSpec::parse(text), context);
 }
 
-std::unique_ptr<Metric> MetricRegistry::create(const MetricSpec& parsed, Engine& engine) const {
+std::unique_ptr<Metric> MetricRegistry::create(const MetricSpec& parsed,
+                                               const MetricContext& context) const {
   if (!parsed.part().empty())
     throw UsageError(fmt::format("metric '{}.{}': a part selects what is written, not a metric",
                                  parsed.base(), parsed.part()));
@@ -419,7 +421,7 @@ std::unique_ptr<Metric> MetricRegistry::create(const MetricSpec& parsed, Engine&
   std::unique_ptr<Metric> metric;
   try {
     metric = metrics::wrap_reference_selection(
-        metrics::wrap_style_normalized(it->factory(spec, engine), spec, engine), spec.text(),
+        metrics::wrap_style_normalized(it->factory(spec, context), spec, context), spec.text(),
         reference_ids);
   } catch (const std::invalid_argument& e) {
     // Components (predictors, measures) reject bad settings this way; from a spec it is a usage

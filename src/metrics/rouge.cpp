@@ -678,10 +678,11 @@ std::vector<OptionSpec> rouge_options() {
 }
 
 void add(MetricRegistry& registry, Kind kind, const char* base, const char* description) {
-  registry.add(MetricInfo{base, description, rouge_options(),
-                          [kind, base](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
-                            return std::make_unique<Rouge>(kind, base, spec);
-                          }});
+  registry.add(MetricInfo{
+      base, description, rouge_options(),
+      [kind, base](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
+        return std::make_unique<Rouge>(kind, base, spec);
+      }});
 }
 
 }  // namespace
@@ -698,7 +699,8 @@ void register_rouge(MetricRegistry& registry) {
     const std::string base = fmt::format("rouge{}", n);
     registry.add(MetricInfo{
         base, fmt::format("ROUGE-{} {}-gram overlap p/r/F (Google rouge-score)", n, n),
-        rouge_options(), [n, base](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+        rouge_options(),
+        [n, base](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
           return std::make_unique<Rouge>(Kind::kRougeN, base, spec, n);
         }});
   }

@@ -544,7 +544,7 @@ void register_ter(MetricRegistry& registry) {
        option_bool("case_sensitive", false, "keep case (default: lower-case)"),
        option_choice("refs", "all", {"all", "first"},
                      "the references of each item to use; with several, the fewest edits")},
-      [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+      [](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
         return std::make_unique<Ter>(spec);
       }});
 }
