@@ -18,10 +18,6 @@ std::string trim(std::string_view s) {
 }
 namespace {
 
-std::string lower(std::string_view s) {
-  return text::ascii_lower(s);
-}
-
 // The body of the first ``` fence when the answer has one (models like to wrap JSON in fences).
 std::string strip_fences(std::string_view text) {
   auto open = text.find("```");
@@ -135,7 +131,7 @@ std::string pythonic_to_json(const std::string& s) {
 }
 
 std::optional<bool> yes_no_word(std::string_view raw) {
-  std::string w = lower(trim(raw));
+  std::string w = text::ascii_lower(trim(raw));
   while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back()))) w.pop_back();
   if (w == "yes" || w == "true") return true;
   if (w == "no" || w == "false") return false;

@@ -41,7 +41,6 @@ std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t ma
 namespace {
 
 using detail::compact_nonzero;
-using detail::lower;
 using detail::NgramIndex;
 using detail::NgramNumbering;
 using detail::space_len;
@@ -276,7 +275,7 @@ class Bleu final : public Metric, public CorpusSigned, public NumpyResampled {
   const text::TokenizedLine& tokens(std::string_view line, Scratch& sc,
                                     text::TokenizedLine& out) const {
     if (lowercase_) {
-      sc.lowered = lower(line);
+      sc.lowered = text::to_lower(line);
       line = sc.lowered;
     }
     line = rstrip(line);

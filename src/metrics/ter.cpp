@@ -26,6 +26,7 @@
 #include "metrics/numpy_resampled.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
+#include "probity/text.hpp"
 #include "text/utf8.hpp"
 
 namespace probity::metrics {
@@ -159,7 +160,7 @@ std::vector<std::string> tercom_words(std::string_view sent, const TercomOptions
   if (!o.case_sensitive) {
     std::string utf8;
     for (const char32_t c : s) encode(c, utf8);
-    s = decode(detail::lower(utf8));
+    s = decode(text::to_lower(utf8));
   }
   if (o.normalized) {
     // _normalize_general_and_western

@@ -7,6 +7,7 @@
 #include "perturb/lexicon.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/error.hpp"
+#include "text/ascii.hpp"
 #include "text/language.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
@@ -78,9 +79,9 @@ void PerturbationRegistry::add(PerturbationInfo info) {
 
 std::unique_ptr<Perturbation> PerturbationRegistry::create(StrategyKind kind,
                                                            std::string_view code_or_name) const {
-  const std::string wanted = perturb::lower(code_or_name);
+  const std::string wanted = text::ascii_lower(code_or_name);
   for (const auto& info : infos_) {
-    if (info.kind == kind && (perturb::lower(info.code) == wanted || info.name == wanted))
+    if (info.kind == kind && (text::ascii_lower(info.code) == wanted || info.name == wanted))
       return info.factory();
   }
   std::string known;
@@ -208,8 +209,9 @@ std::size_t cut_at_boundary(const std::vector<Chunk>& chunks, std::size_t max_wo
     if (has_alnum(chunks[k - 1].text) && ++words > max_words) break;
     best = k;
     const bool before_boundary =
-        k < chunks.size() && (lex::is_split_word(lower(split_word(chunks[k].text).core)) ||
-                              is_punct_chunk(chunks[k].text) || ends_clause(chunks[k - 1].text));
+        k < chunks.size() &&
+        (lex::is_split_word(text::ascii_lower(split_word(chunks[k].text).core)) ||
+         is_punct_chunk(chunks[k].text) || ends_clause(chunks[k - 1].text));
     if (before_boundary && 5 * words >= 3 * max_words) boundary = k;
   }
   return std::max<std::size_t>(boundary > 0 ? boundary : best, 1);
@@ -236,7 +238,7 @@ void end_sentence(std::vector<Chunk>& chunks, bool tokenized) {
     // Trailing punctuation (", " ";") is replaced by the period below; closing brackets and
     // quotes stay only when their opener is in the sentence, which we do not track: drop them.
     // `parts` views the chunk's text: take what is needed before the text is replaced.
-    const std::string low = lower(parts.core);
+    const std::string low = text::ascii_lower(parts.core);
     chunks.back().text = std::string(parts.lead) + std::string(parts.core);
     // Words that cannot end a sentence: articles, prepositions, conjunctions, auxiliaries.
     const bool dangling = lex::is_determiner(low) || lex::is_split_word(low) ||

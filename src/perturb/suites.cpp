@@ -6,6 +6,7 @@
 
 #include "perturb/textops.hpp"
 #include "probity/error.hpp"
+#include "text/ascii.hpp"
 
 namespace probity::perturb {
 
@@ -31,7 +32,7 @@ std::string_view task_type_name(TaskType type) {
 std::optional<TaskType> infer_task_type(const Dataset& dataset) {
   std::optional<TaskType> found;
   for (const auto& t : dataset.tasks) {
-    const std::string g = lower(t.group);
+    const std::string g = text::ascii_lower(t.group);
     std::optional<TaskType> type;
     auto has = [&](std::initializer_list<std::string_view> words) {
       return std::any_of(words.begin(), words.end(),
