@@ -157,6 +157,10 @@ OptionSpec option_text(std::string name, std::string fallback, std::string help)
 std::string_view type_name(OptionSpec::Type type);  // "bool", "int", "number", "choice", "text"
 // "name=default (choices or range): help", as `probity metrics` prints it.
 std::string describe(const OptionSpec& option);
+// UsageError naming the metric `spec_text` when `value` is not of the option's type, in its range
+// or one of its choices.
+void check_option_value(const OptionSpec& option, std::string_view spec_text,
+                        const std::string& value);
 
 // A parsed metric name: base[.part][:arg][,key=value]*, e.g. "bleu,tokenize=intl",
 // "rougeL.f" or "mi:tv/fvar/statement/oracle,k=8". Parsed once, where the name is read.

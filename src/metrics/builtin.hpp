@@ -6,6 +6,7 @@
 namespace probity::metrics {
 void register_bleu(MetricRegistry& registry);    // bleu
 void register_chrf(MetricRegistry& registry);    // chrf, chrf++
+void register_ter(MetricRegistry& registry);     // ter
 void register_rouge(MetricRegistry& registry);   // rouge1, rouge2, rougeL, rougeLsum
 void register_mi(MetricRegistry& registry);      // mi:<F>/<E>/<R>/<P>, gem, gppm-j, tvd-mi, stmt-tv
 void register_expert(MetricRegistry& registry);  // expert (ExPerT, offline realisation)
