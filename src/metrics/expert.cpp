@@ -17,7 +17,7 @@
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
-#include "mi/mi_metric.hpp"
+#include "metrics/mi/mi_metric.hpp"
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
 #include "probity/signature.hpp"

@@ -1,4 +1,4 @@
-#include "mi/mi_metric.hpp"
+#include "metrics/mi/mi_metric.hpp"
 
 #include <fmt/format.h>
 

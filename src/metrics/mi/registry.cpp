@@ -7,7 +7,7 @@
 
 #include "llm/session.hpp"
 #include "metrics/builtin.hpp"
-#include "mi/mi_metric.hpp"
+#include "metrics/mi/mi_metric.hpp"
 #include "predict/llm_decomposer.hpp"
 #include "predict/pool.hpp"
 #include "probity/error.hpp"
