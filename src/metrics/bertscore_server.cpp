@@ -56,6 +56,7 @@
 #include "metrics/bertscore.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
+#include "text/utf8.hpp"
 #include "util/json_limits.hpp"
 
 namespace probity::metrics::bertscore {
@@ -72,18 +73,10 @@ bool python_space(char32_t c) {
 
 // The code point starting at s[i] and its length in bytes (an invalid byte: itself, 1 byte).
 std::pair<char32_t, std::size_t> decode_at(std::string_view s, std::size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  auto cont = [&](std::size_t k) {
-    return i + k < s.size() && (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-  };
-  auto byte = [&](std::size_t k) { return static_cast<char32_t>(s[i + k] & 0x3F); };
-  if (b < 0x80) return {b, 1};
-  if ((b & 0xE0) == 0xC0 && cont(1)) return {((b & 0x1Fu) << 6) | byte(1), 2};
-  if ((b & 0xF0) == 0xE0 && cont(1) && cont(2))
-    return {((b & 0x0Fu) << 12) | (byte(1) << 6) | byte(2), 3};
-  if ((b & 0xF8) == 0xF0 && cont(1) && cont(2) && cont(3))
-    return {((b & 0x07u) << 18) | (byte(1) << 12) | (byte(2) << 6) | byte(3), 4};
-  return {b, 1};
+  char32_t cp = 0;
+  const std::size_t n = text::decode_utf8(s.substr(i), cp);
+  if (n == 0) return {static_cast<unsigned char>(s[i]), 1};
+  return {cp, n};
 }
 
 std::string_view python_strip(std::string_view s) {

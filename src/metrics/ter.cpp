@@ -46,23 +46,13 @@ std::u32string decode(std::string_view s) {
     char32_t cp = 0;
     std::size_t n = text::decode_utf8(s, cp);
     if (n == 0) {
-      cp = 0xDC00 + static_cast<unsigned char>(s[0]);
+      cp = text::escaped_byte(static_cast<unsigned char>(s[0]));
       n = 1;
     }
     out.push_back(cp);
     s.remove_prefix(n);
   }
   return out;
-}
-
-void encode(char32_t cp, std::string& out) {
-  if (cp >= 0xDC80 && cp <= 0xDCFF) {
-    out.push_back(static_cast<char>(cp - 0xDC00));
-    return;
-  }
-  utf8proc_uint8_t buf[4];
-  const auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
 }
 
 bool is_py_space(char32_t c) {
@@ -159,7 +149,7 @@ std::vector<std::string> tercom_words(std::string_view sent, const TercomOptions
   if (s.empty()) return {};
   if (!o.case_sensitive) {
     std::string utf8;
-    for (const char32_t c : s) encode(c, utf8);
+    for (const char32_t c : s) text::append_utf8_escaped(utf8, c);
     s = decode(text::to_lower(utf8));
   }
   if (o.normalized) {
@@ -211,7 +201,7 @@ std::vector<std::string> tercom_words(std::string_view sent, const TercomOptions
       if (!word.empty()) words.push_back(std::move(word));
       word.clear();
     } else {
-      encode(c, word);
+      text::append_utf8_escaped(word, c);
     }
   }
   if (!word.empty()) words.push_back(std::move(word));

@@ -17,6 +17,7 @@
 
 #include "probity/text.hpp"
 #include "text/tokenize_sacrebleu.hpp"
+#include "text/utf8.hpp"
 
 namespace probity::text {
 namespace {
@@ -364,7 +365,7 @@ void decode(std::string_view s, std::vector<Char>& out) {
     utf8proc_int32_t cp = 0;
     const utf8proc_ssize_t n = utf8proc_iterate(p, end - p, &cp);
     if (n <= 0) {
-      const char32_t esc = 0xDC00 + *p;
+      const char32_t esc = escaped_byte(*p);
       out.push_back({esc, kNone});
       ++p;
     } else {
@@ -373,16 +374,6 @@ void decode(std::string_view s, std::vector<Char>& out) {
       p += n;
     }
   }
-}
-
-void encode(char32_t cp, std::string& out) {
-  if (cp >= 0xDC80 && cp <= 0xDCFF) {
-    out.push_back(static_cast<char>(cp - 0xDC00));
-    return;
-  }
-  utf8proc_uint8_t buf[4];
-  const auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
 }
 
 }  // namespace
@@ -439,11 +430,11 @@ void tokenize_intl_into(std::string_view line, std::string& out) {
       separate();
     } else if (c.cls & kSymbol) {
       separate();
-      encode(c.cp, out);
+      append_utf8_escaped(out, c.cp);
       in_token = true;
       separate();
     } else {
-      encode(c.cp, out);
+      append_utf8_escaped(out, c.cp);
       in_token = true;
     }
   }
