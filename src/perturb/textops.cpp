@@ -10,6 +10,7 @@
 #include "perturb/lexicon.hpp"
 #include "probity/text.hpp"
 #include "text/ascii.hpp"
+#include "util/hash.hpp"
 
 namespace probity::perturb {
 
@@ -771,9 +772,8 @@ class ParseCache {
     std::string_view text;
     std::size_t hash;
   };
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  struct Hash : util::StringHash {
+    using util::StringHash::operator();
     std::size_t operator()(const Probe& p) const { return p.hash; }
   };
   struct Equal {
