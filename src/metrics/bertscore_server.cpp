@@ -56,44 +56,13 @@
 #include "metrics/bertscore.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
-#include "text/utf8.hpp"
+#include "text/python_space.hpp"
 #include "util/json_limits.hpp"
 
 namespace probity::metrics::bertscore {
 namespace {
 
 using nlohmann::json;
-
-// Python's str.isspace() code points, for str.strip().
-bool python_space(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
-}
-
-// The code point starting at s[i] and its length in bytes (an invalid byte: itself, 1 byte).
-std::pair<char32_t, std::size_t> decode_at(std::string_view s, std::size_t i) {
-  char32_t cp = 0;
-  const std::size_t n = text::decode_utf8(s.substr(i), cp);
-  if (n == 0) return {static_cast<unsigned char>(s[i]), 1};
-  return {cp, n};
-}
-
-std::string_view python_strip(std::string_view s) {
-  std::size_t begin = 0;
-  while (begin < s.size()) {
-    auto [c, n] = decode_at(s, begin);
-    if (!python_space(c)) break;
-    begin += n;
-  }
-  std::size_t end = begin;
-  for (std::size_t i = begin; i < s.size();) {  // end of the last non-space code point
-    auto [c, n] = decode_at(s, i);
-    i += n;
-    if (!python_space(c)) end = i;
-  }
-  return s.substr(begin, end - begin);
-}
 
 std::string prefix(const std::string& s, std::size_t n = 160) {
   return s.size() <= n ? s : s.substr(0, n) + "...";
@@ -186,7 +155,7 @@ class ServerEmbedder final : public Embedder {
 
   // The text as it goes to the server; "" for an empty one.
   std::string wire_text(std::string_view text) const {
-    const std::string_view stripped = python_strip(text);
+    const std::string_view stripped = text::python_strip(text);
     if (stripped.empty()) return "";
     return (o_.prefix_space ? " " : "") + std::string(stripped);
   }

@@ -27,6 +27,7 @@
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
+#include "text/python_space.hpp"
 #include "text/utf8.hpp"
 
 namespace probity::metrics {
@@ -55,11 +56,6 @@ std::u32string decode(std::string_view s) {
   return out;
 }
 
-bool is_py_space(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
-}
 bool is_digit(char32_t c) {
   return c >= '0' && c <= '9';
 }
@@ -145,7 +141,7 @@ std::u32string pad_each(const std::u32string& s, Pred pred) {
 // TER._preprocess_segment (rstrip, then TercomTokenizer.__call__) followed by str.split().
 std::vector<std::string> tercom_words(std::string_view sent, const TercomOptions& o) {
   std::u32string s = decode(sent);
-  while (!s.empty() && is_py_space(s.back())) s.pop_back();  // rstrip
+  while (!s.empty() && text::is_python_space(s.back())) s.pop_back();  // rstrip
   if (s.empty()) return {};
   if (!o.case_sensitive) {
     std::string utf8;
@@ -197,7 +193,7 @@ std::vector<std::string> tercom_words(std::string_view sent, const TercomOptions
   std::vector<std::string> words;
   std::string word;
   for (const char32_t c : s) {
-    if (is_py_space(c)) {
+    if (text::is_python_space(c)) {
       if (!word.empty()) words.push_back(std::move(word));
       word.clear();
     } else {
