@@ -15,6 +15,7 @@
 #include "probity/meta.hpp"
 #include "probity/text.hpp"
 #include "text/ascii.hpp"
+#include "util/enum_names.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
 
@@ -766,27 +767,23 @@ std::vector<std::string> EditableText::tokens() const {
 
 // ---- public API ---------------------------------------------------------------------------------
 
+namespace {
+constexpr auto kDimensions = std::to_array<util::EnumName<QualityDimension>>({
+    {QualityDimension::kConsistency, "consistency"},
+    {QualityDimension::kFluency, "fluency"},
+    {QualityDimension::kCoherence, "coherence"},
+    {QualityDimension::kRelevance, "relevance"},
+});
+}  // namespace
+
 QualityDimension parse_quality_dimension(std::string_view name) {
-  if (name == "consistency") return QualityDimension::kConsistency;
-  if (name == "fluency") return QualityDimension::kFluency;
-  if (name == "coherence") return QualityDimension::kCoherence;
-  if (name == "relevance") return QualityDimension::kRelevance;
+  if (const auto d = util::parse_enum(kDimensions, name)) return *d;
   throw std::invalid_argument(
-      fmt::format("unknown dimension '{}' (consistency, fluency, coherence or relevance)", name));
+      fmt::format("unknown dimension '{}' ({})", name, util::listed_names(kDimensions, " or ")));
 }
 
 std::string_view dimension_name(QualityDimension d) {
-  switch (d) {
-    case QualityDimension::kConsistency:
-      return "consistency";
-    case QualityDimension::kFluency:
-      return "fluency";
-    case QualityDimension::kCoherence:
-      return "coherence";
-    case QualityDimension::kRelevance:
-      return "relevance";
-  }
-  return "";
+  return util::name_of(kDimensions, d, "");
 }
 
 std::uint64_t derive_seed(std::uint64_t seed, std::initializer_list<std::string_view> ids) {
