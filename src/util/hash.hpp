@@ -40,9 +40,9 @@ inline std::uint64_t fnv1a64_u64(std::uint64_t v, std::uint64_t h) {
 // building a std::string (with std::equal_to<>: heterogeneous lookup). Not stable across builds.
 struct StringHash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept {
-    return std::hash<std::string_view>{}(s);
-  }
+  // Not noexcept: libstdc++ then keeps each key's hash in its node (rehashing and lookups compare
+  // hashes before strings), as it does for std::hash<std::string>.
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 template <class Value>
 using StringMap = std::unordered_map<std::string, Value, StringHash, std::equal_to<>>;
