@@ -6,7 +6,6 @@
 # the layers before it; the public headers include/probity/<name>.hpp belong to the layer given
 # in PUBLIC_<name>.
 set(LAYERS util text data stats llm predict metrics perturb audit report meta cli)
-set(DIR_mi metrics)  # the MI design space is part of the metrics layer
 set(PUBLIC_error util)
 set(PUBLIC_version util)
 set(PUBLIC_signature util)
@@ -43,8 +42,6 @@ function(header_layer header out)  # "probity/x.hpp" or "dir/x.hpp"
       message(FATAL_ERROR "check_layers: include/probity/${name}.hpp has no layer")
     endif()
     set(${out} "${PUBLIC_${name}}" PARENT_SCOPE)
-  elseif(DEFINED DIR_${dir})
-    set(${out} "${DIR_${dir}}" PARENT_SCOPE)
   else()
     set(${out} "${dir}" PARENT_SCOPE)
   endif()

@@ -4,28 +4,19 @@
 // strategies made by one engine share its predictors and session; two engines share nothing.
 // The command line builds one from its flags; Python has one per probity.Engine.
 //
-// The metric factories (metrics layer) reach the session and the predictor pool through the
-// inline accessors here; everything else is defined in audit/engine.cpp, above the metrics and
-// perturbation layers (which is where the registries are filled).
+// The metric factories (metrics layer) see only a MetricContext (probity/metric.hpp), which
+// metric_context() gives inline; everything else is defined in audit/engine.cpp, above the
+// metrics and perturbation layers (which is where the registries are filled).
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "probity/metric.hpp"
+
 namespace probity {
 
-class Metric;
-class MetricRegistry;
 class PerturbationRegistry;
 struct MetricSelection;
-
-namespace llm {
-class Session;
-// Declared with Session in llm/session.hpp (the llm layer, below the metrics that call llm()).
-std::shared_ptr<Session> require_session(std::shared_ptr<Session> session);
-}  // namespace llm
-namespace predict {
-class PredictorPool;
-}
 
 class Engine {
  public:
@@ -47,6 +38,8 @@ class Engine {
   const PerturbationRegistry& strategies() const { return *strategies_; }
   predict::PredictorPool& predictors() { return *predictors_; }
   const std::shared_ptr<predict::PredictorPool>& predictor_pool() const { return predictors_; }
+  // What this engine's metric factories see: its session and predictors.
+  MetricContext metric_context() const { return {session_, predictors_}; }
 
   // A metric by its command-line name, e.g. "bleu,tokenize=intl" (UsageError when unknown).
   std::unique_ptr<Metric> make_metric(std::string_view spec);

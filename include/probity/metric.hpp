@@ -160,6 +160,10 @@ OptionSpec option_text(std::string name, std::string fallback, std::string help)
 std::string_view type_name(OptionSpec::Type type);  // "bool", "int", "number", "choice", "text"
 // "name=default (choices or range): help", as `probity metrics` prints it.
 std::string describe(const OptionSpec& option);
+// UsageError naming the metric `spec_text` when `value` is not of the option's type, in its range
+// or one of its choices.
+void check_option_value(const OptionSpec& option, std::string_view spec_text,
+                        const std::string& value);
 
 // A parsed metric name: base[.part][:arg][,key=value]*, e.g. "bleu,tokenize=intl",
 // "rougeL.f" or "mi:tv/fvar/statement/oracle,k=8". Parsed once, where the name is read.
@@ -224,11 +228,29 @@ class MetricSpec {
   const std::vector<OptionSpec>* table_ = nullptr;
 };
 
-class Engine;
+namespace llm {
+class Session;
+// Declared with Session in llm/session.hpp (the llm layer, below the metrics).
+std::shared_ptr<Session> require_session(std::shared_ptr<Session> session);
+}  // namespace llm
+namespace predict {
+class PredictorPool;
+}
 
-// Makes a metric from its parsed name; the engine gives the LLM session and the shared
-// predictors (probity/engine.hpp).
-using MetricFactory = std::function<std::unique_ptr<Metric>(const MetricSpec&, Engine&)>;
+// What a metric factory may use of the run that makes the metric: its LLM session (none when
+// offline) and the predictors its metrics share. An Engine gives its own
+// (Engine::metric_context()); metrics made with one context share its predictors and session.
+struct MetricContext {
+  std::shared_ptr<llm::Session> session;               // may be null
+  std::shared_ptr<predict::PredictorPool> predictors;  // never null
+
+  // The session; throws UsageError naming the flags when none is connected.
+  std::shared_ptr<llm::Session> llm() const { return llm::require_session(session); }
+};
+
+// Makes a metric from its parsed name with what the run shares.
+using MetricFactory =
+    std::function<std::unique_ptr<Metric>(const MetricSpec&, const MetricContext&)>;
 
 struct MetricInfo {
   std::string name;                 // registry key (base name)
@@ -249,8 +271,8 @@ class MetricRegistry {
   void add(MetricInfo info);
   // Throws UsageError for an unknown name or option, or a part (parts select output:
   // select_metric).
-  std::unique_ptr<Metric> create(std::string_view spec, Engine& engine) const;
-  std::unique_ptr<Metric> create(const MetricSpec& spec, Engine& engine) const;
+  std::unique_ptr<Metric> create(std::string_view spec, const MetricContext& context) const;
+  std::unique_ptr<Metric> create(const MetricSpec& spec, const MetricContext& context) const;
   const std::vector<MetricInfo>& list() const { return infos_; }
 
  private:

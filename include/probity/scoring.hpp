@@ -17,6 +17,8 @@
 
 namespace probity {
 
+class Engine;
+
 // A metric as named on the command line, with the parts selected for output.
 // "rougeL" selects every part; "rougeL.f" selects one and makes it the primary part.
 struct MetricSelection {

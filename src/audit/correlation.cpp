@@ -11,6 +11,7 @@
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
+#include "util/enum_names.hpp"
 #include "util/hash.hpp"
 
 namespace probity {
@@ -312,23 +313,22 @@ std::vector<BaselineScores> baseline_scores(const Dataset& ds, std::span<const I
   return out;
 }
 
+namespace {
+constexpr auto kRankCorrections = std::to_array<util::EnumName<RankCorrection>>({
+    {RankCorrection::kNone, "none"},
+    {RankCorrection::kHolm, "holm"},
+    {RankCorrection::kBenjaminiHochberg, "bh"},
+});
+}  // namespace
+
 RankCorrection parse_rank_correction(std::string_view name) {
-  if (name == "none") return RankCorrection::kNone;
-  if (name == "holm") return RankCorrection::kHolm;
-  if (name == "bh") return RankCorrection::kBenjaminiHochberg;
-  throw std::invalid_argument(fmt::format("unknown correction '{}' (none, holm, bh)", name));
+  if (const auto c = util::parse_enum(kRankCorrections, name)) return *c;
+  throw std::invalid_argument(
+      fmt::format("unknown correction '{}' ({})", name, util::listed_names(kRankCorrections)));
 }
 
 std::string_view rank_correction_name(RankCorrection correction) {
-  switch (correction) {
-    case RankCorrection::kNone:
-      return "none";
-    case RankCorrection::kHolm:
-      return "holm";
-    case RankCorrection::kBenjaminiHochberg:
-      return "bh";
-  }
-  return "none";
+  return util::name_of(kRankCorrections, correction, "none");
 }
 
 std::vector<MetricRanking> rank_metrics(const Dataset& ds, std::span<const ItemRef> items,

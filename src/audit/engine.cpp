@@ -29,7 +29,7 @@ void Engine::set_llm(std::shared_ptr<llm::Session> session) {
 }
 
 std::unique_ptr<Metric> Engine::make_metric(std::string_view spec) {
-  return metrics_->create(spec, *this);
+  return metrics_->create(spec, metric_context());
 }
 
 std::unique_ptr<Metric> make_metric(std::string_view spec) {

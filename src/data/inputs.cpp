@@ -21,6 +21,7 @@
 #include "data/validate.hpp"
 #include "probity/error.hpp"
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
 #include "text/utf8.hpp"
 #include "util/json_limits.hpp"
 
@@ -52,12 +53,6 @@ std::string trim(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return std::string(s);
-}
-
-std::string lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
 }
 
 // A rating cell or value that means "not rated".
@@ -361,7 +356,7 @@ Dataset parse_json_tasks(const std::string& text, const std::string& name, ReadO
 }  // namespace
 
 DataFormat parse_data_format(std::string_view name) {
-  const std::string n = lower(std::string(name));
+  const std::string n = text::ascii_lower(name);
   if (n == "auto") return DataFormat::Auto;
   if (n == "jsonl" || n == "ndjson") return DataFormat::Jsonl;
   if (n == "json") return DataFormat::Json;
@@ -387,7 +382,7 @@ const char* data_format_name(DataFormat format) {
 }
 
 DataFormat format_of_path(std::string_view path) {
-  const std::string ext = lower(fs::path(std::string(path)).extension().string());
+  const std::string ext = text::ascii_lower(fs::path(std::string(path)).extension().string());
   if (ext == ".csv") return DataFormat::Csv;
   if (ext == ".tsv" || ext == ".tab") return DataFormat::Tsv;
   if (ext == ".json") return DataFormat::Json;

@@ -3,36 +3,36 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <array>
 #include <chrono>
 #include <filesystem>
 
 #include "data/sqlite_file.hpp"
 #include "probity/dataset.hpp"
 #include "probity/llm.hpp"
+#include "util/enum_names.hpp"
 
 namespace probity::llm {
 
+namespace {
+constexpr auto kCacheModes = std::to_array<util::EnumName<CacheMode>>({
+    {CacheMode::kReadWrite, "read-write"},
+    {.value = CacheMode::kReadWrite, .name = "rw", .printed = false, .listed = false},
+    {CacheMode::kReadOnly, "read-only"},
+    {.value = CacheMode::kReadOnly, .name = "ro", .printed = false, .listed = false},
+    {CacheMode::kRefresh, "refresh"},
+    {CacheMode::kOff, "off"},
+});
+}  // namespace
+
 CacheMode parse_cache_mode(std::string_view name) {
-  if (name == "read-write" || name == "rw") return CacheMode::kReadWrite;
-  if (name == "read-only" || name == "ro") return CacheMode::kReadOnly;
-  if (name == "refresh") return CacheMode::kRefresh;
-  if (name == "off") return CacheMode::kOff;
-  throw UsageError(fmt::format(
-      "unknown cache mode '{}' (expected read-write, read-only, refresh or off)", name));
+  if (const auto mode = util::parse_enum(kCacheModes, name)) return *mode;
+  throw UsageError(fmt::format("unknown cache mode '{}' (expected {})", name,
+                               util::listed_names(kCacheModes, " or ")));
 }
 
 std::string_view cache_mode_name(CacheMode mode) {
-  switch (mode) {
-    case CacheMode::kReadWrite:
-      return "read-write";
-    case CacheMode::kReadOnly:
-      return "read-only";
-    case CacheMode::kRefresh:
-      return "refresh";
-    case CacheMode::kOff:
-      return "off";
-  }
-  return "unknown";
+  return util::name_of(kCacheModes, mode, "unknown");
 }
 
 namespace {

@@ -13,6 +13,7 @@
 
 #include "llm/internal.hpp"
 #include "text/ascii.hpp"
+#include "util/enum_names.hpp"
 #include "util/hash.hpp"
 #include "util/json_limits.hpp"
 #include "util/random.hpp"
@@ -37,37 +38,23 @@ std::string sha256_hex(std::string_view data) {
 }
 
 std::string_view error_kind_name(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::kNone:
-      return "none";
-    case ErrorKind::kInvalidRequest:
-      return "invalid_request";
-    case ErrorKind::kAuth:
-      return "auth";
-    case ErrorKind::kUnsupported:
-      return "unsupported";
-    case ErrorKind::kTls:
-      return "tls";
-    case ErrorKind::kTooLarge:
-      return "too_large";
-    case ErrorKind::kCircuitOpen:
-      return "circuit_open";
-    case ErrorKind::kRateLimited:
-      return "rate_limited";
-    case ErrorKind::kQuota:
-      return "quota";
-    case ErrorKind::kServer:
-      return "server";
-    case ErrorKind::kTimeout:
-      return "timeout";
-    case ErrorKind::kConnection:
-      return "connection";
-    case ErrorKind::kMalformed:
-      return "malformed";
-    case ErrorKind::kCacheMiss:
-      return "cache_miss";
-  }
-  return "unknown";
+  static constexpr auto kNames = std::to_array<util::EnumName<ErrorKind>>({
+      {ErrorKind::kNone, "none"},
+      {ErrorKind::kInvalidRequest, "invalid_request"},
+      {ErrorKind::kAuth, "auth"},
+      {ErrorKind::kUnsupported, "unsupported"},
+      {ErrorKind::kTls, "tls"},
+      {ErrorKind::kTooLarge, "too_large"},
+      {ErrorKind::kCircuitOpen, "circuit_open"},
+      {ErrorKind::kRateLimited, "rate_limited"},
+      {ErrorKind::kQuota, "quota"},
+      {ErrorKind::kServer, "server"},
+      {ErrorKind::kTimeout, "timeout"},
+      {ErrorKind::kConnection, "connection"},
+      {ErrorKind::kMalformed, "malformed"},
+      {ErrorKind::kCacheMiss, "cache_miss"},
+  });
+  return util::name_of(kNames, kind, "unknown");
 }
 
 std::optional<std::string> header_problem(std::string_view name, std::string_view value) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "text/utf8.hpp"
 #include "util/json_limits.hpp"
 
 namespace probity::llm::detail {
@@ -20,16 +21,10 @@ struct Decoded {
 };
 
 Decoded utf8_at(std::string_view s, std::size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-  if (len == 0 || i + static_cast<std::size_t>(len) > s.size()) return {0x110000u + b, i + 1};
-  std::uint32_t cp = len == 1 ? b : b & (0x7Fu >> len);
-  for (int k = 1; k < len; ++k) {
-    const auto c = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
-    if ((c >> 6) != 0x2) return {0x110000u + b, i + 1};
-    cp = (cp << 6) | (c & 0x3Fu);
-  }
-  return {cp, i + static_cast<std::size_t>(len)};
+  char32_t cp = 0;
+  const std::size_t n = text::decode_utf8(s.substr(i), cp);
+  if (n == 0) return {0x110000u + static_cast<unsigned char>(s[i]), i + 1};
+  return {cp, i + n};
 }
 
 std::optional<std::uint32_t> hex4(std::string_view s, std::size_t i) {

@@ -18,10 +18,6 @@ std::string trim(std::string_view s) {
 }
 namespace {
 
-std::string lower(std::string_view s) {
-  return text::ascii_lower(s);
-}
-
 // The body of the first ``` fence when the answer has one (models like to wrap JSON in fences).
 std::string strip_fences(std::string_view text) {
   auto open = text.find("```");
@@ -135,7 +131,7 @@ std::string pythonic_to_json(const std::string& s) {
 }
 
 std::optional<bool> yes_no_word(std::string_view raw) {
-  std::string w = lower(trim(raw));
+  std::string w = text::ascii_lower(trim(raw));
   while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back()))) w.pop_back();
   if (w == "yes" || w == "true") return true;
   if (w == "no" || w == "false") return false;
@@ -272,7 +268,6 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
   std::vector<std::vector<Message>> conv(prompts.size());
   std::vector<std::size_t> pending(prompts.size());
   std::vector<std::string> schemas(prompts.size());
-  std::vector<std::string> last_check(prompts.size());  // the check the last answer failed
   for (std::size_t i = 0; i < prompts.size(); ++i) {
     if (schema) schemas[i] = schema(i).dump();
     conv[i] = {{"user", prompts[i]}};
@@ -302,6 +297,7 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
         // Transport failures were already retried by the client; re-asking would repeat them.
         a.error = fmt::format("request failed ({}): {}", error_kind_name(r.error_kind), r.error);
         a.failure = Answer::Failure::kRequest;
+        a.check.clear();
         a.detail = r.error.starts_with("HTTP ")
                        ? r.error
                        : fmt::format("{}: {}", error_kind_name(r.error_kind), r.error);
@@ -319,13 +315,14 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
           error = fmt::format("{}: {}", failed.check, failed.message);
         }
       }
-      last_check[i] = check;
+      a.check = std::move(check);
       if (value) {
         a.ok = true;
         a.value = std::move(*value);
         a.error.clear();
         a.failure = Answer::Failure::kNone;
         a.detail.clear();
+        a.check.clear();
         continue;
       }
       // A grammar-constrained answer cut by max_tokens is the usual way a small model fails.
@@ -353,10 +350,9 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
   delta.questions = prompts.size();
   for (const Answer& a : out) {
     delta.reasks += static_cast<std::uint64_t>(std::max(a.asks - 1, 0));
-    if (!a.ok && a.error.starts_with("unparseable")) {
+    if (a.failure == Answer::Failure::kUnparseable) {
       ++delta.unparsed;
-      const std::string& check = last_check[static_cast<std::size_t>(&a - out.data())];
-      if (!check.empty()) ++delta.rejected_by_check[check];
+      if (!a.check.empty()) ++delta.rejected_by_check[a.check];
     }
   }
   client.accounting().add(client.config().name, client.config().model, delta);

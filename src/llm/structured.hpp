@@ -56,6 +56,9 @@ struct Answer {
   // (the last parse error, after the re-asks).
   enum class Failure { kNone, kRequest, kUnparseable } failure = Failure::kNone;
   std::string detail;
+  // kUnparseable because the last answer failed a content check: the check's name
+  // (ContentCheckFailed::check); empty otherwise.
+  std::string check;
 };
 
 // A failed answer in words for a per-item error: "the request failed (HTTP 400: ...)" or "the

@@ -4,52 +4,47 @@
 
 #include <array>
 #include <nlohmann/json.hpp>
-#include <utility>
 
 #include "llm/internal.hpp"
 #include "probity/llm.hpp"
+#include "util/enum_names.hpp"
 
 namespace probity::llm {
 
 namespace {
-constexpr std::array<std::pair<StructuredMode, std::string_view>, 3> kModes = {
-    {{StructuredMode::kSchema, "schema"},
-     {StructuredMode::kJson, "json"},
-     {StructuredMode::kOff, "off"}}};
-constexpr std::array<std::pair<ServerKind, std::string_view>, 6> kServers = {{
+constexpr auto kModes = std::to_array<util::EnumName<StructuredMode>>({
+    {StructuredMode::kSchema, "schema"},
+    {StructuredMode::kJson, "json"},
+    {StructuredMode::kOff, "off"},
+});
+constexpr auto kServers = std::to_array<util::EnumName<ServerKind>>({
     {ServerKind::kAuto, "auto"},
     {ServerKind::kOpenAi, "openai"},
     {ServerKind::kVllm, "vllm"},
     {ServerKind::kSglang, "sglang"},
     {ServerKind::kLlamaCpp, "llamacpp"},
     {ServerKind::kOllama, "ollama"},
-}};
+});
 }  // namespace
 
 StructuredMode parse_structured_mode(std::string_view name) {
-  for (const auto& [mode, n] : kModes)
-    if (n == name) return mode;
-  throw UsageError(
-      fmt::format("unknown structured-output mode '{}' (expected schema, json or off)", name));
+  if (const auto mode = util::parse_enum(kModes, name)) return *mode;
+  throw UsageError(fmt::format("unknown structured-output mode '{}' (expected {})", name,
+                               util::listed_names(kModes, " or ")));
 }
 
 std::string_view structured_mode_name(StructuredMode mode) {
-  for (const auto& [m, n] : kModes)
-    if (m == mode) return n;
-  return "unknown";
+  return util::name_of(kModes, mode, "unknown");
 }
 
 ServerKind parse_server_kind(std::string_view name) {
-  for (const auto& [kind, n] : kServers)
-    if (n == name) return kind;
-  throw UsageError(fmt::format(
-      "unknown server '{}' (expected auto, openai, vllm, sglang, llamacpp or ollama)", name));
+  if (const auto kind = util::parse_enum(kServers, name)) return *kind;
+  throw UsageError(
+      fmt::format("unknown server '{}' (expected {})", name, util::listed_names(kServers, " or ")));
 }
 
 std::string_view server_kind_name(ServerKind kind) {
-  for (const auto& [k, n] : kServers)
-    if (k == kind) return n;
-  return "unknown";
+  return util::name_of(kServers, kind, "unknown");
 }
 
 namespace detail {

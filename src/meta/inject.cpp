@@ -14,6 +14,8 @@
 #include "perturb/textops.hpp"
 #include "probity/meta.hpp"
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
+#include "util/enum_names.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
 
@@ -43,10 +45,6 @@ Parts parts_of(std::string_view token) {
     }
   }
   return p;
-}
-
-std::string lower(std::string_view s) {
-  return perturb::lower(s);
 }
 
 bool is_alpha_word(std::string_view s) {
@@ -232,7 +230,7 @@ std::string quote(std::string_view s) {
 // A name-like word: capitalised (or an acronym), alphabetic, not a function word.
 bool is_name_word(const Parts& p) {
   return p.core.size() >= 2 && is_alpha_word(p.core) && perturb::is_capitalized(p.core) &&
-         !perturb::lex::is_function_word(lower(p.core));
+         !perturb::lex::is_function_word(text::ascii_lower(p.core));
 }
 
 // Entity mentions of a sentence: maximal runs of name-like words not broken by punctuation
@@ -278,7 +276,7 @@ std::vector<std::string> names_in(std::string_view text) {
     const auto words = text::split_whitespace(norm);
     for (const auto& [b, e] : entity_runs(words)) {
       std::string name = run_text(words, b, e);
-      if (seen.insert(lower(name)).second) out.push_back(std::move(name));
+      if (seen.insert(text::ascii_lower(name)).second) out.push_back(std::move(name));
     }
   }
   return out;
@@ -300,7 +298,7 @@ std::optional<Edit> swap_entity(EditableText& text, const InjectionContext& ctx,
     const auto& toks = text.sentences[s].tokens;
     const auto words = views(toks);
     for (const auto& [b, e] : entity_runs(words)) {
-      present.insert(lower(run_text(words, b, e)));
+      present.insert(text::ascii_lower(run_text(words, b, e)));
       bool touched = false;
       for (std::size_t i = b; i < e; ++i) touched = touched || toks[i].touched;
       if (!touched) spots.push_back({s, b, e});
@@ -310,11 +308,11 @@ std::optional<Edit> swap_entity(EditableText& text, const InjectionContext& ctx,
   // Replacement names: from the source first (a wrong but on-topic entity), else other texts.
   std::vector<std::string> pool;
   for (const auto& n : names_in(ctx.source))
-    if (!present.count(lower(n))) pool.push_back(n);
+    if (!present.count(text::ascii_lower(n))) pool.push_back(n);
   if (pool.empty()) {
     for (auto sentence : ctx.off_topic)
       for (const auto& n : names_in(sentence))
-        if (!present.count(lower(n))) pool.push_back(n);
+        if (!present.count(text::ascii_lower(n))) pool.push_back(n);
   }
   if (pool.empty()) return std::nullopt;
   const Spot spot = pick(rng, spots);
@@ -341,7 +339,7 @@ std::optional<Edit> swap_number(EditableText& text, const InjectionContext&, Rng
   const auto spots = token_spots(text, 0, 0, [](const auto& toks, std::size_t t) {
     if (toks[t].touched) return false;
     const Parts p = parts_of(toks[t].text);
-    const std::string low = lower(p.core);
+    const std::string low = text::ascii_lower(p.core);
     const bool word =
         std::find(kNumberWords.begin(), kNumberWords.end(), low) != kNumberWords.end();
     bool nonzero = false;
@@ -353,7 +351,7 @@ std::optional<Edit> swap_number(EditableText& text, const InjectionContext&, Rng
   const std::string old = text.sentences[p.s].tokens[p.t].text;
   Parts parts = parts_of(old);
   std::string core = parts.core;
-  const std::string low = lower(core);
+  const std::string low = text::ascii_lower(core);
   if (auto it = std::find(kNumberWords.begin(), kNumberWords.end(), low);
       it != kNumberWords.end()) {
     std::size_t j = rng.below(kNumberWords.size() - 1);
@@ -387,13 +385,13 @@ std::optional<Edit> negate_claim(EditableText& text, const InjectionContext&, Rn
     for (std::size_t t = 1; t < toks.size(); ++t) {
       if (toks[t].touched) continue;
       const Parts p = parts_of(toks[t].text);
-      const std::string low = lower(p.core);
+      const std::string low = text::ascii_lower(p.core);
       if (low == "not" && plain(p)) {
         spots.push_back({{s, t}, false});
         continue;
       }
       if (!negatable().count(low) || !p.trail.empty() || t + 1 >= toks.size()) continue;
-      const std::string next = lower(parts_of(toks[t + 1].text).core);
+      const std::string next = text::ascii_lower(parts_of(toks[t + 1].text).core);
       if (next == "not" || next == "never" || next == "n't") continue;
       // "has a house" is a main verb: "has not a house" is not English.
       if ((low == "has" || low == "have" || low == "had" || low == "do" || low == "does" ||
@@ -431,7 +429,7 @@ std::optional<Edit> unsupported_claim(EditableText& text, const InjectionContext
     const auto words = views(s.tokens);
     for (const auto& [b, e] : entity_runs(words)) {
       std::string name = run_text(words, b, e);
-      if (seen.insert(lower(name)).second) entities.push_back(std::move(name));
+      if (seen.insert(text::ascii_lower(name)).second) entities.push_back(std::move(name));
     }
   }
   std::vector<std::string> claims;
@@ -457,7 +455,7 @@ std::optional<Edit> unsupported_claim(EditableText& text, const InjectionContext
 std::optional<Edit> agreement_error(EditableText& text, const InjectionContext&, Rng& rng) {
   const auto spots = token_spots(text, 0, 0, [](const auto& toks, std::size_t t) {
     if (toks[t].touched) return false;
-    const std::string low = lower(parts_of(toks[t].text).core);
+    const std::string low = text::ascii_lower(parts_of(toks[t].text).core);
     bool agree = false;
     for (const auto& [from, to] : kAgreement) agree = agree || low == from;
     // An article that no longer agrees with the next word's sound ("an report").
@@ -468,7 +466,7 @@ std::optional<Edit> agreement_error(EditableText& text, const InjectionContext&,
   const Pos p = pick(rng, spots);
   const std::string old = text.sentences[p.s].tokens[p.t].text;
   const Parts parts = parts_of(old);
-  const std::string low = lower(parts.core);
+  const std::string low = text::ascii_lower(parts.core);
   std::string to;
   if (low == "a") {
     to = "an";
@@ -488,7 +486,7 @@ std::optional<Edit> word_order(EditableText& text, const InjectionContext&, Rng&
     if (toks[t].touched || toks[t + 1].touched) return false;
     const Parts a = parts_of(toks[t].text), b = parts_of(toks[t + 1].text);
     if (!plain(a) || !plain(b) || !is_alpha_word(a.core) || !is_alpha_word(b.core)) return false;
-    return lower(a.core) != lower(b.core);
+    return text::ascii_lower(a.core) != text::ascii_lower(b.core);
   });
   if (spots.empty()) return std::nullopt;
   const Pos p = pick(rng, spots);
@@ -553,10 +551,10 @@ std::optional<Edit> swap_sentences(EditableText& text, const InjectionContext&, 
 
 bool starts_with_connective(const Sentence& s) {
   if (s.tokens.empty()) return true;
-  const std::string first = lower(parts_of(s.tokens.front().text).core);
+  const std::string first = text::ascii_lower(parts_of(s.tokens.front().text).core);
   for (auto c : kConnectives) {
     const auto words = text::split_whitespace(c);
-    if (lower(parts_of(words.front()).core) == first) return true;
+    if (text::ascii_lower(parts_of(words.front()).core) == first) return true;
   }
   for (const auto& [from, to] : kConnectiveSwaps)
     if (first == from) return true;
@@ -577,7 +575,7 @@ std::optional<Edit> insert_connective(EditableText& text, const InjectionContext
   const Parts p = parts_of(first.text);
   // The old first word is no longer first: lower-case it unless it is a name or "I".
   std::string word = first.text;
-  const std::string low = lower(p.core);
+  const std::string low = text::ascii_lower(p.core);
   if (perturb::is_capitalized(p.core) && !perturb::has_upper(p.core.substr(1)) && low != "i" &&
       (perturb::lex::is_function_word(low) || perturb::lex::is_common_word(low)))
     word = p.lead + low + p.trail;
@@ -599,7 +597,7 @@ std::optional<Edit> swap_connective(EditableText& text, const InjectionContext&,
     for (std::size_t t = 0; t < toks.size(); ++t) {
       if (toks[t].touched) continue;
       const Parts p = parts_of(toks[t].text);
-      const std::string low = lower(p.core);
+      const std::string low = text::ascii_lower(p.core);
       for (const auto& [from, to] : kConnectiveSwaps) {
         if (low != from) continue;
         if (low == "and" && (t == 0 || !std::string_view(toks[t - 1].text).ends_with(",")))
@@ -614,7 +612,7 @@ std::optional<Edit> swap_connective(EditableText& text, const InjectionContext&,
   const Parts parts = parts_of(old);
   std::string to;
   for (const auto& [from, repl] : kConnectiveSwaps)
-    if (lower(parts.core) == from) to = std::string(repl);
+    if (text::ascii_lower(parts.core) == from) to = std::string(repl);
   const std::string word = parts.lead + perturb::match_case(to, parts.core) + parts.trail;
   return replace_token(text, p, word, "swap-connective",
                        fmt::format("connective {} -> {}", quote(parts.core), quote(to)));
@@ -648,7 +646,7 @@ std::unordered_set<std::string> content_words(std::string_view s) {
   std::unordered_set<std::string> out;
   const std::string norm = normalize_space(s);  // outlives the views split_whitespace returns
   for (auto w : text::split_whitespace(norm)) {
-    const std::string low = lower(parts_of(w).core);
+    const std::string low = text::ascii_lower(parts_of(w).core);
     if (low.size() >= 3 && !perturb::lex::is_function_word(low)) out.insert(low);
   }
   return out;
@@ -769,27 +767,23 @@ std::vector<std::string> EditableText::tokens() const {
 
 // ---- public API ---------------------------------------------------------------------------------
 
+namespace {
+constexpr auto kDimensions = std::to_array<util::EnumName<QualityDimension>>({
+    {QualityDimension::kConsistency, "consistency"},
+    {QualityDimension::kFluency, "fluency"},
+    {QualityDimension::kCoherence, "coherence"},
+    {QualityDimension::kRelevance, "relevance"},
+});
+}  // namespace
+
 QualityDimension parse_quality_dimension(std::string_view name) {
-  if (name == "consistency") return QualityDimension::kConsistency;
-  if (name == "fluency") return QualityDimension::kFluency;
-  if (name == "coherence") return QualityDimension::kCoherence;
-  if (name == "relevance") return QualityDimension::kRelevance;
+  if (const auto d = util::parse_enum(kDimensions, name)) return *d;
   throw std::invalid_argument(
-      fmt::format("unknown dimension '{}' (consistency, fluency, coherence or relevance)", name));
+      fmt::format("unknown dimension '{}' ({})", name, util::listed_names(kDimensions, " or ")));
 }
 
 std::string_view dimension_name(QualityDimension d) {
-  switch (d) {
-    case QualityDimension::kConsistency:
-      return "consistency";
-    case QualityDimension::kFluency:
-      return "fluency";
-    case QualityDimension::kCoherence:
-      return "coherence";
-    case QualityDimension::kRelevance:
-      return "relevance";
-  }
-  return "";
+  return util::name_of(kDimensions, d, "");
 }
 
 std::uint64_t derive_seed(std::uint64_t seed, std::initializer_list<std::string_view> ids) {

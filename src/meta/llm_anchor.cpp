@@ -173,7 +173,7 @@ class LlmAnchorJudge final : public AnchorJudge {
       const auto& second = answers[2 * k + 1];
       ++comparisons_;
       for (const auto* ans : {&first, &second}) {
-        const bool transport = !ans->ok && ans->error.starts_with("request failed");
+        const bool transport = ans->failure == llm::Answer::Failure::kRequest;
         rejected_ +=
             static_cast<std::size_t>(std::max(ans->asks, 1)) - 1 + (!ans->ok && !transport ? 1 : 0);
       }

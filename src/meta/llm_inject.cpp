@@ -214,11 +214,9 @@ class LlmInjector final : public Injector {
       // The request carries the step's seed: the same run asks the same questions (cache hits).
       seeds.push_back(static_cast<std::int64_t>(derive_seed(step_seed(c, j), {type}) >> 1));
     }
-    std::vector<Rejection> last(pending.size());
     auto parser = [&](std::size_t k, const nlohmann::json& j_answer,
                       std::string& error) -> std::optional<nlohmann::json> {
-      auto reject = [&](std::string reason, std::string message) {
-        last[k] = {std::move(reason), message};
+      auto reject = [&](std::string message) {
         error = std::move(message);
         return std::nullopt;
       };
@@ -229,17 +227,13 @@ class LlmInjector final : public Injector {
       }
       if (!j_answer.contains("text") || !j_answer.at("text").is_string() ||
           j_answer.at("text").get<std::string>().empty())
-        return reject("unparseable", "the JSON object needs a non-empty \"text\" string");
+        return reject("the JSON object needs a non-empty \"text\" string");
       if (!j_answer.contains("error") || !j_answer.at("error").is_string())
-        return reject("unparseable",
-                      "the JSON object needs an \"error\" string describing the error");
+        return reject("the JSON object needs an \"error\" string describing the error");
       const auto after = words(j_answer.at("text").get<std::string>());
       Rejection why;
       auto e = check(chains[pending[k]], after, why);
-      if (!e) {
-        last[k] = why;
-        throw llm::ContentCheckFailed{why.reason, why.message};
-      }
+      if (!e) throw llm::ContentCheckFailed{why.reason, why.message};
       return nlohmann::json{{"tokens", after},
                             {"error", j_answer.at("error").get<std::string>()},
                             {"begin", e->begin},
@@ -266,12 +260,12 @@ class LlmInjector final : public Injector {
       // the re-asks, so it can only be the last round).
       const std::size_t rounds = static_cast<std::size_t>(std::max(a.asks, 1));
       if (!a.ok) {
-        const bool transport = a.error.starts_with("request failed");
+        const bool transport = a.failure == llm::Answer::Failure::kRequest;
         c.out.rejected_answers += rounds - (transport ? 1 : 0);
         if (transport) {
           c.out.stop_reason = "request-failed";
-        } else if (!last[k].reason.empty() && a.error.ends_with(last[k].message)) {
-          c.out.stop_reason = last[k].reason;
+        } else if (!a.check.empty()) {
+          c.out.stop_reason = a.check;  // the content check the last answer failed
         } else {
           c.out.stop_reason = "unparseable";
         }

@@ -86,13 +86,13 @@ void register_baselines(MetricRegistry& registry) {
                 "baseline: the candidate's length (reference-free), in Unicode characters or "
                 "whitespace tokens",
                 {option_choice("unit", "chars", {"chars", "tokens"}, "what is counted")},
-                [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
+                [](const MetricSpec& s, const MetricContext&) -> std::unique_ptr<Metric> {
                   return std::make_unique<LengthMetric>(s.text(), s.get("unit") == "tokens");
                 }});
   registry.add({"random",
                 "baseline: a uniform random score per item in [0, 1), seeded (reference-free)",
                 {option_int("seed", 0, 0, std::numeric_limits<int>::max(), "the random stream")},
-                [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
+                [](const MetricSpec& s, const MetricContext&) -> std::unique_ptr<Metric> {
                   return std::make_unique<RandomMetric>(
                       s.text(), static_cast<std::uint64_t>(s.get_int("seed")));
                 }});

@@ -14,7 +14,6 @@
 #include <unordered_set>
 
 #include "metrics/builtin.hpp"
-#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
@@ -198,7 +197,7 @@ namespace {
 
 class BertScore final : public Metric {
  public:
-  BertScore(const MetricSpec& spec, Engine& engine) : name_(spec.text()) {
+  BertScore(const MetricSpec& spec, const MetricContext& context) : name_(spec.text()) {
     const std::string embed = spec.get("embed");
     const bool server = embed.rfind("tei:", 0) == 0 || embed.rfind("vllm:", 0) == 0;
     // Local providers only: a server tokenizes as its model does.
@@ -223,7 +222,7 @@ class BertScore final : public Metric {
       o.layer = spec.get_int("layer");
       o.prefix_space = spec.get_bool("prefix_space");
       o.batch_items = static_cast<std::size_t>(spec.get_int("batch"));
-      embedder_ = make_server_embedder(o, engine.llm_or_null());
+      embedder_ = make_server_embedder(o, context.session);
     } else {
       throw UsageError(fmt::format(
           "metric '{}': embed={} is not fasttext, file:<path>, tei:<url> or vllm:<url> (see "
@@ -421,8 +420,9 @@ void register_bertscore(MetricRegistry& registry) {
       "BERTScore p/r/F (Tiiiger/bert_score's greedy matching, IDF, rescaling) over pluggable "
       "token embeddings; offline default: fastText trained on the dataset, not the published "
       "model",
-      std::move(options), [](const MetricSpec& spec, Engine& engine) -> std::unique_ptr<Metric> {
-        return std::make_unique<bertscore::BertScore>(spec, engine);
+      std::move(options),
+      [](const MetricSpec& spec, const MetricContext& context) -> std::unique_ptr<Metric> {
+        return std::make_unique<bertscore::BertScore>(spec, context);
       }});
 }
 

@@ -56,51 +56,13 @@
 #include "metrics/bertscore.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
+#include "text/python_space.hpp"
 #include "util/json_limits.hpp"
 
 namespace probity::metrics::bertscore {
 namespace {
 
 using nlohmann::json;
-
-// Python's str.isspace() code points, for str.strip().
-bool python_space(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
-}
-
-// The code point starting at s[i] and its length in bytes (an invalid byte: itself, 1 byte).
-std::pair<char32_t, std::size_t> decode_at(std::string_view s, std::size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  auto cont = [&](std::size_t k) {
-    return i + k < s.size() && (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-  };
-  auto byte = [&](std::size_t k) { return static_cast<char32_t>(s[i + k] & 0x3F); };
-  if (b < 0x80) return {b, 1};
-  if ((b & 0xE0) == 0xC0 && cont(1)) return {((b & 0x1Fu) << 6) | byte(1), 2};
-  if ((b & 0xF0) == 0xE0 && cont(1) && cont(2))
-    return {((b & 0x0Fu) << 12) | (byte(1) << 6) | byte(2), 3};
-  if ((b & 0xF8) == 0xF0 && cont(1) && cont(2) && cont(3))
-    return {((b & 0x07u) << 18) | (byte(1) << 12) | (byte(2) << 6) | byte(3), 4};
-  return {b, 1};
-}
-
-std::string_view python_strip(std::string_view s) {
-  std::size_t begin = 0;
-  while (begin < s.size()) {
-    auto [c, n] = decode_at(s, begin);
-    if (!python_space(c)) break;
-    begin += n;
-  }
-  std::size_t end = begin;
-  for (std::size_t i = begin; i < s.size();) {  // end of the last non-space code point
-    auto [c, n] = decode_at(s, i);
-    i += n;
-    if (!python_space(c)) end = i;
-  }
-  return s.substr(begin, end - begin);
-}
 
 std::string prefix(const std::string& s, std::size_t n = 160) {
   return s.size() <= n ? s : s.substr(0, n) + "...";
@@ -193,7 +155,7 @@ class ServerEmbedder final : public Embedder {
 
   // The text as it goes to the server; "" for an empty one.
   std::string wire_text(std::string_view text) const {
-    const std::string_view stripped = python_strip(text);
+    const std::string_view stripped = text::python_strip(text);
     if (stripped.empty()) return "";
     return (o_.prefix_space ? " " : "") + std::string(stripped);
   }

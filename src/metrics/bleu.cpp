@@ -41,7 +41,6 @@ std::vector<double> bleu_breakdown(std::span<const double> stats, std::size_t ma
 namespace {
 
 using detail::compact_nonzero;
-using detail::lower;
 using detail::NgramIndex;
 using detail::NgramNumbering;
 using detail::space_len;
@@ -276,7 +275,7 @@ class Bleu final : public Metric, public CorpusSigned, public NumpyResampled {
   const text::TokenizedLine& tokens(std::string_view line, Scratch& sc,
                                     text::TokenizedLine& out) const {
     if (lowercase_) {
-      sc.lowered = lower(line);
+      sc.lowered = text::to_lower(line);
       line = sc.lowered;
     }
     line = rstrip(line);
@@ -532,7 +531,7 @@ void register_bleu(MetricRegistry& registry) {
        option_bool("effective_order", false,
                    "corpus BLEU over the orders that have n-grams (sentence scores always do, as "
                    "sacreBLEU's sentence_bleu); the corpus signature says eff:yes/no")},
-      [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+      [](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
         return std::make_unique<Bleu>(spec);
       }});
 }

@@ -1,12 +1,12 @@
 #pragma once
 // Registration hooks of the built-in metric families; registry.cpp calls each once.
 // Adding a family: write its register function and list it in registry.cpp.
-#include "probity/engine.hpp"
 #include "probity/metric.hpp"
 
 namespace probity::metrics {
 void register_bleu(MetricRegistry& registry);    // bleu
 void register_chrf(MetricRegistry& registry);    // chrf, chrf++
+void register_ter(MetricRegistry& registry);     // ter
 void register_rouge(MetricRegistry& registry);   // rouge1, rouge2, rougeL, rougeLsum
 void register_mi(MetricRegistry& registry);      // mi:<F>/<E>/<R>/<P>, gem, gppm-j, tvd-mi, stmt-tv
 void register_expert(MetricRegistry& registry);  // expert (ExPerT, offline realisation)
@@ -27,5 +27,5 @@ std::unique_ptr<Metric> wrap_reference_selection(std::unique_ptr<Metric> inner,
 // rewritten into neutral statements by a model before `inner` sees them (style_normalized.cpp).
 const std::vector<OptionSpec>& style_options_table();
 std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,
-                                              Engine& engine);
+                                              const MetricContext& context);
 }  // namespace probity::metrics

@@ -24,13 +24,13 @@
 #include "metrics/numpy_resampled.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
+#include "probity/text.hpp"
 #include "text/utf8.hpp"
 
 namespace probity::metrics {
 namespace {
 
 using detail::KeyTable;
-using detail::lower;
 using detail::NgramIndex;
 using detail::NgramNumbering;
 using detail::space_len;
@@ -400,8 +400,8 @@ void Chrf::direct_stats(std::string_view hyp, std::string_view ref, Scratch& sc,
                         std::span<double> stats) const {
   if (lowercase_) {
     if (sc.lowered.size() < 2) sc.lowered.resize(2);
-    sc.lowered[0] = lower(hyp);
-    sc.lowered[1] = lower(ref);
+    sc.lowered[0] = text::to_lower(hyp);
+    sc.lowered[1] = text::to_lower(ref);
     hyp = sc.lowered[0];
     ref = sc.lowered[1];
   }
@@ -458,7 +458,7 @@ void Chrf::prepare(std::span<const std::string_view> given, PreparedRefs& p, Scr
   if (lowercase_) {
     if (sc.lowered.size() < n_refs) sc.lowered.resize(n_refs);
     for (std::size_t r = 0; r < n_refs; ++r) {
-      sc.lowered[r] = lower(refs[r]);
+      sc.lowered[r] = text::to_lower(refs[r]);
       refs[r] = sc.lowered[r];
     }
   }
@@ -534,7 +534,7 @@ void Chrf::item_stats(const MetricInput& input, std::span<double> stats) const {
   std::string_view hyp = input.candidate;
   if (lowercase_) {
     if (sc.lowered.empty()) sc.lowered.resize(1);
-    sc.lowered[0] = lower(hyp);
+    sc.lowered[0] = text::to_lower(hyp);
     hyp = sc.lowered[0];
   }
   const auto n_char = static_cast<std::size_t>(char_order_);
@@ -615,15 +615,16 @@ void register_chrf(MetricRegistry& registry) {
         option_choice("refs", "all", {"all", "first"},
                       "the references of each item to use; with several, the best per item")};
   };
-  registry.add(MetricInfo{"chrf", "chrF2 as sacreBLEU 2.x (character 6-grams, 0-100)", options(0),
-                          [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
-                            return std::make_unique<Chrf>(spec, 0);
-                          }});
   registry.add(
-      MetricInfo{"chrf++", "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)",
-                 options(2), [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
-                   return std::make_unique<Chrf>(spec, 2);
+      MetricInfo{"chrf", "chrF2 as sacreBLEU 2.x (character 6-grams, 0-100)", options(0),
+                 [](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
+                   return std::make_unique<Chrf>(spec, 0);
                  }});
+  registry.add(MetricInfo{
+      "chrf++", "chrF2++ as sacreBLEU 2.x (character 6-grams + word 2-grams, 0-100)", options(2),
+      [](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
+        return std::make_unique<Chrf>(spec, 2);
+      }});
 }
 
 }  // namespace probity::metrics

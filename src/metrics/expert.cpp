@@ -17,7 +17,7 @@
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
 #include "metrics/builtin.hpp"
-#include "mi/mi_metric.hpp"
+#include "metrics/mi/mi_metric.hpp"
 #include "probity/error.hpp"
 #include "probity/mi.hpp"
 #include "probity/signature.hpp"
@@ -732,7 +732,7 @@ void register_expert(MetricRegistry& registry) {
                     "content and style judgments by prompted model calls"),
         option_int("reasks", 2, 0, 10, "llm: re-asks of an unparseable answer"),
         option_text("prompts", "", "llm: a directory of prompt templates (default: probity's)")},
-       [](const MetricSpec& spec, Engine& engine) -> std::unique_ptr<Metric> {
+       [](const MetricSpec& spec, const MetricContext& context) -> std::unique_ptr<Metric> {
          if (!spec.arg().empty())
            throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
          expert::ExpertConfig cfg;
@@ -749,23 +749,23 @@ void register_expert(MetricRegistry& registry) {
                  fmt::format("metric '{}': llm needs a role, e.g. llm=judge", spec.text()));
            o.reasks = spec.get_int("reasks");
            o.prompts_dir = spec.get("prompts");
-           auto session = engine.llm();
+           auto session = context.llm();
            // One judge and analysis cache per configuration, shared by the aggregation variants
            // while some metric uses them (they hold the session's client).
            const std::string key =
                fmt::format("expert-llm|{}|{}|{}", o.role, o.reasks, o.prompts_dir);
-           auto judge = engine.predictors().shared<expert::AspectJudge>(
+           auto judge = context.predictors->shared<expert::AspectJudge>(
                key + "|judge", [&] { return expert::make_llm_aspect_judge(o, session); }, false);
-           auto cache = engine.predictors().shared<expert::AnalysisCache>(
+           auto cache = context.predictors->shared<expert::AnalysisCache>(
                key + "|analyses", [] { return std::make_shared<expert::AnalysisCache>(); }, false);
            return std::make_unique<expert::ExpertMetric>(cfg, judge, cache);
          }
          // The support judge is the one the statement-level MI metrics use (same calibration
          // seed): fitted once per dataset whichever metric asks first.
-         auto& pool = engine.predictors();
+         auto& pool = *context.predictors;
          auto predictor = pool.get(
              mi::predictor_config(mi::Mechanism::kOracle, mi::Representation::kStatement, spec),
-             engine.llm_or_null());
+             context.session);
          auto support = std::dynamic_pointer_cast<predict::SupportJudge>(predictor);
          if (!support) throw std::logic_error("expert: the oracle predictor is not a SupportJudge");
          expert::LexicalJudgeOptions o;
@@ -775,8 +775,7 @@ void register_expert(MetricRegistry& registry) {
          auto judge = pool.shared<expert::AspectJudge>(
              key + "|judge",
              [&] {
-               return std::make_shared<expert::LexicalAspectJudge>(o, support,
-                                                                   engine.predictor_pool());
+               return std::make_shared<expert::LexicalAspectJudge>(o, support, context.predictors);
              },
              true);
          auto cache = pool.shared<expert::AnalysisCache>(

@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <atomic>
 
-#include "probity/text.hpp"
-#include "text/ascii.hpp"
-
 namespace probity::metrics::detail {
 
 namespace {
@@ -19,14 +16,6 @@ void set_reference_cache_capacity(std::size_t entries) {
 }
 std::size_t reference_cache_capacity() {
   return cache_capacity.load(std::memory_order_relaxed);
-}
-
-std::string lower(std::string_view s) {
-  if (std::all_of(s.begin(), s.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    return text::ascii_lower(s);
-  }
-  return text::to_lower(s);
 }
 
 }  // namespace probity::metrics::detail

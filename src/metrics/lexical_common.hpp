@@ -59,9 +59,6 @@ void split_py(std::string_view s, Word&& word) {
   if (token) word(s.substr(static_cast<std::size_t>(token - b)));
 }
 
-// Python's str.lower(): ASCII directly, anything else through ICU's full case mapping.
-std::string lower(std::string_view s);
-
 // ---- counting tables ---------------------------------------------------------------------------
 
 // Sizes the slots of an empty open-addressing table for max_keys keys: a power of two, at least

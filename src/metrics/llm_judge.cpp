@@ -155,7 +155,7 @@ class LlmJudge final : public Metric {
   mutable std::map<std::pair<std::string, std::uint32_t>, llm::Answer> memo_;
 };
 
-std::unique_ptr<Metric> make_judge(const MetricSpec& spec, Engine& engine) {
+std::unique_ptr<Metric> make_judge(const MetricSpec& spec, const MetricContext& context) {
   if (!spec.arg().empty())
     throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
   JudgeOptions o;
@@ -178,7 +178,7 @@ std::unique_ptr<Metric> make_judge(const MetricSpec& spec, Engine& engine) {
   o.reasks = spec.get_int("reasks");
   o.role = spec.get("llm");
   o.prompts_dir = spec.get("prompts");
-  return std::make_unique<LlmJudge>(spec.text(), o, engine.llm());
+  return std::make_unique<LlmJudge>(spec.text(), o, context.llm());
 }
 
 }  // namespace

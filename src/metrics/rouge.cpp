@@ -206,6 +206,43 @@ struct TokenizedText {
   }
 };
 
+// Hyyrö's bit-parallel LCS length (2004). The bits run over one sequence in `words` 64-bit words;
+// `mask_of(x)` gives the match mask (`words` words) of each symbol x of the other sequence, or
+// nullptr for a symbol that never matches. The recurrence is V' = (V + (V & M)) | (V & ~M); the
+// LCS length is the number of zero bits; padding bits start at 1 and stay 1 (their M is 0).
+template <class MaskOf>
+std::size_t bit_parallel_lcs(std::size_t words, std::span<const std::uint32_t> symbols,
+                             MaskOf mask_of, std::vector<std::uint64_t>& bits) {
+  std::size_t ones = 0;
+  if (words == 1) {
+    std::uint64_t v = ~std::uint64_t{0};
+    for (std::uint32_t x : symbols) {
+      const std::uint64_t* m = mask_of(x);
+      if (m == nullptr) continue;
+      v = (v + (v & *m)) | (v & ~*m);
+    }
+    ones = static_cast<std::size_t>(std::popcount(v));
+  } else {
+    bits.assign(words, ~std::uint64_t{0});
+    std::uint64_t* v = bits.data();
+    for (std::uint32_t x : symbols) {
+      const std::uint64_t* m = mask_of(x);
+      if (m == nullptr) continue;
+      std::uint64_t carry = 0;
+      for (std::size_t w = 0; w < words; ++w) {
+        const std::uint64_t y = v[w];
+        const std::uint64_t u = y & m[w];
+        const std::uint64_t sum1 = y + u;
+        const std::uint64_t sum2 = sum1 + carry;
+        carry = static_cast<std::uint64_t>(sum1 < y) | static_cast<std::uint64_t>(sum2 < sum1);
+        v[w] = sum2 | (y & ~m[w]);
+      }
+    }
+    for (std::size_t w = 0; w < words; ++w) ones += static_cast<std::size_t>(std::popcount(v[w]));
+  }
+  return words * 64 - ones;
+}
+
 // An item's references tokenized once per reference set (ReferenceCache): token ids are those of
 // the thread's vocabulary, so the cache is cleared when that is reset. For ROUGE-L, made when
 // first needed: the references' distinct tokens numbered 1..n (symbols) and each reference's
@@ -240,42 +277,16 @@ struct PreparedRefs {
     }
     has_masks = true;
   }
-  // Length of the LCS of reference k and a text given as symbols (Hyyrö's bit-parallel
-  // recurrence V' = (V + (V & M)) | (V & ~M); the LCS length is the number of zero bits; padding
-  // bits start at 1 and stay 1, their M being 0; a symbol of no reference has M = 0, which leaves
-  // V as it is).
+  // Length of the LCS of reference k and a text given as symbols (a symbol of no reference has
+  // the all-zero row 0, which leaves the bits as they are).
   std::size_t lcs(std::size_t k, std::span<const std::uint32_t> symbols,
                   std::vector<std::uint64_t>& bits) const {
     const std::size_t len = refs[k].ids.size();
     if (len == 0 || symbols.empty()) return 0;
     const std::size_t words = (len + 63) / 64;
     const std::uint64_t* m = masks[k].data();
-    std::size_t ones = 0;
-    if (words == 1) {
-      std::uint64_t v = ~std::uint64_t{0};
-      for (std::uint32_t sym : symbols) {
-        const std::uint64_t mk = m[sym];
-        v = (v + (v & mk)) | (v & ~mk);
-      }
-      ones = static_cast<std::size_t>(std::popcount(v));
-    } else {
-      bits.assign(words, ~std::uint64_t{0});
-      std::uint64_t* v = bits.data();
-      for (std::uint32_t sym : symbols) {
-        const std::uint64_t* mk = m + std::size_t{sym} * words;
-        std::uint64_t carry = 0;
-        for (std::size_t w = 0; w < words; ++w) {
-          const std::uint64_t x = v[w];
-          const std::uint64_t u = x & mk[w];
-          const std::uint64_t sum1 = x + u;
-          const std::uint64_t sum2 = sum1 + carry;
-          carry = static_cast<std::uint64_t>(sum1 < x) | static_cast<std::uint64_t>(sum2 < sum1);
-          v[w] = sum2 | (x & ~mk[w]);
-        }
-      }
-      for (std::size_t w = 0; w < words; ++w) ones += static_cast<std::size_t>(std::popcount(v[w]));
-    }
-    return words * 64 - ones;
+    return bit_parallel_lcs(
+        words, symbols, [&](std::uint32_t sym) { return m + sym * words; }, bits);
   }
 };
 
@@ -477,37 +488,15 @@ std::size_t lcs_length(std::span<const std::uint32_t> a, std::span<const std::ui
     s.masks[static_cast<std::size_t>(slot) * words + j / 64] |= std::uint64_t{1} << (j % 64);
   }
 
-  // Hyyrö's recurrence V' = (V + (V & M)) | (V & ~M); the LCS length is the number of zero bits.
-  // Padding bits above b.size() start at 1 and stay 1 (their M is 0).
-  std::size_t ones = 0;
-  if (words == 1) {
-    std::uint64_t v = ~std::uint64_t{0};
-    for (std::uint32_t id : a) {
-      if (id > max_id || s.slot_of[id] < 0) continue;
-      const std::uint64_t m = s.masks[static_cast<std::size_t>(s.slot_of[id])];
-      v = (v + (v & m)) | (v & ~m);
-    }
-    ones = static_cast<std::size_t>(std::popcount(v));
-  } else {
-    s.bits.assign(words, ~std::uint64_t{0});
-    std::uint64_t* v = s.bits.data();
-    for (std::uint32_t id : a) {
-      if (id > max_id || s.slot_of[id] < 0) continue;
-      const std::uint64_t* m = s.masks.data() + static_cast<std::size_t>(s.slot_of[id]) * words;
-      std::uint64_t carry = 0;
-      for (std::size_t w = 0; w < words; ++w) {
-        const std::uint64_t x = v[w];
-        const std::uint64_t u = x & m[w];
-        const std::uint64_t sum1 = x + u;
-        const std::uint64_t sum2 = sum1 + carry;
-        carry = static_cast<std::uint64_t>(sum1 < x) | static_cast<std::uint64_t>(sum2 < sum1);
-        v[w] = sum2 | (x & ~m[w]);
-      }
-    }
-    for (std::size_t w = 0; w < words; ++w) ones += static_cast<std::size_t>(std::popcount(v[w]));
-  }
+  const std::size_t length = bit_parallel_lcs(
+      words, a,
+      [&](std::uint32_t id) -> const std::uint64_t* {
+        if (id > max_id || s.slot_of[id] < 0) return nullptr;
+        return s.masks.data() + static_cast<std::size_t>(s.slot_of[id]) * words;
+      },
+      s.bits);
   for (std::uint32_t id : b) s.slot_of[id] = -1;
-  return words * 64 - ones;
+  return length;
 }
 
 }  // namespace detail
@@ -678,10 +667,11 @@ std::vector<OptionSpec> rouge_options() {
 }
 
 void add(MetricRegistry& registry, Kind kind, const char* base, const char* description) {
-  registry.add(MetricInfo{base, description, rouge_options(),
-                          [kind, base](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
-                            return std::make_unique<Rouge>(kind, base, spec);
-                          }});
+  registry.add(MetricInfo{
+      base, description, rouge_options(),
+      [kind, base](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
+        return std::make_unique<Rouge>(kind, base, spec);
+      }});
 }
 
 }  // namespace
@@ -698,7 +688,8 @@ void register_rouge(MetricRegistry& registry) {
     const std::string base = fmt::format("rouge{}", n);
     registry.add(MetricInfo{
         base, fmt::format("ROUGE-{} {}-gram overlap p/r/F (Google rouge-score)", n, n),
-        rouge_options(), [n, base](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+        rouge_options(),
+        [n, base](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
           return std::make_unique<Rouge>(Kind::kRougeN, base, spec, n);
         }});
   }

@@ -65,7 +65,7 @@ MetricSelection select_metric(const std::string& spec, Engine& engine) {
   }
   // A part may be named after the base: "rougeL.f[:arg][,options]".
   const std::string part = sel.parsed.part();
-  sel.metric = engine.metrics().create(sel.parsed.without_part(), engine);
+  sel.metric = engine.metrics().create(sel.parsed.without_part(), engine.metric_context());
   sel.default_display = sel.metric->default_display_name();
   const auto names = sel.metric->parts();
   if (part.empty()) {

@@ -96,7 +96,7 @@ void register_scores_file(MetricRegistry& registry) {
         option_choice("better", "higher", {"higher", "lower"},
                       "which way is better: lower for an error rate (the audit then "
                       "negates the scores)")},
-       [](const MetricSpec& s, Engine&) -> std::unique_ptr<Metric> {
+       [](const MetricSpec& s, const MetricContext&) -> std::unique_ptr<Metric> {
          if (s.arg().empty())
            throw UsageError("metric 'scores' needs a file: scores:FILE,data=DATASET");
          std::string data = s.get("data");

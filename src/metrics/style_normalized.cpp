@@ -228,12 +228,12 @@ const std::vector<OptionSpec>& style_options_table() {
 }
 
 std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,
-                                              Engine& engine) {
+                                              const MetricContext& context) {
   if (spec.get("style") == "none") return inner;
   const std::string role = spec.get("style_llm");
   const int reasks = spec.get_int("style_reasks");
   const std::string prompts = spec.get("prompts");
-  return std::make_unique<StyleNormalized>(std::move(inner), role, reasks, prompts, engine.llm());
+  return std::make_unique<StyleNormalized>(std::move(inner), role, reasks, prompts, context.llm());
 }
 
 }  // namespace probity::metrics

@@ -26,6 +26,8 @@
 #include "metrics/numpy_resampled.hpp"
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
+#include "probity/text.hpp"
+#include "text/python_space.hpp"
 #include "text/utf8.hpp"
 
 namespace probity::metrics {
@@ -45,7 +47,7 @@ std::u32string decode(std::string_view s) {
     char32_t cp = 0;
     std::size_t n = text::decode_utf8(s, cp);
     if (n == 0) {
-      cp = 0xDC00 + static_cast<unsigned char>(s[0]);
+      cp = text::escaped_byte(static_cast<unsigned char>(s[0]));
       n = 1;
     }
     out.push_back(cp);
@@ -54,21 +56,6 @@ std::u32string decode(std::string_view s) {
   return out;
 }
 
-void encode(char32_t cp, std::string& out) {
-  if (cp >= 0xDC80 && cp <= 0xDCFF) {
-    out.push_back(static_cast<char>(cp - 0xDC00));
-    return;
-  }
-  utf8proc_uint8_t buf[4];
-  const auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
-}
-
-bool is_py_space(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
-}
 bool is_digit(char32_t c) {
   return c >= '0' && c <= '9';
 }
@@ -154,12 +141,12 @@ std::u32string pad_each(const std::u32string& s, Pred pred) {
 // TER._preprocess_segment (rstrip, then TercomTokenizer.__call__) followed by str.split().
 std::vector<std::string> tercom_words(std::string_view sent, const TercomOptions& o) {
   std::u32string s = decode(sent);
-  while (!s.empty() && is_py_space(s.back())) s.pop_back();  // rstrip
+  while (!s.empty() && text::is_python_space(s.back())) s.pop_back();  // rstrip
   if (s.empty()) return {};
   if (!o.case_sensitive) {
     std::string utf8;
-    for (const char32_t c : s) encode(c, utf8);
-    s = decode(detail::lower(utf8));
+    for (const char32_t c : s) text::append_utf8_escaped(utf8, c);
+    s = decode(text::to_lower(utf8));
   }
   if (o.normalized) {
     // _normalize_general_and_western
@@ -206,11 +193,11 @@ std::vector<std::string> tercom_words(std::string_view sent, const TercomOptions
   std::vector<std::string> words;
   std::string word;
   for (const char32_t c : s) {
-    if (is_py_space(c)) {
+    if (text::is_python_space(c)) {
       if (!word.empty()) words.push_back(std::move(word));
       word.clear();
     } else {
-      encode(c, word);
+      text::append_utf8_escaped(word, c);
     }
   }
   if (!word.empty()) words.push_back(std::move(word));
@@ -544,7 +531,7 @@ void register_ter(MetricRegistry& registry) {
        option_bool("case_sensitive", false, "keep case (default: lower-case)"),
        option_choice("refs", "all", {"all", "first"},
                      "the references of each item to use; with several, the fewest edits")},
-      [](const MetricSpec& spec, Engine&) -> std::unique_ptr<Metric> {
+      [](const MetricSpec& spec, const MetricContext&) -> std::unique_ptr<Metric> {
         return std::make_unique<Ter>(spec);
       }});
 }

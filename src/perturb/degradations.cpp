@@ -14,6 +14,7 @@
 #include "perturb/memo.hpp"
 #include "perturb/strategies.hpp"
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
 #include "text/language.hpp"
 #include "text/rouge_tokenize.hpp"
 
@@ -23,7 +24,7 @@ namespace {
 using Names = std::unordered_set<std::string>;
 
 std::string core_lower(const Chunk& chunk) {
-  return lower(split_word(chunk.text).core);
+  return text::ascii_lower(split_word(chunk.text).core);
 }
 
 // `word` is one of `options` (string_views: a std::string compared with a literal calls strlen at
@@ -226,7 +227,7 @@ enum Boundary { kNone, kPreposition, kConjunction, kNounPhrase, kOf, kTo };
 Boundary boundary_kind(const Chunk& c) {
   const WordParts parts = split_word(c.text);
   if (!parts.lead.empty() || !parts.trail.empty() || parts.core.empty()) return kNone;
-  const std::string low_string = lower(parts.core);
+  const std::string low_string = text::ascii_lower(parts.core);
   const std::string_view low = low_string;
   if (low == "to") return kTo;
   if (low == "of") return kOf;
@@ -408,7 +409,7 @@ bool contains_any(const std::string& haystack, std::initializer_list<std::string
 
 // Position just after an "Abstract" label at the start of a line, or npos.
 std::size_t abstract_start(const std::string& source) {
-  const std::string low = lower(source);
+  const std::string low = text::ascii_lower(source);
   for (std::size_t at = low.find("abstract"); at != std::string::npos;
        at = low.find("abstract", at + 1)) {
     std::size_t line_begin = low.rfind('\n', at);
@@ -426,7 +427,7 @@ std::size_t abstract_start(const std::string& source) {
 }
 
 WeakContext weak_context_mode(const Task& task) {
-  const std::string group = lower(task.group);
+  const std::string group = text::ascii_lower(task.group);
   if (contains_any(group, {"review", "iclr", "neurips", "nips", "openreview", "peer", "paper"}))
     return WeakContext::kAbstract;
   if (contains_any(group, {"sum", "news", "cnn", "dailymail"})) return WeakContext::kLead;
@@ -1095,7 +1096,7 @@ class OpinionFlipper {
     set_core(c_[i], base);
     // A sentence-initial verb ("Recommend ...") hands its capital to the auxiliary.
     const bool initial = k == first_word_index(c_) && is_capitalized(split_word(c_[k].text).core);
-    if (initial) c_[k].text = lower(c_[k].text);
+    if (initial) c_[k].text = text::ascii_lower(c_[k].text);
     before_[k].push_back(new_chunk(initial ? capitalize(aux) : aux));
     before_[k].push_back(new_chunk("not"));
   }

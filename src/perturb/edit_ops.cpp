@@ -11,6 +11,7 @@
 
 #include "perturb/strategies.hpp"
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
 
 namespace probity::perturb {
 namespace {
@@ -219,7 +220,7 @@ EditOpRegistry EditOpRegistry::builtin() {
       });
   add("lowercase", "casing", "the whole text lower-cased",
       [](std::string_view t, const Task&, Rng&) -> std::optional<std::string> {
-        std::string out = lower(t);
+        std::string out = text::ascii_lower(t);
         if (out == t) return std::nullopt;
         return out;
       });

@@ -20,7 +20,7 @@ using Names = std::unordered_set<std::string>;
 using lex::Tone;
 
 std::string core_lower(const Chunk& chunk) {
-  return lower(split_word(chunk.text).core);
+  return text::ascii_lower(split_word(chunk.text).core);
 }
 
 Chunk new_chunk(std::string text) {
@@ -594,7 +594,7 @@ bool de_add_adverb(Sentence& s, Tone tone, const Style& style, Rng& rng) {
   const std::size_t at = de_adverb_slot(s);
   if (at == std::string::npos) return false;
   std::string adverb(rng.pick(lex::de::adverbs(tone)));
-  if (style.casing == CaseStyle::kLower) adverb = lower(adverb);
+  if (style.casing == CaseStyle::kLower) adverb = text::ascii_lower(adverb);
   s.insert(at, std::move(adverb));
   return true;
 }

@@ -6,32 +6,31 @@
 
 #include "perturb/textops.hpp"
 #include "probity/error.hpp"
+#include "text/ascii.hpp"
+#include "util/enum_names.hpp"
 
 namespace probity::perturb {
 
+namespace {
+constexpr auto kTaskTypes = std::to_array<util::EnumName<TaskType>>({
+    {TaskType::kSummarization, "summarization"},
+    {TaskType::kPeerReview, "peer-review"},
+    {TaskType::kQa, "qa"},
+});
+}  // namespace
+
 std::optional<TaskType> parse_task_type(std::string_view name) {
-  if (name == "summarization") return TaskType::kSummarization;
-  if (name == "peer-review") return TaskType::kPeerReview;
-  if (name == "qa") return TaskType::kQa;
-  return std::nullopt;
+  return util::parse_enum(kTaskTypes, name);
 }
 
 std::string_view task_type_name(TaskType type) {
-  switch (type) {
-    case TaskType::kSummarization:
-      return "summarization";
-    case TaskType::kPeerReview:
-      return "peer-review";
-    case TaskType::kQa:
-      return "qa";
-  }
-  return "summarization";
+  return util::name_of(kTaskTypes, type, "summarization");
 }
 
 std::optional<TaskType> infer_task_type(const Dataset& dataset) {
   std::optional<TaskType> found;
   for (const auto& t : dataset.tasks) {
-    const std::string g = lower(t.group);
+    const std::string g = text::ascii_lower(t.group);
     std::optional<TaskType> type;
     auto has = [&](std::initializer_list<std::string_view> words) {
       return std::any_of(words.begin(), words.end(),

@@ -10,6 +10,7 @@
 #include "perturb/lexicon.hpp"
 #include "probity/text.hpp"
 #include "text/ascii.hpp"
+#include "util/hash.hpp"
 
 namespace probity::perturb {
 
@@ -81,7 +82,7 @@ std::size_t utf8_punct_suffix(std::string_view s) {
 
 constexpr std::array<std::string_view, 7> kClitics = {"'s", "'re", "'ve", "'ll", "'d", "'m", "n't"};
 
-// lower(chunk) is one of kClitics.
+// text::ascii_lower(chunk) is one of kClitics.
 bool is_clitic(std::string_view chunk) {
   // Every clitic has two or three bytes and starts with ' or n.
   if (chunk.size() < 2 || chunk.size() > 3 ||
@@ -91,8 +92,8 @@ bool is_clitic(std::string_view chunk) {
                      [chunk](std::string_view c) { return equals_lower(chunk, c); });
 }
 
-// Whether lower(s) contains the lower-case `needle`, which has an apostrophe at `quote`, without
-// lower-casing a copy.
+// Whether text::ascii_lower(s) contains the lower-case `needle`, which has an apostrophe at
+// `quote`, without lower-casing a copy.
 bool contains_lower(std::string_view s, std::string_view needle, std::size_t quote) {
   for (std::size_t q = s.find('\''); q != std::string_view::npos; q = s.find('\'', q + 1)) {
     if (q >= quote && q - quote + needle.size() <= s.size() &&
@@ -103,10 +104,6 @@ bool contains_lower(std::string_view s, std::string_view needle, std::size_t quo
 }
 
 }  // namespace
-
-std::string lower(std::string_view s) {
-  return text::ascii_lower(s);
-}
 
 bool equals_lower(std::string_view s, std::string_view low) {
   if (s.size() != low.size()) return false;
@@ -277,7 +274,7 @@ bool ends_sentence(std::string_view chunk) {
   if (parts.trail.find('.') == std::string_view::npos) return false;
   // "v." and "Dr." end no sentence.
   const bool initial = parts.core.size() == 1 && has_alnum(parts.core);
-  return !initial && !lex::is_abbreviation(lower(parts.core) + ".") &&
+  return !initial && !lex::is_abbreviation(text::ascii_lower(parts.core) + ".") &&
          parts.core.find('.') == std::string_view::npos;
 }
 
@@ -293,13 +290,13 @@ void fix_articles(std::vector<Chunk>& chunks) {
         (text.back() != 'a' && text.back() != 'A' && text.back() != 'n' && text.back() != 'N'))
       continue;
     const WordParts art = split_word(text);
-    const std::string low = lower(art.core);
+    const std::string low = text::ascii_lower(art.core);
     if ((low != "a" && low != "an") || !art.trail.empty()) continue;
     std::size_t j = i + 1;
     while (j < chunks.size() && chunks[j].text.empty()) ++j;
     if (j >= chunks.size()) break;
     if (!chunks[i].changed && !chunks[j].changed) continue;
-    const std::string next = lower(split_word(chunks[j].text).core);
+    const std::string next = text::ascii_lower(split_word(chunks[j].text).core);
     if (next.empty() || !is_ascii_alpha(next.front())) continue;
     const bool vowel_sound = lex::starts_with_vowel_sound(next);
     std::string want = vowel_sound ? "an" : "a";
@@ -453,7 +450,7 @@ std::string ptb_tokenize(std::string_view natural) {
           std::string_view body = rest.substr(0, rest.size() - 1);
           const bool initial = body.size() == 1 && is_ascii_upper(body.front());
           if (initial || body.find('.') != std::string_view::npos ||
-              lex::is_abbreviation(lower(rest)))
+              lex::is_abbreviation(text::ascii_lower(rest)))
             break;
         }
         if (c == '"' || c == ')' || c == ']' || c == '}' || c == '.' || c == ',' || c == ';' ||
@@ -775,9 +772,8 @@ class ParseCache {
     std::string_view text;
     std::size_t hash;
   };
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  struct Hash : util::StringHash {
+    using util::StringHash::operator();
     std::size_t operator()(const Probe& p) const { return p.hash; }
   };
   struct Equal {
@@ -887,7 +883,7 @@ std::unordered_set<std::string> midsentence_capitals(const Doc& doc) {
         const WordParts parts = split_word(chunk);
         if (parts.core.empty() || !has_alnum(parts.core)) continue;
         if (!first && is_capitalized(parts.core) && parts.core != "I")
-          names.insert(lower(parts.core));
+          names.insert(text::ascii_lower(parts.core));
         first = false;
       }
     }
@@ -899,7 +895,7 @@ std::string decapitalize_initial(std::string_view word, const Style& style,
                                  const std::unordered_set<std::string>& names) {
   const WordParts parts = split_word(word);
   if (parts.core.empty() || !is_capitalized(parts.core)) return std::string(word);
-  const std::string low = lower(parts.core);
+  const std::string low = text::ascii_lower(parts.core);
   auto lowered = [&] { return std::string(parts.lead) + low + std::string(parts.trail); };
   if (style.casing == CaseStyle::kLower) return std::string(word);
   if (parts.core == "I" || parts.core.starts_with("I'")) return std::string(word);

@@ -45,7 +45,6 @@ std::string ptb_tokenize(std::string_view natural);
 
 // ---- words -----------------------------------------------------------------------------------
 
-std::string lower(std::string_view s);  // ASCII lower-casing (non-ASCII bytes kept)
 bool has_alnum(std::string_view s);
 bool has_upper(std::string_view s);
 bool is_capitalized(std::string_view s);  // first byte is an ASCII capital

@@ -113,10 +113,6 @@ const std::vector<double>& NgramPredictor::cache_weight_grid() {
   return grid;
 }
 
-std::size_t NgramPredictor::TextHash::operator()(std::string_view s) const {
-  return std::hash<std::string_view>{}(s);
-}
-
 NgramPredictor::NgramPredictor(NgramPredictorOptions options) : options_(std::move(options)) {
   if (options_.order < 1 || options_.order > NgramLm::kMaxOrder) {
     throw std::invalid_argument(

@@ -35,6 +35,7 @@
 
 #include "predict/ngram_lm.hpp"
 #include "probity/mi.hpp"
+#include "util/hash.hpp"
 
 namespace probity::predict {
 
@@ -108,10 +109,6 @@ class NgramPredictor final : public mi::Predictor {
   struct CacheCounts;
   struct ModelCache;
   struct FitState;
-  struct TextHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const;
-  };
 
   void check_fitted() const;
   void count_texts(std::span<const Task> tasks);
@@ -137,7 +134,7 @@ class NgramPredictor final : public mi::Predictor {
   // text_ids_[text_begin_[i] .. text_begin_[i + 1]]), in order of first occurrence, with their
   // fold (−1: user corpus) and how often they occur in it.
   std::vector<std::string> words_;
-  std::unordered_map<std::string, NgramLm::Id, TextHash, std::equal_to<>> word_ids_;
+  util::StringMap<NgramLm::Id> word_ids_;
   std::vector<NgramLm::Id> text_ids_;
   std::vector<std::size_t> text_begin_;
   std::vector<int> text_fold_;
@@ -148,9 +145,9 @@ class NgramPredictor final : public mi::Predictor {
   std::vector<std::uint32_t> class_of_;
   std::vector<std::uint32_t> class_begin_;
   std::vector<NgramLm::Id> class_members_;
-  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> class_ids_;
+  util::StringMap<std::uint32_t> class_ids_;
 
-  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> text_folds_;
+  util::StringMap<std::uint32_t> text_folds_;
   int num_folds_ = 0;
   std::vector<double> lambda_by_mask_;           // index: mask of excluded folds
   std::vector<std::vector<double>> task_ll_;     // [task][grid]

@@ -2,6 +2,7 @@
 // the resampling loops use. The unweighted functions follow SciPy's order of floating-point
 // operations where it decides exact results (r = +-1, an exactly zero mean).
 #include <algorithm>
+#include <array>
 #include <boost/math/distributions/beta.hpp>
 #include <cmath>
 #include <limits>
@@ -11,6 +12,7 @@
 
 #include "probity/stats.hpp"
 #include "stats/kernels.hpp"
+#include "util/enum_names.hpp"
 
 namespace probity::stats {
 
@@ -441,27 +443,26 @@ CorrelationResult kendall_tau_c(std::span<const double> x, std::span<const doubl
   return kendall(x, y, true);
 }
 
+namespace {
+// "kendall" is τ-b; "kendall-c" is how the level statistics spell τ-c (accepted here too).
+constexpr auto kCorrelationNames = std::to_array<util::EnumName<CorrelationType>>({
+    {CorrelationType::kPearson, "pearson"},
+    {CorrelationType::kSpearman, "spearman"},
+    {.value = CorrelationType::kKendallB, .name = "kendall", .printed = false},
+    {CorrelationType::kKendallB, "kendall_b"},
+    {CorrelationType::kKendallC, "kendall_c"},
+    {.value = CorrelationType::kKendallC, .name = "kendall-c", .printed = false, .listed = false},
+});
+}  // namespace
+
 CorrelationType parse_correlation_type(std::string_view name) {
-  if (name == "pearson") return CorrelationType::kPearson;
-  if (name == "spearman") return CorrelationType::kSpearman;
-  if (name == "kendall" || name == "kendall_b") return CorrelationType::kKendallB;
-  if (name == "kendall_c") return CorrelationType::kKendallC;
-  throw std::invalid_argument("unknown correlation '" + std::string(name) +
-                              "' (pearson, spearman, kendall, kendall_b, kendall_c)");
+  if (const auto type = util::parse_enum(kCorrelationNames, name)) return *type;
+  throw std::invalid_argument("unknown correlation '" + std::string(name) + "' (" +
+                              util::listed_names(kCorrelationNames) + ")");
 }
 
 std::string_view correlation_name(CorrelationType type) {
-  switch (type) {
-    case CorrelationType::kPearson:
-      return "pearson";
-    case CorrelationType::kSpearman:
-      return "spearman";
-    case CorrelationType::kKendallB:
-      return "kendall_b";
-    case CorrelationType::kKendallC:
-      return "kendall_c";
-  }
-  return "?";
+  return util::name_of(kCorrelationNames, type);
 }
 
 CorrelationResult correlation(CorrelationType type, std::span<const double> x,

@@ -3,6 +3,7 @@
 // conventions are listed in docs/meta-eval.md and tested against its outputs
 // (tests/golden/meta_eval).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -13,6 +14,7 @@
 
 #include "probity/stats.hpp"
 #include "stats/kernels.hpp"
+#include "util/enum_names.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
 
@@ -254,54 +256,43 @@ double group_value(LevelStatistic s, const Group& g) {
 
 }  // namespace
 
+namespace {
+constexpr auto kLevelNames = std::to_array<util::EnumName<Level>>({
+    {Level::kItem, "item"},
+    {Level::kTask, "task"},
+    {Level::kSystem, "system"},
+});
+// "kendall_b" and "kendall_c" are how the plain correlations spell them (accepted here too).
+constexpr auto kLevelStatisticNames = std::to_array<util::EnumName<LevelStatistic>>({
+    {LevelStatistic::kPearson, "pearson"},
+    {LevelStatistic::kSpearman, "spearman"},
+    {LevelStatistic::kKendallB, "kendall"},
+    {.value = LevelStatistic::kKendallB, .name = "kendall_b", .printed = false, .listed = false},
+    {LevelStatistic::kKendallC, "kendall-c"},
+    {.value = LevelStatistic::kKendallC, .name = "kendall_c", .printed = false, .listed = false},
+    {LevelStatistic::kPairwiseAcc, "pairwise-acc"},
+    {LevelStatistic::kAccEq, "acc-eq"},
+});
+}  // namespace
+
 Level parse_level(std::string_view name) {
-  if (name == "item") return Level::kItem;
-  if (name == "task") return Level::kTask;
-  if (name == "system") return Level::kSystem;
-  throw std::invalid_argument("unknown level '" + std::string(name) +
-                              "' (expected item, task or system)");
+  if (const auto level = util::parse_enum(kLevelNames, name)) return *level;
+  throw std::invalid_argument("unknown level '" + std::string(name) + "' (expected " +
+                              util::listed_names(kLevelNames, " or ") + ")");
 }
 
 std::string_view level_name(Level level) {
-  switch (level) {
-    case Level::kItem:
-      return "item";
-    case Level::kTask:
-      return "task";
-    case Level::kSystem:
-      return "system";
-  }
-  return "?";
+  return util::name_of(kLevelNames, level);
 }
 
 LevelStatistic parse_level_statistic(std::string_view name) {
-  if (name == "pearson") return LevelStatistic::kPearson;
-  if (name == "spearman") return LevelStatistic::kSpearman;
-  if (name == "kendall") return LevelStatistic::kKendallB;
-  if (name == "kendall-c") return LevelStatistic::kKendallC;
-  if (name == "pairwise-acc") return LevelStatistic::kPairwiseAcc;
-  if (name == "acc-eq") return LevelStatistic::kAccEq;
-  throw std::invalid_argument("unknown statistic '" + std::string(name) +
-                              "' (expected pearson, spearman, kendall, kendall-c, pairwise-acc "
-                              "or acc-eq)");
+  if (const auto statistic = util::parse_enum(kLevelStatisticNames, name)) return *statistic;
+  throw std::invalid_argument("unknown statistic '" + std::string(name) + "' (expected " +
+                              util::listed_names(kLevelStatisticNames, " or ") + ")");
 }
 
 std::string_view level_statistic_name(LevelStatistic statistic) {
-  switch (statistic) {
-    case LevelStatistic::kPearson:
-      return "pearson";
-    case LevelStatistic::kSpearman:
-      return "spearman";
-    case LevelStatistic::kKendallB:
-      return "kendall";
-    case LevelStatistic::kKendallC:
-      return "kendall-c";
-    case LevelStatistic::kPairwiseAcc:
-      return "pairwise-acc";
-    case LevelStatistic::kAccEq:
-      return "acc-eq";
-  }
-  return "?";
+  return util::name_of(kLevelStatisticNames, statistic);
 }
 
 LevelResult level_statistic(LevelStatistic statistic, Level level, const LevelData& data) {

@@ -119,12 +119,6 @@ Script script_of(char32_t c) {
   return kOther;
 }
 
-void append_utf8(std::string& out, char32_t c) {
-  utf8proc_uint8_t buf[4];
-  const utf8proc_ssize_t n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(c), buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
-}
-
 struct Counts {
   std::array<std::size_t, kScripts> letters{};
   std::array<std::size_t, kLatin.size()> hits{};

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "probity/text.hpp"
+#include "text/utf8.hpp"
 
 namespace probity::text {
 namespace {
@@ -336,11 +337,7 @@ std::string stem_non_ascii(std::string_view word) {
   if (w.size() > 2) run_steps(w);
   std::string out;
   out.reserve(word.size());
-  for (char32_t c : w) {
-    std::array<utf8proc_uint8_t, 4> buf{};
-    const utf8proc_ssize_t n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(c), buf.data());
-    out.append(reinterpret_cast<const char*>(buf.data()), static_cast<std::size_t>(n));
-  }
+  for (char32_t c : w) append_utf8(out, c);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "probity/error.hpp"
+#include "text/python_space.hpp"
 #include "text/tokenize_sacrebleu.hpp"
 
 #ifndef PROBITY_MECAB_IPADIC
@@ -16,43 +17,6 @@
 
 namespace probity::text {
 namespace {
-
-// Python's str.strip() on UTF-8: the whitespace of str.isspace at both ends.
-std::string_view py_strip(std::string_view s) {
-  auto space_at_front = [](std::string_view t) -> std::size_t {
-    const auto c = static_cast<unsigned char>(t[0]);
-    if ((c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20)) return 1;
-    static constexpr std::string_view kWide[] = {"\u0085", "\u00a0", "\u1680", "\u2000", "\u2001",
-                                                 "\u2002", "\u2003", "\u2004", "\u2005", "\u2006",
-                                                 "\u2007", "\u2008", "\u2009", "\u200a", "\u2028",
-                                                 "\u2029", "\u202f", "\u205f", "\u3000"};
-    for (const auto w : kWide)
-      if (t.starts_with(w)) return w.size();
-    return 0;
-  };
-  auto space_at_back = [](std::string_view t) -> std::size_t {
-    const auto c = static_cast<unsigned char>(t.back());
-    if ((c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20)) return 1;
-    static constexpr std::string_view kWide[] = {"\u0085", "\u00a0", "\u1680", "\u2000", "\u2001",
-                                                 "\u2002", "\u2003", "\u2004", "\u2005", "\u2006",
-                                                 "\u2007", "\u2008", "\u2009", "\u200a", "\u2028",
-                                                 "\u2029", "\u202f", "\u205f", "\u3000"};
-    for (const auto w : kWide)
-      if (t.ends_with(w)) return w.size();
-    return 0;
-  };
-  while (!s.empty())
-    if (const std::size_t n = space_at_front(s))
-      s.remove_prefix(n);
-    else
-      break;
-  while (!s.empty())
-    if (const std::size_t n = space_at_back(s))
-      s.remove_suffix(n);
-    else
-      break;
-  return s;
-}
 
 // sacreBLEU asserts 392,126 entries (pip's ipadic 1.0.0, IPADIC 2.7.0-20070801). Debian's
 // mecab-ipadic 2.7.0-20070801+main-3 is the same dictionary plus one entry, 令和 (its patch
@@ -95,11 +59,11 @@ std::string tokenize_ja_mecab(std::string_view line) {
     t.tagger.reset(m.createTagger());
     t.lattice.reset(m.createLattice());
   }
-  const std::string input(py_strip(line));
+  const std::string input(python_strip(line));
   t.lattice->set_sentence(input.c_str(), input.size());
   if (!t.tagger->parse(t.lattice.get()))
     throw UsageError(fmt::format("tokenize=ja-mecab: MeCab failed: {}", t.lattice->what()));
-  return std::string(py_strip(t.lattice->toString()));
+  return std::string(python_strip(t.lattice->toString()));
 }
 
 std::string ja_mecab_signature() {

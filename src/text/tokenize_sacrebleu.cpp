@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "probity/text.hpp"
+#include "text/python_space.hpp"
 #include "text/tokenize_sacrebleu.hpp"
+#include "text/utf8.hpp"
 
 namespace probity::text {
 namespace {
@@ -52,12 +54,6 @@ inline std::size_t space_len(const unsigned char* p, const unsigned char* end) {
     default:  // 0xE3
       return left >= 3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
   }
-}
-
-bool is_py_space(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-         c == 0x205F || c == 0x3000;
 }
 
 // Python's str.replace(from, to): non-overlapping occurrences, left to right, no rescanning.
@@ -315,7 +311,7 @@ struct Char {
 };
 
 std::uint8_t classify(char32_t cp) {
-  std::uint8_t cls = is_py_space(cp) ? kSpace : kNone;
+  std::uint8_t cls = is_python_space(cp) ? kSpace : kNone;
   // Undecodable bytes are kept as lone surrogates U+DC80..U+DCFF (Python's surrogateescape):
   // category Cs, which none of the rules match.
   switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
@@ -364,7 +360,7 @@ void decode(std::string_view s, std::vector<Char>& out) {
     utf8proc_int32_t cp = 0;
     const utf8proc_ssize_t n = utf8proc_iterate(p, end - p, &cp);
     if (n <= 0) {
-      const char32_t esc = 0xDC00 + *p;
+      const char32_t esc = escaped_byte(*p);
       out.push_back({esc, kNone});
       ++p;
     } else {
@@ -373,16 +369,6 @@ void decode(std::string_view s, std::vector<Char>& out) {
       p += n;
     }
   }
-}
-
-void encode(char32_t cp, std::string& out) {
-  if (cp >= 0xDC80 && cp <= 0xDCFF) {
-    out.push_back(static_cast<char>(cp - 0xDC00));
-    return;
-  }
-  utf8proc_uint8_t buf[4];
-  const auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
 }
 
 }  // namespace
@@ -439,11 +425,11 @@ void tokenize_intl_into(std::string_view line, std::string& out) {
       separate();
     } else if (c.cls & kSymbol) {
       separate();
-      encode(c.cp, out);
+      append_utf8_escaped(out, c.cp);
       in_token = true;
       separate();
     } else {
-      encode(c.cp, out);
+      append_utf8_escaped(out, c.cp);
       in_token = true;
     }
   }
@@ -566,8 +552,8 @@ void tokenize_zh_into(std::string_view line, std::string& out) {
   units_of(line, units);
   // line.strip()
   std::size_t first = 0, last = units.size();
-  while (first < last && is_py_space(units[first].cp)) ++first;
-  while (last > first && is_py_space(units[last - 1].cp)) --last;
+  while (first < last && is_python_space(units[first].cp)) ++first;
+  while (last > first && is_python_space(units[last - 1].cp)) --last;
   spaced.clear();
   for (std::size_t k = first; k < last; ++k) {
     const Unit& u = units[k];

@@ -9,6 +9,7 @@
 
 #include "probity/text.hpp"
 #include "text/ascii.hpp"
+#include "text/python_space.hpp"
 #include "text/utf8.hpp"
 
 namespace probity::text {
@@ -22,6 +23,29 @@ std::size_t first_invalid_utf8(std::string_view s) {
     i += n;
   }
   return s.size();
+}
+
+std::string_view python_strip(std::string_view s) {
+  // An ill-formed byte counts as a non-space character of one byte.
+  const auto next = [&](std::size_t i, char32_t& cp) {
+    const std::size_t n = decode_utf8(s.substr(i), cp);
+    if (n > 0) return n;
+    cp = 0xFFFD;
+    return std::size_t{1};
+  };
+  std::size_t begin = 0;
+  char32_t cp = 0;
+  while (begin < s.size()) {
+    const std::size_t n = next(begin, cp);
+    if (!is_python_space(cp)) break;
+    begin += n;
+  }
+  std::size_t end = begin;
+  for (std::size_t i = begin; i < s.size();) {  // the end of the last non-space character
+    i += next(i, cp);
+    if (!is_python_space(cp)) end = i;
+  }
+  return s.substr(begin, end - begin);
 }
 
 bool is_valid_utf8(std::string_view s) {

@@ -5,6 +5,7 @@
 #include <utf8proc.h>
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace probity::text {
@@ -18,6 +19,26 @@ inline std::size_t decode_utf8(std::string_view s, char32_t& cp) {
   if (n <= 0) return 0;
   cp = static_cast<char32_t>(c);
   return static_cast<std::size_t>(n);
+}
+
+// Appends the UTF-8 encoding of `cp` (a code point of at most U+10FFFF).
+inline void append_utf8(std::string& out, char32_t cp) {
+  utf8proc_uint8_t buf[4];
+  const utf8proc_ssize_t n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
+  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
+}
+
+// Python's "surrogateescape" error handler, as sacreBLEU's tokenizers see undecodable input: a
+// byte that starts no well-formed sequence is the code point U+DC00 + byte (U+DC80..U+DCFF) when
+// decoding, and that code point is the byte again when encoding.
+constexpr char32_t escaped_byte(unsigned char byte) {
+  return 0xDC00 + byte;
+}
+inline void append_utf8_escaped(std::string& out, char32_t cp) {
+  if (cp >= 0xDC80 && cp <= 0xDCFF)
+    out.push_back(static_cast<char>(cp - 0xDC00));
+  else
+    append_utf8(out, cp);
 }
 
 // The byte offset of the first ill-formed sequence; s.size() when `s` is valid UTF-8.

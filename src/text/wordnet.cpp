@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "text/ascii.hpp"
 #include "text/wordnet_files.hpp"
 
 namespace probity::text::wordnet {
@@ -354,12 +355,6 @@ class Memo {
   std::unordered_map<std::string, Value> map_;
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 void sort_unique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -377,14 +372,14 @@ std::string version() {
 
 const std::vector<std::uint64_t>& synsets(std::string_view word, int max_senses) {
   static Memo<std::vector<std::uint64_t>> memo;
-  std::string key = lower(word);
+  std::string key = ascii_lower(word);
   key += '\x1f';
   key += std::to_string(std::max(0, max_senses));
   return memo.get(key, [&word, max_senses](const std::string&) {
     std::vector<std::uint64_t> out;
     const auto& db = database();
     if (!db.ok()) return out;
-    const std::string w = lower(word);
+    const std::string w = ascii_lower(word);
     const std::size_t limit = max_senses > 0 ? static_cast<std::size_t>(max_senses) : SIZE_MAX;
     for (int p = kNoun; p <= kAdv; ++p)
       for (const auto& base : db.base_forms(w, p)) {
@@ -404,7 +399,7 @@ const std::vector<std::string>& synonyms(std::string_view word) {
     std::vector<std::string> out;
     const auto& db = database();
     if (!db.ok()) return out;
-    const std::string w = lower(key);
+    const std::string w = ascii_lower(key);
     for (std::uint64_t id : synsets(w)) {
       const Synset s = db.synset(static_cast<int>(id >> 32), id & 0xFFFFFFFFu);
       for (const auto& lemma : s.words)
@@ -425,7 +420,7 @@ struct AntonymTargets {
 // The "!" pointers of the frequent senses of every base form of `word`.
 const AntonymTargets& antonym_targets(std::string_view word) {
   static Memo<AntonymTargets> memo;
-  return memo.get(lower(word), [](const std::string& w) {
+  return memo.get(ascii_lower(word), [](const std::string& w) {
     AntonymTargets out;
     const auto& db = database();
     if (!db.ok()) return out;
@@ -472,7 +467,7 @@ const std::vector<std::uint64_t>& antonym_synsets(std::string_view word) {
 bool is_inflected_verb(std::string_view word) {
   const auto& db = database();
   if (!db.ok()) return false;
-  const std::string w = lower(word);
+  const std::string w = ascii_lower(word);
   if (db.is_exception_form(w, kVerb)) return true;
   if (db.offsets(w, kVerb) != nullptr && !w.ends_with("ed") && !w.ends_with("ing")) return false;
   for (const auto& base : db.base_forms(w, kVerb))
@@ -482,7 +477,7 @@ bool is_inflected_verb(std::string_view word) {
 
 bool is_verb_lemma(std::string_view word) {
   const auto& db = database();
-  return db.ok() && db.offsets(lower(word), kVerb) != nullptr;
+  return db.ok() && db.offsets(ascii_lower(word), kVerb) != nullptr;
 }
 
 // ---- lookups by part of speech -------------------------------------------------------------

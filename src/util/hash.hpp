@@ -5,8 +5,10 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace probity::util {
 
@@ -33,6 +35,17 @@ inline std::uint64_t fnv1a64_u64(std::uint64_t v, std::uint64_t h) {
   }
   return h;
 }
+
+// The hash of string-keyed unordered containers that are looked up by std::string_view without
+// building a std::string (with std::equal_to<>: heterogeneous lookup). Not stable across builds.
+struct StringHash {
+  using is_transparent = void;
+  // Not noexcept: libstdc++ then keeps each key's hash in its node (rehashing and lookups compare
+  // hashes before strings), as it does for std::hash<std::string>.
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <class Value>
+using StringMap = std::unordered_map<std::string, Value, StringHash, std::equal_to<>>;
 
 inline std::string hex64(std::uint64_t v) {
   static const char* digits = "0123456789abcdef";

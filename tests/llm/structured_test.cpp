@@ -121,6 +121,9 @@ TEST(StructuredAnswer, AContentCheckFailureIsCountedUnderItsName) {
   EXPECT_FALSE(answers[0].ok);
   EXPECT_NE(answers[0].error.find("over the cap: the text has 3 words"), std::string::npos)
       << answers[0].error;
+  // The kind travels with the answer: callers need not read it back from the message.
+  EXPECT_EQ(answers[0].failure, llm::Answer::Failure::kUnparseable);
+  EXPECT_EQ(answers[0].check, "over the cap");
   EXPECT_EQ(server.count(), 2u);
   const json reask = json::parse(server.calls().back().body);
   EXPECT_NE(reask["messages"].back()["content"].get<std::string>().find("the cap is 1"),

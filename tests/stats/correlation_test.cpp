@@ -127,7 +127,18 @@ TEST(StatsCorrelation, NamesRoundTrip) {
     EXPECT_EQ(st::parse_correlation_type(st::correlation_name(type)), type);
   }
   EXPECT_EQ(st::parse_correlation_type("kendall"), st::CorrelationType::kKendallB);
-  EXPECT_THROW(st::parse_correlation_type("tau"), std::invalid_argument);
+  // The level statistics' spelling of tau-c is accepted too; the printed name stays kendall_c.
+  EXPECT_EQ(st::parse_correlation_type("kendall-c"), st::CorrelationType::kKendallC);
+  EXPECT_EQ(st::correlation_name(st::CorrelationType::kKendallC), "kendall_c");
+  EXPECT_EQ(st::correlation_name(st::CorrelationType::kKendallB), "kendall_b");
+  try {
+    st::parse_correlation_type("tau");
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "unknown correlation 'tau' (pearson, spearman, kendall, kendall_b, "
+                 "kendall_c)");
+  }
 }
 
 // SciPy 1.10.1 kendalltau p-values at the edges of its "auto" rule (exact when there are no ties

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "probity/text.hpp"
+#include "text/python_space.hpp"
 
 namespace probity::text {
 namespace {
@@ -56,6 +57,28 @@ TEST(Utf8, DecodesOneCharacterAndItsLength) {
   EXPECT_EQ(cp, U'\U0001F600');
   EXPECT_EQ(decode_utf8("\xe2\x82", cp), 0u);  // truncated
   EXPECT_EQ(decode_utf8("\xc0\x80", cp), 0u);  // overlong
+}
+
+TEST(Utf8, EncodingAndSurrogateEscapesRoundTrip) {
+  std::string out;
+  for (char32_t cp : {U'a', U'\u00e9', U'\u20ac', U'\U0001F600'}) append_utf8(out, cp);
+  EXPECT_EQ(out, "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+  // Python's surrogateescape: an undecodable byte b is U+DC00+b, and encodes back to b.
+  EXPECT_EQ(escaped_byte(0xff), char32_t{0xDCFF});
+  std::string escaped;
+  append_utf8_escaped(escaped, escaped_byte(0xff));
+  append_utf8_escaped(escaped, U'\u00e9');
+  EXPECT_EQ(escaped, "\xff\xc3\xa9");
+}
+
+TEST(Utf8, PythonStripRemovesStrIsspaceAtBothEnds) {
+  EXPECT_EQ(python_strip(" \t\u00a0a b\u3000\n"), "a b");
+  EXPECT_EQ(python_strip("\u2028\u205f"), "");
+  EXPECT_EQ(python_strip("x\u200b"), "x\u200b");          // zero-width space is not str.isspace
+  const std::string lone = std::string(1, '\x85') + "a";  // a lone byte 0x85 is not U+0085
+  EXPECT_EQ(python_strip(lone), lone);
+  EXPECT_TRUE(is_python_space(U'\u0085'));
+  EXPECT_FALSE(is_python_space(U'\u200b'));
 }
 
 }  // namespace

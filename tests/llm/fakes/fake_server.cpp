@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "llm/mock_server.hpp"
+#include "text/ascii.hpp"
 
 namespace probity::test {
 
@@ -432,14 +433,9 @@ std::vector<Scored> top_k(const Fixture& fx, std::span<const std::int64_t> conte
 // ---------------------------------------------------------------------------------------------
 // Requests and replies
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 std::string header(const std::map<std::string, std::string>& headers, const std::string& name) {
   for (const auto& [k, v] : headers)
-    if (lower(k) == lower(name)) return v;
+    if (text::ascii_lower(k) == text::ascii_lower(name)) return v;
   return "";
 }
 
@@ -527,7 +523,7 @@ std::optional<J> schema_in(const J& request, Flavour flavour) {
     std::string type = rf.value("type", "");
     if (flavour == Flavour::kOllama) {
       // Ollama compares the type trimmed and case-insensitively.
-      type = lower(type);
+      type = text::ascii_lower(type);
       type.erase(0, type.find_first_not_of(" \t\n\r"));
       type.erase(type.find_last_not_of(" \t\n\r") + 1);
     }
@@ -1935,7 +1931,8 @@ std::optional<Reply> openai_response_format(const json& r) {
     bool mentions = false;
     for (const auto& m : r.value("messages", json::array()))
       if (m.is_object() && m.contains("content") &&
-          lower(m["content"].is_string() ? m["content"].get<std::string>() : m["content"].dump())
+          text::ascii_lower(m["content"].is_string() ? m["content"].get<std::string>()
+                                                     : m["content"].dump())
                   .find("json") != std::string::npos)
         mentions = true;
     if (!mentions)
@@ -2428,9 +2425,9 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
   const Fixture& fx = load_fixture(options_.tokenizer);
   const FakeOptions& o = options_;
   const std::string auth = header(headers, "Authorization");
-  const bool bearer_ok = !o.api_key.empty() && lower(auth.substr(0, auth.find(' '))) == "bearer" &&
-                         auth.find(' ') != std::string::npos &&
-                         auth.substr(auth.find(' ') + 1) == o.api_key;
+  const bool bearer_ok =
+      !o.api_key.empty() && text::ascii_lower(auth.substr(0, auth.find(' '))) == "bearer" &&
+      auth.find(' ') != std::string::npos && auth.substr(auth.find(' ') + 1) == o.api_key;
   const bool post = method == "POST";
   auto error_500 = [&](const std::string& message) -> Reply {
     switch (o.flavour) {
@@ -2480,7 +2477,7 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
                                                      "/tokenize", "/detokenize"};
         if (!post || !routes.count(path)) return kFastApiNotFound;
         // validate_json_request: only application/json bodies.
-        const std::string ct = lower(header(headers, "Content-Type"));
+        const std::string ct = text::ascii_lower(header(headers, "Content-Type"));
         if (ct.substr(0, ct.find(';')) != "application/json")
           return reply_json(400, vllm_error(400, "Bad Request",
                                             "1 validation error:\n  Unsupported Media Type: Only "

@@ -1,4 +1,4 @@
-#include "mi/mi_metric.hpp"
+#include "metrics/mi/mi_metric.hpp"
 
 #include <fmt/format.h>
 
@@ -149,12 +149,7 @@ class StatementMemo {
 
  private:
   static constexpr std::size_t kGeneration = 4096;
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  using Map = std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>, Hash,
-                                 std::equal_to<>>;
+  using Map = util::StringMap<std::shared_ptr<const std::vector<std::string>>>;
   Map current_, previous_;
 };
 

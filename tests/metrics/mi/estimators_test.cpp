@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "mi/mi_metric.hpp"
+#include "metrics/mi/mi_metric.hpp"
 #include "predict/exact_predictor.hpp"
 #include "probity/mi.hpp"
 #include "probity/scoring.hpp"

@@ -7,7 +7,7 @@
 
 #include "llm/session.hpp"
 #include "metrics/builtin.hpp"
-#include "mi/mi_metric.hpp"
+#include "metrics/mi/mi_metric.hpp"
 #include "predict/llm_decomposer.hpp"
 #include "predict/pool.hpp"
 #include "probity/error.hpp"
@@ -83,8 +83,8 @@ namespace {
 
 using namespace probity::mi;
 
-std::unique_ptr<Metric> make_mi(const MetricSpec& spec, Engine& engine, std::string_view cell,
-                                const std::string& name) {
+std::unique_ptr<Metric> make_mi(const MetricSpec& spec, const MetricContext& context,
+                                std::string_view cell, const std::string& name) {
   std::vector<std::string> parts;
   std::string_view rest = cell;
   while (true) {
@@ -123,7 +123,7 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, Engine& engine, std::str
   if (style == "ordinal") cfg.critic_style = MiConfig::CriticStyle::kOrdinal;
   cfg.name = name;
   const auto predictor_cfg = predictor_config(cfg.mechanism, cfg.representation, spec);
-  auto predictor = engine.predictors().get(predictor_cfg, engine.llm_or_null());
+  auto predictor = context.predictors->get(predictor_cfg, context.session);
   if (cfg.representation == Representation::kStatement) {
     // The papers decompose with an LLM; that is the default whenever the oracle is one.
     const bool llm_oracle = cfg.mechanism == Mechanism::kOracle && predictor->fallible();
@@ -134,12 +134,12 @@ std::unique_ptr<Metric> make_mi(const MetricSpec& spec, Engine& engine, std::str
       o.prompt = spec.get("decompose_prompt");
       o.reasks = spec.get_int("reasks");
       o.prompts_dir = spec.get("prompts");
-      cfg.decomposer = std::make_shared<predict::LlmDecomposer>(o, engine.llm());
+      cfg.decomposer = std::make_shared<predict::LlmDecomposer>(o, context.llm());
     } else if (how != "rules") {
       throw UsageError(fmt::format("metric '{}': decompose must be rules or llm", spec.text()));
     }
   }
-  return std::make_unique<MiMetric>(cfg, std::move(predictor), engine.predictor_pool());
+  return std::make_unique<MiMetric>(cfg, std::move(predictor), context.predictors);
 }
 
 }  // namespace
@@ -180,8 +180,9 @@ void register_mi(MetricRegistry& registry) {
   registry.add({"mi",
                 "MI metric cell mi:<F>/<E>/<R>/<P>: F tv|kl|rkl|chi2|hellinger, E direct|fvar, "
                 "R token|report|statement, P ar|oracle",
-                options,
-                [](const MetricSpec& s, Engine& e) { return make_mi(s, e, s.arg(), s.text()); }});
+                options, [](const MetricSpec& s, const MetricContext& c) {
+                  return make_mi(s, c, s.arg(), s.text());
+                }});
   struct Preset {
     const char* name;
     const char* cell;
@@ -198,10 +199,10 @@ void register_mi(MetricRegistry& registry) {
                "statement-level TV: mean statement critic, positives minus negatives (App. B)"}}) {
     std::string cell = p.cell;
     registry.add({p.name, std::string(p.description) + " = mi:" + cell, options,
-                  [cell](const MetricSpec& s, Engine& e) {
+                  [cell](const MetricSpec& s, const MetricContext& c) {
                     if (!s.arg().empty())
                       throw UsageError(fmt::format("metric '{}' takes options only", s.base()));
-                    return make_mi(s, e, cell, s.text());
+                    return make_mi(s, c, cell, s.text());
                   }});
   }
 }

@@ -12,32 +12,6 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }
 
-Measure parse_measure(std::string_view name) {
-  if (name == "tv") return Measure::kTV;
-  if (name == "kl") return Measure::kKL;
-  if (name == "rkl" || name == "reverse-kl") return Measure::kReverseKL;
-  if (name == "chi2" || name == "pearson") return Measure::kPearson;
-  if (name == "hellinger" || name == "h2") return Measure::kHellinger;
-  throw std::invalid_argument("unknown information measure '" + std::string(name) +
-                              "' (tv, kl, rkl, chi2, hellinger)");
-}
-
-std::string_view measure_name(Measure m) {
-  switch (m) {
-    case Measure::kTV:
-      return "tv";
-    case Measure::kKL:
-      return "kl";
-    case Measure::kReverseKL:
-      return "rkl";
-    case Measure::kPearson:
-      return "chi2";
-    case Measure::kHellinger:
-      return "hellinger";
-  }
-  return "?";
-}
-
 double f(Measure m, double t) {
   switch (m) {
     case Measure::kTV:
@@ -87,16 +61,6 @@ double conjugate(Measure m, double u) {
   return std::nan("");
 }
 
-Estimator parse_estimator(std::string_view name) {
-  if (name == "direct") return Estimator::kDirect;
-  if (name == "fvar" || name == "f-var" || name == "variational") return Estimator::kVariational;
-  throw std::invalid_argument("unknown estimator '" + std::string(name) + "' (direct, fvar)");
-}
-
-std::string_view estimator_name(Estimator e) {
-  return e == Estimator::kDirect ? "direct" : "fvar";
-}
-
 double direct_score(Measure m, double log_r) {
   // f(r)/r, written per measure so that extreme log ratios do not overflow needlessly.
   switch (m) {
@@ -127,46 +91,6 @@ double variational_score(Measure m, double critic_pos, std::span<const double> c
 
 double variational_score(Measure m, double critic_pos, double critic_neg) {
   return variational_score(m, critic_pos, std::span<const double>(&critic_neg, 1));
-}
-
-Representation parse_representation(std::string_view name) {
-  if (name == "token") return Representation::kToken;
-  if (name == "report" || name == "full") return Representation::kReport;
-  if (name == "statement") return Representation::kStatement;
-  throw std::invalid_argument("unknown representation '" + std::string(name) +
-                              "' (token, report, statement)");
-}
-
-std::string_view representation_name(Representation r) {
-  switch (r) {
-    case Representation::kToken:
-      return "token";
-    case Representation::kReport:
-      return "report";
-    case Representation::kStatement:
-      return "statement";
-  }
-  return "?";
-}
-
-Mechanism parse_mechanism(std::string_view name) {
-  if (name == "ar" || name == "autoregression") return Mechanism::kAutoregression;
-  if (name == "oracle") return Mechanism::kOracle;
-  if (name == "exact") return Mechanism::kExact;
-  throw std::invalid_argument("unknown prediction mechanism '" + std::string(name) +
-                              "' (ar, oracle)");
-}
-
-std::string_view mechanism_name(Mechanism m) {
-  switch (m) {
-    case Mechanism::kAutoregression:
-      return "ar";
-    case Mechanism::kOracle:
-      return "oracle";
-    case Mechanism::kExact:
-      return "exact";
-  }
-  return "?";
 }
 
 }  // namespace probity::mi

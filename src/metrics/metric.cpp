@@ -1,0 +1,57 @@
+// The implementation of probity/metric.hpp's Metric helpers: item scores and corpus scores
+// from sufficient statistics.
+#include "probity/metric.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace probity {
+
+std::vector<double> Metric::score(const MetricInput& input) const {
+  std::vector<double> stats(num_stats());
+  item_stats(input, stats);
+  std::vector<double> out(parts().size());
+  sentence_score(stats, out);
+  return out;
+}
+
+CorpusAccumulator::CorpusAccumulator(const Metric& metric)
+    : metric_(&metric),
+      sum_(metric.num_stats(), 0.0),
+      parts_(metric.parts().size(), 0.0),
+      item_(metric.parts().size(), 0.0) {}
+
+void CorpusAccumulator::add(std::span<const double> item_stats) {
+  ++n_;
+  if (metric_->corpus_aggregation() == CorpusAggregation::kSumStats) {
+    for (std::size_t j = 0; j < sum_.size(); ++j) sum_[j] += item_stats[j];
+    return;
+  }
+  std::fill(item_.begin(), item_.end(), 0.0);
+  metric_->sentence_score(item_stats, item_);
+  for (std::size_t j = 0; j < parts_.size(); ++j) parts_[j] += item_[j];
+}
+
+std::vector<double> CorpusAccumulator::score() const {
+  std::vector<double> parts(parts_.size(), 0.0);
+  if (metric_->corpus_aggregation() == CorpusAggregation::kSumStats) {
+    metric_->corpus_score(sum_, parts);
+    return parts;
+  }
+  for (std::size_t j = 0; j < parts.size(); ++j)
+    parts[j] = n_ == 0 ? std::nan("") : parts_[j] / static_cast<double>(n_);
+  return parts;
+}
+
+std::vector<double> corpus_score(const Metric& metric, std::span<const double> all_stats,
+                                 std::span<const std::size_t> indices) {
+  const std::size_t k = metric.num_stats();
+  const std::size_t n_items = k == 0 ? 0 : all_stats.size() / k;
+  const std::size_t n = indices.empty() ? n_items : indices.size();
+  CorpusAccumulator acc(metric);
+  for (std::size_t i = 0; i < n; ++i)
+    acc.add(all_stats.subspan((indices.empty() ? i : indices[i]) * k, k));
+  return acc.score();
+}
+
+}  // namespace probity
