@@ -653,7 +653,7 @@ class Bench {
     fmt::print("(every round fits anew: select_metric(spec) makes an engine of its own)\n");
   }
 
-  // A full offline audit of SummEval and its re-run from the cache (issue 3: < 2 minutes).
+  // A full offline audit of SummEval and its re-run from the cache (target: under 2 minutes).
   void audit() {
     section(
         fmt::format("probity audit, SummEval ({} candidates x 12 strategies), "
@@ -709,7 +709,7 @@ class Bench {
     fmt::print("(CPU = user + sys of the child; cache = the audit's cache.sqlite per candidate)\n");
   }
 
-  // probity attack's per-item search (issue 15): queries/s from attack.json, one run each.
+  // probity attack's per-item search: queries/s from attack.json, one run each.
   void attack() {
     section(fmt::format("probity attack, SummEval, {} threads, greedy search, one run each",
                         hardware_threads()));

@@ -1,5 +1,5 @@
 #pragma once
-// `probity attack` (issue 15): a black-box search for content-free edits that raise a metric's
+// `probity attack`: a black-box search for content-free edits that raise a metric's
 // score, per item (greedy, beam or random search under a query budget) and as universal edit
 // programs chosen on a seeded half of the tasks and tested on the other half with the audit's
 // paired one-sided test, SMD with CI and Holm over the programs tested.

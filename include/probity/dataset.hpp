@@ -1,5 +1,6 @@
 #pragma once
-// The task format of SPEC §2: one task per JSONL line, or a CSV with one row per candidate.
+// The task format (docs/dataset-format.md): one task per JSONL line, or a CSV with one row per
+// candidate.
 #include <cstddef>
 #include <cstdint>
 #include <istream>

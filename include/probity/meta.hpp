@@ -1,5 +1,6 @@
 #pragma once
-// Meta-evaluation of metrics beyond one correlation coefficient (SPEC §6, §7, §8):
+// Meta-evaluation of metrics beyond one correlation coefficient (arXiv:2502.12052, ACL 2025;
+// held-out selection):
 //
 // - global: ordinal classification of consensus items into human levels, scored with CEM-ORD;
 // - local: adjacent comparison accuracy over quality-decreasing sequences t1 ≻ t2 ≻ … ≻ tk;
@@ -39,11 +40,11 @@ namespace probity::meta {
 // always a consensus.
 std::optional<double> consensus_level(std::span<const double> ratings, double max_spread);
 
-// Maps continuous scores to gold levels by matching the gold level proportions (SPEC §6): items
-// sorted by score ascending, the lowest n_1 get the lowest level, the next n_2 the next level,
-// and so on. `gold` gives the levels and their counts. Items with equal scores all get the level
-// at the middle (lower middle) rank of their group, so the mapping never depends on item order;
-// without ties the result is a permutation of `gold`.
+// Maps continuous scores to gold levels by matching the gold level proportions (arXiv:2502.12052,
+// ACL 2025): items sorted by score ascending, the lowest n_1 get the lowest level, the next n_2 the
+// next level, and so on. `gold` gives the levels and their counts. Items with equal scores all get
+// the level at the middle (lower middle) rank of their group, so the mapping never depends on item
+// order; without ties the result is a permutation of `gold`.
 std::vector<double> map_by_rank(std::span<const double> scores, std::span<const double> gold);
 // An integer-valued judge rating used directly: each score rounded to the nearest integer
 // (halves away from zero).

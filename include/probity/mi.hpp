@@ -1,6 +1,6 @@
 #pragma once
-// The mutual-information metric design space (SPEC §4): a metric is a tuple (F, E, R, Π) of an
-// information measure, an estimator, a representation and a prediction mechanism.
+// The mutual-information metric design space (Xu et al. 2025, §4): a metric is a tuple (F, E, R, Π)
+// of an information measure, an estimator, a representation and a prediction mechanism.
 #include <memory>
 #include <optional>
 #include <span>
@@ -14,7 +14,7 @@
 
 namespace probity::mi {
 
-// ---- F: information measures (SPEC §4.1, Table 9)
+// ---- F: information measures (Xu et al. 2025, Table 9)
 // ------------------------------------------------
 
 enum class Measure { kTV, kKL, kReverseKL, kPearson, kHellinger };
@@ -25,7 +25,7 @@ double f(Measure m, double t);               // the convex generator f(t)
 double optimal_critic(Measure m, double r);  // T*(r)
 double conjugate(Measure m, double u);       // f*(u); +inf outside the domain of f*
 
-// ---- E: estimators (SPEC §4.2)
+// ---- E: estimators (Xu et al. 2025, §4)
 // -------------------------------------------------------------------
 
 enum class Estimator { kDirect, kVariational };
@@ -35,7 +35,7 @@ std::string_view estimator_name(Estimator e);
 // Direct sample score f(r)/r at the joint pair (KL: log r; TV: ½|1 − 1/r|).
 double direct_score(Measure m, double log_r);
 // f-variational sample score T(x,y) − f*(T(x,y⁻)); with several negatives, T(x,y) minus the mean
-// of f*(T(x,y⁻ⱼ)) (SPEC §4.2, App. B).
+// of f*(T(x,y⁻ⱼ)) (Xu et al. 2025, App. B).
 double variational_score(Measure m, double critic_pos, double critic_neg);
 double variational_score(Measure m, double critic_pos, std::span<const double> critics_neg);
 

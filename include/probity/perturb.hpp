@@ -1,6 +1,6 @@
 #pragma once
-// Degradation and manipulation strategies (SPEC §5): one interface, a registry keyed by kind and
-// letter code or name, offline rule-based realisations (LLM realisations plug in later).
+// Degradation and manipulation strategies (Xu et al. 2025, §5): one interface, a registry keyed by
+// kind and letter code or name, offline rule-based realisations (LLM realisations plug in later).
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -60,7 +60,7 @@ struct PairedTResult {
 };
 PairedTResult paired_t(std::span<const double> perturbed, std::span<const double> original);
 
-// The standardised mean difference of SPEC §5 (Cohen's d form):
+// The standardised mean difference of the audit's tests (Cohen's d form):
 //   d = (mean_pert - mean_orig) / sqrt((var_pert + var_orig) / 2), sample variances (ddof 1),
 // over the items `idx` (all when empty). NaN when the pooled sd is zero up to rounding (at most
 // 1e-12 of the larger mean, or of 1): constant scores have no scale to measure a change in, and

@@ -1,4 +1,4 @@
-"""Data frames and notebooks (issue 17): a pandas round trip DataFrame -> Dataset -> score ->
+"""Data frames and notebooks: a pandas round trip DataFrame -> Dataset -> score ->
 to_pandas whose numbers equal the CLI's on the same rows (a CSV read through --map), flat
 records, DataFrames given directly, audit reports as tables and HTML."""
 

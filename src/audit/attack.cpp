@@ -1,4 +1,4 @@
-// `probity attack` (issue 15; seed 000 §7's adaptive adversary). Two searches per metric:
+// `probity attack` (the adaptive adversary of Xu et al. 2025, §7). Two searches per metric:
 //
 // - per item, a black-box search under a query budget, maximising the score increase: over
 //   sequences of content-free edits (greedy, beam, random or a seeded evolutionary search), or

@@ -1,4 +1,4 @@
-// Correlation of a metric with human ratings: the statistical-alignment test of SPEC §5.
+// Correlation of a metric with human ratings: the statistical-alignment test of Xu et al. 2025.
 #include <fmt/format.h>
 
 #include <algorithm>

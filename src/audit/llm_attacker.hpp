@@ -1,5 +1,5 @@
 #pragma once
-// The LLM attacker of `probity attack --strategy llm` (issue 15, item 4) and the information
+// The LLM attacker of `probity attack --strategy llm` and the information
 // guards that every proposed rewrite must pass before it is scored.
 //
 // The attacker (LLM role `attacker`, prompts/attack_rewrite.v1.txt) sees the candidate, its

@@ -1,5 +1,6 @@
-// `probity bench-build`: automatic meta-evaluation benchmarks (SPEC §6) from a dataset's
-// references, written in the task format for `probity meta local` / `probity meta global`.
+// `probity bench-build`: automatic meta-evaluation benchmarks (arXiv:2502.12052, ACL 2025) from a
+// dataset's references, written in the task format for `probity meta local` / `probity meta
+// global`.
 #include <fmt/format.h>
 
 #include <fstream>

@@ -1,4 +1,5 @@
-// `probity meta global` and `probity meta local`: dual-perspective meta-evaluation (SPEC §6).
+// `probity meta global` and `probity meta local`: dual-perspective meta-evaluation
+// (arXiv:2502.12052, ACL 2025).
 #include <fmt/format.h>
 
 #include <algorithm>

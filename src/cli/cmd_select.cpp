@@ -1,5 +1,6 @@
 // `probity select`: choose a metric variant on a seeded half of the tasks and report it on the
-// other half (SPEC §7–§8; the seed 004 critique of choosing ExPerT's aggregation on test data).
+// other half (the critique of ExPerT, arXiv:2501.14956, for choosing ExPerT's aggregation on test
+// data).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -565,7 +565,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   ac->add_option("--suite", audit.suite,
-                 "A protocol instead of --degrade/--manipulate: paper (the seed paper's "
+                 "A protocol instead of --degrade/--manipulate: paper (the paper's "
                  "strategies for the dataset's task type, rules for R,S,M and an LLM for the "
                  "rest, one ground-truth reference, --sample 200) or "
                  "paper:summarization|peer-review|qa");

@@ -1,4 +1,4 @@
-// JSONL task reader with validation (SPEC §2). Errors name file, line and field.
+// JSONL task reader with validation. Errors name file, line and field.
 #include "probity/dataset.hpp"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// Automatic meta-evaluation benchmarks (SPEC §6, seed 002): local sequences by cumulative
+// Automatic meta-evaluation benchmarks (arXiv:2502.12052, ACL 2025): local sequences by cumulative
 // one-error-per-step injection into a reference, and global items levelled by anchoring.
 #include <fmt/format.h>
 

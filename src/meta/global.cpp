@@ -1,4 +1,5 @@
-// Global perspective (SPEC §6): consensus levels, score-to-level mapping, CEM with a bootstrap CI.
+// Global perspective (arXiv:2502.12052, ACL 2025): consensus levels, score-to-level mapping, CEM
+// with a bootstrap CI.
 #include <algorithm>
 #include <cmath>
 #include <limits>

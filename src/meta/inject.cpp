@@ -1,5 +1,5 @@
-// Rule-based error injectors for the automatic meta-evaluation benchmarks (SPEC §6, seed 002
-// §"benchmark construction"). Each injector makes exactly one edit to a text under cumulative
+// Rule-based error injectors for the automatic meta-evaluation benchmarks (arXiv:2502.12052, ACL
+// 2025 §"benchmark construction"). Each injector makes exactly one edit to a text under cumulative
 // editing and never touches tokens an earlier step produced, so errors accumulate and quality
 // decreases monotonically. Choices come from a SplitMix64 stream of the given seed.
 #include <fmt/format.h>

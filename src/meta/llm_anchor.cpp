@@ -1,6 +1,6 @@
-// The LLM anchoring judge of the global benchmark (SPEC §6, seed 002: "a candidate is compared
-// pairwise with the anchors of each level"): the model says which of two texts is better in the
-// dimension, asked in both orders so that a position bias cannot pass for a verdict.
+// The LLM anchoring judge of the global benchmark (arXiv:2502.12052, ACL 2025: "a candidate is
+// compared pairwise with the anchors of each level"): the model says which of two texts is better
+// in the dimension, asked in both orders so that a position bias cannot pass for a verdict.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,7 +18,7 @@
 namespace probity::meta {
 namespace {
 
-// The dimension definitions given to the judge (SummEval's, as in seed 002's prompts).
+// The dimension definitions given to the judge (SummEval's, as in the prompts of arXiv:2502.12052).
 std::string_view definition(QualityDimension d) {
   switch (d) {
     case QualityDimension::kConsistency:

@@ -1,4 +1,4 @@
-// The LLM realisation of benchmark error injection (SPEC §6, seed 002 §"benchmark
+// The LLM realisation of benchmark error injection (arXiv:2502.12052, ACL 2025, §"benchmark
 // construction"): each step of a local sequence asks the model to inject ONE error of a named
 // type into the current text. The answer is checked to be one localised edit that keeps every
 // earlier edit (a token diff between common prefix and suffix), rejected answers are re-asked

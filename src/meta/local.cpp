@@ -1,4 +1,5 @@
-// Local perspective (SPEC §6): adjacent comparison accuracy over quality-decreasing sequences.
+// Local perspective (arXiv:2502.12052, ACL 2025): adjacent comparison accuracy over
+// quality-decreasing sequences.
 #include <algorithm>
 #include <cmath>
 #include <limits>

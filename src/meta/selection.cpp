@@ -1,6 +1,6 @@
-// Choosing a metric variant on held-out data (SPEC §7, §8; the seed 004 critique): select on one
-// half of the tasks, report on the other, and correct the selection step for having picked the
-// best of several variants.
+// Choosing a metric variant on held-out data (the critique of ExPerT's choice of aggregation on
+// test data, arXiv:2501.14956): select on one half of the tasks, report on the other, and correct
+// the selection step for having picked the best of several variants.
 #include <fmt/format.h>
 
 #include <algorithm>

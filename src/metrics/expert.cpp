@@ -614,7 +614,7 @@ void ExpertMetric::item_stats(const MetricInput& input, std::span<double> stats)
     stats[3] += static_cast<double>(a->model_calls);
     stats[4] += static_cast<double>(a->failed_steps);
   }
-  // Several references: the mean of the per-reference values (SPEC §2).
+  // Several references: the mean of the per-reference values.
   for (std::size_t k = 0; k < 3; ++k) stats[k] /= static_cast<double>(refs.size());
   // A failed model step makes the item undefined, whatever the other references gave.
   if (stats[4] > 0) stats[0] = stats[1] = stats[2] = std::nan("");

@@ -1,5 +1,5 @@
 #pragma once
-// ExPerT (Salemi, Killingback & Zamani 2025; SPEC §7, research notes §5): aspects with evidence
+// ExPerT (Salemi, Killingback & Zamani 2025; arXiv:2501.14956): aspects with evidence
 // are extracted from the reference and the candidate; every aspect is matched to its best
 // counterpart in the other text or to none (several aspects may pick the same partner); each
 // matched pair gets a binary content and a binary style judgment with a rationale; per-pair

@@ -1,5 +1,5 @@
 #pragma once
-// ExPerT's four steps as prompted LLM calls (`expert,llm=<role>`; SPEC §7, research notes §5),
+// ExPerT's four steps as prompted LLM calls (`expert,llm=<role>`; arXiv:2501.14956),
 // on versioned templates: prompts/expert_extract.v1 (text → {"aspects": [{"title", "evidence"}]}),
 // expert_match.v1 (an aspect and the numbered aspects of the other text → {"match": k | null,
 // "rationale"}), expert_content.v1 (two aspects with their evidence) and expert_style.v1 (the two

@@ -1,4 +1,4 @@
-// Style normalisation by an LLM (SPEC §4.4, "GEM uses it"; research notes §3.2): before a metric
+// Style normalisation by an LLM (GEM's style normalisation, Xu et al. 2025): before a metric
 // sees them, the candidate, the references and the negatives are each rewritten by a model into
 // neutral "The text <verb> ..." statements, so the metric compares content rather than wording.
 // Any metric takes it as the option `style=llm` (registry.cpp wraps the metric here).

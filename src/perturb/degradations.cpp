@@ -1,4 +1,5 @@
-// Degradations (SPEC §5): changes a good metric must score lower than the original candidate.
+// Degradations (Xu et al. 2025, §5): changes a good metric must score lower than the original
+// candidate.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -1252,7 +1253,7 @@ std::string weak_context(const Task& task, std::size_t max_words, std::string& w
   std::string out;
   std::size_t words = 0, sentences = 0;
   for (const auto& sentence : weak_context_sentences(task, mode)) {
-    // News: the headline and lead paragraph, no further (seed 000 Table 1).
+    // News: the headline and lead paragraph, no further (Xu et al. 2025, Table 1).
     if (mode == WeakContext::kLead && sentences++ == 3) break;
     const std::size_t n = count_words(sentence);
     if (words > 0 && words + n > max_words) break;

@@ -1,5 +1,5 @@
 #pragma once
-// Content-free edit operators for `probity attack` (issue 15): small seeded transformations that
+// Content-free edit operators for `probity attack`: small seeded transformations that
 // by construction add no task-relevant information (fillers, hedges, intensifiers, sentiment
 // words, reordering, repetition of the candidate's own sentences, casing and tokenisation,
 // formatting, padding, instructions addressed to an evaluator). One family copies text from the

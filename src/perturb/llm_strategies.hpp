@@ -1,7 +1,8 @@
 #pragma once
-// LLM realisations of the twelve SPEC §5 strategies, asked of the `perturber` role of the LLM
-// session. Two prompt versions:
-// - v2 (default) follows the papers (seed 000 Tables 1-2): deletion & completion fills gaps left
+// LLM realisations of the twelve strategies of Xu et al. 2025 (§5), asked of the `perturber` role
+// of the LLM session. Two prompt versions:
+// - v2 (default) follows the papers (Xu et al. 2025, Tables 1-2): deletion & completion fills gaps
+// left
 //   by a rule-based deletion; the surface report sees only the task's weak context, never the
 //   full source or the original answer; ultra-concise compression is capped at a tenth of the
 //   words; rephrase may reorganise; opinion shifts move the stance, "strong" amplifies the

@@ -1,5 +1,5 @@
-// Manipulations (SPEC §5): changes that add no task information, which a good metric must not
-// reward.
+// Manipulations (Xu et al. 2025, §5): changes that add no task information, which a good metric
+// must not reward.
 #include <fmt/format.h>
 
 #include <algorithm>

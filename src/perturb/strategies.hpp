@@ -1,5 +1,5 @@
 #pragma once
-// The offline, rule-based realisations of the SPEC §5 strategies and what they share.
+// The offline, rule-based realisations of strategies of Xu et al. 2025 (§5) and what they share.
 #include <memory>
 #include <optional>
 #include <string>

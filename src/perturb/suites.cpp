@@ -73,7 +73,7 @@ SuitePlan resolve_suite(std::string_view name, const Dataset& dataset) {
   }
   plan.type = *type;
   plan.name = fmt::format("paper:{}", task_type_name(*type));
-  // Rules for R, S and M; the LLM for the rest (seed 000 App. C).
+  // Rules for R, S and M; the LLM for the rest (Xu et al. 2025, App. C).
   plan.degradations = {"R", "S", "llm:D", "llm:P", "llm:U"};
   switch (*type) {
     case TaskType::kSummarization:  // SummEval, SPACE: m = 5 and 2

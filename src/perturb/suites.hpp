@@ -1,5 +1,5 @@
 #pragma once
-// Named selections of strategies and their realisations. `paper` is the protocol of seed 000
+// Named selections of strategies and their realisations. `paper` is the protocol of Xu et al. 2025
 // (§5, Tables 7-8, App. C): random replacement, sentence deletion and meaningless elongation by
 // rule, every other strategy by an LLM (prompts v2), the strategies the paper ran for each kind
 // of dataset, one ground-truth reference per task and about 200 candidates per test.

@@ -1,6 +1,6 @@
 #pragma once
-// Statement decomposition Ψ(y) by an LLM, as the papers do it (seed 000 App. C: references are
-// decomposed into atomic claims with a dataset-specific prompt before the oracle scores
+// Statement decomposition Ψ(y) by an LLM, as the papers do it (Xu et al. 2025, App. C: references
+// are decomposed into atomic claims with a dataset-specific prompt before the oracle scores
 // candidate-statement pairs). One call per distinct text, all texts of a batch at once, answers
 // parsed strictly ({"statements": [...]}, a non-empty list of non-empty strings), re-asked a
 // bounded number of times, memoized; a text whose decomposition still fails makes the items

@@ -1,5 +1,5 @@
 #pragma once
-// The LLM oracle (SPEC §4.3–4.4): an OpenAI-compatible model asked, through versioned prompt
+// The LLM oracle (Xu et al. 2025, §4): an OpenAI-compatible model asked, through versioned prompt
 // templates, the binary critic question ("does x support statement ψ?" / "do x and y describe
 // the same item?") → ±1, or the 7-level ordinal support judgment k ∈ {−3..3} → log r̂ = k·ln 2.
 //

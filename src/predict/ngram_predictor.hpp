@@ -1,5 +1,5 @@
 #pragma once
-// The offline autoregression mechanism (SPEC §4.4): PMI(x, y) = log p(y | x) − log p(y) with
+// The offline autoregression mechanism (Xu et al. 2025): PMI(x, y) = log p(y | x) − log p(y) with
 // p(y) from an interpolated modified Kneser-Ney n-gram model (predict/ngram_lm.hpp) trained on
 // the dataset's own texts (plus an optional user corpus), and p(y | x) from the same model
 // adapted to the candidate x by a stem cache (a Kuhn & De Mori 1990 unigram cache, mixed

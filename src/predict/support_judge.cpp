@@ -25,7 +25,8 @@
 namespace probity::predict {
 namespace {
 
-// ---- scoring constants (SPEC §4.4) --------------------------------------------------------------
+// ---- scoring constants (Xu et al. 2025)
+// --------------------------------------------------------------
 
 constexpr double kExactCredit = 1.0;
 constexpr double kStemCredit = 0.9;

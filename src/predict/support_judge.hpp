@@ -1,5 +1,5 @@
 #pragma once
-// The offline stand-in for the LLM oracle (SPEC §4.3–4.4): a lexical-semantic support judge.
+// The offline stand-in for the LLM oracle (Xu et al. 2025, §4): a lexical-semantic support judge.
 //
 // Support score s(x, ψ) ∈ [0, 1] of a statement ψ by a candidate x: the IDF-weighted share of
 // ψ's content words found in x, with credit 1.0 for the same word, 0.9 for the same NLTK Porter

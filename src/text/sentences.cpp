@@ -16,7 +16,7 @@ namespace probity::text {
 namespace {
 
 // Tokens after which ICU may break but a sentence does not end. ICU's `ss=standard` suppression
-// covers some of these but not "Dr." (see research notes), so we keep our own list.
+// covers some of these but not "Dr.", so we keep our own list.
 constexpr std::array<std::string_view, 42> kAbbreviations = {
     "mr.",  "mrs.",    "ms.",   "dr.",  "prof.", "sr.",  "jr.",  "st.",   "mt.",   "gen.", "col.",
     "lt.",  "sgt.",    "capt.", "gov.", "sen.",  "rep.", "rev.", "hon.",  "e.g.",  "i.e.", "vs.",

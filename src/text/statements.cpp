@@ -1,8 +1,8 @@
-// Rule-based statement decomposition Ψ(y) (SPEC §4.4): sentences, split into atomic clauses at
-// semicolons, clause-joining coordination and non-restrictive relative clauses; non-claims
-// (questions, greetings, headers, bullets, short fragments) dropped. Works on raw text and on
-// lower-cased tokenized text ("the team 's coach left , and he was fired .") alike, because
-// splitting happens on whitespace tokens with clause punctuation peeled off.
+// Rule-based statement decomposition Ψ(y) (as Xu et al. 2025 decompose references): sentences,
+// split into atomic clauses at semicolons, clause-joining coordination and non-restrictive relative
+// clauses; non-claims (questions, greetings, headers, bullets, short fragments) dropped. Works on
+// raw text and on lower-cased tokenized text ("the team 's coach left , and he was fired .") alike,
+// because splitting happens on whitespace tokens with clause punctuation peeled off.
 #include <algorithm>
 #include <cctype>
 #include <memory>

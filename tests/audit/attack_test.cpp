@@ -1,4 +1,4 @@
-// `probity attack` (issue 15): the edit operators add nothing of the task, the search finds a
+// `probity attack`: the edit operators add nothing of the task, the search finds a
 // planted vulnerability in at least 95 of 100 seeded runs, a metric that no content-free edit can
 // move in a consistent direction yields held-out findings at no more than the stated rate, and
 // the same inputs give the same bytes.

@@ -240,7 +240,7 @@ TEST(AuditRun, UnknownStrategyIsAUsageError) {
 
 }  // namespace
 
-// Issue 12, reproduction 11: constant scores used to give d = -8e15 (noise in a zero pooled sd),
+// Constant scores used to give d = -8e15 (noise in a zero pooled sd),
 // and two applied items made a strategy testable.
 TEST(AuditTest, DegenerateTestsAreNotTestableAndSayWhy) {
   using probity::PerturbResult;

@@ -1,8 +1,8 @@
-// The audit's correlation section at the field's levels (issue 14): --level rows equal
+// The audit's correlation section at the field's levels: --level rows equal
 // mt-metrics-eval's values, the length and random baselines sit beside the metrics, --rank gives
 // the clusters `probity rank` gives, preferences are scored when the data has pairs,
-// report.json carries all of it through a round trip, and the rows' intervals (issue 16's
-// resampling without materialised resamples) keep the generic computation's bits.
+// report.json carries all of it through a round trip, and the rows' intervals (// resampling
+// without materialised resamples) keep the generic computation's bits.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -315,7 +315,7 @@ TEST(LlmAttacker, APartlyFailedAttackReportsOverTheItemsItAttacked) {
   std::filesystem::remove_all(out);
 }
 
-// Issue 15's evidence for llm-judge: the six fixed manipulations against the attack's search.
+// The evidence for llm-judge: the six fixed manipulations against the attack's search.
 TEST(LlmAttacker, AnInstructionObeyingJudgeIsMissedByTheFixedSuiteAndFoundByTheAttack) {
   Fake fake(Judge::kObeys);
   const std::string out = temp("probity_llm_judge_attack");

@@ -1,4 +1,4 @@
-// --suite paper: the seed paper's protocol in one audit (rules for R, S, M; an LLM for the rest;
+// --suite paper: the paper's protocol in one audit (rules for R, S, M; an LLM for the rest;
 // its strategies per kind of dataset; one ground-truth reference; LLM statement decomposition)
 // against a test server that answers as vLLM does.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Bring your own metric as scores files (issue 7): `probity perturb` writes the texts, an outside
+// Bring your own metric as scores files: `probity perturb` writes the texts, an outside
 // metric scores them, and the audit reads those scores: the verdicts equal those of the same
 // metric computed inside probity.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Any common data shape in (issue 17): --map/--format for flat rows, --data - for standard
+// Any common data shape in: --map/--format for flat rows, --data - for standard
 // input, --hyp/--ref/--human plain-text files and --mtme/--lp on every command that reads data.
 #include <gtest/gtest.h>
 

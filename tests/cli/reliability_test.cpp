@@ -1,5 +1,5 @@
 // Output is complete or absent: atomic writes, checked writes, inputs never overwritten, files
-// that are cut or foreign refused by the readers (issue 12, reproductions 1-3).
+// that are cut or foreign refused by the readers.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>

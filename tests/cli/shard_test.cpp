@@ -1,4 +1,4 @@
-// Sharded runs equal unsharded ones (issue 7): score shards merge into the same bytes, and an
+// Sharded runs equal unsharded ones: score shards merge into the same bytes, and an
 // audit finished from the shards' caches recomputes nothing and reports the same numbers.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // `probity score` reads a file in chunks of 512 tasks even for metrics that need the whole file
 // (fitted on it, negatives from all its tasks): it fits them in passes over the file, then
-// scores chunk by chunk (issue 16). The output must be byte-identical to scoring the loaded
+// scores chunk by chunk. The output must be byte-identical to scoring the loaded
 // file, which a pipe forces (it cannot be read twice).
 #include <fcntl.h>
 #include <gtest/gtest.h>

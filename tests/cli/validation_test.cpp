@@ -1,4 +1,4 @@
-// Validation at the edge (issue 12, reproductions 8 and 9): every number checked when parsed,
+// Validation at the edge: every number checked when parsed,
 // numbers out of range in data named by file, line and field, empty or fully skipped inputs
 // exit 3 "no valid items" everywhere, and --skip-invalid says what it skipped.
 #include <gtest/gtest.h>

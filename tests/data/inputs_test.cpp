@@ -1,4 +1,4 @@
-// Other shapes of input (issue 17): mapped flat rows, TSV/JSON by extension, plain-text files and
+// Other shapes of input: mapped flat rows, TSV/JSON by extension, plain-text files and
 // the mt-metrics-eval layout; every reader names file, line and field of bad input.
 #include "probity/inputs.hpp"
 

@@ -1,4 +1,4 @@
-// LLM failures are diagnosable and reflected in the exit code (issue 12, reproductions 4, 6, 7):
+// LLM failures are diagnosable and reflected in the exit code:
 // server messages kept per kind, TLS and auth errors not retried, a circuit breaker for dead or
 // hanging servers, a size cap on answers, keys never printed even when escaped.
 #include <gtest/gtest.h>

@@ -457,7 +457,7 @@ std::vector<double> item_scores(const Dataset& ds, const std::string& spec, Engi
 }
 
 // The cell's score of each item from hand-computed log-ratios (fixture spans, fake table) and
-// the estimators of SPEC §4.
+// the estimators of Xu et al. 2025.
 std::vector<double> expected_cell_scores(const Dataset& ds, const std::string& tokenizer,
                                          mi::Measure f, bool variational, bool statements) {
   const auto cond = llm::load_prompt("lm_conditional.v1");

@@ -1,4 +1,4 @@
-// Empty texts are data (issue 12, reproduction 10): empty and whitespace-only candidates and
+// Empty texts are data: empty and whitespace-only candidates and
 // references go through the dataset, the scorer and every metric as sacreBLEU and rouge-score
 // score them (tests/golden/lexical/empty.json, from their own code and test suites), and stay in
 // corpus scores: dropping the empty hypothesis of sacreBLEU's README example would move its corpus

@@ -1,4 +1,4 @@
-// refs=<id> picks references by id for every metric (issue 14, item 6), and tasks without
+// refs=<id> picks references by id for every metric, and tasks without
 // references are valid for reference-free metrics only.
 #include <gtest/gtest.h>
 

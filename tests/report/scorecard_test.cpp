@@ -1,5 +1,5 @@
 // The scorecard: one verdict per metric, first in every rendering and as report.json's summary,
-// derived from the planted per-strategy results of the fixture with SPEC §5's criteria.
+// derived from the planted per-strategy results of the fixture with the audit's criteria.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// F (SPEC §4.1, Table 9) and E (SPEC §4.2): the information measures with their optimal critics
+// F (Xu et al. 2025, Table 9) and E (their §4): the information measures with their optimal critics
 // and convex conjugates, and the two sample-level estimators.
 #include <cmath>
 #include <limits>

@@ -196,7 +196,7 @@ double MiMetric::critic(std::string_view x, std::string_view y) const {
   double sum = 0;
   const std::size_t n = for_each_target(y, [&](std::string_view t) {
     if (binary_critic()) {
-      sum += 0.5 * predictor_->critic(x, t);  // yes/no → ±½ (SPEC §4.4)
+      sum += 0.5 * predictor_->critic(x, t);  // yes/no → ±½ (Xu et al. 2025)
     } else {
       sum += optimal_critic(config_.measure, std::exp(predictor_->log_ratio(x, t)));
     }

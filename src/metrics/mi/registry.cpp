@@ -1,4 +1,5 @@
-// `mi:<F>/<E>/<R>/<Π>` and the named presets of SPEC §4.4.
+// `mi:<F>/<E>/<R>/<Π>` and the named presets of Xu et al. 2025 (GEM, GPPM, TVD-MI, statement-level
+// TV).
 #include <fmt/format.h>
 
 #include <limits>

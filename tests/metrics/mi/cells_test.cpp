@@ -1,5 +1,5 @@
 // Every cell of the design space runs through the scorer and the audit with the offline
-// predictors (issue 4: "Every cell runs in score and audit").
+// predictors: every cell runs in score and audit.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -82,7 +82,8 @@ Estimate estimate(const ExactPredictor& p, Measure m, Estimator e, std::size_t n
 }
 
 TEST(MiMeasures, TableNineIdentities) {
-  // f*(T*(r)) equals the closed forms of SPEC §4.1, and f*(T*(r)) = r·T*(r) − f(r) (Fenchel).
+  // f*(T*(r)) equals the closed forms of Xu et al. 2025 (Table 9), and f*(T*(r)) = r·T*(r) − f(r)
+  // (Fenchel).
   for (double r : {0.2, 0.7, 1.5, 4.0}) {
     EXPECT_NEAR(probity::mi::conjugate(Measure::kKL, probity::mi::optimal_critic(Measure::kKL, r)),
                 r, 1e-12);
