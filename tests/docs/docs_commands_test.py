@@ -38,8 +38,10 @@ NOT_RUN = {
     ("README.md", "--perturber llm --llm-base-url"):
         "needs an LLM server with prompt log-probabilities (gem,predictor=llm); the repository's "
         "fake server serves none, so the command exits 2 against it",
+    ("README.md", "cmake --build build"): "rebuilds the tree under test (./build)",
     ("README.md", "cmake --install build"):
-        "writes to /opt; ctest's Build.MovedInstallTreeFindsItsPrompts installs and moves a tree",
+        "writes outside the scratch directory (a prefix); ctest's "
+        "Build.MovedInstallTreeFindsItsPrompts installs and moves a tree",
     ("README.md", "cpack -G DEB"): "ctest's Build.DebianPackageAuditsTheSample builds and installs the .deb",
     ("README.md", "pip install --no-build-isolation"):
         "ctest's Build.PipInstallsThePackageIntoAVenv installs the package into a venv",
