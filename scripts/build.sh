@@ -23,6 +23,7 @@ linker=()
 if command -v mold >/dev/null; then
   linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=mold -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=mold)
 fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+# --no-warn-unused-cli: Python3_EXECUTABLE is unused when the module is off (quickstart.sh).
+cmake -S . -B build -G Ninja --no-warn-unused-cli -DCMAKE_BUILD_TYPE=Release \
   -DPython3_EXECUTABLE=/usr/bin/python3 "${launcher[@]}" "${linker[@]}" "${configure[@]}" >/dev/null
 cmake --build build -j "$(nproc)" "${target[@]}"
