@@ -30,7 +30,7 @@ export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file
 # -O1 with line tables only: readable reports at a fraction of the compile time of -O2 -g.
 cmake -S . -B build-san -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DPROBITY_SANITIZE=address,undefined \
-  -DPROBITY_FUZZ=ON -DPROBITY_BUILD_PYTHON=OFF -DPROBITY_BUILD_BENCH=OFF \
+  -DPROBITY_FUZZ=ON -DPROBITY_WERROR=ON -DPROBITY_BUILD_PYTHON=OFF -DPROBITY_BUILD_BENCH=OFF \
   "${launcher[@]}" >/dev/null || exit 1
 cmake --build build-san -j "$(nproc)" || exit 1
 

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Installs every Debian package probity needs to build, test and run. Idempotent and
-# non-interactive: packages already present are left alone and apt is not touched at all.
+# Installs the Debian packages probity needs. Idempotent and non-interactive: packages already
+# present are left alone and apt is not touched at all.
+#   scripts/setup.sh --run   # what building and running the `probity` CLI needs (quickstart.sh)
+#   scripts/setup.sh         # that, plus everything the tests, the sanitizer and fuzz build, the
+#                            # cluster test, the Python module and the .deb need (test.sh)
 set -euo pipefail
 
-PACKAGES=(
+# Building and running the CLI.
+RUN_PACKAGES=(
   # toolchain
   g++ cmake ninja-build pkg-config ccache mold git
   # libraries
@@ -11,9 +15,15 @@ PACKAGES=(
   libsqlite3-dev libxxhash-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libtomlplusplus-dev
   libsimdjson-dev libfasttext-dev
   libmecab-dev mecab-ipadic-utf8
+  # the synonym strategies and edits read WordNet at run time
   wordnet-base
+)
+# Testing, on top of RUN_PACKAGES.
+TEST_PACKAGES=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
+  # the format check (test.sh: clang-format --dry-run -Werror over the tracked C++ files)
+  clang-format
   # the cluster test (tests/cluster/slurm_array_test.sh): a one-node Slurm with its own munged
   slurm-wlm munge
   # sanitizer and fuzzing build (scripts/sanitize.sh): clang, its runtimes, llvm-symbolizer
@@ -24,6 +34,12 @@ PACKAGES=(
   # the .deb (cpack -G DEB: dpkg-shlibdeps) and the man page check (groff)
   dpkg-dev groff-base
 )
+
+case "${1:-}" in
+  --run) PACKAGES=("${RUN_PACKAGES[@]}") ;;
+  "") PACKAGES=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *) echo "usage: scripts/setup.sh [--run]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test (the README's second quick-start command): the GoogleTest
-# suite through ctest, then the Python module's tests with Debian's interpreter (it has NumPy).
-# Then the sanitizer and fuzz run (scripts/sanitize.sh). "tests: N passed, M failed" sums the
-# first two; the sanitizer run ends "sanitize: clean" or "sanitize: FAILED".
+# Sets up, checks the formatting, builds and runs every test (the README's second quick-start
+# command): the GoogleTest suite and the build-level tests through ctest (the docs test among
+# them), then the Python module's tests with Debian's interpreter (it has NumPy). Then the
+# sanitizer and fuzz run (scripts/sanitize.sh). "tests: N passed, M failed" sums the first two;
+# the sanitizer run ends "sanitize: clean" or "sanitize: FAILED".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh || exit 1
-./scripts/build.sh || exit 1
+# First and cheap (seconds): every tracked C++ file as .clang-format lays it out.
+./scripts/check-format.sh || exit 1
+# The same ./build as quickstart.sh, with the tests, benchmarks and module turned back on, and
+# any compiler warning an error.
+./scripts/build.sh -DPROBITY_BUILD_TESTS=ON -DPROBITY_BUILD_BENCH=ON -DPROBITY_BUILD_PYTHON=ON \
+  -DPROBITY_WERROR=ON || exit 1
 logs=$(mktemp -d)
 ctest --test-dir build --output-on-failure -j "$(nproc)" 2>&1 | tee "$logs/ctest"
 ctest_rc=${PIPESTATUS[0]}
