@@ -158,6 +158,7 @@ ojson test_json(const StrategyTest& t) {
   j["undefined"] = t.undefined;
   j["testable"] = t.testable;
   if (!t.untestable.empty()) j["untestable"] = t.untestable;
+  if (t.reason != NotTestable::kNone) j["untestable_reason"] = not_testable_name(t.reason);
   j["mean_original"] = num(t.mean_original);
   j["mean_perturbed"] = num(t.mean_perturbed);
   j["mean_delta"] = num(t.mean_delta);
@@ -483,6 +484,7 @@ void read_test(const Reader& r, StrategyTest& t) {
   r.unsigned_int("undefined", t.undefined);
   r.boolean("testable", t.testable);
   r.str("untestable", t.untestable);
+  r.name("untestable_reason", t.reason, parse_not_testable);
   r.number("mean_original", t.mean_original);
   r.number("mean_perturbed", t.mean_perturbed);
   r.number("mean_delta", t.mean_delta);
