@@ -86,12 +86,14 @@ int run_audit(const AuditArgs& args, Engine& engine) {
     return kExitOk;
   }
   if (args.console.verbose()) fmt::print(stderr, "[{:7.1f} s] done\n", elapsed());
-  fmt::print("{}", report::to_text(report, report::TextOptions{!args.ascii, args.console.width,
-                                                               args.console.color_stdout}));
+  // The details first, then the files written and the time, and the scorecard last, where the
+  // terminal leaves it in view.
+  const report::TextOptions text{!args.ascii, args.console.width, args.console.color_stdout};
+  if (std::string details = report::to_text_details(report, text); !details.empty())
+    fmt::print("{}\n", details);
   report::write_all(report, args.out);
   auto dir = std::filesystem::path(args.out);
-  fmt::print("\nreport: {} {} {}\n", (dir / "report.json").string(), (dir / "report.md").string(),
-             (dir / "report.html").string());
+  fmt::print("report: report.json, report.md and report.html in {}\n", args.out);
   auto wants = [&](std::string_view what) {
     return std::find(args.exports.begin(), args.exports.end(), what) != args.exports.end();
   };
@@ -99,8 +101,9 @@ int run_audit(const AuditArgs& args, Engine& engine) {
     auto files = report::write_exports(report, args.out, wants("latex"), wants("svg"));
     fmt::print("export: {} file(s) in {}\n", files.size(), args.out);
   }
-  fmt::print("{:.1f} s; cache {} hits, {} misses ({})\n", report.seconds, report.cache_hits,
+  fmt::print("{:.1f} s; cache {} hits, {} misses ({})\n\n", report.seconds, report.cache_hits,
              report.cache_misses, (dir / "cache.sqlite").string());
+  fmt::print("{}", report::to_text_verdict(report, text));
   return kExitOk;
 }
 

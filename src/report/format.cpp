@@ -297,8 +297,15 @@ const DatasetSummary* find_dataset(const AuditReport& report, const std::string&
 std::string na_text(const StrategyTest& t) {
   // "n/a (n=8)": too few applied items; "n/a (constant)": scores that do not vary;
   // "n/a (language)": the strategy has no rules for the data's language.
-  if (t.untestable.starts_with("constant")) return "n/a (constant)";
-  if (t.untestable.starts_with("language")) return "n/a (language)";
+  switch (t.reason) {
+    case NotTestable::kConstantScores:
+      return "n/a (constant)";
+    case NotTestable::kLanguage:
+      return "n/a (language)";
+    case NotTestable::kNone:
+    case NotTestable::kTooFewApplied:
+      break;
+  }
   return fmt::format("n/a (n={})", t.applied);
 }
 
@@ -1281,6 +1288,19 @@ std::string one_line(std::string_view s) {
 
 }  // namespace
 
+// Where a word too wide for its column may be cut: after one of these.
+constexpr std::string_view kSoftBreaks = ",/:;|-_";
+
+std::size_t word_end(std::string_view text, std::size_t start) {
+  int depth = 0;
+  for (std::size_t i = start; i < text.size(); ++i) {
+    if (text[i] == '[') ++depth;
+    if (text[i] == ']' && depth > 0) --depth;
+    if (text[i] == ' ' && depth == 0) return i;
+  }
+  return text.size();
+}
+
 std::vector<std::string> wrap_cell(std::string_view text, std::size_t width) {
   width = std::max<std::size_t>(width, 1);
   std::vector<std::string> lines;
@@ -1293,8 +1313,7 @@ std::vector<std::string> wrap_cell(std::string_view text, std::size_t width) {
   };
   std::size_t start = 0;
   while (start <= text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string_view::npos) end = text.size();
+    const std::size_t end = word_end(text, start);
     std::string_view word = text.substr(start, end - start);
     const std::size_t w = display_width(word);
     if (!line.empty() && line_width + 1 + w > width) flush();
@@ -1307,8 +1326,8 @@ std::vector<std::string> wrap_cell(std::string_view text, std::size_t width) {
       line_width += w;
     } else {
       // A word wider than the column (the line is empty here): pieces of at most `width`
-      // columns, each ending after the last ',', '/', ':', ';' or '|' that fits (so "[0.10,0.31]"
-      // breaks after the comma), else cut at the width.
+      // columns, each ending after the last soft break that fits (so "[0.10,0.31]" breaks after
+      // the comma), else cut at the width.
       std::string_view rest = word;
       while (display_width(rest) > width) {
         std::size_t i = 0, cols = 0, brk = 0;
@@ -1320,9 +1339,7 @@ std::vector<std::string> wrap_cell(std::string_view text, std::size_t width) {
           if (cols + gw > width && i > 0) break;
           i += len;
           cols += gw;
-          if (i < rest.size() &&
-              std::string_view(",/:;|").find(rest[i - 1]) != std::string_view::npos)
-            brk = i;
+          if (i < rest.size() && kSoftBreaks.find(rest[i - 1]) != std::string_view::npos) brk = i;
         }
         const std::size_t cut = brk > 0 ? brk : i;
         lines.emplace_back(rest.substr(0, cut));
@@ -1356,42 +1373,118 @@ std::string_view tone_color(Tone tone) {
   return {};
 }
 
-// The widest word of a column (header included): narrower, a column cuts words.
-std::size_t widest_word(const Table& table, std::size_t c) {
-  std::size_t widest = 1;
-  auto scan = [&](std::string_view s) {
-    std::size_t start = 0;
-    while (start <= s.size()) {
-      std::size_t end = s.find(' ', start);
-      if (end == std::string_view::npos) end = s.size();
-      widest = std::max(widest, display_width(s.substr(start, end - start)));
-      start = end + 1;
+// The widest word of `s` (a bracketed interval counts as one word). `pieces`: the widest piece
+// of a word cut after its soft breaks instead, except intervals, which are never cut.
+std::size_t widest_word(std::string_view s, bool pieces) {
+  std::size_t widest = 1, start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = word_end(s, start);
+    std::string_view word = s.substr(start, end - start);
+    if (!pieces || word.find('[') != std::string_view::npos) {
+      widest = std::max(widest, display_width(word));
+    } else {
+      std::size_t from = 0;
+      for (std::size_t i = 0; i < word.size(); ++i)
+        if (kSoftBreaks.find(word[i]) != std::string_view::npos || i + 1 == word.size()) {
+          widest = std::max(widest, display_width(word.substr(from, i + 1 - from)));
+          from = i + 1;
+        }
     }
-  };
-  scan(table.header[c]);
-  for (const auto& row : table.rows)
-    if (c < row.size()) scan(one_line(row[c].text));
+    start = end + 1;
+  }
   return widest;
 }
 
-// Narrows the widest of the columns above their floor by one until `total` fits `max_width`.
-void narrow_columns(std::vector<std::size_t>& width, const std::vector<std::size_t>& floor,
-                    std::size_t& total, std::size_t max_width) {
+// How narrow a column may get: down to its widest word (cells wrap at spaces), or down to its
+// widest piece (long words cut after a soft break), or to 4 columns (words cut anywhere). A
+// header word and an interval "[0.12, 0.34]" are never cut before the last resort.
+enum class Floor { kWords, kPieces, kAny };
+std::size_t column_floor(const Table& table, std::size_t c, Floor floor) {
+  if (floor == Floor::kAny) return 4;
+  std::size_t widest = widest_word(table.header[c], false);
+  for (const auto& row : table.rows)
+    if (c < row.size())
+      widest = std::max(widest, widest_word(one_line(row[c].text), floor == Floor::kPieces));
+  return widest;
+}
+
+// Narrows the widest of `columns` above their floor by one until their frame and widths fit
+// `max_width`; returns the total width reached.
+std::size_t narrow_columns(const Table& table, const std::vector<std::size_t>& columns,
+                           std::vector<std::size_t>& width, Floor floor_kind,
+                           std::size_t max_width) {
+  std::vector<std::size_t> floor(columns.size());
+  std::size_t total = 3 * columns.size() + 1;  // "│ " before each cell, " " after, closing "│"
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    floor[i] = std::min(width[columns[i]], column_floor(table, columns[i], floor_kind));
+    total += width[columns[i]];
+  }
   while (total > max_width) {
-    std::size_t widest = width.size();
-    for (std::size_t c = 0; c < width.size(); ++c)
-      if (width[c] > floor[c] && (widest == width.size() || width[c] > width[widest])) widest = c;
-    if (widest == width.size()) return;
-    --width[widest];
+    std::size_t widest = columns.size();
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      if (width[columns[i]] > floor[i] &&
+          (widest == columns.size() || width[columns[i]] > width[columns[widest]]))
+        widest = i;
+    if (widest == columns.size()) break;
+    --width[columns[widest]];
     --total;
   }
+  return total;
+}
+
+// How many leading columns tell the rows apart (at least one, at most all but one): the key a
+// panel repeats.
+std::size_t key_columns(const Table& table, std::size_t cols) {
+  for (std::size_t keys = 1; keys + 1 < cols; ++keys) {
+    std::set<std::vector<std::string>> seen;
+    for (const auto& row : table.rows) {
+      std::vector<std::string> key;
+      for (std::size_t c = 0; c < keys; ++c) key.push_back(c < row.size() ? row[c].text : "");
+      seen.insert(std::move(key));
+    }
+    if (seen.size() == table.rows.size()) return keys;
+  }
+  return std::max<std::size_t>(1, cols - 1);
+}
+
+// The columns of each panel: all of them when the table fits `max_width` without cutting
+// more than soft breaks allow; else the key columns repeated in each panel, followed by as many
+// of the others as fit.
+std::vector<std::vector<std::size_t>> panels(const Table& table, std::size_t max_width) {
+  const std::size_t cols = table.header.size();
+  std::vector<std::size_t> floor(cols);
+  std::size_t total = 3 * cols + 1;
+  for (std::size_t c = 0; c < cols; ++c) {
+    floor[c] = column_floor(table, c, Floor::kPieces);
+    total += floor[c];
+  }
+  std::vector<std::vector<std::size_t>> out;
+  if (max_width == 0 || total <= max_width || cols <= 2) {
+    out.emplace_back();
+    for (std::size_t c = 0; c < cols; ++c) out.back().push_back(c);
+    return out;
+  }
+  const std::size_t keys = key_columns(table, cols);
+  std::size_t key_width = 1;
+  for (std::size_t c = 0; c < keys; ++c) key_width += 3 + floor[c];
+  std::size_t used = 0;
+  for (std::size_t c = keys; c < cols; ++c) {
+    if (out.empty() || (used + 3 + floor[c] > max_width && out.back().size() > keys)) {
+      out.emplace_back();
+      for (std::size_t k = 0; k < keys; ++k) out.back().push_back(k);
+      used = key_width;
+    }
+    out.back().push_back(c);
+    used += 3 + floor[c];
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string render_text_table(const Table& table, const Symbols& sym, std::size_t max_width,
                               bool color) {
-  std::size_t cols = table.header.size();
+  const std::size_t cols = table.header.size();
   std::vector<std::size_t> width(cols, 0);
   auto cell_text = [&](const std::vector<Cell>& row, std::size_t c) {
     return c < row.size() ? one_line(row[c].text) : std::string();
@@ -1401,68 +1494,68 @@ std::string render_text_table(const Table& table, const Symbols& sym, std::size_
     for (const auto& row : table.rows)
       width[c] = std::max(width[c], display_width(cell_text(row, c)));
   }
-  // Borders and padding: "│ " before each cell, " " after it, and the closing "│".
-  const std::size_t frame = 3 * cols + 1;
-  if (max_width > 0) {
-    std::size_t total = frame;
-    for (std::size_t w : width) total += w;
-    // First wrap at spaces only (down to each column's widest word), then cut words, down to 4
-    // columns; a table that still does not fit stays wider than the terminal.
-    std::vector<std::size_t> floor(cols);
-    for (std::size_t c = 0; c < cols; ++c) floor[c] = std::min(width[c], widest_word(table, c));
-    narrow_columns(width, floor, total, max_width);
-    for (std::size_t c = 0; c < cols; ++c) floor[c] = std::min<std::size_t>(width[c], 4);
-    narrow_columns(width, floor, total, max_width);
-  }
   const bool u = sym.unicode;
   std::string_view h = u ? "\u2500" : "-", v = u ? "\u2502" : "|";
-  auto rule = [&](std::string_view l, std::string_view m, std::string_view r) {
-    std::string line(l);
-    for (std::size_t c = 0; c < cols; ++c) {
-      line += repeat(h, width[c] + 2);
-      line += c + 1 < cols ? m : r;
-    }
-    return line + "\n";
-  };
-  // One row: each cell wrapped to its column, the row as tall as its tallest cell.
-  auto row_lines = [&](auto text_of, auto tone_of) {
-    std::vector<std::vector<std::string>> cells(cols);
-    std::size_t height = 1;
-    for (std::size_t c = 0; c < cols; ++c) {
-      std::string t = text_of(c);
-      cells[c] = display_width(t) <= width[c] ? std::vector<std::string>{std::move(t)}
-                                              : wrap_cell(t, width[c]);
-      height = std::max(height, cells[c].size());
-    }
-    std::string out;
-    for (std::size_t k = 0; k < height; ++k) {
-      std::string line(v);
-      for (std::size_t c = 0; c < cols; ++c) {
-        Align a = c < table.align.size() ? table.align[c] : Align::kLeft;
-        std::string text = pad(k < cells[c].size() ? cells[c][k] : std::string(), width[c], a);
-        std::string_view sgr = color ? tone_color(tone_of(c)) : std::string_view();
-        if (!sgr.empty()) text = std::string(sgr) + text + "\033[0m";
-        append(line, {" ", text, " "});
-        line += v;
-      }
-      out += line + "\n";
-    }
-    return out;
-  };
   std::string out;
   if (!table.title.empty()) {
     const auto title =
         max_width > 0 ? wrap_cell(table.title, max_width) : std::vector<std::string>{table.title};
     for (const auto& line : title) out += color ? "\033[1m" + line + "\033[0m\n" : line + "\n";
   }
-  out += u ? rule("\u250c", "\u252c", "\u2510") : rule("+", "+", "+");
-  out += row_lines([&](std::size_t c) { return table.header[c]; },
-                   [](std::size_t) { return Tone::kNone; });
-  out += u ? rule("\u251c", "\u253c", "\u2524") : rule("+", "+", "+");
-  for (const auto& row : table.rows)
-    out += row_lines([&](std::size_t c) { return cell_text(row, c); },
-                     [&](std::size_t c) { return c < row.size() ? row[c].tone : Tone::kNone; });
-  out += u ? rule("\u2514", "\u2534", "\u2518") : rule("+", "+", "+");
+  const auto all_panels = panels(table, max_width);
+  for (std::size_t p = 0; p < all_panels.size(); ++p) {
+    const std::vector<std::size_t>& columns = all_panels[p];
+    if (max_width > 0) {
+      // Wrap at spaces first, then cut words after soft breaks, then anywhere (a panel that
+      // still does not fit stays wider than the terminal).
+      for (Floor f : {Floor::kWords, Floor::kPieces, Floor::kAny})
+        if (narrow_columns(table, columns, width, f, max_width) <= max_width) break;
+    }
+    auto rule = [&](std::string_view l, std::string_view m, std::string_view r) {
+      std::string line(l);
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        line += repeat(h, width[columns[i]] + 2);
+        line += i + 1 < columns.size() ? m : r;
+      }
+      return line + "\n";
+    };
+    // One row: each cell wrapped to its column, the row as tall as its tallest cell.
+    auto row_lines = [&](auto text_of, auto tone_of) {
+      std::vector<std::vector<std::string>> cells(columns.size());
+      std::size_t height = 1;
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        const std::size_t c = columns[i];
+        std::string t = text_of(c);
+        cells[i] = display_width(t) <= width[c] ? std::vector<std::string>{std::move(t)}
+                                                : wrap_cell(t, width[c]);
+        height = std::max(height, cells[i].size());
+      }
+      std::string lines;
+      for (std::size_t k = 0; k < height; ++k) {
+        std::string line(v);
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+          const std::size_t c = columns[i];
+          Align a = c < table.align.size() ? table.align[c] : Align::kLeft;
+          std::string text = pad(k < cells[i].size() ? cells[i][k] : std::string(), width[c], a);
+          std::string_view sgr = color ? tone_color(tone_of(c)) : std::string_view();
+          if (!sgr.empty()) text = std::string(sgr) + text + "\033[0m";
+          append(line, {" ", text, " "});
+          line += v;
+        }
+        lines += line + "\n";
+      }
+      return lines;
+    };
+    if (p > 0) out += "\n";
+    out += u ? rule("\u250c", "\u252c", "\u2510") : rule("+", "+", "+");
+    out += row_lines([&](std::size_t c) { return table.header[c]; },
+                     [](std::size_t) { return Tone::kNone; });
+    out += u ? rule("\u251c", "\u253c", "\u2524") : rule("+", "+", "+");
+    for (const auto& row : table.rows)
+      out += row_lines([&](std::size_t c) { return cell_text(row, c); },
+                       [&](std::size_t c) { return c < row.size() ? row[c].tone : Tone::kNone; });
+    out += u ? rule("\u2514", "\u2534", "\u2518") : rule("+", "+", "+");
+  }
   if (!table.note.empty())
     out += wrap(table.note, max_width > 0 ? std::min<std::size_t>(100, max_width) : 100);
   return out;

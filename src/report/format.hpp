@@ -207,6 +207,8 @@ std::vector<std::string> how_to_read(const TestIndex& index, const Symbols& sym)
 // Table as a `table` environment with a booktabs tabular (--export latex).
 std::string latex_escape(std::string_view s);
 std::string latex_table(const Table& table);
+// The comment every exported .tex file starts with: the \usepackage lines it needs.
+std::string_view latex_preamble_comment();
 
 // A box-drawn table for the terminal; every line has the same display width. With `max_width`
 // (0: none) the columns are narrowed until the table fits, widest first: first down to their
@@ -215,8 +217,11 @@ std::string latex_table(const Table& table);
 // colours by the cells' tones, the title bold.
 std::string render_text_table(const Table& table, const Symbols& sym, std::size_t max_width = 0,
                               bool color = false);
-// `text` broken at spaces into lines of at most `width` display columns; a word longer than that
-// is cut into pieces of `width` columns. At least one (possibly empty) line.
+// The end of the word starting at `start`: the next space outside square brackets, so that an
+// interval "[0.12, 0.34]" is one word.
+std::size_t word_end(std::string_view text, std::size_t start);
+// `text` broken at spaces (outside brackets) into lines of at most `width` display columns; a word
+// longer than that is cut into pieces of `width` columns. At least one (possibly empty) line.
 std::vector<std::string> wrap_cell(std::string_view text, std::size_t width);
 
 }  // namespace probity::report::detail
