@@ -1,7 +1,10 @@
 #pragma once
-// Shared pieces of the report renderers: number formatting, UTF-8 display width, and the tables
-// (grids, effect sizes, correlations, accounting) built once here and drawn by the text,
-// Markdown and HTML renderers, so that the three always show the same numbers.
+// Shared pieces of the report renderers: number formatting, UTF-8 display width, and the one
+// Table model with the tables (scorecard, grids, effect sizes, correlations, accounting) built
+// once and drawn by the text, Markdown, HTML and LaTeX renderers, so that all show the same
+// numbers. Each group below is implemented in its own file: format.cpp (numbers and strings),
+// test_index.cpp, verdicts.cpp, grid.cpp, scorecard.cpp, correlation_tables.cpp,
+// attack_table.cpp, effect_tables.cpp, run_tables.cpp, text_table.cpp, latex.cpp.
 #include <cstddef>
 #include <initializer_list>
 #include <limits>
@@ -94,6 +97,11 @@ class TestIndex {
   std::vector<StrategyRef> strategies_[2];
 };
 
+// Appends `value` unless `list` holds it already.
+void add_unique(std::vector<std::string>& list, const std::string& value);
+// "R random-replacement, S sentence-deletion, ...": the strategies of `kind` for a legend.
+std::string strategy_list(const TestIndex& index, StrategyKind kind);
+
 // ---- verdicts and grids ------------------------------------------------------------------
 
 enum class Verdict { kPass, kFail, kNotTestable, kMissing };
@@ -172,6 +180,12 @@ struct Table {
   std::vector<std::vector<Cell>> rows;
   std::string note;  // legend under the table
 };
+
+// A verdict as a cell's tone and word ("pass", "FAIL", "n/a", "—"), and the cell of a test
+// that was not run.
+Tone tone_of(Verdict v);
+std::string verdict_word(Verdict v, const Symbols& sym);
+Cell missing_cell(const Symbols& sym);
 
 // One row per metric (and dataset when there are several): ρ [CI], x/n, y/n, verdict.
 Table scorecard_table(const TestIndex& index, const Symbols& sym);
