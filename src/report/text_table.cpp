@@ -162,16 +162,28 @@ std::size_t widest_word(std::string_view s, bool pieces) {
   return widest;
 }
 
-// How narrow a column may get: down to its widest word (cells wrap at spaces), or down to its
-// widest piece (long words cut after a soft break), or to 4 columns (words cut anywhere). A
-// header word and an interval "[0.12, 0.34]" are never cut before the last resort.
-enum class Floor { kWords, kPieces, kAny };
+// How narrow a column may get: down to its widest word (cells wrap at spaces), or its widest
+// piece (long words cut after a soft break), or 4 columns but for its header's words and its
+// intervals "[0.12, 0.34]" (other words cut anywhere), or 4 columns (the last resort).
+enum class Floor { kWords, kPieces, kUnits, kAny };
 std::size_t column_floor(const Table& table, std::size_t c, Floor floor) {
   if (floor == Floor::kAny) return 4;
   std::size_t widest = widest_word(table.header[c], false);
-  for (const auto& row : table.rows)
-    if (c < row.size())
-      widest = std::max(widest, widest_word(one_line(row[c].text), floor == Floor::kPieces));
+  if (floor == Floor::kUnits) widest = std::max<std::size_t>(widest, 4);
+  for (const auto& row : table.rows) {
+    if (c >= row.size()) continue;
+    const std::string text = one_line(row[c].text);
+    if (floor != Floor::kUnits) {
+      widest = std::max(widest, widest_word(text, floor == Floor::kPieces));
+      continue;
+    }
+    for (std::size_t start = 0; start <= text.size();) {
+      const std::size_t end = word_end(text, start);
+      std::string_view word = std::string_view(text).substr(start, end - start);
+      if (word.find('[') != std::string_view::npos) widest = std::max(widest, display_width(word));
+      start = end + 1;
+    }
+  }
   return widest;
 }
 
@@ -214,15 +226,15 @@ std::size_t key_columns(const Table& table, std::size_t cols) {
   return std::max<std::size_t>(1, cols - 1);
 }
 
-// The columns of each panel: all of them when the table fits `max_width` without cutting
-// more than soft breaks allow; else the key columns repeated in each panel, followed by as many
+// The columns of each panel: all of them when the table fits `max_width` without cutting a
+// header word or an interval; else the key columns repeated in each panel, followed by as many
 // of the others as fit.
 std::vector<std::vector<std::size_t>> panels(const Table& table, std::size_t max_width) {
   const std::size_t cols = table.header.size();
   std::vector<std::size_t> floor(cols);
   std::size_t total = 3 * cols + 1;
   for (std::size_t c = 0; c < cols; ++c) {
-    floor[c] = column_floor(table, c, Floor::kPieces);
+    floor[c] = column_floor(table, c, Floor::kUnits);
     total += floor[c];
   }
   std::vector<std::vector<std::size_t>> out;
@@ -273,9 +285,9 @@ std::string render_text_table(const Table& table, const Symbols& sym, std::size_
   for (std::size_t p = 0; p < all_panels.size(); ++p) {
     const std::vector<std::size_t>& columns = all_panels[p];
     if (max_width > 0) {
-      // Wrap at spaces first, then cut words after soft breaks, then anywhere (a panel that
-      // still does not fit stays wider than the terminal).
-      for (Floor f : {Floor::kWords, Floor::kPieces, Floor::kAny})
+      // Wrap at spaces first, then cut words after soft breaks, then anywhere but in header
+      // words and intervals, then anywhere (a panel that still does not fit stays wider).
+      for (Floor f : {Floor::kWords, Floor::kPieces, Floor::kUnits, Floor::kAny})
         if (narrow_columns(table, columns, width, f, max_width) <= max_width) break;
     }
     auto rule = [&](std::string_view l, std::string_view m, std::string_view r) {
