@@ -33,8 +33,9 @@ bin=${1:-./build/probity}
 - The audit tables fit the terminal: `COLUMNS`, else the width of the terminal on standard
   output; to a file or pipe they keep their full width. Narrowed columns wrap their cells at
   spaces, then cut long words after `-`, `_`, `,`, `/`, `:`, `;` or `|`; a header word or an
-  interval such as `[0.12, 0.34]` is cut only as a last resort. A table that cannot fit otherwise is drawn in several
-  panels, each repeating the columns that identify a row (e.g. metric, or dataset and code).
+  interval such as `[0.12, 0.34]` is cut only as a last resort. A table that cannot fit
+  otherwise is drawn in several panels, each repeating the columns that identify a row (e.g.
+  metric, or dataset and code).
 - `--export latex` writes each table as `table-*.tex`: a `table` float whose first lines are a
   comment naming the packages it needs in a plain `\documentclass{article}`
   (`\usepackage{booktabs}` and `\usepackage{graphicx}`); the tabular is shrunk to
