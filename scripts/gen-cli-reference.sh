@@ -26,9 +26,21 @@ bin=${1:-./build/probity}
   time at which each stage starts; `score`: the time taken), `--no-color`.
 - Colour (verdicts in the audit tables, the `probity:` prefix of errors) only on a terminal, and
   never with `--no-color`, a non-empty `NO_COLOR` or `TERM=dumb`.
+- `audit` prints the detail tables first (correlations, grids, effect sizes, item accounting, LLM
+  usage), then the files written and the time, then the run's summary line and the scorecard, so
+  the verdict is the last thing on screen. (The documents, `report.md` and `report.html`, open
+  with the scorecard.)
 - The audit tables fit the terminal: `COLUMNS`, else the width of the terminal on standard
   output; to a file or pipe they keep their full width. Narrowed columns wrap their cells at
-  spaces, then cut words longer than the column.
+  spaces, then cut long words after `-`, `_`, `,`, `/`, `:`, `;` or `|`; a header word or an
+  interval such as `[0.12, 0.34]` is cut only as a last resort. A table that cannot fit
+  otherwise is drawn in several panels, each repeating the columns that identify a row (e.g.
+  metric, or dataset and code).
+- `--export latex` writes each table as `table-*.tex`: a `table` float whose first lines are a
+  comment naming the packages it needs in a plain `\documentclass{article}`
+  (`\usepackage{booktabs}` and `\usepackage{graphicx}`); the tabular is shrunk to
+  `\columnwidth` when wider (never enlarged), and the files are ASCII (✓ is written `$\surd$`, so
+  `amssymb` is not needed). Include one with `\input{table-scorecard.tex}`.
 - JSON output of every command uses one vocabulary of field names ([json-fields.md](json-fields.md)).
 - Shell completion: `probity completion bash` / `probity completion zsh` print the scripts
   (installed by `cmake --install`); `probity man` prints the man page (`man probity` once

@@ -197,6 +197,18 @@ struct MetricRanking {
   std::vector<Test> tests;
 };
 
+// Why a paired test has no verdict. The renderers turn it into words; `StrategyTest::untestable`
+// keeps the full sentence with the counts.
+enum class NotTestable {
+  kNone,            // testable, or no cause recorded
+  kTooFewApplied,   // fewer applied items with defined scores than the minimum
+  kConstantScores,  // the pooled sd is zero: no scale to measure a change in
+  kLanguage,        // the strategy has no rules for most items' language
+};
+std::string_view not_testable_name(NotTestable reason);  // "too_few_applied", ...
+// Inverse of not_testable_name; std::invalid_argument for an unknown name.
+NotTestable parse_not_testable(std::string_view name);
+
 // One paired test: one metric, one dataset, one strategy.
 struct StrategyTest {
   std::string dataset;
@@ -207,8 +219,9 @@ struct StrategyTest {
   // Item accounting: considered = applied + not_applicable + unchanged + failed + undefined.
   std::size_t considered = 0, applied = 0, not_applicable = 0, unchanged = 0, failed = 0,
               undefined = 0;
-  bool testable = false;   // enough applied items with defined, varying scores
-  std::string untestable;  // why not: "8 applied items, fewer than 30", "constant scores"
+  bool testable = false;                    // enough applied items with defined, varying scores
+  NotTestable reason = NotTestable::kNone;  // why not, as a kind
+  std::string untestable;  // why not, in words: "8 applied items, fewer than 30", "constant scores"
   double mean_original = 0, mean_perturbed = 0, mean_delta = 0, sd_delta = 0;
   double t = 0, df = 0;
   double p = 0;         // one-sided: H1 mean Δ < 0 (degradation) or > 0 (manipulation)

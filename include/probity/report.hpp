@@ -24,7 +24,12 @@ struct TextOptions {
   std::size_t width = 0;
   bool color = false;
 };
+// The details (correlations, grids, effect sizes, accounting, LLM usage), then the run's summary
+// line and the scorecard: the verdict comes last, where a terminal leaves it in view.
 std::string to_text(const AuditReport& report, const TextOptions& options);
+// The two halves of to_text, for a caller that prints more between them (the files written).
+std::string to_text_details(const AuditReport& report, const TextOptions& options);
+std::string to_text_verdict(const AuditReport& report, const TextOptions& options);
 
 // Writes report.json, report.md and report.html into `dir`.
 void write_all(const AuditReport& report, const std::string& dir);

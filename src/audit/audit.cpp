@@ -455,15 +455,18 @@ StrategyTest test_strategy(StrategyKind kind, std::span<const double> orig_all,
   // All of a small dataset's items, never fewer than two.
   const std::size_t needed = std::max<std::size_t>(2, std::min(min_applied, t.considered));
   t.testable = t.applied >= needed;
-  if (!t.testable)
+  if (!t.testable) {
+    t.reason = NotTestable::kTooFewApplied;
     t.untestable = fmt::format("{} applied item{}, fewer than {}", t.applied,
                                t.applied == 1 ? "" : "s", needed);
+  }
   t.mean_original = mean_of(orig);
   t.mean_perturbed = mean_of(pert);
   auto r = t.testable ? stats::paired_t(pert, orig) : stats::PairedTResult{};
   if (t.testable && !std::isfinite(r.smd)) {
     // Scores that do not vary (up to rounding): no scale to measure a change in, no verdict.
     t.testable = false;
+    t.reason = NotTestable::kConstantScores;
     t.untestable = "constant scores (the pooled sd is zero)";
   }
   if (!t.testable) {
@@ -813,9 +816,11 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
                                        boot_seed, options.threads, options.min_applied);
         // Untestable mostly because of the language: say so ("n/a (language)"), as SPEC §5
         // asks, rather than "too few applied items".
-        if (!t.testable && wrong_language > 0 && 2 * wrong_language >= t.considered)
+        if (!t.testable && wrong_language > 0 && 2 * wrong_language >= t.considered) {
+          t.reason = NotTestable::kLanguage;
           t.untestable = fmt::format("language ({}: {} of {} items)", fmt::join(languages, ", "),
                                      wrong_language, t.considered);
+        }
         t.dataset = name;
         t.metric = metrics[m].oriented_name();
         t.code = strategy->code();

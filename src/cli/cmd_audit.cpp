@@ -54,12 +54,14 @@ int run_audit(const AuditOptions& request, const AuditView& view, Engine& engine
     return kExitOk;
   }
   if (view.console.verbose()) fmt::print(stderr, "[{:7.1f} s] done\n", elapsed());
-  fmt::print("{}", report::to_text(report, report::TextOptions{!view.ascii, view.console.width,
-                                                               view.console.color_stdout}));
+  // The details first, then the files written and the time, and the scorecard last, where the
+  // terminal leaves it in view.
+  const report::TextOptions text{!view.ascii, view.console.width, view.console.color_stdout};
+  if (std::string details = report::to_text_details(report, text); !details.empty())
+    fmt::print("{}\n", details);
   report::write_all(report, request.out_dir);
   auto dir = std::filesystem::path(request.out_dir);
-  fmt::print("\nreport: {} {} {}\n", (dir / "report.json").string(), (dir / "report.md").string(),
-             (dir / "report.html").string());
+  fmt::print("report: report.json, report.md and report.html in {}\n", request.out_dir);
   auto wants = [&](std::string_view what) {
     return std::find(view.exports.begin(), view.exports.end(), what) != view.exports.end();
   };
@@ -67,8 +69,9 @@ int run_audit(const AuditOptions& request, const AuditView& view, Engine& engine
     auto files = report::write_exports(report, request.out_dir, wants("latex"), wants("svg"));
     fmt::print("export: {} file(s) in {}\n", files.size(), request.out_dir);
   }
-  fmt::print("{:.1f} s; cache {} hits, {} misses ({})\n", report.seconds, report.cache_hits,
+  fmt::print("{:.1f} s; cache {} hits, {} misses ({})\n\n", report.seconds, report.cache_hits,
              report.cache_misses, (dir / "cache.sqlite").string());
+  fmt::print("{}", report::to_text_verdict(report, text));
   return kExitOk;
 }
 

@@ -1,7 +1,10 @@
 #pragma once
-// Shared pieces of the report renderers: number formatting, UTF-8 display width, and the tables
-// (grids, effect sizes, correlations, accounting) built once here and drawn by the text,
-// Markdown and HTML renderers, so that the three always show the same numbers.
+// Shared pieces of the report renderers: number formatting, UTF-8 display width, and the one
+// Table model with the tables (scorecard, grids, effect sizes, correlations, accounting) built
+// once and drawn by the text, Markdown, HTML and LaTeX renderers, so that all show the same
+// numbers. Each group below is implemented in its own file: format.cpp (numbers and strings),
+// test_index.cpp, verdicts.cpp, grid.cpp, scorecard.cpp, correlation_tables.cpp,
+// attack_table.cpp, effect_tables.cpp, run_tables.cpp, text_table.cpp, latex.cpp.
 #include <cstddef>
 #include <initializer_list>
 #include <limits>
@@ -94,6 +97,11 @@ class TestIndex {
   std::vector<StrategyRef> strategies_[2];
 };
 
+// Appends `value` unless `list` holds it already.
+void add_unique(std::vector<std::string>& list, const std::string& value);
+// "R random-replacement, S sentence-deletion, ...": the strategies of `kind` for a legend.
+std::string strategy_list(const TestIndex& index, StrategyKind kind);
+
 // ---- verdicts and grids ------------------------------------------------------------------
 
 enum class Verdict { kPass, kFail, kNotTestable, kMissing };
@@ -173,6 +181,12 @@ struct Table {
   std::string note;  // legend under the table
 };
 
+// A verdict as a cell's tone and word ("pass", "FAIL", "n/a", "—"), and the cell of a test
+// that was not run.
+Tone tone_of(Verdict v);
+std::string verdict_word(Verdict v, const Symbols& sym);
+Cell missing_cell(const Symbols& sym);
+
 // One row per metric (and dataset when there are several): ρ [CI], x/n, y/n, verdict.
 Table scorecard_table(const TestIndex& index, const Symbols& sym);
 // The pooled table per dataset (metrics, then baselines), its --level tables and its preference
@@ -207,6 +221,8 @@ std::vector<std::string> how_to_read(const TestIndex& index, const Symbols& sym)
 // Table as a `table` environment with a booktabs tabular (--export latex).
 std::string latex_escape(std::string_view s);
 std::string latex_table(const Table& table);
+// The comment every exported .tex file starts with: the \usepackage lines it needs.
+std::string_view latex_preamble_comment();
 
 // A box-drawn table for the terminal; every line has the same display width. With `max_width`
 // (0: none) the columns are narrowed until the table fits, widest first: first down to their
@@ -215,8 +231,11 @@ std::string latex_table(const Table& table);
 // colours by the cells' tones, the title bold.
 std::string render_text_table(const Table& table, const Symbols& sym, std::size_t max_width = 0,
                               bool color = false);
-// `text` broken at spaces into lines of at most `width` display columns; a word longer than that
-// is cut into pieces of `width` columns. At least one (possibly empty) line.
+// The end of the word starting at `start`: the next space outside square brackets, so that an
+// interval "[0.12, 0.34]" is one word.
+std::size_t word_end(std::string_view text, std::size_t start);
+// `text` broken at spaces (outside brackets) into lines of at most `width` display columns; a word
+// longer than that is cut into pieces of `width` columns. At least one (possibly empty) line.
 std::vector<std::string> wrap_cell(std::string_view text, std::size_t width);
 
 }  // namespace probity::report::detail

@@ -3,10 +3,12 @@
 // read back as NaN.
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include "probity/report.hpp"
 #include "report/format.hpp"
@@ -27,13 +29,122 @@ ojson kind_json(StrategyKind kind) {
   return std::string(kind_name(kind));
 }
 
-ojson skip_json(const SkipRecord& s) {
+// The flat objects of report.json, each declared once for the writer and the reader: `fields`
+// lists the members in the file's key order, `f(key, member)` for each and `f.unless_default`
+// for one written only when it differs from its default. `Obj` is T or const T.
+template <class Fields, class Obj>
+requires std::same_as<std::remove_const_t<Obj>, StrategyTest>
+void fields(Fields& f, Obj& t) {
+  f("dataset", t.dataset);
+  f("metric", t.metric);
+  f("kind", t.kind);
+  f("code", t.code);
+  f("name", t.name);
+  f("considered", t.considered);
+  f("applied", t.applied);
+  f("not_applicable", t.not_applicable);
+  f("unchanged", t.unchanged);
+  f("failed", t.failed);
+  f("undefined", t.undefined);
+  f("testable", t.testable);
+  f.unless_default("untestable", t.untestable);
+  f.unless_default("untestable_reason", t.reason);
+  f("mean_original", t.mean_original);
+  f("mean_perturbed", t.mean_perturbed);
+  f("mean_delta", t.mean_delta);
+  f("sd_delta", t.sd_delta);
+  f("t", t.t);
+  f("df", t.df);
+  f("p", t.p);
+  f("p_holm", t.p_holm);
+  f("passed", t.passed);
+  f("passed_holm", t.passed_holm);
+  f("d", t.d);
+  f("d_lo", t.d_lo);
+  f("d_hi", t.d_hi);
+  f("d_boot_lo", t.d_boot_lo);
+  f("d_boot_hi", t.d_boot_hi);
+}
+
+template <class Fields, class Obj>
+requires std::same_as<std::remove_const_t<Obj>, SkipRecord>
+void fields(Fields& f, Obj& s) {
+  f("file", s.file);
+  f("line", s.line);
+  f("field", s.field);
+  f("message", s.message);
+}
+
+template <class Fields, class Obj>
+requires std::same_as<std::remove_const_t<Obj>, StrategyInfo>
+void fields(Fields& f, Obj& s) {
+  f("kind", s.kind);
+  f("code", s.code);
+  f("name", s.name);
+  f("description", s.description);
+  f("signature", s.signature);
+}
+
+template <class Fields, class Obj>
+requires std::same_as<std::remove_const_t<Obj>, CorrelationResult>
+void fields(Fields& f, Obj& c) {
+  f("dimension", c.dimension);
+  f("n", c.n);
+  f("spearman", c.spearman);
+  f("spearman_lo", c.spearman_lo);
+  f("spearman_hi", c.spearman_hi);
+  f("spearman_p", c.spearman_p);
+  f("kendall", c.kendall);
+  f("pearson", c.pearson);
+}
+
+template <class Fields, class Obj>
+requires std::same_as<std::remove_const_t<Obj>, MetricRanking::Test>
+void fields(Fields& f, Obj& t) {
+  f("better", t.better);
+  f("worse", t.worse);
+  f("p", t.p);
+  f("p_adjusted", t.p_adjusted);
+}
+
+template <class Fields, class Obj>
+requires std::same_as<std::remove_const_t<Obj>, PerturbationExample>
+void fields(Fields& f, Obj& e) {
+  f("dataset", e.dataset);
+  f("task_id", e.task_id);
+  f("candidate_id", e.candidate_id);
+  f("kind", e.kind);
+  f("code", e.code);
+  f("original", e.original);
+  f("perturbed", e.perturbed);
+}
+
+// Writes fields by type: NaN and infinities as null, enums by name.
+struct FieldWriter {
+  ojson& j;
+  void operator()(const char* key, const std::string& v) { j[key] = v; }
+  void operator()(const char* key, std::size_t v) { j[key] = v; }
+  void operator()(const char* key, bool v) { j[key] = v; }
+  void operator()(const char* key, double v) { j[key] = num(v); }
+  void operator()(const char* key, StrategyKind v) { j[key] = kind_json(v); }
+  void operator()(const char* key, NotTestable v) { j[key] = not_testable_name(v); }
+  template <class T>
+  void unless_default(const char* key, const T& v) {
+    if (v != T{}) (*this)(key, v);
+  }
+};
+
+// An object of `fields(obj)`.
+template <class T>
+ojson fields_json(const T& obj) {
   ojson j = ojson::object();
-  j["file"] = s.file;
-  j["line"] = s.line;
-  j["field"] = s.field;
-  j["message"] = s.message;
+  FieldWriter f{j};
+  fields(f, obj);
   return j;
+}
+
+ojson skip_json(const SkipRecord& s) {
+  return fields_json(s);
 }
 
 ojson dataset_json(const DatasetSummary& d) {
@@ -50,13 +161,7 @@ ojson dataset_json(const DatasetSummary& d) {
 }
 
 ojson strategy_json(const StrategyInfo& s) {
-  ojson j = ojson::object();
-  j["kind"] = kind_json(s.kind);
-  j["code"] = s.code;
-  j["name"] = s.name;
-  j["description"] = s.description;
-  j["signature"] = s.signature;
-  return j;
+  return fields_json(s);
 }
 
 ojson correlation_json(const MetricCorrelations& c) {
@@ -64,18 +169,7 @@ ojson correlation_json(const MetricCorrelations& c) {
   j["dataset"] = c.dataset;
   j["metric"] = c.metric;
   j["rows"] = ojson::array();
-  for (const auto& r : c.rows) {
-    ojson row = ojson::object();
-    row["dimension"] = r.dimension;
-    row["n"] = r.n;
-    row["spearman"] = num(r.spearman);
-    row["spearman_lo"] = num(r.spearman_lo);
-    row["spearman_hi"] = num(r.spearman_hi);
-    row["spearman_p"] = num(r.spearman_p);
-    row["kendall"] = num(r.kendall);
-    row["pearson"] = num(r.pearson);
-    j["rows"].push_back(std::move(row));
-  }
+  for (const auto& r : c.rows) j["rows"].push_back(fields_json(r));
   if (c.baseline) j["baseline"] = true;
   if (!c.levels.empty()) {
     j["levels"] = ojson::array();
@@ -132,48 +226,12 @@ ojson ranking_json(const MetricRanking& r) {
     j["ranking"].push_back(std::move(row));
   }
   j["tests"] = ojson::array();
-  for (const auto& t : r.tests) {
-    ojson row = ojson::object();
-    row["better"] = t.better;
-    row["worse"] = t.worse;
-    row["p"] = num(t.p);
-    row["p_adjusted"] = num(t.p_adjusted);
-    j["tests"].push_back(std::move(row));
-  }
+  for (const auto& t : r.tests) j["tests"].push_back(fields_json(t));
   return j;
 }
 
 ojson test_json(const StrategyTest& t) {
-  ojson j = ojson::object();
-  j["dataset"] = t.dataset;
-  j["metric"] = t.metric;
-  j["kind"] = kind_json(t.kind);
-  j["code"] = t.code;
-  j["name"] = t.name;
-  j["considered"] = t.considered;
-  j["applied"] = t.applied;
-  j["not_applicable"] = t.not_applicable;
-  j["unchanged"] = t.unchanged;
-  j["failed"] = t.failed;
-  j["undefined"] = t.undefined;
-  j["testable"] = t.testable;
-  if (!t.untestable.empty()) j["untestable"] = t.untestable;
-  j["mean_original"] = num(t.mean_original);
-  j["mean_perturbed"] = num(t.mean_perturbed);
-  j["mean_delta"] = num(t.mean_delta);
-  j["sd_delta"] = num(t.sd_delta);
-  j["t"] = num(t.t);
-  j["df"] = num(t.df);
-  j["p"] = num(t.p);
-  j["p_holm"] = num(t.p_holm);
-  j["passed"] = t.passed;
-  j["passed_holm"] = t.passed_holm;
-  j["d"] = num(t.d);
-  j["d_lo"] = num(t.d_lo);
-  j["d_hi"] = num(t.d_hi);
-  j["d_boot_lo"] = num(t.d_boot_lo);
-  j["d_boot_hi"] = num(t.d_boot_hi);
-  return j;
+  return fields_json(t);
 }
 
 }  // namespace
@@ -247,15 +305,7 @@ nlohmann::ordered_json attack_json(const MetricAttack& a) {
 namespace {
 
 ojson example_json(const PerturbationExample& e) {
-  ojson j = ojson::object();
-  j["dataset"] = e.dataset;
-  j["task_id"] = e.task_id;
-  j["candidate_id"] = e.candidate_id;
-  j["kind"] = kind_json(e.kind);
-  j["code"] = e.code;
-  j["original"] = e.original;
-  j["perturbed"] = e.perturbed;
-  return j;
+  return fields_json(e);
 }
 
 // ---- reading -----------------------------------------------------------------------------
@@ -371,11 +421,26 @@ class Reader {
   std::string where_;
 };
 
-void read_skip(const Reader& r, SkipRecord& s) {
-  r.str("file", s.file);
-  r.unsigned_int("line", s.line);
-  r.str("field", s.field);
-  r.str("message", s.message);
+// Reads fields by type (the inverse of FieldWriter).
+struct FieldReader {
+  const Reader& r;
+  void operator()(const char* key, std::string& v) const { r.str(key, v); }
+  void operator()(const char* key, std::size_t& v) const { r.unsigned_int(key, v); }
+  void operator()(const char* key, bool& v) const { r.boolean(key, v); }
+  void operator()(const char* key, double& v) const { r.number(key, v); }
+  void operator()(const char* key, StrategyKind& v) const { r.kind(key, v); }
+  void operator()(const char* key, NotTestable& v) const { r.name(key, v, parse_not_testable); }
+  template <class T>
+  void unless_default(const char* key, T& v) const {
+    (*this)(key, v);
+  }
+};
+
+// Reads the members `fields` lists: read_fields is the reader of every flat object.
+template <class T>
+void read_fields(const Reader& r, T& obj) {
+  const FieldReader f{r};
+  fields(f, obj);
 }
 
 void read_dataset(const Reader& r, DatasetSummary& d) {
@@ -385,26 +450,7 @@ void read_dataset(const Reader& r, DatasetSummary& d) {
   r.unsigned_int("candidates", d.candidates);
   r.unsigned_int("audited", d.audited);
   r.strings("dimensions", d.dimensions);
-  r.objects("skipped", d.skipped, read_skip);
-}
-
-void read_strategy(const Reader& r, StrategyInfo& s) {
-  r.kind("kind", s.kind);
-  r.str("code", s.code);
-  r.str("name", s.name);
-  r.str("description", s.description);
-  r.str("signature", s.signature);
-}
-
-void read_correlation_row(const Reader& r, CorrelationResult& c) {
-  r.str("dimension", c.dimension);
-  r.unsigned_int("n", c.n);
-  r.number("spearman", c.spearman);
-  r.number("spearman_lo", c.spearman_lo);
-  r.number("spearman_hi", c.spearman_hi);
-  r.number("spearman_p", c.spearman_p);
-  r.number("kendall", c.kendall);
-  r.number("pearson", c.pearson);
+  r.objects("skipped", d.skipped, read_fields<SkipRecord>);
 }
 
 void read_level_row(const Reader& r, LevelCorrelation& l) {
@@ -438,7 +484,7 @@ void read_correlation(const Reader& r, MetricCorrelations& c) {
   r.str("dataset", c.dataset);
   r.str("metric", c.metric);
   r.boolean("baseline", c.baseline);
-  r.objects("rows", c.rows, read_correlation_row);
+  r.objects("rows", c.rows, read_fields<CorrelationResult>);
   r.objects("levels", c.levels, read_level_row);
   r.object("preference", c.preference, read_preference);
 }
@@ -450,13 +496,6 @@ void read_ranking_entry(const Reader& r, MetricRanking::Entry& e) {
   r.number("value", e.value);
 }
 
-void read_ranking_test(const Reader& r, MetricRanking::Test& t) {
-  r.str("better", t.better);
-  r.str("worse", t.worse);
-  r.number("p", t.p);
-  r.number("p_adjusted", t.p_adjusted);
-}
-
 void read_ranking(const Reader& r, MetricRanking& m) {
   r.str("dataset", m.dataset);
   r.str("dimension", m.dimension);
@@ -466,38 +505,7 @@ void read_ranking(const Reader& r, MetricRanking& m) {
   r.name("correction", m.correction, parse_rank_correction);
   r.number("alpha", m.alpha);
   r.objects("ranking", m.ranking, read_ranking_entry);
-  r.objects("tests", m.tests, read_ranking_test);
-}
-
-void read_test(const Reader& r, StrategyTest& t) {
-  r.str("dataset", t.dataset);
-  r.str("metric", t.metric);
-  r.kind("kind", t.kind);
-  r.str("code", t.code);
-  r.str("name", t.name);
-  r.unsigned_int("considered", t.considered);
-  r.unsigned_int("applied", t.applied);
-  r.unsigned_int("not_applicable", t.not_applicable);
-  r.unsigned_int("unchanged", t.unchanged);
-  r.unsigned_int("failed", t.failed);
-  r.unsigned_int("undefined", t.undefined);
-  r.boolean("testable", t.testable);
-  r.str("untestable", t.untestable);
-  r.number("mean_original", t.mean_original);
-  r.number("mean_perturbed", t.mean_perturbed);
-  r.number("mean_delta", t.mean_delta);
-  r.number("sd_delta", t.sd_delta);
-  r.number("t", t.t);
-  r.number("df", t.df);
-  r.number("p", t.p);
-  r.number("p_holm", t.p_holm);
-  r.boolean("passed", t.passed);
-  r.boolean("passed_holm", t.passed_holm);
-  r.number("d", t.d);
-  r.number("d_lo", t.d_lo);
-  r.number("d_hi", t.d_hi);
-  r.number("d_boot_lo", t.d_boot_lo);
-  r.number("d_boot_hi", t.d_boot_hi);
+  r.objects("tests", m.tests, read_fields<MetricRanking::Test>);
 }
 
 void read_attack(const Reader& r, MetricAttack& a) {
@@ -513,7 +521,7 @@ void read_attack(const Reader& r, MetricAttack& a) {
   r.number("success_rate", a.success_rate);
   r.number("mean_best_delta", a.mean_best_delta);
   std::optional<StrategyTest> best;
-  r.object("best_edits", best, read_test);
+  r.object("best_edits", best, read_fields<StrategyTest>);
   if (best) a.best_edits = *best;
   r.objects("families", a.families, [](const Reader& p, std::pair<std::string, std::size_t>& f) {
     p.str("family", f.first);
@@ -530,7 +538,7 @@ void read_attack(const Reader& r, MetricAttack& a) {
     p.unsigned_int("search_applied", u.search_applied);
     p.number("search_mean_delta", u.search_mean_delta);
     std::optional<StrategyTest> t;
-    p.object("held_out", t, read_test);
+    p.object("held_out", t, read_fields<StrategyTest>);
     if (t) u.held_out = *t;
   });
   r.objects("examples", a.examples, [](const Reader& p, AttackExample& e) {
@@ -564,16 +572,6 @@ void read_attack(const Reader& r, MetricAttack& a) {
     });
   });
   if (w) a.rewrites = std::move(*w);
-}
-
-void read_example(const Reader& r, PerturbationExample& e) {
-  r.str("dataset", e.dataset);
-  r.str("task_id", e.task_id);
-  r.str("candidate_id", e.candidate_id);
-  r.kind("kind", e.kind);
-  r.str("code", e.code);
-  r.str("original", e.original);
-  r.str("perturbed", e.perturbed);
 }
 
 }  // namespace
@@ -688,13 +686,13 @@ AuditReport from_json(const std::string& text) {
   r.objects("datasets", report.datasets, read_dataset);
   r.strings("metrics", report.metrics);
   r.strings("signatures", report.signatures);
-  r.objects("strategies", report.strategies, read_strategy);
+  r.objects("strategies", report.strategies, read_fields<StrategyInfo>);
   r.objects("correlations", report.correlations, read_correlation);
   r.strings("levels", report.levels);
   r.objects("rankings", report.rankings, read_ranking);
-  r.objects("tests", report.tests, read_test);
+  r.objects("tests", report.tests, read_fields<StrategyTest>);
   r.objects("attacks", report.attacks, read_attack);
-  r.objects("examples", report.examples, read_example);
+  r.objects("examples", report.examples, read_fields<PerturbationExample>);
   r.unsigned_int("cache_hits", report.cache_hits);
   r.unsigned_int("cache_misses", report.cache_misses);
   r.number("seconds", report.seconds);

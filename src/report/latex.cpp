@@ -19,7 +19,7 @@ std::string latex_escape(std::string_view s) {
   // Characters LaTeX would interpret, and the report's symbols as math-mode or text commands;
   // other UTF-8 passes through (pdflatex with inputenc, or xelatex/lualatex).
   static constexpr std::pair<std::string_view, std::string_view> kSymbols[] = {
-      {"\u2713", "\\checkmark{}"},
+      {"\u2713", "$\\surd$"},  // amssymb's \checkmark would add a package
       {"\u00b1", "$\\pm$"},
       {"\u03c1", "$\\rho$"},
       {"\u03b1", "$\\alpha$"},
@@ -31,7 +31,8 @@ std::string latex_escape(std::string_view s) {
       {"\u2190", "$\\leftarrow$"},
       {"\u2192", "$\\rightarrow$"},
       {"\u00b7", "$\\cdot$"},
-      {"\u2212", "$-$"}};
+      {"\u2212", "$-$"},
+      {"\u00d7", "$\\times$"}};
   std::string out;
   for (std::size_t i = 0; i < s.size();) {
     bool replaced = false;
@@ -89,16 +90,26 @@ std::string latex_escape(std::string_view s) {
   return out;
 }
 
-// A `table` environment with a booktabs `tabular`: failures in bold, the note as a footnote-size
-// paragraph under it. Needs \usepackage{booktabs} (and amssymb for \checkmark).
+std::string_view latex_preamble_comment() {
+  return "% Exported by probity. Needs, in the preamble of a plain \\documentclass{article}:\n"
+         "%   \\usepackage{booktabs}  % \\toprule, \\midrule, \\bottomrule\n"
+         "%   \\usepackage{graphicx}  % \\resizebox\n";
+}
+
+// A `table` environment with a booktabs `tabular` shrunk to the column when wider (never
+// enlarged): failures in bold, the note as a footnote-size paragraph under it. The comment on
+// top names the packages it needs.
 std::string latex_table(const Table& t) {
   std::string spec;
   for (std::size_t c = 0; c < t.header.size(); ++c) {
     Align a = c < t.align.size() ? t.align[c] : Align::kLeft;
     spec += a == Align::kRight ? 'r' : a == Align::kCenter ? 'c' : 'l';
   }
-  std::string out = "\\begin{table}[ht]\n\\centering\n";
+  std::string out(latex_preamble_comment());
+  out += "\\begin{table}[ht]\n\\centering\n";
   if (!t.title.empty()) append(out, {"\\caption{", latex_escape(t.title), "}\n"});
+  // \width inside \resizebox is the tabular's natural width: only a wider one is scaled down.
+  out += "\\resizebox{\\ifdim\\width>\\columnwidth\\columnwidth\\else\\width\\fi}{!}{%\n";
   append(out, {"\\begin{tabular}{", spec, "}\n\\toprule\n"});
   std::vector<std::string> cells;
   for (const auto& h : t.header) cells.push_back(latex_escape(h));
@@ -118,7 +129,7 @@ std::string latex_table(const Table& t) {
     }
     append(out, {join(cells, " & "), " \\\\\n"});
   }
-  out += "\\bottomrule\n\\end{tabular}\n";
+  out += "\\bottomrule\n\\end{tabular}}\n";
   if (!t.note.empty())
     append(out, {"\\par\\smallskip{\\footnotesize ", latex_escape(t.note), "\\par}\n"});
   out += "\\end{table}\n";

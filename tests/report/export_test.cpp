@@ -112,6 +112,37 @@ bool well_formed_xml(const std::string& s, std::string& why) {
   return true;
 }
 
+// What can be checked without a TeX installation: the file names in its header every package
+// whose commands it uses (a plain article has the rest), it uses no amssymb symbol, it is plain
+// ASCII (no inputenc question), and every tabular sits in a \resizebox shrinking it to the column.
+void expect_compiles_in_plain_article(const std::string& body, const std::string& f) {
+  const std::string header(detail::latex_preamble_comment());
+  ASSERT_TRUE(body.starts_with(header)) << f;
+  const std::pair<const char*, const char*> kNeeds[] = {{"\\toprule", "booktabs"},
+                                                        {"\\midrule", "booktabs"},
+                                                        {"\\bottomrule", "booktabs"},
+                                                        {"\\resizebox", "graphicx"}};
+  for (const auto& [command, package] : kNeeds) {
+    if (body.find(command) == std::string::npos) continue;
+    EXPECT_NE(header.find(std::string("\\usepackage{") + package + "}"), std::string::npos)
+        << f << " uses " << command;
+  }
+  for (const char* amssymb : {"\\checkmark", "\\square", "\\blacksquare", "\\lesssim"})
+    EXPECT_EQ(body.find(amssymb), std::string::npos) << f << " uses " << amssymb;
+  for (unsigned char c : body) ASSERT_LT(c, 0x80) << f << ": non-ASCII byte";
+  std::size_t tabulars = 0;
+  for (std::size_t at = body.find("\\begin{tabular}"); at != std::string::npos;
+       at = body.find("\\begin{tabular}", at + 1)) {
+    ++tabulars;
+    const std::string box =
+        "\\resizebox{\\ifdim\\width>\\columnwidth\\columnwidth\\else\\width\\fi}{!}{%\n";
+    ASSERT_GE(at, box.size()) << f;
+    EXPECT_EQ(body.substr(at - box.size(), box.size()), box) << f;
+  }
+  EXPECT_EQ(tabulars, 1u) << f;
+  EXPECT_NE(body.find("\\end{tabular}}"), std::string::npos) << f;
+}
+
 TEST(ReportExport, WritesStandaloneSvgFiguresAndLatexTables) {
   const auto report = probity::test::make_sample_report();
   const std::string dir = probity::test::temp_dir("export");
@@ -133,6 +164,7 @@ TEST(ReportExport, WritesStandaloneSvgFiguresAndLatexTables) {
       EXPECT_NE(body.find("\\end{tabular}"), std::string::npos) << f;
       EXPECT_NE(body.find("\\toprule"), std::string::npos) << f;
       EXPECT_NE(body.find("\\bottomrule"), std::string::npos) << f;
+      expect_compiles_in_plain_article(body, f);
     }
   }
   // 2 correlation charts + 2 datasets × 12 strategies' forest plots.
@@ -154,7 +186,7 @@ TEST(ReportExport, LatexEscapesSpecialCharacters) {
   EXPECT_EQ(detail::latex_escape("a<b&\"c\" 50% $x_1$ #{}"),
             "a\\textless{}b\\&\"c\" 50\\% \\$x\\_1\\$ \\#\\{\\}");
   EXPECT_EQ(detail::latex_escape("\u03c1 0.41\u00b10.02 \u2713"),
-            "$\\rho$ 0.41$\\pm$0.02 \\checkmark{}");
+            "$\\rho$ 0.41$\\pm$0.02 $\\surd$");
 }
 
 TEST(ReportFigures, LongLabelsWrapWithoutLosingText) {

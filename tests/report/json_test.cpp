@@ -8,6 +8,7 @@
 
 #include "probity/report.hpp"
 #include "report/fixture.hpp"
+#include "report/format.hpp"
 
 namespace {
 
@@ -141,6 +142,21 @@ TEST(ReportJson, RoundTripIsLossless) {
   AuditReport back = from_json(json);
   expect_same(r, back);
   EXPECT_EQ(to_json(back), json);
+}
+
+TEST(ReportJson, NotTestableReasonTravelsAsAnEnum) {
+  AuditReport r = probity::test::make_sample_report();
+  r.tests[0].testable = false;
+  r.tests[0].reason = probity::NotTestable::kConstantScores;
+  r.tests[0].untestable = "constant scores (the pooled sd is zero)";
+  const std::string json = to_json(r);
+  EXPECT_NE(json.find("\"untestable_reason\": \"constant_scores\""), std::string::npos);
+  EXPECT_EQ(from_json(json).tests[0].reason, probity::NotTestable::kConstantScores);
+  // The renderers word it from the enum, whatever the sentence says.
+  r.tests[0].untestable = "anything";
+  EXPECT_EQ(probity::report::detail::na_text(r.tests[0]), "n/a (constant)");
+  r.tests[0].reason = probity::NotTestable::kLanguage;
+  EXPECT_EQ(probity::report::detail::na_text(r.tests[0]), "n/a (language)");
 }
 
 TEST(ReportJson, HasSchemaAndEveryFieldInOrder) {

@@ -68,21 +68,24 @@ TEST(ReportScorecard, MostTestsUntestableIsNoVerdictNotRobust) {
     t.untestable = "0 applied items (LLM rewrites unusable)";
   }
   const detail::TestIndex index(report);
-  for (const auto& l : detail::scorecard(index))
-    if (l.dataset == "topical_chat" && l.metric == "bleu")
-      EXPECT_EQ(l.verdict,
-                "no verdict: 1 of 12 tests could run (11 not testable: 11 × 0 applied items (LLM "
-                "rewrites unusable))");
+  for (const auto& l : detail::scorecard(index)) {
+    if (l.dataset != "topical_chat" || l.metric != "bleu") continue;
+    EXPECT_EQ(l.verdict,
+              "no verdict: 1 of 12 tests could run (11 not testable: 11 × 0 applied items (LLM "
+              "rewrites unusable))");
+  }
   EXPECT_EQ(to_text(report).find("robust: passed all 1 tested"), std::string::npos);
 }
 
-TEST(ReportScorecard, ComesFirstInEveryRendering) {
+TEST(ReportScorecard, LeadsTheDocumentsAndEndsTheTerminal) {
   const auto report = probity::test::make_sample_report();
   const std::string verdict = "gameable: meaningless-elongation (M), negative-shift (N)";
+  // On the terminal the verdict comes last, where it stays in view: details, summary, scorecard.
   const std::string text = to_text(report);
-  EXPECT_LT(text.find("Scorecard"), text.find('\n', text.find('\n') + 1));  // in the first lines
-  expect_before(text, "Scorecard", "Human correlation");
-  expect_before(text, verdict, "probity 0.1.0");  // before the run summary line
+  expect_before(text, "Human correlation", "probity 0.1.0");
+  expect_before(text, "probity 0.1.0", "Scorecard");
+  expect_before(text, "Item accounting", "Scorecard");
+  EXPECT_EQ(text.find("\n\n", text.find("Scorecard")), std::string::npos);  // the last block
   const std::string md = to_markdown(report);
   EXPECT_EQ(md.find("## Scorecard"), md.find("\n## ") + 1);  // the first section
   expect_before(md, "## Scorecard", "- **Version:**");

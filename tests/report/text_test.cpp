@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "probity/report.hpp"
@@ -237,6 +238,31 @@ TEST(ReportText, NarrowWidthWrapsEveryTableIntoIt) {
   }
   // Wide enough: exactly the unlimited rendering.
   EXPECT_EQ(to_text(report, TextOptions{true, 1000, false}), full);
+}
+
+TEST(ReportText, FitsEightyColumnsAndEndsWithTheScorecard) {
+  const auto report = probity::test::make_sample_report();
+  for (const bool unicode : {true, false}) {
+    const std::string text = to_text(report, TextOptions{unicode, 80, false});
+    const auto lines = lines_of(text);
+    for (const auto& line : lines) {
+      EXPECT_LE(display_width(line), 80u) << line;
+      // An interval is never split across lines: each '[' closes on its own line.
+      EXPECT_EQ(std::count(line.begin(), line.end(), '['),
+                std::count(line.begin(), line.end(), ']'))
+          << line;
+    }
+    // The last block (after the last blank line) is the scorecard.
+    std::size_t last_blank = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (lines[i].empty()) last_blank = i;
+    ASSERT_LT(last_blank + 1, lines.size());
+    EXPECT_TRUE(lines[last_blank + 1].starts_with("Scorecard")) << lines[last_blank + 1];
+    // Header words stay whole.
+    for (const char* word : {"degradations", "manipulations", "resisted", "verdict", "considered",
+                             "unchanged", "undefined", "testable"})
+      EXPECT_NE(text.find(word), std::string::npos) << word;
+  }
 }
 
 TEST(ReportText, ColourMarksVerdictsOnlyWhenAsked) {
