@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's evidence, offline: `probity attack` (greedy, budget 200 per item, 19 content-free
+# The attack's evidence, offline: `probity attack` (greedy, budget 200 per item, 19 content-free
 # operators, universal programs of up to 2 operators chosen on half the tasks and tested on the
 # other half) against the audit's six fixed manipulations, per metric on all of SummEval.
 # Writes docs/results/attack-summeval.md.

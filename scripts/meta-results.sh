@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dual-perspective meta-evaluation results (issue 6), offline: local benchmarks built from the
+# Dual-perspective meta-evaluation results, offline: local benchmarks built from the
 # SummEval references (100 sources x 8 cumulative errors per dimension), adjacent accuracy and
 # CEM for the lexical metrics, the four MI presets and ExPerT, global CEM on SummEval's
 # consensus items, an anchored global benchmark, and the held-out choice among ExPerT's five

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MI design-space sweep (issue 4, the paper's Table 6): Spearman of every cell
+# The MI design-space sweep (the paper's Table 6): Spearman of every cell
 # (F, E) x (R, P) with human ratings on SummEval, DialSummEval and Newsroom, offline predictors.
 # Usage: scripts/mi-sweep.sh [12|30] [OUT_DIR]
 set -euo pipefail

@@ -1,6 +1,7 @@
 #pragma once
-// `probity audit` (SPEC §5): human correlation, degradation sensitivity and manipulation
-// robustness of metrics on datasets, with paired tests, effect sizes and multiple-testing control.
+// `probity audit` (the tests of Xu et al. 2025, §3 and §5): human correlation, degradation
+// sensitivity and manipulation robustness of metrics on datasets, with paired tests, effect sizes
+// and multiple-testing control.
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -228,7 +229,7 @@ struct StrategyTest {
   double p_holm = 0;    // Holm-adjusted within the family (dataset × metric × kind)
   bool passed = false;  // degradation: p < α; manipulation: not (p < α)
   bool passed_holm = false;
-  double d = 0, d_lo = 0, d_hi = 0;     // SMD with the SPEC §5 analytic CI
+  double d = 0, d_lo = 0, d_hi = 0;     // SMD with its analytic CI
   double d_boot_lo = 0, d_boot_hi = 0;  // paired bootstrap CI of d
 };
 
@@ -351,7 +352,7 @@ std::vector<std::size_t> choose_sample(std::size_t n, std::size_t k, std::uint64
 // order: every task belongs to exactly one of `count` shards.
 bool in_shard(std::string_view task_id, std::size_t index, std::size_t count);
 
-// The paired test of one strategy for one metric (SPEC §5) on aligned per-item scores: items whose
+// The paired test of one strategy for one metric on aligned per-item scores: items whose
 // perturbation was not applied, or whose scores are undefined, are counted and left out.
 // Degradation: one-sided H1 mean Δ < 0, passes when p < alpha. Manipulation: H1 mean Δ > 0,
 // fails when p < alpha. `bootstrap` resamples give the paired bootstrap CI of d.

@@ -1,6 +1,7 @@
-// The audit (SPEC §5): human correlation, degradation sensitivity and manipulation robustness.
-// Perturbed texts and metric statistics go through the resume cache, so a re-run recomputes
-// nothing and a killed run resumes with its finished chunks.
+// The audit (the statistical and strategic alignment tests of Xu et al. 2025): human correlation,
+// degradation sensitivity and manipulation robustness. Perturbed texts and metric statistics go
+// through the resume cache, so a re-run recomputes nothing and a killed run resumes with its
+// finished chunks.
 #include "probity/audit.hpp"
 
 #include <fmt/format.h>
@@ -157,7 +158,7 @@ audit::CacheKey item_key(std::uint64_t stage, std::uint64_t identity, std::strin
 
 using Prefetch = std::function<void(std::span<const MetricInput>)>;
 
-// The correlation section of one dataset (SPEC §5, docs/meta-eval.md): the pooled table, the
+// The correlation section of one dataset (docs/meta-eval.md): the pooled table, the
 // --level rows and the preference agreement of each metric, and the rankings.
 class CorrelationSection {
  public:
@@ -814,7 +815,7 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
         StrategyTest t = test_strategy(strategy->kind(), original[m], perturbed, statuses,
                                        options.alpha, options.bootstrap, options.confidence,
                                        boot_seed, options.threads, options.min_applied);
-        // Untestable mostly because of the language: say so ("n/a (language)"), as SPEC §5
+        // Untestable mostly because of the language: say so ("n/a (language)")
         // asks, rather than "too few applied items".
         if (!t.testable && wrong_language > 0 && 2 * wrong_language >= t.considered) {
           t.reason = NotTestable::kLanguage;

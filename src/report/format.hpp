@@ -140,7 +140,7 @@ std::string test_details(const TestIndex& index, const StrategyTest& t, const Sy
 // ---- scorecard ---------------------------------------------------------------------------
 
 // The verdict of one metric on one dataset, derived from the report's per-strategy tests with
-// SPEC §5's criteria (StrategyTest::passed: a degradation passes when its one-sided p < α, a
+// The audit's criteria (StrategyTest::passed: a degradation passes when its one-sided p < α, a
 // manipulation is resisted unless its one-sided p < α); untestable strategies count as neither.
 struct KindTally {
   std::size_t passed = 0, tested = 0, untestable = 0;
