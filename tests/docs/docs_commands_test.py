@@ -152,6 +152,10 @@ def fixtures(source, work, probity):
             rows.append({"doc_id": t["task_id"], "model": c["system"], "prediction": c["text"],
                          "ref": t["references"][0]["text"], "score": sum(rel) / len(rel)})
     (work / "preds.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # The same rows nested, as docs/dataset-format.md's dotted-path example reads them.
+    nested = [{"meta": {"doc_id": r["doc_id"], "model": r["model"]}, "output": r["prediction"],
+               "refs": [r["ref"]]} for r in rows]
+    (work / "nested.jsonl").write_text("".join(json.dumps(r) + "\n" for r in nested))
     with open(work / "preds.csv", "w", encoding="utf-8", newline="") as f:
         import csv
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
