@@ -25,6 +25,7 @@ set(PUBLIC_engine metrics)  # declarations only: assembled by audit/engine.cpp
 set(PUBLIC_perturb perturb)
 set(PUBLIC_audit audit)
 set(PUBLIC_attack audit)
+set(PUBLIC_score_run audit)
 set(PUBLIC_report report)
 set(PUBLIC_meta meta)
 
