@@ -25,6 +25,7 @@ set(PUBLIC_perturb perturb)
 set(PUBLIC_audit audit)
 set(PUBLIC_requests audit)  # the requests of the commands the CLI renders itself
 set(PUBLIC_attack audit)
+set(PUBLIC_score_run audit)
 set(PUBLIC_report report)
 set(PUBLIC_meta meta)
 

@@ -33,6 +33,17 @@ enum class CorpusAggregation {
   kMeanScores,  // corpus score = mean of item scores (ROUGE, MI estimators)
 };
 
+// What a front end may do with a metric beyond scoring, asked of the metric (Metric::has) rather
+// than read from its name or signature, so that wrappers (refs=, style=llm) keep it.
+enum class MetricCapability {
+  // Item scores are rouge-score's precision, recall and F (parts p, r, f), which
+  // `probity score --aggregate bootstrap` resamples as rouge-score's BootstrapAggregator does.
+  kRougeBootstrap,
+  // Tokenizes as rouge-score's default tokenizer, which keeps only a-z and 0-9: text beyond
+  // ASCII loses letters (the warning of `probity score`).
+  kAsciiOnlyTokens,
+};
+
 class Metric {
  public:
   virtual ~Metric() = default;
@@ -108,6 +119,18 @@ class Metric {
   // Requires fit() like item_stats; must be safe to call concurrently.
   virtual std::string explain(const MetricInput& /*input*/) const { return {}; }
 
+  // How many of the task's references the metric compares a candidate with (the nrefs:N of a
+  // corpus signature). Default: all of them.
+  virtual std::size_t references_used(const Task& task) const { return task.references.size(); }
+  // Whether the metric offers `capability`. Default: none.
+  virtual bool has(MetricCapability /*capability*/) const { return false; }
+  // The corpus score's components as the metric's reference tool prints them after the score
+  // (BLEU: sacreBLEU's "45.2/15.3/6.1/2.5 (BP = 1.000 ratio = 1.050 hyp_len = 2000 ref_len =
+  // 1900)"), from summed statistics (CorpusAggregation::kSumStats). Default: "" (none).
+  virtual std::string corpus_breakdown(std::span<const double> /*summed_stats*/) const {
+    return {};
+  }
+
   // Convenience: item_stats + sentence_score.
   std::vector<double> score(const MetricInput& input) const;
 };
@@ -122,6 +145,8 @@ class CorpusAccumulator {
   std::size_t count() const { return n_; }
   // NaN parts for a mean over no items.
   std::vector<double> score() const;
+  // Metric::corpus_breakdown of the summed statistics ("" for a mean of item scores or none).
+  std::string breakdown() const;
 
  private:
   const Metric* metric_;

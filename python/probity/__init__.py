@@ -442,6 +442,10 @@ class Scores(dict):
         self.signatures = dict(signatures or {})
         # (task_id, candidate_id) of every item, when the scores came from score_dataset.
         self.item_ids = list(items) if items is not None else None
+        # score_dataset of a file name: record name -> corpus score over all items (pooled),
+        # and per system (when the candidates have several) system -> {record name: score}.
+        self.corpus = None
+        self.corpus_by_system = None
 
     def to_pandas(self):
         """A DataFrame with one row per item: ``task_id`` and ``candidate_id`` (when the
@@ -467,7 +471,14 @@ def score_dataset(dataset, metrics, threads=0, progress=None):
         metrics: metric names (``"bleu"``, ``"rougeL"``, ``"gem"``, ...) and/or Python callables
             (see :class:`PythonMetric`); one name or a list.
         threads: worker threads (0: all cores).
-        progress: optional ``progress(done, total)`` called between chunks of items.
+        progress: optional ``progress(done, total)`` called between chunks of items (for a
+            file name, total is the items read so far).
+
+    A file name with metric names only is read as ``probity score`` reads it: a task-format
+    JSONL file in chunks (metrics that need the whole file fitted in passes over it first), so
+    that a large file need not fit in memory; the result then also carries the corpus scores
+    (``Scores.corpus``, and ``Scores.corpus_by_system`` when the candidates have several
+    systems).
 
     Returns:
         Scores: record name -> float64 array aligned with ``dataset.items()``, one entry per
@@ -478,8 +489,20 @@ def score_dataset(dataset, metrics, threads=0, progress=None):
 
 
 def _score_dataset(native, dataset, metrics, threads, progress):
-    ds = _dataset(dataset)
     metrics = _metric_list(metrics)
+    if isinstance(dataset, (str, os.PathLike)) and all(isinstance(m, str) for m in metrics):
+        # A file is read as ``probity score`` reads it: a task-format JSONL file in chunks.
+        items, built, corpus = native.score_file(os.fspath(dataset), metrics, threads, False,
+                                                 progress)
+        out = Scores(items=items)
+        for records in built:
+            for record, sig, values in records:
+                out[record] = values
+                out.signatures[record] = sig
+        out.corpus = corpus["pooled"]
+        out.corpus_by_system = corpus["systems"]
+        return out
+    ds = _dataset(dataset)
     names = [m for m in metrics if isinstance(m, str)]
     built = iter(native.score_dataset(ds, names, threads, progress) if names else [])
     out = Scores(items=ds.items())

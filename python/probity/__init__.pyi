@@ -130,6 +130,8 @@ class PythonMetric:
 class Scores(Dict[str, npt.NDArray[np.float64]]):
     signatures: Dict[str, str]
     item_ids: Optional[List[Tuple[str, str]]]
+    corpus: Optional[Dict[str, float]]
+    corpus_by_system: Optional[Dict[str, Dict[str, float]]]
     def __init__(
         self,
         *args: Any,

@@ -12,6 +12,7 @@
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 #include "probity/perturb.hpp"
+#include "probity/score_run.hpp"
 #include "probity/scoring.hpp"
 #include "probity/significance.hpp"
 #include "util/parallel.hpp"
@@ -129,6 +130,91 @@ py::list score_dataset(PyEngine& e, const Dataset& ds, const std::vector<std::st
     out.append(records);
   }
   return out;
+}
+
+// The library's score run over a file (probity/score_run.hpp): a task-format JSONL file is read
+// in chunks, as `probity score` reads it. Keeps each item's ids and each selected part's sentence
+// scores; notices Ctrl-C and reports progress between chunks (done, items read so far).
+class CollectingSink final : public ScoreSink {
+ public:
+  explicit CollectingSink(const py::object& progress) : progress_(progress) {}
+
+  void begin(std::span<const MetricSelection> metrics) override {
+    for (const auto& m : metrics) values_.emplace_back(m.parts.size());
+  }
+  void scored(const ScoredChunk& chunk) override {
+    std::vector<double> parts;
+    for (const auto& it : chunk.items) {
+      const Task& task = chunk.tasks.tasks[it.task];
+      items_.emplace_back(task.task_id, task.candidates[it.candidate].id);
+    }
+    for (std::size_t m = 0; m < chunk.metrics.size(); ++m) {
+      const MetricSelection& sel = chunk.metrics[m];
+      parts.assign(sel.metric->parts().size(), 0.0);
+      for (std::size_t i = 0; i < chunk.items.size(); ++i) {
+        sel.metric->sentence_score(chunk.stats[m].row(i), parts);
+        for (std::size_t k = 0; k < sel.parts.size(); ++k)
+          values_[m][k].push_back(parts[sel.parts[k]]);
+      }
+    }
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (!progress_.is_none()) progress_(items_.size(), items_.size());
+  }
+
+  std::vector<std::pair<std::string, std::string>> items_;
+  std::vector<std::vector<std::vector<double>>> values_;  // [metric][selected part][item]
+
+ private:
+  const py::object& progress_;
+};
+
+// A dict of record name -> corpus score of one group.
+py::dict corpus_dict(const ScoreRun& run, const CorpusGroup& group) {
+  py::dict out;
+  for (std::size_t m = 0; m < run.metrics.size(); ++m) {
+    const auto parts = group.metrics[m].score();
+    for (std::size_t p : run.metrics[m].parts)
+      out[py::str(run.metrics[m].record_name(p))] = parts[p];
+  }
+  return out;
+}
+
+// (items, per metric (record name, signature, values) of every selected part, corpus scores
+// {"pooled": {record: score}, "systems": {system: {record: score}}}).
+py::tuple score_file(PyEngine& e, const std::string& path, const std::vector<std::string>& specs,
+                     unsigned threads, bool skip_invalid, const py::object& progress) {
+  ScoreRequest request;
+  request.data.emplace_back(path);
+  request.metrics = specs;
+  request.threads = threads;
+  request.skip_invalid = skip_invalid;
+  CollectingSink sink(progress);
+  std::optional<ScoreRun> run;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(e.mutex);
+    run.emplace(run_score(request, e.engine, sink));
+    require_scored(*run, request);
+  }
+  py::list items;
+  for (const auto& [task, candidate] : sink.items_) items.append(py::make_tuple(task, candidate));
+  py::list records;
+  for (std::size_t m = 0; m < run->metrics.size(); ++m) {
+    const MetricSelection& sel = run->metrics[m];
+    const std::string sig = sel.metric->signature();
+    py::list parts;
+    for (std::size_t k = 0; k < sel.parts.size(); ++k)
+      parts.append(
+          py::make_tuple(sel.record_name(sel.parts[k]), sig, to_array(sink.values_[m][k])));
+    records.append(parts);
+  }
+  py::dict systems;
+  for (const auto& g : run->systems) systems[py::str(g.system)] = corpus_dict(*run, g);
+  py::dict corpus;
+  corpus["pooled"] = corpus_dict(*run, run->pooled);
+  corpus["systems"] = systems;
+  return py::make_tuple(items, records, corpus);
 }
 
 // Scores texts given in memory. Candidates with the same source and references become one
@@ -405,6 +491,8 @@ void bind_scoring(py::module_& m, EngineClass& engine) {
       py::arg("metric"));
   engine.def("score_dataset", &score_dataset, py::arg("dataset"), py::arg("metrics"),
              py::arg("threads") = 0, py::arg("progress") = py::none());
+  engine.def("score_file", &score_file, py::arg("path"), py::arg("metrics"), py::arg("threads") = 0,
+             py::arg("skip_invalid") = false, py::arg("progress") = py::none());
   engine.def("score_texts", &score_texts, py::arg("metric"), py::arg("candidates"),
              py::arg("references"), py::arg("sources") = py::none(),
              py::arg("negatives") = py::none(), py::arg("threads") = 0);

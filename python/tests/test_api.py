@@ -25,6 +25,30 @@ class InMemoryScoring(unittest.TestCase):
         self.assertAlmostEqual(multi[1], 100.0)
         self.assertGreaterEqual(multi[0], single[0])
 
+    def test_a_file_name_streams_with_corpus_scores_per_system(self):
+        # A file name runs the CLI's chunked reading: the same item scores as the loaded
+        # dataset, and the corpus scores pooled and per system (SummEval: 16 systems).
+        ds = probity.load_dataset(SUMMEVAL)
+        metrics = ["bleu", "rougeL", "stmt-tv"]
+        streamed = probity.score_dataset(SUMMEVAL, metrics)
+        loaded = probity.score_dataset(ds, metrics)
+        self.assertEqual(list(streamed), list(loaded))
+        self.assertEqual(streamed.item_ids, loaded.item_ids)
+        for name in loaded:
+            np.testing.assert_array_equal(streamed[name], loaded[name], err_msg=name)
+            self.assertEqual(streamed.signatures[name], loaded.signatures[name])
+        self.assertIsNone(loaded.corpus)
+        want = probity.corpus_score("rougeL.f", ds.texts(), ds.references())
+        self.assertAlmostEqual(streamed.corpus["rougeL.f"], want, places=12)
+        systems = sorted({c.system for t in ds.tasks for c in t.candidates})
+        self.assertEqual(sorted(streamed.corpus_by_system), systems)
+        one = systems[0]
+        texts = [c.text for t in ds.tasks for c in t.candidates if c.system == one]
+        refs = [[r.text for r in t.references] for t in ds.tasks for c in t.candidates
+                if c.system == one]
+        self.assertAlmostEqual(streamed.corpus_by_system[one]["bleu"],
+                               probity.corpus_score("bleu", texts, refs), places=9)
+
     def test_same_scores_as_the_dataset(self):
         # score() reads the strings in place and groups candidates into tasks by their
         # references (the very same strings, or equal ones): every metric's numbers are those of

@@ -71,8 +71,14 @@ class ScoreParity(unittest.TestCase):
                        "--out", f"{self.tmp.name}/corpus.jsonl")
         summary = {}
         for line in proc.stdout.splitlines():
-            name, _, value = line.split()[:3]
-            summary[name] = float(value)
+            # The sample has several systems: a row per system, then the pooled row.
+            if "(pooled:" not in line:
+                continue
+            words = line.split()
+            summary[words[0]] = float(words[words.index("corpus") + 1])
+        streamed = probity.score_dataset(SAMPLE, ["bleu", "rougeL"])
+        for name, value in summary.items():
+            self.assertEqual(round(streamed.corpus[name], 4), value, name)
         texts, refs = self.ds.texts(), self.ds.references()
         self.assertEqual(round(probity.corpus_score("bleu", texts, refs), 4), summary["bleu"])
         self.assertEqual(round(probity.corpus_score("rougeL.p", texts, refs), 4),

@@ -9,6 +9,7 @@
 #include "probity/audit.hpp"
 #include "probity/inputs.hpp"
 #include "probity/requests.hpp"
+#include "probity/score_run.hpp"
 
 namespace probity {
 class Engine;
@@ -16,23 +17,14 @@ class Engine;
 
 namespace probity::cli {
 
-struct ScoreArgs {
-  std::vector<DataInput> data;
-  std::vector<std::string> metrics;
-  std::string out;      // empty: stdout
-  std::string explain;  // JSONL of per-item explanations from metrics that support them
-  bool skip_invalid = false;
-  unsigned threads = 0;
-  std::size_t shard_index = 0, shard_count = 1;  // --shard I/N
-  // --aggregate bootstrap: rouge-score's BootstrapAggregator over the ROUGE metrics' item scores
-  // (stats::rouge_bootstrap_aggregate), as after numpy.random.seed(bootstrap_seed).
-  std::string aggregate = "mean";
-  std::size_t bootstrap_samples = 1000;
-  double bootstrap_confidence = 0.95;
-  std::uint64_t bootstrap_seed = 0;
-  Console console;  // -q: no progress bar and no notes; -v: the time taken
+// Where `probity score` writes what the library's ScoreRequest computes.
+struct ScoreView {
+  std::string out;          // records; empty: stdout (none with score_only)
+  std::string explain;      // JSONL of per-item explanations from metrics that support them
+  bool score_only = false;  // -b: only the corpus scores, one per line, on stdout
+  Console console;          // -q: no progress bar and no notes; -v: the time taken
 };
-int run_score(const ScoreArgs& args, Engine& engine);
+int run_score(const ScoreRequest& request, const ScoreView& view, Engine& engine);
 
 // Combines shard score files into exactly the file an unsharded `score` writes.
 int run_merge(const MergeRequest& args);

@@ -23,6 +23,13 @@ std::list<InputFlags>& all_flags() {
   return flags;
 }
 
+// An existing file, or "-" for standard input.
+CLI::Validator file_or_stdin() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string { return s == "-" ? std::string() : CLI::ExistingFile(s); },
+      "FILE|-");
+}
+
 void print_note(const std::string& message) {
   fmt::print(stderr, "note: {}\n", message);
 }
@@ -87,9 +94,7 @@ void add(CLI::App* cmd, Target& data) {
     data_option->get_validator()->active(false);
   } catch (const CLI::OptionNotFound&) {
   }
-  data_option->check(CLI::Validator(
-      [](std::string& s) -> std::string { return s == "-" ? std::string() : CLI::ExistingFile(s); },
-      "FILE|-"));
+  data_option->check(file_or_stdin());
   data_option->description(data_option->get_description() +
                            ". '-' reads standard input; .jsonl, .json, .csv and .tsv by extension "
                            "(or --format); flat rows through --map");
@@ -103,14 +108,15 @@ void add(CLI::App* cmd, Target& data) {
                   "extension; JSONL for '-')");
   cmd->add_option("--hyp", f.hyp,
                   "Plain-text hypotheses, one segment per line (sacreBLEU style; task ids are "
-                  "line numbers); repeatable, one system per file")
-      ->check(CLI::ExistingFile);
+                  "line numbers); repeatable, one system per file; '-' reads standard input "
+                  "(one of --hyp, --ref and --human may be '-')")
+      ->check(file_or_stdin());
   cmd->add_option("--ref", f.ref, "Plain-text references for --hyp, line by line; repeatable")
-      ->check(CLI::ExistingFile);
+      ->check(file_or_stdin());
   cmd->add_option("--human", f.human,
                   "Plain-text human scores for --hyp (one number or None per line); one file "
                   "per --hyp, in the same order")
-      ->check(CLI::ExistingFile);
+      ->check(file_or_stdin());
   cmd->add_option("--mtme", f.mtme,
                   "An mt-metrics-eval test-set directory (sources/, references/, "
                   "system-outputs/, human-scores/), with --lp")

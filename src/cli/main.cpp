@@ -319,7 +319,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-color", no_color,
                "No colours (also when NO_COLOR is set; colours only ever go to a terminal)");
 
-  cli::ScoreArgs score;
+  ScoreRequest score;
+  cli::ScoreView score_view;
   auto* sc =
       app.add_subcommand("score", "Score every candidate with the given metrics (JSONL out)");
   sc->add_option("--data", score.data,
@@ -331,10 +332,19 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   cli::add_input_options(sc, score.data);
-  sc->add_option("--metric", score.metrics, "Metric name, e.g. bleu, chrf, rougeL.f,stem=true")
+  sc->add_option("--metric,--metrics,-m", score.metrics,
+                 "Metric name, e.g. bleu, chrf, rougeL.f,stem=true; repeatable, or several after "
+                 "one flag as sacreBLEU's -m bleu chrf ter")
       ->required();
-  sc->add_option("--out", score.out, "Output JSONL file (default: stdout)");
-  sc->add_option("--explain", score.explain,
+  sc->add_option("--out", score_view.out,
+                 "Output JSONL file of the score records (default: stdout). The corpus table "
+                 "(a row per system when the data has several, and the pooled row, labelled "
+                 "so) goes to stderr when the records go to stdout, else to stdout");
+  sc->add_flag("--score-only,-b", score_view.score_only,
+               "Print only the corpus scores, one per line on stdout (per metric part: each "
+               "system in order, then the pooled score), as sacreBLEU's -b; the records are "
+               "written only with --out");
+  sc->add_option("--explain", score_view.explain,
                  "Write per-item explanations (aspects, matches, judgments, rationales, model "
                  "calls) of metrics that support them, e.g. expert, as JSONL to this file");
   sc->add_flag("--skip-invalid", score.skip_invalid, "Skip invalid items and report them");
@@ -343,12 +353,12 @@ int main(int argc, char** argv) {
   sc->add_option("--shard", score_shard,
                  "I/N: score only shard I (0-based) of N, chosen by a hash of the task id; "
                  "combine the shards' files with `probity merge`");
-  sc->add_option("--aggregate", score.aggregate,
-                 "ROUGE corpus aggregation: mean (the mean item score), or bootstrap: also "
-                 "rouge-score's BootstrapAggregator low/mid/high of P, R and F, as after "
-                 "numpy.random.seed(--bootstrap-seed)")
-      ->check(CLI::IsMember({"mean", "bootstrap"}))
-      ->capture_default_str();
+  one_of(sc->add_option("--aggregate", score.aggregate,
+                        "ROUGE corpus aggregation: mean (the mean item score), or bootstrap: "
+                        "also rouge-score's BootstrapAggregator low/mid/high of P, R and F, as "
+                        "after numpy.random.seed(--bootstrap-seed)"),
+         {CorpusAggregate::kMean, CorpusAggregate::kBootstrap}, corpus_aggregate_name)
+      ->default_str("mean");
   sc->add_option("--bootstrap-samples", score.bootstrap_samples,
                  "--aggregate bootstrap: resamples (BootstrapAggregator n_samples)")
       ->check(whole(1, limits::kResamples))
@@ -1002,7 +1012,7 @@ int main(int argc, char** argv) {
   }
 
   const cli::Console console = cli::detect_console(no_color, verbose ? 1 : quiet ? -1 : 0);
-  score.console = console;
+  score_view.console = console;
   audit_view.console = console;
 
   // The LLM session of the command that runs, if any: whether a failed endpoint left its answers
@@ -1043,8 +1053,8 @@ int main(int argc, char** argv) {
     if (sc->parsed()) {
       auto engine = engine_for(score_llm);
       const auto session = engine->llm_or_null();
-      const int code =
-          cli::run_reporting_llm_usage(session, "", [&] { return cli::run_score(score, *engine); });
+      const int code = cli::run_reporting_llm_usage(
+          session, "", [&] { return cli::run_score(score, score_view, *engine); });
       return cli::with_llm_failures(code, session, score_llm);
     }
     if (cc->parsed()) return cli::run_correlate(corr);

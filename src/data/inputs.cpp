@@ -302,10 +302,11 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
-// File names without directory and extension; the paths themselves when two names collide.
+// File names without directory and extension ("stdin" for "-"); the paths themselves when two
+// names collide.
 std::vector<std::string> names_of(const std::vector<std::string>& paths) {
   std::vector<std::string> names;
-  for (const auto& p : paths) names.push_back(fs::path(p).stem().string());
+  for (const auto& p : paths) names.push_back(p == "-" ? "stdin" : fs::path(p).stem().string());
   std::set<std::string> unique(names.begin(), names.end());
   if (unique.size() != names.size()) return paths;
   return names;
@@ -577,6 +578,15 @@ Dataset load_plain_text(const PlainTextInput& input, ReadOptions options) {
         fmt::format("--human is given {} time(s) for {} --hyp file(s): give one "
                     "file of scores per hypothesis file, in the same order",
                     input.human.size(), input.hypotheses.size()));
+  // Standard input can be read once: by one file.
+  std::size_t from_stdin = input.source == "-" ? 1 : 0;
+  for (const auto* files : {&input.hypotheses, &input.references, &input.human})
+    from_stdin += static_cast<std::size_t>(std::count(files->begin(), files->end(), "-"));
+  if (from_stdin > 1)
+    throw UsageError(fmt::format(
+        "'-' (standard input) is given {} times: at most one plain-text file can be read "
+        "from standard input",
+        from_stdin));
   std::vector<std::vector<std::string>> hyps, refs, human;
   for (const auto& p : input.hypotheses) hyps.push_back(read_lines(p));
   for (const auto& p : input.references) refs.push_back(read_lines(p));

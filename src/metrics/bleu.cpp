@@ -7,6 +7,7 @@
 // tables kept in thread_local scratch, so no n-gram string is ever built; n-grams that cannot
 // occur on the other side (a sub-n-gram does not) are skipped.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -259,6 +260,17 @@ class Bleu final : public Metric, public CorpusSigned, public NumpyResampled {
     std::array<double, kMaxOrder> precisions;
     parts[0] = compute_bleu(stats, max_order_, smooth_, smooth_value_, effective_order_, nullptr,
                             std::span(precisions).first(max_order_));
+  }
+  std::string corpus_breakdown(std::span<const double> stats) const override {
+    // sacreBLEU's BLEUScore: precisions to one decimal, BP and ratio to three, the lengths.
+    double bp = 1.0;
+    std::array<double, kMaxOrder> precisions{};
+    compute_bleu(stats, max_order_, smooth_, smooth_value_, effective_order_, &bp,
+                 std::span(precisions).first(max_order_));
+    const double sys_len = stats[0], ref_len = stats[1];
+    return fmt::format("{:.1f} (BP = {:.3f} ratio = {:.3f} hyp_len = {:.0f} ref_len = {:.0f})",
+                       fmt::join(std::span(precisions).first(max_order_), "/"), bp,
+                       ref_len > 0 ? sys_len / ref_len : 0.0, sys_len, ref_len);
   }
   double resample_score(std::span<const float> summed) const override {
     // sys_len and ref_len go through int(); the counts are whole numbers below 2^24.

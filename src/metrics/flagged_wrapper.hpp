@@ -32,6 +32,14 @@ class FlaggedWrapper : public Metric {
     if (flagged(summed)) return undefined(parts);  // any flagged item: no corpus score
     inner_->corpus_score(summed.first(inner_->num_stats()), parts);
   }
+  bool has(MetricCapability capability) const override { return inner_->has(capability); }
+  std::size_t references_used(const Task& task) const override {
+    return inner_->references_used(task);
+  }
+  std::string corpus_breakdown(std::span<const double> summed) const override {
+    if (flagged(summed)) return {};
+    return inner_->corpus_breakdown(summed.first(inner_->num_stats()));
+  }
   std::string undefined_reason(std::span<const double> stats) const override {
     const std::size_t n = inner_->num_stats();
     if (stats.size() > n && stats[n] > 0) return flag_reason();

@@ -43,6 +43,11 @@ std::vector<double> CorpusAccumulator::score() const {
   return parts;
 }
 
+std::string CorpusAccumulator::breakdown() const {
+  if (n_ == 0 || metric_->corpus_aggregation() != CorpusAggregation::kSumStats) return {};
+  return metric_->corpus_breakdown(sum_);
+}
+
 std::vector<double> corpus_score(const Metric& metric, std::span<const double> all_stats,
                                  std::span<const std::size_t> indices) {
   const std::size_t k = metric.num_stats();

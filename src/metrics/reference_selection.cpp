@@ -67,6 +67,11 @@ class ReferenceSelection final : public FlaggedWrapper, public CorpusSigned {
       if (auto c = select(in)) chosen.push_back(std::move(*c));
     inner().prefetch(chosen);
   }
+  std::size_t references_used(const Task& task) const override {
+    return static_cast<std::size_t>(
+        std::count_if(task.references.begin(), task.references.end(),
+                      [&](const Reference& r) { return wanted(r.id); }));
+  }
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
     stats_of(select(input), stats);
   }

@@ -538,6 +538,10 @@ class Rouge final : public Metric {
   std::vector<std::string> parts() const override { return {"p", "r", "f"}; }
   std::size_t primary_part() const override { return 2; }
   std::size_t num_stats() const override { return 4; }
+  bool has(MetricCapability capability) const override {
+    return capability == MetricCapability::kRougeBootstrap ||
+           (capability == MetricCapability::kAsciiOnlyTokens && !unicode_);
+  }
   CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
 
   void item_stats(const MetricInput& input, std::span<double> stats) const override {

@@ -41,7 +41,7 @@ TEST(CliDocgen, BashCompletionCompletesCommandsOptionsAndValues) {
   EXPECT_EQ(complete(r.out, "probity sc"), "score\n");
   EXPECT_EQ(complete(r.out, "probity co"), "compare\ncompletion\ncorrelate\n");
   EXPECT_EQ(complete(r.out, "probity meta g"), "global\n");
-  EXPECT_EQ(complete(r.out, "probity score --me"), "--metric\n");
+  EXPECT_EQ(complete(r.out, "probity score --me"), "--metric\n--metrics\n");
   EXPECT_EQ(complete(r.out, "probity meta global --max-s"), "--max-spread\n");
   EXPECT_EQ(complete(r.out, "probity correlate --level ''"), "item\nsystem\ntask\n");
   EXPECT_EQ(complete(r.out, "probity audit --no-c"), "--no-color\n");  // a global flag
