@@ -20,7 +20,7 @@ struct MergeRequest {
 
 struct CorrelateRequest {
   DataInput data;
-  std::vector<std::string> scores;  // --scores, repeatable; "-": standard input
+  std::vector<std::string> scores;      // --scores, repeatable; "-": standard input
   std::vector<std::string> metrics;     // empty: every metric in the scores file
   std::vector<std::string> dimensions;  // empty: every dimension of the dataset
   // Both empty: the pooled table (Spearman with CI, Kendall, Pearson). Else every level (default
@@ -44,7 +44,7 @@ struct CorrelateRequest {
 
 struct CompareRequest {
   DataInput data;
-  std::vector<std::string> scores;  // --scores, repeatable; "-": standard input
+  std::vector<std::string> scores;   // --scores, repeatable; "-": standard input
   std::vector<std::string> metrics;  // exactly two
   std::vector<std::string> dimensions;
   std::string correlation = "spearman";
@@ -63,7 +63,7 @@ struct CompareRequest {
 // level, a multiple-comparison correction, and WMT's significance clusters.
 struct RankRequest {
   DataInput data;
-  std::vector<std::string> scores;  // --scores, repeatable; "-": standard input
+  std::vector<std::string> scores;      // --scores, repeatable; "-": standard input
   std::vector<std::string> metrics;     // empty: every metric in the file
   std::vector<std::string> dimensions;  // empty: every dimension
   std::string level = "item";
@@ -108,7 +108,7 @@ struct PerturbRequest {
 struct SelectRequest {
   DataInput data;
   std::vector<std::string> metrics;  // the variants, at least two
-  std::vector<std::string> scores;  // empty: compute the metrics
+  std::vector<std::string> scores;   // empty: compute the metrics
   double split = 0.5;
   std::uint64_t seed = 0;
   std::vector<std::string> dimensions;
@@ -123,10 +123,11 @@ struct SelectRequest {
   unsigned threads = 0;
 };
 
-// `probity meta global` / `probity meta local` (dual-perspective meta-evaluation: CEM against consensus levels; adjacent accuracy).
+// `probity meta global` / `probity meta local` (dual-perspective meta-evaluation: CEM against
+// consensus levels; adjacent accuracy).
 struct MetaRequest {
   DataInput data;
-  std::vector<std::string> scores;  // --scores, repeatable; "-": standard input
+  std::vector<std::string> scores;      // --scores, repeatable; "-": standard input
   std::vector<std::string> metrics;     // empty: every metric in the scores file
   std::vector<std::string> dimensions;  // empty: every dimension of the dataset
   std::size_t bootstrap = 1000;
