@@ -1,7 +1,7 @@
 #pragma once
 // The requests of the probity commands whose work the command line renders itself: what each
 // takes, with its defaults, declared once here and filled by the command line's flags (the
-// audit's and attack's requests are in audit.hpp, the score request in scoring.hpp).
+// audit's and attack's requests are in audit.hpp, the score request in score_run.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <string>
