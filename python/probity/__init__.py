@@ -24,6 +24,8 @@ candidates and their references and returns one number per candidate::
 
 import collections
 import collections.abc
+import functools
+import inspect
 import json
 import os
 import re
@@ -62,6 +64,26 @@ __all__ = [
 # Items per call of a Python metric when probity scores a dataset with it.
 _BATCH = 256
 
+# Every function that runs on an engine is written once, as `def name(self, ...)` with `self`
+# the Engine, and decorated with @_engine_function: it becomes the method Engine.name and, bound
+# to the default engine, the module function probity.name (the same docstring; the signature
+# without `self`). scripts/gen-python-stub.py writes their Engine entries in __init__.pyi.
+_ENGINE_FUNCTIONS = []
+
+
+def _engine_function(fn):
+    _ENGINE_FUNCTIONS.append(fn)
+
+    @functools.wraps(fn)
+    def on_default_engine(*args, **kwargs):
+        return fn(_default, *args, **kwargs)
+
+    sig = inspect.signature(fn)
+    on_default_engine.__signature__ = sig.replace(
+        parameters=list(sig.parameters.values())[1:])
+    return on_default_engine
+
+
 # ---- metrics and strategies ----------------------------------------------------------------
 
 
@@ -84,7 +106,8 @@ def bleu_from_stats(correct, total, sys_len, ref_len, smooth_method="exp", smoot
 
 
 
-def metrics():
+@_engine_function
+def metrics(self):
     """The metric registry, as ``probity metrics --json``.
 
     Returns:
@@ -95,19 +118,21 @@ def metrics():
         Metrics are named as on the command line: ``base[.part][:arg][,key=value...]``, e.g.
         ``"bleu"``, ``"rougeL.f,stem=true"``, ``"mi:tv/fvar/statement/oracle,k=8"``.
     """
-    return _default.metrics()
+    return self._native.metrics()
 
 
-def signature(metric):
+@_engine_function
+def signature(self, metric):
     """The sacreBLEU-style signature of a metric name (every choice that affects its value).
 
     Metrics fitted on a dataset (MI metrics) may add dataset-dependent fields once fitted; the
     signatures of :func:`score_dataset` results (``Scores.signatures``) are the exact ones.
     """
-    return _default.signature(metric)
+    return self._native.signature(metric)
 
 
-def strategies(kind=None):
+@_engine_function
+def strategies(self, kind=None):
     """The degradation and manipulation strategies of the audit.
 
     Args:
@@ -117,7 +142,11 @@ def strategies(kind=None):
         list of dict: ``{"kind", "code", "name", "description"}``, in paper order; with an
         LLM configured (:func:`configure_llm`) the LLM realisations too (``llm-D``, ...).
     """
-    return _default.strategies(kind)
+    out = self._native.strategies()
+    if kind is None:
+        return out
+    kind = _strategy_kind(kind)
+    return [s for s in out if s["kind"] == kind]
 
 
 def _strategy_kind(kind):
@@ -460,7 +489,8 @@ class Scores(dict):
         return frame
 
 
-def score_dataset(dataset, metrics, threads=0, progress=None):
+@_engine_function
+def score_dataset(self, dataset, metrics, threads=0, progress=None):
     """Scores every candidate of a dataset, as ``probity score``.
 
     Args:
@@ -485,7 +515,7 @@ def score_dataset(dataset, metrics, threads=0, progress=None):
         score record of ``probity score`` (``"rougeL"`` gives ``rougeL.p``, ``rougeL.r`` and
         ``rougeL.f``); NaN where the CLI writes ``"score": null``.
     """
-    return _default.score_dataset(dataset, metrics, threads, progress)
+    return _score_dataset(self._native, dataset, metrics, threads, progress)
 
 
 def _score_dataset(native, dataset, metrics, threads, progress):
@@ -550,7 +580,8 @@ def _score_texts(native, metric, candidates, references, sources, negatives, thr
         None if negatives is None else [list(n) for n in negatives], threads)
 
 
-def score(metric, candidates, references, *, sources=None, negatives=None, threads=0):
+@_engine_function
+def score(self, metric, candidates, references, *, sources=None, negatives=None, threads=0):
     """Sentence-level scores of candidates against their references.
 
     Args:
@@ -571,32 +602,37 @@ def score(metric, candidates, references, *, sources=None, negatives=None, threa
         numpy.ndarray: the primary part of the metric per candidate (``rougeL`` -> F), NaN where
         undefined.
     """
-    return _default.score(metric, candidates, references, sources=sources, negatives=negatives,
-                          threads=threads)
+    r = _score_texts(self._native, metric, candidates, references, sources, negatives, threads)
+    return r["values"][r["primary"]]
 
 
-def score_parts(metric, candidates, references, *, sources=None, negatives=None, threads=0):
+@_engine_function
+def score_parts(self, metric, candidates, references, *, sources=None, negatives=None,
+                threads=0):
     """Like :func:`score`, with every selected part: record name -> array.
 
     ``score_parts("rougeL", ...)`` returns ``{"rougeL.p": ..., "rougeL.r": ..., "rougeL.f": ...}``;
     single-valued metrics give one entry named after the metric (``{"bleu": ...}``).
     """
-    return _default.score_parts(metric, candidates, references, sources=sources,
-                                negatives=negatives, threads=threads)
+    r = _score_texts(self._native, metric, candidates, references, sources, negatives, threads)
+    return dict(zip(r["names"], r["values"]))
 
 
-def corpus_score(metric, candidates, references, *, sources=None, negatives=None, threads=0):
+@_engine_function
+def corpus_score(self, metric, candidates, references, *, sources=None, negatives=None,
+                 threads=0):
     """Corpus-level score of the primary part, as the summary of ``probity score``.
 
     BLEU and chrF are computed from the summed statistics (sacreBLEU's corpus_bleu); ROUGE, MI
     metrics and Python callables are the mean of the sentence scores.
     """
-    return _default.corpus_score(metric, candidates, references, sources=sources,
-                                 negatives=negatives, threads=threads)
+    r = _score_texts(self._native, metric, candidates, references, sources, negatives, threads)
+    return r["corpus"][r["primary"]]
 
 
-def paired_test(systems, references, *, metrics=("bleu",), test="bs", samples=0, seed=12345,
-                threads=0):
+@_engine_function
+def paired_test(self, systems, references, *, metrics=("bleu",), test="bs", samples=0,
+                seed=12345, threads=0):
     """Paired significance tests between systems, as sacreBLEU 2.6.0's ``--paired-bs`` and
     ``--paired-ar`` compute them (the same numbers: the same NumPy stream, float32 resamples).
 
@@ -615,12 +651,23 @@ def paired_test(systems, references, *, metrics=("bleu",), test="bs", samples=0,
         system (``score``, ``p_value``, ``mean``, ``ci``; ``None`` where the test gives none: the
         baseline's p-value, the means and CIs of ``ar``).
     """
-    return _default.paired_test(systems, references, metrics=metrics, test=test,
-                                samples=samples, seed=seed, threads=threads)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    systems = [list(s) for s in systems]
+    if len(systems) < 2:
+        raise UsageError("paired_test: a baseline and at least one other system are needed")
+    out = {}
+    for metric in metrics:
+        stats = [_score_texts(self._native, metric, s, references, None, None,
+                              threads)["stats"].ravel() for s in systems]
+        out[metric] = self._native.paired_test(metric, stats, test, samples, seed, threads)
+    return out
 
 
-def rouge_bootstrap(candidates, references, *, types=("rouge1", "rouge2", "rougeL", "rougeLsum"),
-                    n_samples=1000, confidence_interval=0.95, seed=0, threads=0):
+@_engine_function
+def rouge_bootstrap(self, candidates, references, *,
+                    types=("rouge1", "rouge2", "rougeL", "rougeLsum"), n_samples=1000,
+                    confidence_interval=0.95, seed=0, threads=0):
     """rouge-score's ``scoring.BootstrapAggregator`` over the candidates' ROUGE scores.
 
     rouge-score resamples with NumPy's global random state; this is the aggregator run after
@@ -638,9 +685,20 @@ def rouge_bootstrap(candidates, references, *, types=("rouge1", "rouge2", "rouge
     Returns:
         dict: type -> ``{"low", "mid", "high"}``, each ``{"precision", "recall", "fmeasure"}``.
     """
-    return _default.rouge_bootstrap(candidates, references, types=types, n_samples=n_samples,
-                                    confidence_interval=confidence_interval, seed=seed,
-                                    threads=threads)
+    if isinstance(types, str):
+        types = [types]
+    matrices = []
+    for t in types:
+        if not t.startswith("rouge"):
+            raise UsageError(f"rouge_bootstrap: {t!r} is not a ROUGE metric")
+        r = _score_texts(self._native, t, candidates, references, None, None, threads)
+        if len(r["values"]) != 3:
+            raise UsageError(f"rouge_bootstrap: {t!r} must name all three parts (no .p/.r/.f)")
+        matrices.append(np.column_stack(r["values"]))  # the parts in order p, r, f
+    bounds = _stats.rouge_bootstrap_aggregate(matrices, n_samples, confidence_interval, seed)
+    names = ("precision", "recall", "fmeasure")
+    return {t: {k: dict(zip(names, map(float, v))) for k, v in zip(("low", "mid", "high"), b)}
+            for t, b in zip(types, bounds)}
 
 
 PerturbResult = collections.namedtuple("PerturbResult", "status text note")
@@ -648,7 +706,8 @@ PerturbResult.__doc__ = """One perturbed candidate: status ("applied", "not_appl
 "unchanged" or "failed"), the perturbed text (when applied) and a note on why not."""
 
 
-def perturb(dataset, kind, code, seed=0, threads=0):
+@_engine_function
+def perturb(self, dataset, kind, code, seed=0, threads=0):
     """Applies one degradation or manipulation strategy to every candidate of a dataset.
 
     Args:
@@ -665,7 +724,8 @@ def perturb(dataset, kind, code, seed=0, threads=0):
     Returns:
         list of PerturbResult: ``(status, text, note)`` aligned with ``dataset.items()``.
     """
-    return _default.perturb(dataset, kind, code, seed, threads)
+    ds = _dataset(dataset)
+    return [PerturbResult(*r) for r in self._native.perturb(ds, kind, code, seed, threads)]
 
 
 # ---- statistics ------------------------------------------------------------------------------
@@ -995,9 +1055,10 @@ def _inputs(data):
     return out
 
 
-def audit(data, metrics, degrade="all", manipulate="all", sample=None, seed=0, bootstrap=1000,
-          out=None, threads=0, *, alpha=0.05, confidence=0.95, skip_invalid=False,
-          progress=None, suite=None, min_applied=30, dimensions=None):
+@_engine_function
+def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, seed=0,
+          bootstrap=1000, out=None, threads=0, *, alpha=0.05, confidence=0.95,
+          skip_invalid=False, progress=None, suite=None, min_applied=30, dimensions=None):
     """Audits metrics, as ``probity audit``: human correlation, degradation and manipulation
     tests with effect sizes and Holm's correction.
 
@@ -1028,14 +1089,6 @@ def audit(data, metrics, degrade="all", manipulate="all", sample=None, seed=0, b
         with ``to_pandas(table)`` and a notebook rendering. Render it with
         :func:`format_report`.
     """
-    return _default.audit(data, metrics, degrade, manipulate, sample, seed, bootstrap, out,
-                          threads, alpha=alpha, confidence=confidence,
-                          skip_invalid=skip_invalid, progress=progress, suite=suite,
-                          min_applied=min_applied, dimensions=dimensions)
-
-
-def _audit(native, data, metrics, degrade, manipulate, sample, seed, bootstrap, out, threads,
-           alpha, confidence, skip_invalid, progress, suite, min_applied, dimensions=None):
     metrics = _metric_list(metrics)
     names = [m for m in metrics if isinstance(m, str)]
     python_metrics = [m for m in metrics if isinstance(m, PythonMetric)]
@@ -1047,8 +1100,10 @@ def _audit(native, data, metrics, degrade, manipulate, sample, seed, bootstrap, 
     inputs = _inputs(data)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="probity-audit-") as tmp:
-            return AuditReport(native.audit(inputs, names, out=tmp, write=False, **kwargs))
-    return AuditReport(native.audit(inputs, names, out=os.fspath(out), write=True, **kwargs))
+            return AuditReport(self._native.audit(inputs, names, out=tmp, write=False,
+                                                  **kwargs))
+    return AuditReport(self._native.audit(inputs, names, out=os.fspath(out), write=True,
+                                          **kwargs))
 
 
 def _report_json(report):
@@ -1178,8 +1233,10 @@ def write_report(report, out):
 
 # ---- LLM session ---------------------------------------------------------------------------------
 
-def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, concurrency=None,
-                  cache=None, cache_mode=None, structured=None, server=None, max_tokens=None):
+@_engine_function
+def configure_llm(self, config=None, *, base_url=None, model=None, api_key_env=None,
+                  concurrency=None, cache=None, cache_mode=None, structured=None, server=None,
+                  max_tokens=None):
     """Connects probity to an OpenAI-compatible server, as the CLI's LLM flags do.
 
     ``config`` is a ``probity.toml`` (named endpoints per role: judge, oracle, perturber, lm);
@@ -1200,20 +1257,25 @@ def configure_llm(config=None, *, base_url=None, model=None, api_key_env=None, c
         probity.score("llm-judge,scale=1-5", candidates, references)
         probity.llm_usage()["total"]["requests"]
     """
-    _default.configure_llm(config, base_url=base_url, model=model, api_key_env=api_key_env,
-                           concurrency=concurrency, cache=cache, cache_mode=cache_mode,
-                           structured=structured, server=server, max_tokens=max_tokens)
+    self._native.configure_llm(
+        config=str(config) if config else "", base_url=base_url, model=model,
+        api_key_env=api_key_env, concurrency=concurrency,
+        cache=str(cache) if cache else None, cache_mode=cache_mode, structured=structured,
+        server=server, max_tokens=max_tokens)
 
 
-def disconnect_llm():
+@_engine_function
+def disconnect_llm(self):
     """Removes the LLM session; metrics that need a model then raise :class:`UsageError`."""
-    _default.disconnect_llm()
+    self._native.disconnect_llm()
 
 
-def llm_usage():
+@_engine_function
+def llm_usage(self):
     """The session's accounting (requests, cache hits, retries, failures, questions, re-asks,
     unparsed answers, tokens and cost per endpoint) as a dict, or None without a session."""
-    return _default.llm_usage()
+    text = self._native.llm_usage()
+    return None if text is None else json.loads(text)
 
 
 # ---- engines -------------------------------------------------------------------------------------
@@ -1239,113 +1301,11 @@ class Engine:
         if config is not None or llm:
             self.configure_llm(config, **llm)
 
-    def metrics(self):
-        """See :func:`probity.metrics`."""
-        return self._native.metrics()
 
-    def signature(self, metric):
-        """See :func:`probity.signature`."""
-        return self._native.signature(metric)
-
-    def strategies(self, kind=None):
-        """See :func:`probity.strategies`."""
-        out = self._native.strategies()
-        if kind is None:
-            return out
-        kind = _strategy_kind(kind)
-        return [s for s in out if s["kind"] == kind]
-
-    def score_dataset(self, dataset, metrics, threads=0, progress=None):
-        """See :func:`probity.score_dataset`."""
-        return _score_dataset(self._native, dataset, metrics, threads, progress)
-
-    def score(self, metric, candidates, references, *, sources=None, negatives=None, threads=0):
-        """See :func:`probity.score`."""
-        r = _score_texts(self._native, metric, candidates, references, sources, negatives,
-                         threads)
-        return r["values"][r["primary"]]
-
-    def score_parts(self, metric, candidates, references, *, sources=None, negatives=None,
-                    threads=0):
-        """See :func:`probity.score_parts`."""
-        r = _score_texts(self._native, metric, candidates, references, sources, negatives,
-                         threads)
-        return dict(zip(r["names"], r["values"]))
-
-    def corpus_score(self, metric, candidates, references, *, sources=None, negatives=None,
-                     threads=0):
-        """See :func:`probity.corpus_score`."""
-        r = _score_texts(self._native, metric, candidates, references, sources, negatives,
-                         threads)
-        return r["corpus"][r["primary"]]
-
-    def paired_test(self, systems, references, *, metrics=("bleu",), test="bs", samples=0,
-                    seed=12345, threads=0):
-        """See :func:`probity.paired_test`."""
-        if isinstance(metrics, str):
-            metrics = [metrics]
-        systems = [list(s) for s in systems]
-        if len(systems) < 2:
-            raise UsageError("paired_test: a baseline and at least one other system are needed")
-        out = {}
-        for metric in metrics:
-            stats = [_score_texts(self._native, metric, s, references, None, None,
-                                  threads)["stats"].ravel() for s in systems]
-            out[metric] = self._native.paired_test(metric, stats, test, samples, seed, threads)
-        return out
-
-    def rouge_bootstrap(self, candidates, references, *,
-                        types=("rouge1", "rouge2", "rougeL", "rougeLsum"), n_samples=1000,
-                        confidence_interval=0.95, seed=0, threads=0):
-        """See :func:`probity.rouge_bootstrap`."""
-        if isinstance(types, str):
-            types = [types]
-        matrices = []
-        for t in types:
-            if not t.startswith("rouge"):
-                raise UsageError(f"rouge_bootstrap: {t!r} is not a ROUGE metric")
-            r = _score_texts(self._native, t, candidates, references, None, None, threads)
-            if len(r["values"]) != 3:
-                raise UsageError(f"rouge_bootstrap: {t!r} must name all three parts (no .p/.r/.f)")
-            matrices.append(np.column_stack(r["values"]))  # the parts in order p, r, f
-        bounds = _stats.rouge_bootstrap_aggregate(matrices, n_samples, confidence_interval, seed)
-        names = ("precision", "recall", "fmeasure")
-        return {t: {k: dict(zip(names, map(float, v))) for k, v in zip(("low", "mid", "high"), b)}
-                for t, b in zip(types, bounds)}
-
-    def perturb(self, dataset, kind, code, seed=0, threads=0):
-        """See :func:`probity.perturb`."""
-        ds = _dataset(dataset)
-        return [PerturbResult(*r) for r in self._native.perturb(ds, kind, code, seed, threads)]
-
-    def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, seed=0,
-              bootstrap=1000, out=None, threads=0, *, alpha=0.05, confidence=0.95,
-              skip_invalid=False, progress=None, suite=None, min_applied=30,
-              dimensions=None):
-        """See :func:`probity.audit`."""
-        return _audit(self._native, data, metrics, degrade, manipulate, sample, seed, bootstrap,
-                      out, threads, alpha, confidence, skip_invalid, progress, suite,
-                      min_applied, dimensions)
-
-    def configure_llm(self, config=None, *, base_url=None, model=None, api_key_env=None,
-                      concurrency=None, cache=None, cache_mode=None, structured=None,
-                      server=None, max_tokens=None):
-        """See :func:`probity.configure_llm`; this engine's metrics and strategies use it."""
-        self._native.configure_llm(
-            config=str(config) if config else "", base_url=base_url, model=model,
-            api_key_env=api_key_env, concurrency=concurrency,
-            cache=str(cache) if cache else None, cache_mode=cache_mode, structured=structured,
-            server=server, max_tokens=max_tokens)
-
-    def disconnect_llm(self):
-        """See :func:`probity.disconnect_llm`."""
-        self._native.disconnect_llm()
-
-    def llm_usage(self):
-        """See :func:`probity.llm_usage`."""
-        text = self._native.llm_usage()
-        return None if text is None else json.loads(text)
-
+# The methods of every Engine: the functions above that run on an engine.
+for _fn in _ENGINE_FUNCTIONS:
+    setattr(Engine, _fn.__name__, _fn)
+del _fn
 
 # The engine of the module-level functions.
 _default = Engine()
