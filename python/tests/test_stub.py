@@ -2,11 +2,14 @@
 class documents itself for help()."""
 
 import ast
+import importlib.util
 import inspect
 import pathlib
 import unittest
 
 import probity
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def public_names():
@@ -37,6 +40,26 @@ def stub_entries(tree):
     return top, members
 
 
+def stub_parameters(node):
+    """(name, kind, has a default) of each parameter of a stub's def, as inspect names kinds."""
+    a = node.args
+    positional = a.posonlyargs + a.args
+    defaults = [False] * (len(positional) - len(a.defaults)) + [True] * len(a.defaults)
+    out = [(p.arg, "POSITIONAL_ONLY" if i < len(a.posonlyargs) else "POSITIONAL_OR_KEYWORD", d)
+           for i, (p, d) in enumerate(zip(positional, defaults))]
+    if a.vararg:
+        out.append((a.vararg.arg, "VAR_POSITIONAL", False))
+    out += [(p.arg, "KEYWORD_ONLY", d is not None) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg:
+        out.append((a.kwarg.arg, "VAR_KEYWORD", False))
+    return out
+
+
+def runtime_parameters(fn):
+    return [(p.name, p.kind.name, p.default is not inspect.Parameter.empty)
+            for p in inspect.signature(fn).parameters.values()]
+
+
 class Stub(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -65,6 +88,44 @@ class Stub(unittest.TestCase):
                                                                                 staticmethod)))}
             missing += [f"{name}.{n}" for n in own - self.members.get(name, set())]
         self.assertEqual(sorted(missing), [])
+
+    def test_declared_parameters_are_the_functions_parameters(self):
+        differ = []
+        scopes = [(probity, self.tree.body)]
+        scopes += [(getattr(probity, node.name), node.body) for node in self.tree.body
+                   if isinstance(node, ast.ClassDef) and hasattr(probity, node.name)]
+        for owner, body in scopes:
+            for node in body:
+                fn = getattr(owner, node.name, None) if isinstance(node, ast.FunctionDef) else None
+                if inspect.isfunction(fn) and stub_parameters(node) != runtime_parameters(fn):
+                    differ.append(f"{fn.__qualname__}: stub {stub_parameters(node)}, "
+                                  f"function {runtime_parameters(fn)}")
+        self.assertEqual(differ, [])
+
+    def test_engine_methods_are_generated_from_the_module_functions(self):
+        # Compared in the source tree: the build copies the stub, the script writes the source.
+        spec = importlib.util.spec_from_file_location(
+            "gen_python_stub", REPO / "scripts" / "gen-python-stub.py")
+        gen = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(gen)
+        package = REPO / "python" / "probity"
+        stub = (package / "__init__.pyi").read_text(encoding="utf-8")
+        self.assertEqual(
+            gen.generate((package / "__init__.py").read_text(encoding="utf-8"), stub), stub,
+            "the Engine methods of __init__.pyi are stale: run scripts/gen-python-stub.py")
+        self.assertEqual(gen.engine_functions((package / "__init__.py").read_text("utf-8")),
+                         [fn.__name__ for fn in probity._ENGINE_FUNCTIONS])
+
+    def test_engine_methods_are_the_module_functions(self):
+        self.assertTrue(probity._ENGINE_FUNCTIONS)
+        for fn in probity._ENGINE_FUNCTIONS:
+            name = fn.__name__
+            method, function = getattr(probity.Engine, name), getattr(probity, name)
+            self.assertIs(method, fn)
+            self.assertEqual(function.__doc__, method.__doc__)
+            self.assertEqual(list(inspect.signature(method).parameters)[0], "self")
+            self.assertEqual(runtime_parameters(function), runtime_parameters(method)[1:])
+            self.assertIn(name, probity.__all__)
 
     def test_every_public_function_and_class_has_a_docstring(self):
         undocumented = []
