@@ -713,10 +713,10 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
         name,      path, ds.tasks.size(), ds.num_candidates(), items.size(), ds.dimensions(),
         ds.skipped};
     if (!options.dimensions.empty()) {
-      for (const auto& d : options.dimensions)
-        if (std::find(summary.dimensions.begin(), summary.dimensions.end(), d) ==
+      for (const auto& dim : options.dimensions)
+        if (std::find(summary.dimensions.begin(), summary.dimensions.end(), dim) ==
             summary.dimensions.end())
-          throw UsageError(fmt::format("audit: dimension '{}' is not in '{}' (dimensions: {})", d,
+          throw UsageError(fmt::format("audit: dimension '{}' is not in '{}' (dimensions: {})", dim,
                                        path, fmt::join(summary.dimensions, ", ")));
       summary.dimensions = options.dimensions;
     }
