@@ -123,7 +123,8 @@ std::string system_label(const CorpusGroup& group) {
 }
 
 // The corpus table: per selected part of each metric, a row per system (when the data has
-// several) and the pooled row, which says it is pooled. With score_only, the scores alone.
+// several) and the pooled row, which says it is pooled. With score_only, the scores alone: one
+// per system, or the pooled one for data without systems.
 void print_corpus(std::FILE* to, const ScoreRun& run, bool score_only) {
   const bool by_system = !run.systems.empty();
   const std::string pooled = fmt::format("(pooled: {} systems)", run.systems.size());
@@ -146,7 +147,9 @@ void print_corpus(std::FILE* to, const ScoreRun& run, bool score_only) {
       };
       for (std::size_t g = 0; g < run.systems.size(); ++g)
         row(run.systems[g], g, system_label(run.systems[g]));
-      row(run.pooled, run.systems.size(), pooled);
+      // -b prints what sacreBLEU -b prints: one score per system (the pooled one only when the
+      // data has no systems), so that no unlabelled pooled line follows the systems'.
+      if (!(score_only && by_system)) row(run.pooled, run.systems.size(), pooled);
     }
   }
 }
