@@ -88,14 +88,16 @@ std::vector<ScoreColumn> read_score_files(const std::vector<std::string>& files,
   std::vector<ScoreColumn> out;
   std::vector<std::string> origin;  // the file of each column
   for (const auto& file : files) {
-    std::vector<std::string> kept;  // of the metrics asked for, those not found yet
-    for (const auto& m : metrics)
-      if (std::none_of(out.begin(), out.end(), [&](const ScoreColumn& c) { return c.metric == m; }))
-        kept.push_back(m);
-    if (!metrics.empty() && kept.empty()) break;
+    // One file is asked for the metrics named; of several, each is read whole and keeps those
+    // named (a file need not hold every metric asked for).
+    const std::vector<std::string> asked = files.size() == 1 ? metrics : std::vector<std::string>{};
     std::vector<ScoreColumn> columns =
-        file == "-" ? read_scores(std::cin, "<stdin>", ds, items, kept, {allow_missing})
-                    : read_scores(file, ds, items, kept, {allow_missing});
+        file == "-" ? read_scores(std::cin, "<stdin>", ds, items, asked, {allow_missing})
+                    : read_scores(file, ds, items, asked, {allow_missing});
+    if (!metrics.empty())
+      std::erase_if(columns, [&](const ScoreColumn& c) {
+        return std::find(metrics.begin(), metrics.end(), c.metric) == metrics.end();
+      });
     for (auto& c : columns) {
       for (std::size_t i = 0; i < out.size(); ++i)
         if (out[i].metric == c.metric)
@@ -109,6 +111,12 @@ std::vector<ScoreColumn> read_score_files(const std::vector<std::string>& files,
       out.push_back(std::move(c));
     }
   }
+  // In the order the metrics were named, as one file gives them.
+  if (!metrics.empty())
+    std::stable_sort(out.begin(), out.end(), [&](const ScoreColumn& a, const ScoreColumn& b) {
+      return std::find(metrics.begin(), metrics.end(), a.metric) <
+             std::find(metrics.begin(), metrics.end(), b.metric);
+    });
   return out;
 }
 

@@ -2,7 +2,9 @@
 // metric scores them, and the audit reads those scores: the verdicts equal those of the same
 // metric computed inside probity.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -72,8 +74,14 @@ TEST(ByoMetric, ScoresFilesNameTheirMetricAndMayBeGivenSeveralTimes) {
   const std::string cmp = "compare --data " + data + " --metric bleu --metric chrf --json ";
   auto one = run_probity(cmp + "--scores " + dir + "/both.jsonl");
   auto two = run_probity(cmp + "--scores " + dir + "/bleu.jsonl --scores " + dir + "/chrf.jsonl");
-  auto piped =
-      run_probity(cmp + "--scores " + dir + "/bleu.jsonl --scores - < " + dir + "/chrf.jsonl");
+  // Standard input: run_probity gives /dev/null, so this one runs through a pipe.
+  probity::test::RunResult piped;
+  piped.exit_code = WEXITSTATUS(std::system(
+      ("cat " + dir + "/chrf.jsonl | COLUMNS= " + probity::test::probity_binary() + " " + cmp +
+       "--scores " + dir + "/bleu.jsonl --scores - >" + dir + "/piped.out 2>" + dir + "/piped.err")
+          .c_str()));
+  piped.out = read_text(dir + "/piped.out");
+  piped.err = read_text(dir + "/piped.err");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   ASSERT_EQ(two.exit_code, 0) << two.err;
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
