@@ -6,18 +6,23 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "llm/session.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/attack.hpp"
+#include "probity/audit.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
+#include "probity/requests.hpp"
 #include "probity/scoring.hpp"
 #include "report/json_value.hpp"
 #include "util/output_file.hpp"
 
 namespace probity::cli {
+namespace {
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -136,6 +141,99 @@ int run_attack(const AttackRequest& args, Engine& engine) {
       o.programs, o.program_length, r.search_tasks, r.held_out_tasks, o.alpha,
       fmt::join(r.operators, ", "), path);
   return kExitOk;
+}
+
+}  // namespace
+
+void add_attack_command(CLI::App& app, Commands& commands) {
+  struct State {
+    AttackRequest request;
+    LlmFlags llm;
+  };
+  auto state = std::make_shared<State>();
+  AttackRequest& atk = state->request;
+  LlmFlags& attack_llm = state->llm;
+  auto* atc = app.add_subcommand(
+      "attack",
+      "Search for content-free edits that raise a metric's score: per item under a query "
+      "budget, and universal edit programs chosen on half the tasks and tested on the other");
+  atc->add_option("--data", atk.data, "Dataset")->required()->check(CLI::ExistingFile);
+  add_input_options(atc, atk.data);
+  atc->add_option("--lang", atk.lang, kLangHelp)->check(known_language());
+  atc->add_option("--metric", atk.metrics, "Metric(s) to attack; repeatable")->required();
+  atc->add_option("--out", atk.out, "Output directory (attack.json)")->required();
+  atc->add_option("--strategy", atk.options.strategy,
+                  "Per-item search: greedy, beam, random, evolution (seeded, over edit programs) "
+                  "or llm (rewrites proposed by the LLM role attacker from the metric's feedback, "
+                  "each checked by --guard before it is scored)")
+      ->check(CLI::IsMember({"greedy", "beam", "random", "evolution", "llm"}))
+      ->capture_default_str();
+  atc->add_option("--guard", atk.options.guard,
+                  "--strategy llm: the information guard every rewrite must pass: support (the "
+                  "offline support judge fitted on the data) or llm (the LLM role guard)")
+      ->check(CLI::IsMember({"support", "llm"}))
+      ->capture_default_str();
+  atc->add_option("--proposals", atk.options.proposals,
+                  "--strategy llm: rewrites asked for per attacker request (one per round)")
+      ->check(whole(1, limits::kAttackProposals))
+      ->capture_default_str();
+  atc->add_option("--budget", atk.options.budget, "Metric queries per item")
+      ->check(whole(1, limits::kAttackBudget))
+      ->capture_default_str();
+  atc->add_option("--steps", atk.options.steps,
+                  "Edits per item (random, evolution: the longest program; llm: attacker rounds)")
+      ->check(whole(1, limits::kAttackSteps))
+      ->capture_default_str();
+  atc->add_option("--beam", atk.options.beam, "Beam width (beam), population (evolution)")
+      ->check(whole(1, limits::kAttackBeam))
+      ->capture_default_str();
+  atc->add_option("--family", atk.options.families,
+                  "Only these edit families (filler, hedge, intensifier, sentiment, reorder, "
+                  "repetition, synonym, casing, tokenisation, formatting, padding, injection; "
+                  "copy-source adds task content); repeatable")
+      ->delimiter(',');
+  atc->add_flag("--copy-source", atk.options.include_content,
+                "Also the copy-source family (sentences of the task's source: CAN ADD CONTENT)");
+  atc->add_option("--delta", atk.options.delta,
+                  "An item counts as attacked above this score increase")
+      ->check(real(kFinite))
+      ->capture_default_str();
+  atc->add_option("--program-length", atk.options.program_length,
+                  "Universal programs: up to this many operators")
+      ->check(whole(1, limits::kProgramLength))
+      ->capture_default_str();
+  atc->add_option("--programs", atk.options.programs,
+                  "Universal programs (best on the search half) tested on the held-out half")
+      ->check(whole(0, limits::kPrograms))
+      ->capture_default_str();
+  atc->add_option("--split", atk.options.split, "Share of tasks in the search half")
+      ->check(real({0.01, 0.99}))
+      ->capture_default_str();
+  atc->add_option("--alpha", atk.options.alpha, "Significance level of the held-out tests")
+      ->check(real(kOpenUnit))
+      ->capture_default_str();
+  atc->add_option("--bootstrap", atk.options.bootstrap, "Bootstrap resamples for the CIs of d")
+      ->check(whole(0, limits::kResamples))
+      ->capture_default_str();
+  atc->add_option("--min-applied", atk.options.min_applied,
+                  "Applied items a program needs to be tested")
+      ->check(whole(0, limits::kItems))
+      ->capture_default_str();
+  atc->add_option("--sample", atk.sample, "Candidates, sampled with the seed (0: all)")
+      ->check(whole(0, limits::kItems))
+      ->capture_default_str();
+  atc->add_option("--seed", atk.options.seed, "Seed of every random step")
+      ->check(whole(0))
+      ->capture_default_str();
+  atc->add_flag("--skip-invalid", atk.skip_invalid, "Skip invalid items and report them");
+  add_threads(atc, atk.options.threads);
+  add_llm_flags(atc, attack_llm);
+
+  commands.push_back({atc, [state](RunContext& context) {
+                        return run_with_llm(state->llm, context, "", [&](Engine& engine) {
+                          return run_attack(state->request, engine);
+                        });
+                      }});
 }
 
 }  // namespace probity::cli

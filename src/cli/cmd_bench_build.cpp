@@ -7,7 +7,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "llm/prompts.hpp"
 #include "llm/session.hpp"
@@ -15,9 +17,11 @@
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
+#include "probity/requests.hpp"
 #include "util/output_file.hpp"
 
 namespace probity::cli {
+namespace {
 
 int run_bench_build(const BenchBuildRequest& args, Engine& engine) {
   const util::PlannedOutput output{args.out, "--out", {}};
@@ -119,6 +123,87 @@ int run_bench_build(const BenchBuildRequest& args, Engine& engine) {
     }
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_build_command(CLI::App& app, Commands& commands) {
+  struct State {
+    BenchBuildRequest request;
+    LlmFlags llm;
+  };
+  auto state = std::make_shared<State>();
+  BenchBuildRequest& bench = state->request;
+  LlmFlags& bench_llm = state->llm;
+  auto* bc = app.add_subcommand(
+      "bench-build",
+      "Build a meta-evaluation benchmark from a dataset's references: local sequences (one "
+      "error injected per step, cumulatively) or global items levelled by anchoring");
+  bc->add_option("--data", bench.data, "Dataset whose references are edited")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_input_options(bc, bench.data);
+  bc->add_option("--dimension", bench.dimension,
+                 "consistency, fluency, coherence or relevance (selects the error types)")
+      ->required()
+      ->check(CLI::IsMember({"consistency", "fluency", "coherence", "relevance"}));
+  bc->add_option("--kind", bench.kind, "local (sequences) or global (anchored levels)")
+      ->check(CLI::IsMember({"local", "global"}))
+      ->capture_default_str();
+  bc->add_option("--steps", bench.steps, "Errors per sequence (global: most errors per item)")
+      ->check(whole(1, 100))
+      ->capture_default_str();
+  bc->add_option("--sources", bench.sources, "Sources (tasks) used, in a seeded order (0: all)")
+      ->check(whole(0, limits::kItems))
+      ->capture_default_str();
+  bc->add_option("--seed", bench.seed, "Seed of every choice")
+      ->check(whole(0))
+      ->capture_default_str();
+  bc->add_option("--base-ref", bench.base_reference,
+                 "Index of the reference that is edited; the others remain references")
+      ->check(whole(0, 1000))
+      ->capture_default_str();
+  bc->add_option("--per-source", bench.per_source, "Global: items per source")
+      ->check(whole(1, 100))
+      ->capture_default_str();
+  bc->add_option("--anchors", bench.anchors, "Global: anchors sampled per level (0: all)")
+      ->check(whole(0, limits::kItems))
+      ->capture_default_str();
+  bc->add_option("--anchor-metric", bench.anchor_metric,
+                 "Global: metric whose scores compare an item with the anchors (offline judge)")
+      ->capture_default_str();
+  bc->add_option("--max-spread", bench.max_spread, "Global: consensus rule of the anchors")
+      ->check(real(kNonNegative))
+      ->capture_default_str();
+  bc->add_option("--out", bench.out, "Output dataset (task-format JSONL)")->required();
+  bc->add_flag("--skip-invalid", bench.skip_invalid, "Skip invalid items and report them");
+  add_threads(bc, bench.threads);
+  bc->add_option("--injector", bench.injector,
+                 "Error injection: rules (offline) or llm (one model call per step, role "
+                 "--llm-role; failed steps end the sequence and are counted)")
+      ->check(CLI::IsMember({"rules", "llm"}))
+      ->capture_default_str();
+  bc->add_option("--llm-role", bench.llm_role, "LLM role of the llm injector")
+      ->capture_default_str();
+  bc->add_option("--max-edit-share", bench.max_edit_share,
+                 "llm injector: an answer changing more than this share of the words is "
+                 "rejected and re-asked")
+      ->check(real({0.01, 1.0}))
+      ->capture_default_str();
+  bc->add_option("--anchor-judge", bench.anchor_judge,
+                 "Global: metric (--anchor-metric) or llm (pairwise model judge, role "
+                 "--llm-role-judge, both orders; failures count as ties and are reported)")
+      ->check(CLI::IsMember({"metric", "llm"}))
+      ->capture_default_str();
+  bc->add_option("--llm-role-judge", bench.llm_role_judge, "LLM role of the llm anchor judge")
+      ->capture_default_str();
+  add_llm_flags(bc, bench_llm);
+
+  commands.push_back({bc, [state](RunContext& context) {
+                        return run_with_llm(state->llm, context, "", [&](Engine& engine) {
+                          return run_bench_build(state->request, engine);
+                        });
+                      }});
 }
 
 }  // namespace probity::cli

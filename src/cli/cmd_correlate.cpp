@@ -5,17 +5,21 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "probity/audit.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
+#include "probity/requests.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
 
 namespace probity::cli {
+namespace {
 namespace {
 
 void report_gaps(const ScoreColumn& c) {
@@ -333,6 +337,118 @@ int run_compare(const CompareRequest& args) {
         a.metric, b.metric, args.permutations, args.seed);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_correlate_command(CLI::App& app, Commands& commands) {
+  auto request = std::make_shared<CorrelateRequest>();
+  CorrelateRequest& corr = *request;
+  auto* cc = app.add_subcommand("correlate", "Correlate metric scores with human ratings");
+  cc->add_option("--data", corr.data, "Dataset with human ratings")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_input_options(cc, corr.data);
+  cc->add_option(
+        "--scores", corr.scores,
+        "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
+        "standard input")
+      ->required()
+      ->check(file_or_stdin());
+  cc->add_option("--metric", corr.metrics, "Only these metrics (default: all in the file)");
+  cc->add_option("--dimension", corr.dimensions, "Only these human dimensions (default: all)");
+  cc->add_option("--level", corr.levels,
+                 "item (pooled), task (within each task, averaged) or system (per-system means); "
+                 "repeatable (docs/meta-eval.md)")
+      ->check(CLI::IsMember(kLevelNames));
+  cc->add_option("--statistic", corr.statistics,
+                 "pearson, spearman, kendall (tau-b), kendall-c, pairwise-acc, acc-eq "
+                 "(pairwise accuracy with tie calibration) or preference-acc (agreement with the "
+                 "tasks' human pairwise preferences); repeatable")
+      ->check(CLI::IsMember([] {
+        auto names = kLevelStatisticNames;
+        names.push_back("preference-acc");
+        return names;
+      }()));
+  cc->add_flag("!--no-baselines", corr.baselines,
+               "With --level/--statistic: leave out the length and random baseline rows");
+  cc->add_option("--bootstrap", corr.bootstrap,
+                 "Bootstrap resamples for the CI (of Spearman; with --level/--statistic of every "
+                 "value, resampling tasks, or systems at the system level; 0: none)")
+      ->check(whole(0, limits::kResamples))
+      ->capture_default_str();
+  cc->add_option("--pairs-from", corr.pairs_from,
+                 "With --statistic preference-acc on data without human pairs: derive the pairs "
+                 "from this dimension's rating differences within each task (labelled as derived)");
+  cc->add_option("--pairs-margin", corr.pairs_margin,
+                 "--pairs-from: rating means this close are a tie")
+      ->check(real(kNonNegative))
+      ->capture_default_str();
+  cc->add_option("--resample", corr.resample,
+                 "With --level: what the bootstrap draws: level (tasks at the item and task "
+                 "level, systems at the system level), tasks, systems, or both (two-stage: tasks "
+                 "and systems drawn independently)")
+      ->check(CLI::IsMember({"level", "tasks", "systems", "both"}))
+      ->capture_default_str();
+  cc->add_option("--confidence", corr.confidence, "Confidence level")
+      ->check(real(kOpenUnit))
+      ->capture_default_str();
+  cc->add_option("--seed", corr.seed, "Seed of the bootstrap")
+      ->check(whole(0))
+      ->capture_default_str();
+  cc->add_flag("--json", corr.json, "Print JSON instead of a table");
+  cc->add_flag("--skip-invalid", corr.skip_invalid, "Skip invalid items and report them");
+  cc->add_flag("--allow-missing", corr.allow_missing,
+               "Use a scores file that leaves items without a score (their number is reported)");
+  add_threads(cc, corr.threads);
+
+  commands.push_back({cc, [request](RunContext&) { return run_correlate(*request); }});
+}
+
+void add_compare_command(CLI::App& app, Commands& commands) {
+  auto request = std::make_shared<CompareRequest>();
+  CompareRequest& cmp = *request;
+  auto* mc = app.add_subcommand(
+      "compare", "Paired permutation test between two metrics' correlations with humans");
+  mc->add_option("--data", cmp.data, "Dataset with human ratings")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_input_options(mc, cmp.data);
+  mc->add_option("--scores", cmp.scores,
+                 "Scores JSONL holding both metrics; repeatable (each metric in one file); '-' "
+                 "reads standard input")
+      ->required()
+      ->check(file_or_stdin());
+  mc->add_option("--metric", cmp.metrics, "The two metrics to compare (give twice)")
+      ->required()
+      ->expected(1, 2);
+  mc->add_option("--dimension", cmp.dimensions, "Only these human dimensions (default: all)");
+  mc->add_option("--correlation", cmp.correlation,
+                 "pearson, spearman or kendall; with --level also kendall-c, pairwise-acc or "
+                 "acc-eq")
+      ->check(CLI::IsMember(kLevelStatisticNames))
+      ->capture_default_str();
+  mc->add_option("--level", cmp.level,
+                 "item, task or system: the test at that level (docs/meta-eval.md); default: "
+                 "the pooled test")
+      ->check(CLI::IsMember(kLevelNames));
+  mc->add_option("--permutations", cmp.permutations, "Number of permutations")
+      ->check(whole(1, limits::kResamples))
+      ->capture_default_str();
+  mc->add_option("--seed", cmp.seed, "Seed of the permutations")
+      ->check(whole(0))
+      ->capture_default_str();
+  mc->add_flag("--json", cmp.json, "Print JSON instead of a table");
+  mc->add_flag("--skip-invalid", cmp.skip_invalid, "Skip invalid items and report them");
+  mc->add_flag("--allow-missing", cmp.allow_missing,
+               "Use a scores file that leaves items without a score (their number is reported)");
+  add_threads(mc, cmp.threads);
+
+  commands.push_back({mc, [request](RunContext&) {
+                        if (request->metrics.size() != 2)
+                          throw UsageError("compare needs exactly two --metric options");
+                        return run_compare(*request);
+                      }});
 }
 
 }  // namespace probity::cli

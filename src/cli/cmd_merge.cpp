@@ -11,26 +11,18 @@
 #include <set>
 #include <unordered_map>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
+#include "probity/requests.hpp"
 #include "probity/scores.hpp"
 #include "util/json_limits.hpp"
 #include "util/output_file.hpp"
 
 namespace probity::cli {
-
-void parse_shard(const std::string& text, std::size_t& index, std::size_t& count) {
-  auto slash = text.find('/');
-  auto number = [&](std::string_view s, std::size_t& v) {
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return ec == std::errc() && p == s.data() + s.size() && !s.empty();
-  };
-  if (slash == std::string::npos || !number(std::string_view(text).substr(0, slash), index) ||
-      !number(std::string_view(text).substr(slash + 1), count) || count == 0 || index >= count)
-    throw UsageError(
-        fmt::format("--shard '{}': expected I/N with 0 <= I < N (e.g. 0/4 ... 3/4)", text));
-}
+namespace {
 
 int run_merge(const MergeRequest& args) {
   std::vector<util::NamedInput> inputs = {{args.data.name(), "--data"}};
@@ -142,6 +134,24 @@ int run_merge(const MergeRequest& args) {
   if (missing > 0) fmt::print(", {} item(s) of the dataset have no records", missing);
   fmt::print("\n");
   return kExitOk;
+}
+
+}  // namespace
+
+void add_merge_command(CLI::App& app, Commands& commands) {
+  auto request = std::make_shared<MergeRequest>();
+  MergeRequest& merge = *request;
+  auto* gc = app.add_subcommand(
+      "merge", "Combine `score --shard I/N` outputs into the file of an unsharded run");
+  gc->add_option("--data", merge.data, "The dataset the shards scored")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_input_options(gc, merge.data);
+  gc->add_option("--out", merge.out, "Merged scores JSONL")->required();
+  gc->add_option("shards", merge.shards, "Shard score files")->required()->check(CLI::ExistingFile);
+  gc->add_flag("--allow-missing", merge.allow_missing,
+               "Write the merge although items of the dataset have no records (reported)");
+  commands.push_back({gc, [request](RunContext&) { return run_merge(*request); }});
 }
 
 }  // namespace probity::cli

@@ -6,13 +6,17 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
+#include "probity/requests.hpp"
 #include "probity/scores.hpp"
 
 namespace probity::cli {
+namespace {
 namespace {
 
 std::string interval(const stats::ConfidenceInterval& ci) {
@@ -165,6 +169,78 @@ int run_meta_local(const MetaRequest& args) {
   for (const auto& c : l.columns)
     if (!c.signature.empty()) fmt::print("{}: {}\n", c.metric, c.signature);
   return kExitOk;
+}
+
+}  // namespace
+
+void add_meta_command(CLI::App& app, Commands& commands) {
+  auto global = std::make_shared<MetaRequest>();
+  auto local = std::make_shared<MetaRequest>();
+  MetaRequest& mglobal = *global;
+  MetaRequest& mlocal = *local;
+  auto* meta = app.add_subcommand("meta",
+                                  "Dual-perspective meta-evaluation (global CEM, local "
+                                  "adjacent accuracy)");
+  meta->require_subcommand(1);
+  auto add_meta_common = [&](CLI::App* c, MetaRequest& a) {
+    c->add_option("--data", a.data, "Dataset (task format) with human ratings")
+        ->required()
+        ->check(CLI::ExistingFile);
+    add_input_options(c, a.data);
+    c->add_option(
+         "--scores", a.scores,
+         "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
+         "standard input")
+        ->required()
+        ->check(file_or_stdin());
+    c->add_option("--metric", a.metrics, "Only these metrics (default: all in the file)");
+    c->add_option("--dimension", a.dimensions, "Only these human dimensions (default: all)");
+    c->add_option("--bootstrap", a.bootstrap, "Bootstrap resamples for the CI (0: none)")
+        ->check(whole(0, limits::kResamples))
+        ->capture_default_str();
+    c->add_option("--confidence", a.confidence, "Confidence level")
+        ->check(real(kOpenUnit))
+        ->capture_default_str();
+    c->add_option("--seed", a.seed, "Seed of the bootstrap")
+        ->check(whole(0))
+        ->capture_default_str();
+    c->add_flag("--json", a.json, "Print JSON instead of a table");
+    c->add_flag("--skip-invalid", a.skip_invalid, "Skip invalid items and report them");
+    c->add_flag("--allow-missing", a.allow_missing,
+                "Use a scores file that leaves items without a score (their number is reported)");
+    add_threads(c, a.threads);
+  };
+  auto* mg = meta->add_subcommand(
+      "global",
+      "CEM-ORD of metric levels against consensus human levels. Consensus: an item's annotator "
+      "ratings spread by at most --max-spread (gold = their lower median). A continuous metric "
+      "is mapped to levels by matching the gold level proportions by rank (lowest n_1 scores -> "
+      "lowest level, ...; tied scores share the level at their middle rank); --direct rounds "
+      "integer judge ratings instead");
+  add_meta_common(mg, mglobal);
+  mg->add_option("--max-spread", mglobal.max_spread,
+                 "Consensus: largest allowed max - min of an item's annotator ratings")
+      ->check(real(kNonNegative))
+      ->capture_default_str();
+  mg->add_flag("--direct", mglobal.direct,
+               "Scores are integer-valued ratings (an LLM judge): use them as levels directly");
+  mg->add_option("--chance", mglobal.chance,
+                 "Random orderings averaged for the chance CEM (0: none)")
+      ->check(whole(0, limits::kResamples))
+      ->capture_default_str();
+  auto* ml = meta->add_subcommand(
+      "local",
+      "Adjacent comparison accuracy over quality-decreasing sequences. Convention: each task is "
+      "one sequence per human dimension; its candidates ordered by their rating in that "
+      "dimension, higher = better (bench-build writes step j, the text with j errors, as "
+      "rating steps - j); pairs of equal ratings are not compared. A pair is correct when the "
+      "better text "
+      "scores strictly higher; equal scores are counted as ties (not correct). Bootstrap CI over "
+      "sequences");
+  add_meta_common(ml, mlocal);
+
+  commands.push_back({mg, [global](RunContext&) { return run_meta_global(*global); }});
+  commands.push_back({ml, [local](RunContext&) { return run_meta_local(*local); }});
 }
 
 }  // namespace probity::cli

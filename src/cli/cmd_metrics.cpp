@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "metrics/option_json.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 
 namespace probity::cli {
+namespace {
 
 int run_metrics(bool json) {
   // The option tables that parse and validate metric names print here (and in docs/cli.md).
@@ -34,6 +37,16 @@ int run_metrics(bool json) {
   fmt::print("\nEvery metric also takes:\n");
   for (const auto& o : common_options()) fmt::print("  {}\n", describe(o));
   return kExitOk;
+}
+
+}  // namespace
+
+void add_metrics_command(CLI::App& app, Commands& commands) {
+  auto json = std::make_shared<bool>(false);
+  bool& metrics_json = *json;
+  auto* lc = app.add_subcommand("metrics", "List the available metrics and their options");
+  lc->add_flag("--json", metrics_json, "Print JSON");
+  commands.push_back({lc, [json](RunContext&) { return run_metrics(*json); }});
 }
 
 }  // namespace probity::cli

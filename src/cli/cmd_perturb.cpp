@@ -5,16 +5,20 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "perturb/llm_strategies.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/perturb.hpp"
+#include "probity/requests.hpp"
 #include "util/output_file.hpp"
 #include "util/parallel.hpp"
 
 namespace probity::cli {
+namespace {
 
 int run_perturb(const PerturbRequest& args, Engine& engine) {
   const util::PlannedOutput output_file{args.out, "--out", {}};
@@ -106,6 +110,54 @@ int run_perturb(const PerturbRequest& args, Engine& engine) {
   // which and why rather than letting them pass for "not applicable".
   for (const auto& [why, n] : failures) fmt::print("  failed {}x {}\n", n, why);
   return kExitOk;
+}
+
+}  // namespace
+
+void add_perturb_command(CLI::App& app, Commands& commands) {
+  struct State {
+    PerturbRequest request;
+    LlmFlags llm;
+  };
+  auto state = std::make_shared<State>();
+  PerturbRequest& pert = state->request;
+  LlmFlags& perturb_llm = state->llm;
+  auto* pc = app.add_subcommand(
+      "perturb",
+      "Write the dataset with every applied perturbation added as candidates, for "
+      "scoring with your own metric (then audit with --metric scores:FILE,data=...)");
+  pc->add_option("--data", pert.data, "Dataset")->required()->check(CLI::ExistingFile);
+  add_input_options(pc, pert.data);
+  pc->add_option("--lang", pert.lang, kLangHelp)->check(known_language());
+  pc->add_option("--degrade", pert.degradations, "Degradations: 'all', 'none' or letter codes")
+      ->delimiter(',')
+      ->capture_default_str();
+  pc->add_option("--manipulate", pert.manipulations, "Manipulations: 'all', 'none' or letter codes")
+      ->delimiter(',')
+      ->capture_default_str();
+  pc->add_option("--seed", pert.seed, "Seed (use the audit's)")
+      ->check(whole(0))
+      ->capture_default_str();
+  pc->add_option("--out", pert.out, "Output dataset (JSONL)")->required();
+  pc->add_flag("--skip-invalid", pert.skip_invalid, "Skip invalid items and report them");
+  add_threads(pc, pert.threads);
+  add_llm_flags(pc, perturb_llm);
+  pc->add_option("--perturber", perturb_llm.perturber,
+                 "Realisation of the strategies: rules (offline) or llm (the perturber role)")
+      ->check(CLI::IsMember({"rules", "llm"}))
+      ->capture_default_str();
+
+  commands.push_back({pc, [state](RunContext& context) {
+                        State& s = *state;
+                        for (auto* list : {&s.request.degradations, &s.request.manipulations})
+                          if (list->size() == 1 && list->front() == "none") list->clear();
+                        return run_with_llm(s.llm, context, "", [&s](Engine& engine) {
+                          if (s.llm.perturber == "llm")
+                            use_llm_perturber(engine, s.request.degradations,
+                                              s.request.manipulations);
+                          return run_perturb(s.request, engine);
+                        });
+                      }});
 }
 
 }  // namespace probity::cli

@@ -6,13 +6,17 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "probity/audit.hpp"
 #include "probity/error.hpp"
+#include "probity/requests.hpp"
 #include "probity/stats.hpp"
 
 namespace probity::cli {
+namespace {
 
 int run_rank(const RankRequest& args) {
   ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
@@ -74,6 +78,55 @@ int run_rank(const RankRequest& args) {
                                                : "Benjamini-Hochberg",
       m * (m - 1) / 2, args.alpha);
   return kExitOk;
+}
+
+}  // namespace
+
+void add_rank_command(CLI::App& app, Commands& commands) {
+  auto request = std::make_shared<RankRequest>();
+  RankRequest& rank = *request;
+  auto* rc = app.add_subcommand(
+      "rank", "Rank metrics into significance clusters (paired permutation tests at a level)");
+  rc->add_option("--data", rank.data, "Dataset with human ratings")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_input_options(rc, rank.data);
+  rc->add_option(
+        "--scores", rank.scores,
+        "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
+        "standard input")
+      ->required()
+      ->check(file_or_stdin());
+  rc->add_option("--metric", rank.metrics, "Only these metrics (default: all in the file)");
+  rc->add_option("--dimension", rank.dimensions, "Only these human dimensions (default: all)");
+  rc->add_option("--level", rank.level, "item, task or system (docs/meta-eval.md)")
+      ->check(CLI::IsMember(kLevelNames))
+      ->capture_default_str();
+  rc->add_option("--statistic", rank.statistic,
+                 "pearson, spearman, kendall, kendall-c, pairwise-acc or acc-eq")
+      ->check(CLI::IsMember(kLevelStatisticNames))
+      ->capture_default_str();
+  rc->add_option("--permutations", rank.permutations, "Permutations per pair of metrics")
+      ->check(whole(1, limits::kResamples))
+      ->capture_default_str();
+  rc->add_option("--correction", rank.correction,
+                 "Multiple-comparison control over all pairs: holm, bh (Benjamini-Hochberg) or "
+                 "none")
+      ->check(CLI::IsMember({"holm", "bh", "none"}))
+      ->capture_default_str();
+  rc->add_option("--alpha", rank.alpha, "Significance level")
+      ->check(real(kOpenUnit))
+      ->capture_default_str();
+  rc->add_option("--seed", rank.seed, "Seed of the permutations")
+      ->check(whole(0))
+      ->capture_default_str();
+  rc->add_flag("--json", rank.json, "Print JSON instead of a table");
+  rc->add_flag("--skip-invalid", rank.skip_invalid, "Skip invalid items and report them");
+  rc->add_flag("--allow-missing", rank.allow_missing,
+               "Use a scores file that leaves items without a score (their number is reported)");
+  add_threads(rc, rank.threads);
+
+  commands.push_back({rc, [request](RunContext&) { return run_rank(*request); }});
 }
 
 }  // namespace probity::cli

@@ -9,7 +9,9 @@
 #include <optional>
 #include <span>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/rouge_notes.hpp"
@@ -21,6 +23,15 @@
 #include "util/output_file.hpp"
 
 namespace probity::cli {
+namespace {
+
+// Where `probity score` writes what the library's ScoreRequest computes.
+struct ScoreView {
+  std::string out;          // records; empty: stdout (none with score_only)
+  std::string explain;      // JSONL of per-item explanations from metrics that support them
+  bool score_only = false;  // -b: only the corpus scores, one per line, on stdout
+  Console console;          // -q: no progress bar and no notes; -v: the time taken
+};
 namespace {
 
 // The ROUGE metrics that tokenize as rouge-score's default tokenizer (ASCII letters only).
@@ -218,6 +229,83 @@ int run_score(const ScoreRequest& request, const ScoreView& view, Engine& engine
   if (request.aggregate == CorpusAggregate::kBootstrap && !view.score_only)
     print_bootstrap(summary, run, request);
   return kExitOk;
+}
+
+}  // namespace
+
+void add_score_command(CLI::App& app, Commands& commands) {
+  struct State {
+    ScoreRequest request;
+    ScoreView view;
+    std::string shard;
+    LlmFlags llm;
+  };
+  auto state = std::make_shared<State>();
+  ScoreRequest& score = state->request;
+  ScoreView& score_view = state->view;
+  std::string& score_shard = state->shard;
+  LlmFlags& score_llm = state->llm;
+  auto* sc =
+      app.add_subcommand("score", "Score every candidate with the given metrics (JSONL out)");
+  sc->add_option("--data", score.data,
+                 "Dataset (JSONL task format or CSV); repeatable. A JSONL file is read in chunks "
+                 "(up to 512 tasks, 2048 candidates); metrics that need all of it (the MI "
+                 "presets and mi:... cells) are fitted in passes over it first. CSV, data that "
+                 "cannot be read twice (a pipe), and metrics that fit only on loaded data "
+                 "(expert, style=llm, refs= on a fitted metric) make it load whole")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_input_options(sc, score.data);
+  sc->add_option("--metric,--metrics,-m", score.metrics,
+                 "Metric name, e.g. bleu, chrf, rougeL.f,stem=true; repeatable, or several after "
+                 "one flag as sacreBLEU's -m bleu chrf ter")
+      ->required();
+  sc->add_option("--out", score_view.out,
+                 "Output JSONL file of the score records (default: stdout). The corpus table "
+                 "(a row per system when the data has several, and the pooled row, labelled "
+                 "so) goes to stderr when the records go to stdout, else to stdout");
+  sc->add_flag("--score-only,-b", score_view.score_only,
+               "Print only the corpus scores, one per line on stdout (per metric part: each "
+               "system in order, then the pooled score), as sacreBLEU's -b; the records are "
+               "written only with --out");
+  sc->add_option("--explain", score_view.explain,
+                 "Write per-item explanations (aspects, matches, judgments, rationales, model "
+                 "calls) of metrics that support them, e.g. expert, as JSONL to this file");
+  sc->add_flag("--skip-invalid", score.skip_invalid, "Skip invalid items and report them");
+  add_threads(sc, score.threads);
+  sc->add_option("--shard", score_shard,
+                 "I/N: score only shard I (0-based) of N, chosen by a hash of the task id; "
+                 "combine the shards' files with `probity merge`");
+  one_of(sc->add_option("--aggregate", score.aggregate,
+                        "ROUGE corpus aggregation: mean (the mean item score), or bootstrap: "
+                        "also rouge-score's BootstrapAggregator low/mid/high of P, R and F, as "
+                        "after numpy.random.seed(--bootstrap-seed)"),
+         {CorpusAggregate::kMean, CorpusAggregate::kBootstrap}, corpus_aggregate_name)
+      ->default_str("mean");
+  sc->add_option("--bootstrap-samples", score.bootstrap_samples,
+                 "--aggregate bootstrap: resamples (BootstrapAggregator n_samples)")
+      ->check(whole(1, limits::kResamples))
+      ->capture_default_str();
+  sc->add_option("--bootstrap-confidence", score.bootstrap_confidence,
+                 "--aggregate bootstrap: confidence_interval")
+      ->check(real(kUnit))
+      ->capture_default_str();
+  sc->add_option("--bootstrap-seed", score.bootstrap_seed,
+                 "--aggregate bootstrap: the seed of NumPy's global state (np.random.seed), "
+                 "0 .. 4294967295")
+      ->check(whole(0, 4294967295))
+      ->capture_default_str();
+  add_llm_flags(sc, score_llm);
+
+  commands.push_back({sc, [state](RunContext& context) {
+                        State& s = *state;
+                        if (!s.shard.empty())
+                          parse_shard(s.shard, s.request.shard_index, s.request.shard_count);
+                        s.view.console = context.console;
+                        return run_with_llm(s.llm, context, "", [&s](Engine& engine) {
+                          return run_score(s.request, s.view, engine);
+                        });
+                      }});
 }
 
 }  // namespace probity::cli

@@ -7,16 +7,20 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "probity/audit.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/meta.hpp"
+#include "probity/requests.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
 
 namespace probity::cli {
+namespace {
 namespace {}  // namespace
 
 int run_select(const SelectRequest& args, Engine& engine) {
@@ -181,6 +185,71 @@ int run_select(const SelectRequest& args, Engine& engine) {
   for (std::size_t m = 0; m < names.size(); ++m)
     if (!signatures[m].empty()) fmt::print("{}: {}\n", names[m], signatures[m]);
   return kExitOk;
+}
+
+}  // namespace
+
+void add_select_command(CLI::App& app, Commands& commands) {
+  struct State {
+    SelectRequest request;
+    LlmFlags llm;
+  };
+  auto state = std::make_shared<State>();
+  SelectRequest& sel = state->request;
+  LlmFlags& select_llm = state->llm;
+  auto* selc = app.add_subcommand(
+      "select",
+      "Choose the metric variant with the best human correlation on a seeded half of the tasks "
+      "and report it on the other half (bootstrap CI, paired permutation tests against every "
+      "other variant, max-statistic correction of the choice)");
+  selc->add_option("--data", sel.data, "Dataset with human ratings")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_input_options(selc, sel.data);
+  selc->add_option("--metric", sel.metrics, "A variant (metric name); give two or more")
+      ->required();
+  selc->add_option(
+          "--scores", sel.scores,
+          "Scores JSONL from `probity score` (default: compute the metrics); repeatable; '-' "
+          "reads standard input")
+      ->check(file_or_stdin());
+  selc->add_option("--split", sel.split, "Fraction of tasks in the selection half")
+      ->check(real(kOpenUnit))
+      ->capture_default_str();
+  selc->add_option("--seed", sel.seed, "Seed of the split, bootstrap and permutations")
+      ->check(whole(0))
+      ->capture_default_str();
+  selc->add_option("--dimension", sel.dimensions, "Only these human dimensions (default: all)");
+  selc->add_option("--correlation", sel.correlation,
+                   "pearson, spearman or kendall; with --level also kendall-c, pairwise-acc or "
+                   "acc-eq")
+      ->check(CLI::IsMember(kLevelStatisticNames))
+      ->capture_default_str();
+  selc->add_option("--level", sel.level,
+                   "item, task or system: choose and report the variants at that level "
+                   "(docs/meta-eval.md); default: the pooled correlation")
+      ->check(CLI::IsMember(kLevelNames));
+  selc->add_option("--bootstrap", sel.bootstrap, "Bootstrap resamples (test tasks)")
+      ->check(whole(0, limits::kResamples))
+      ->capture_default_str();
+  selc->add_option("--permutations", sel.permutations, "Permutations of each test")
+      ->check(whole(1, limits::kResamples))
+      ->capture_default_str();
+  selc->add_option("--confidence", sel.confidence, "Confidence level")
+      ->check(real(kOpenUnit))
+      ->capture_default_str();
+  add_llm_flags(selc, select_llm);
+  selc->add_flag("--json", sel.json, "Print JSON instead of a table");
+  selc->add_flag("--skip-invalid", sel.skip_invalid, "Skip invalid items and report them");
+  selc->add_flag("--allow-missing", sel.allow_missing,
+                 "Use a scores file that leaves items without a score (their number is reported)");
+  add_threads(selc, sel.threads);
+
+  commands.push_back({selc, [state](RunContext& context) {
+                        return run_with_llm(state->llm, context, "", [&](Engine& engine) {
+                          return run_select(state->request, engine);
+                        });
+                      }});
 }
 
 }  // namespace probity::cli

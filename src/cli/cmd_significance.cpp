@@ -7,15 +7,19 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
+#include "cli/command.hpp"
+#include "cli/flags.hpp"
+#include "cli/llm_context.hpp"
 #include "cli/output.hpp"
 #include "probity/dataset.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
+#include "probity/requests.hpp"
 #include "probity/scoring.hpp"
 #include "probity/significance.hpp"
 
 namespace probity::cli {
+namespace {
 namespace {
 
 std::string system_of(const Candidate& c) {
@@ -162,6 +166,55 @@ int run_significance(const SignificanceRequest& args, Engine& engine) {
   for (std::size_t m = 0; m < metrics.size(); ++m)
     fmt::print(" - {}  {}\n", metrics[m].spec, results[m].signature);
   return kExitOk;
+}
+
+}  // namespace
+
+void add_significance_command(CLI::App& app, Commands& commands) {
+  auto request = std::make_shared<SignificanceRequest>();
+  SignificanceRequest& sig = *request;
+  auto* sigc = app.add_subcommand(
+      "significance",
+      "Paired significance tests between systems as sacreBLEU computes them (--paired-bs, "
+      "--paired-ar): the first system is the baseline");
+  sigc->add_option("--data", sig.data,
+                   "Dataset whose tasks each have one candidate per system (or --hyp FILE per "
+                   "system, --ref FILE)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  add_input_options(sigc, sig.data);
+  sigc->add_option("--metric,-m", sig.metrics,
+                   "bleu, chrf, chrf++ or ter, with options; repeatable")
+      ->capture_default_str();
+  auto* bs_flag = sigc->add_flag("--paired-bs", sig.paired_bs,
+                                 "Paired bootstrap resampling: p-values and each system's mean "
+                                 "and 95% CI (sacreBLEU --paired-bs)");
+  sigc->add_flag("--paired-ar", sig.paired_ar,
+                 "Paired approximate randomization: p-values (sacreBLEU --paired-ar)")
+      ->excludes(bs_flag);
+  sigc->add_option("--paired-bs-n", sig.paired_bs_n, "Bootstrap resamples")
+      ->check(whole(1, limits::kResamples))
+      ->capture_default_str();
+  sigc->add_option("--paired-ar-n", sig.paired_ar_n, "Approximate randomization trials")
+      ->check(whole(1, limits::kResamples))
+      ->capture_default_str();
+  sigc->add_option("--seed", sig.seed,
+                   "Seed of NumPy's default_rng as sacreBLEU seeds it (SACREBLEU_SEED)")
+      ->check(whole(0))
+      ->capture_default_str();
+  sigc->add_option("--baseline", sig.baseline, "The baseline system (default: the first)");
+  sigc->add_option("--width,-w", sig.width, "Decimals of the scores in the table")
+      ->check(whole(0, 10))
+      ->capture_default_str();
+  sigc->add_flag("--json", sig.json, "Print JSON instead of a table");
+  sigc->add_flag("--skip-invalid", sig.skip_invalid, "Skip invalid items and report them");
+  add_threads(sigc, sig.threads);
+
+  commands.push_back({sigc, [request](RunContext& context) {
+                        return run_with_llm(LlmFlags{}, context, "", [&](Engine& engine) {
+                          return run_significance(*request, engine);
+                        });
+                      }});
 }
 
 }  // namespace probity::cli

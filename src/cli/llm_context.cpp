@@ -119,4 +119,12 @@ int run_reporting_llm_usage(const std::shared_ptr<llm::Session>& session,
   return code;
 }
 
+int run_with_llm(const LlmFlags& flags, RunContext& context, const std::string& json_path,
+                 const std::function<int(Engine&)>& run) {
+  auto engine = make_engine(flags);
+  context.llm = engine->llm_or_null();
+  const int code = run_reporting_llm_usage(context.llm, json_path, [&] { return run(*engine); });
+  return with_llm_failures(code, context.llm, flags);
+}
+
 }  // namespace probity::cli

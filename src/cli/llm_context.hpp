@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.hpp"
 #include "probity/engine.hpp"
 #include "probity/llm.hpp"
 
@@ -43,5 +44,10 @@ void report_llm_usage(const std::shared_ptr<llm::Session>& session, const std::s
 // and its JSON at `json_path`) before the error goes on.
 int run_reporting_llm_usage(const std::shared_ptr<llm::Session>& session,
                             const std::string& json_path, const std::function<int()>& run);
+// A command that may talk to a model: its engine from `flags` (its session kept in
+// `context.llm`), `run` through run_reporting_llm_usage, and the exit code with_llm_failures
+// gives.
+int run_with_llm(const LlmFlags& flags, RunContext& context, const std::string& json_path,
+                 const std::function<int(Engine&)>& run);
 
 }  // namespace probity::cli
