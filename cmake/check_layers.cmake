@@ -23,7 +23,7 @@ set(PUBLIC_significance metrics)
 set(PUBLIC_engine metrics)  # declarations only: assembled by audit/engine.cpp
 set(PUBLIC_perturb perturb)
 set(PUBLIC_audit audit)
-set(PUBLIC_requests audit)  # the requests of the commands the CLI renders itself
+set(PUBLIC_requests meta)  # the requests of the commands the CLI renders itself
 set(PUBLIC_attack audit)
 set(PUBLIC_score_run audit)
 set(PUBLIC_report report)

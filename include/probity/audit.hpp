@@ -378,6 +378,7 @@ enum class ResampleUnit {
   kBoth,     // two-stage: tasks and systems drawn independently, their crossed candidates
 };
 ResampleUnit parse_resample_unit(std::string_view name);  // "level", "tasks", "systems", "both"
+std::string_view resample_unit_name(ResampleUnit unit);
 
 struct CorrelationOptions {
   std::size_t bootstrap = 1000;  // resamples of items for the CI of Spearman (0: none)

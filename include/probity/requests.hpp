@@ -4,10 +4,14 @@
 // audit's and attack's requests are in audit.hpp, the score request in score_run.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "probity/audit.hpp"
 #include "probity/inputs.hpp"
+#include "probity/meta.hpp"
+#include "probity/stats.hpp"
 
 namespace probity {
 
@@ -18,64 +22,54 @@ struct MergeRequest {
   bool allow_missing = false;  // write the merge although items of the dataset have no records
 };
 
-struct CorrelateRequest {
+// What the commands that read score files beside a dataset's human ratings share (correlate,
+// compare, rank, select, meta).
+struct ScoredInputs {
   DataInput data;
   std::vector<std::string> scores;      // --scores, repeatable; "-": standard input
-  std::vector<std::string> metrics;     // empty: every metric in the scores file
+  std::vector<std::string> metrics;     // empty: every metric in the scores files
   std::vector<std::string> dimensions;  // empty: every dimension of the dataset
-  // Both empty: the pooled table (Spearman with CI, Kendall, Pearson). Else every level (default
-  // item) with every statistic (default pearson, spearman, kendall); names as stats::parse_*.
-  std::vector<std::string> levels;
-  std::vector<std::string> statistics;
-  bool baselines = true;           // with levels: the length and random baselines as extra rows
-  std::string resample = "level";  // the level rows' bootstrap unit (parse_resample_unit)
+  bool skip_invalid = false;
+  bool allow_missing = false;  // use a scores file that leaves items without a score
+};
+
+struct CorrelateRequest {
+  ScoredInputs inputs;
+  // All empty: the pooled table (Spearman with CI, Kendall, Pearson). Else every level (default
+  // item) with every statistic (default pearson, spearman, kendall), and with preference_acc the
+  // agreement with the tasks' human pairwise preferences.
+  std::vector<stats::Level> levels;
+  std::vector<stats::LevelStatistic> statistics;
+  bool preference_acc = false;
+  bool baselines = true;  // with levels: the length and random baselines as extra rows
   // --pairs-from DIM: preference-acc over pairs derived from DIM's rating differences (labelled
   // as such), for data without human pairs; ties within --pairs-margin.
   std::string pairs_from;
   double pairs_margin = 0.0;
-  std::size_t bootstrap = 1000;
-  double confidence = 0.95;
-  std::uint64_t seed = 0;
+  CorrelationOptions options;  // bootstrap, confidence, seed, threads; resample: level rows only
   bool json = false;
-  bool skip_invalid = false;
-  bool allow_missing = false;  // use a scores file that leaves items without a score
-  unsigned threads = 0;
 };
 
 struct CompareRequest {
-  DataInput data;
-  std::vector<std::string> scores;   // --scores, repeatable; "-": standard input
-  std::vector<std::string> metrics;  // exactly two
-  std::vector<std::string> dimensions;
-  std::string correlation = "spearman";
-  // Empty: the pooled test of the correlation; else the level test (stats::level_permutation_test),
-  // which also takes kendall-c, pairwise-acc and acc-eq.
-  std::string level;
+  ScoredInputs inputs;  // metrics: exactly two
+  // Without a level: the pooled test of Pearson, Spearman or Kendall; at a level the level test
+  // (stats::level_permutation_test), which also takes kendall-c, pairwise-acc and acc-eq.
+  stats::LevelStatistic correlation = stats::LevelStatistic::kSpearman;
+  std::optional<stats::Level> level;
   std::size_t permutations = 1000;
   std::uint64_t seed = 0;
-  bool json = false;
-  bool skip_invalid = false;
-  bool allow_missing = false;  // use a scores file that leaves items without a score
   unsigned threads = 0;
+  bool json = false;
 };
 
 // `probity rank`: every metric against every other with the paired permutation test at one
-// level, a multiple-comparison correction, and WMT's significance clusters.
+// level, a multiple-comparison correction, and WMT's significance clusters. Pearson by default,
+// as mt-metrics-eval's system-level ranking (the audit's --rank takes its first --statistic).
 struct RankRequest {
-  DataInput data;
-  std::vector<std::string> scores;      // --scores, repeatable; "-": standard input
-  std::vector<std::string> metrics;     // empty: every metric in the file
-  std::vector<std::string> dimensions;  // empty: every dimension
-  std::string level = "item";
-  std::string statistic = "pearson";
-  std::size_t permutations = 1000;
-  std::string correction = "holm";  // holm, bh or none
-  double alpha = 0.05;
-  std::uint64_t seed = 0;
+  RankRequest() { options.statistic = stats::LevelStatistic::kPearson; }
+  ScoredInputs inputs;
+  RankOptions options;
   bool json = false;
-  bool skip_invalid = false;
-  bool allow_missing = false;
-  unsigned threads = 0;
 };
 
 // `probity significance`: sacreBLEU's paired significance tests between systems (--paired-bs,
@@ -106,40 +100,22 @@ struct PerturbRequest {
 
 // `probity select`: choose a metric variant on one half of the tasks, test it on the other.
 struct SelectRequest {
-  DataInput data;
-  std::vector<std::string> metrics;  // the variants, at least two
-  std::vector<std::string> scores;   // empty: compute the metrics
-  double split = 0.5;
-  std::uint64_t seed = 0;
-  std::vector<std::string> dimensions;
-  std::string correlation = "spearman";
-  std::string level;  // --level: empty for the pooled correlation
-  std::size_t bootstrap = 1000;
-  std::size_t permutations = 1000;
-  double confidence = 0.95;
+  ScoredInputs inputs;  // metrics: the variants, at least two; scores empty: compute them
+  // Without a level: Pearson, Spearman or Kendall pooled; at a level any level statistic.
+  stats::LevelStatistic correlation = stats::LevelStatistic::kSpearman;
+  std::optional<stats::Level> level;
+  meta::SelectionOptions options;  // split, seed, bootstrap, permutations, confidence, threads
   bool json = false;
-  bool skip_invalid = false;
-  bool allow_missing = false;  // use a scores file that leaves items without a score
-  unsigned threads = 0;
 };
 
 // `probity meta global` / `probity meta local` (dual-perspective meta-evaluation: CEM against
-// consensus levels; adjacent accuracy).
+// consensus levels; adjacent accuracy). local uses options' bootstrap, confidence, seed and
+// threads.
 struct MetaRequest {
-  DataInput data;
-  std::vector<std::string> scores;      // --scores, repeatable; "-": standard input
-  std::vector<std::string> metrics;     // empty: every metric in the scores file
-  std::vector<std::string> dimensions;  // empty: every dimension of the dataset
-  std::size_t bootstrap = 1000;
-  double confidence = 0.95;
-  std::uint64_t seed = 0;
-  double max_spread = 0.0;   // global: consensus rule
-  bool direct = false;       // global: scores are integer levels already
-  std::size_t chance = 200;  // global: random orderings for the chance CEM
+  ScoredInputs inputs;
+  meta::GlobalOptions options;
+  double max_spread = 0.0;  // global: the consensus rule
   bool json = false;
-  bool skip_invalid = false;
-  bool allow_missing = false;  // use a scores file that leaves items without a score
-  unsigned threads = 0;
 };
 
 // `probity bench-build`: automatic local / global meta-evaluation benchmarks.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -248,6 +249,9 @@ enum class LevelStatistic {
 };
 LevelStatistic parse_level_statistic(std::string_view name);  // std::invalid_argument
 std::string_view level_statistic_name(LevelStatistic statistic);
+// The coefficient of the pooled tests a level statistic names (pearson, spearman, kendall);
+// nullopt for the statistics that exist only at a level.
+std::optional<CorrelationType> pooled_correlation(LevelStatistic statistic);
 
 inline constexpr std::size_t kNoSystem = std::numeric_limits<std::size_t>::max();
 

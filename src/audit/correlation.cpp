@@ -65,13 +65,23 @@ std::tuple<double, double, std::size_t> level_bootstrap(stats::LevelStatistic st
 
 }  // namespace
 
+namespace {
+constexpr auto kResampleUnits = std::to_array<util::EnumName<ResampleUnit>>({
+    {ResampleUnit::kByLevel, "level"},
+    {ResampleUnit::kTasks, "tasks"},
+    {ResampleUnit::kSystems, "systems"},
+    {ResampleUnit::kBoth, "both"},
+});
+}  // namespace
+
 ResampleUnit parse_resample_unit(std::string_view name) {
-  if (name == "level") return ResampleUnit::kByLevel;
-  if (name == "tasks") return ResampleUnit::kTasks;
-  if (name == "systems") return ResampleUnit::kSystems;
-  if (name == "both") return ResampleUnit::kBoth;
+  if (const auto u = util::parse_enum(kResampleUnits, name)) return *u;
   throw std::invalid_argument(
-      fmt::format("unknown resampling unit '{}' (level, tasks, systems, both)", name));
+      fmt::format("unknown resampling unit '{}' ({})", name, util::listed_names(kResampleUnits)));
+}
+
+std::string_view resample_unit_name(ResampleUnit unit) {
+  return util::name_of(kResampleUnits, unit, "level");
 }
 
 std::vector<CorrelationResult> human_correlations(std::span<const double> scores,

@@ -36,22 +36,16 @@ namespace {
 int run_level_correlate(const CorrelateRequest& args, const ScoredData& l,
                         const std::vector<std::vector<double>>& human,
                         const CorrelationOptions& opts) {
-  std::vector<stats::Level> levels;
-  for (const auto& name : args.levels) levels.push_back(stats::parse_level(name));
+  std::vector<stats::Level> levels = args.levels;
   if (levels.empty()) levels.push_back(stats::Level::kItem);
-  std::vector<stats::LevelStatistic> statistics;
-  bool preference = false;  // agreement with pairwise preferences: per metric, not per dimension
-  for (const auto& name : args.statistics) {
-    if (name == "preference-acc")
-      preference = true;
-    else
-      statistics.push_back(stats::parse_level_statistic(name));
-  }
+  std::vector<stats::LevelStatistic> statistics = args.statistics;
+  // Agreement with pairwise preferences: per metric, not per dimension.
+  const bool preference = args.preference_acc;
   if (statistics.empty() && !preference)
     statistics = {stats::LevelStatistic::kPearson, stats::LevelStatistic::kSpearman,
                   stats::LevelStatistic::kKendallB};
   json out = json::array();
-  const std::string ci_head = fmt::format("{:.0f}% CI", args.confidence * 100);
+  const std::string ci_head = fmt::format("{:.0f}% CI", opts.confidence * 100);
   std::vector<std::vector<std::string>> table;
   table.push_back({"metric", "dimension", "level", "statistic", "value", ci_head, "n", "groups"});
   // Reference-free baselines beside the user's metrics: a metric no better than the length of
@@ -121,9 +115,9 @@ int run_level_correlate(const CorrelateRequest& args, const ScoredData& l,
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},      {"scores", files_json(args.scores)},
-                {"bootstrap", args.bootstrap},   {"seed", args.seed},
-                {"confidence", args.confidence}, {"results", out}};
+    json doc = {{"data", args.inputs.data.name()},       {"scores", files_json(args.inputs.scores)},
+                {"bootstrap", args.options.bootstrap},   {"seed", args.options.seed},
+                {"confidence", args.options.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
@@ -132,15 +126,17 @@ int run_level_correlate(const CorrelateRequest& args, const ScoredData& l,
     fmt::print(
         "\npreference-acc: over the pairs with a human preference, 1 when the metric prefers the "
         "same candidate, 1/2 when it ties them; human ties are counted apart (JSON).\n");
-  if (args.bootstrap > 0)
-    fmt::print("\nCI: {} bootstrap resamples of {}, percentile, seed {}.\n", args.bootstrap,
-               args.resample == "level"     ? "whole tasks (item, task level) or systems (system "
-                                              "level)"
-               : args.resample == "tasks"   ? "whole tasks"
-               : args.resample == "systems" ? "whole systems"
-                                            : "tasks and systems drawn independently (two-stage; "
-                                              "their crossed candidates)",
-               args.seed);
+  if (args.options.bootstrap > 0)
+    fmt::print("\nCI: {} bootstrap resamples of {}, percentile, seed {}.\n", args.options.bootstrap,
+               args.options.resample == ResampleUnit::kByLevel
+                   ? "whole tasks (item, task level) or systems (system "
+                     "level)"
+               : args.options.resample == ResampleUnit::kTasks ? "whole tasks"
+               : args.options.resample == ResampleUnit::kSystems
+                   ? "whole systems"
+                   : "tasks and systems drawn independently (two-stage; "
+                     "their crossed candidates)",
+               args.options.seed);
   for (const auto& c : columns)
     if (!c.signature.empty()) fmt::print("{}: {}\n", c.metric, c.signature);
   return kExitOk;
@@ -149,8 +145,8 @@ int run_level_correlate(const CorrelateRequest& args, const ScoredData& l,
 // compare --level: the paired permutation test at a level (mt-metrics-eval PermutationSigDiff).
 int run_level_compare(const CompareRequest& args, const ScoredData& l,
                       const std::vector<std::vector<double>>& human) {
-  const stats::Level level = stats::parse_level(args.level.empty() ? "item" : args.level);
-  const stats::LevelStatistic statistic = stats::parse_level_statistic(args.correlation);
+  const stats::Level level = args.level.value_or(stats::Level::kItem);
+  const stats::LevelStatistic statistic = args.correlation;
   const auto& a = l.columns[0];
   const auto& b = l.columns[1];
   report_gaps(a);
@@ -181,11 +177,11 @@ int run_level_compare(const CompareRequest& args, const ScoredData& l,
                      fixed(r.delta), fixed(r.p)});
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},
+    json doc = {{"data", args.inputs.data.name()},
                 {"metric_a", a.metric},
                 {"metric_b", b.metric},
                 {"level", stats::level_name(level)},
-                {"statistic", args.correlation},
+                {"statistic", stats::level_statistic_name(statistic)},
                 {"permutations", args.permutations},
                 {"seed", args.seed},
                 {"results", out}};
@@ -197,24 +193,22 @@ int run_level_compare(const CompareRequest& args, const ScoredData& l,
       "\nPaired permutation test of {0}({1}) - {0}({2}) at the {3} level: each of {4} "
       "permutations swaps the two metrics' z-scored scores per {5} with probability 1/2; "
       "two-sided p, seed {6}.\n",
-      args.correlation, a.metric, b.metric, stats::level_name(level), args.permutations,
-      level == stats::Level::kSystem ? "system" : "candidate", args.seed);
+      stats::level_statistic_name(statistic), a.metric, b.metric, stats::level_name(level),
+      args.permutations, level == stats::Level::kSystem ? "system" : "candidate", args.seed);
   return kExitOk;
 }
 
 }  // namespace
 
 int run_correlate(const CorrelateRequest& args) {
-  const bool preference = std::find(args.statistics.begin(), args.statistics.end(),
-                                    "preference-acc") != args.statistics.end();
-  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
-                             args.skip_invalid, args.allow_missing, !preference);
+  const bool preference = args.preference_acc;
+  ScoredData l = load_scored(args.inputs, !preference);
   if (!args.pairs_from.empty()) {
     if (!preference) throw UsageError("--pairs-from goes with --statistic preference-acc");
     const auto dims = l.ds.dimensions();
     if (std::find(dims.begin(), dims.end(), args.pairs_from) == dims.end())
       throw UsageError(fmt::format("--pairs-from: dimension '{}' is not in '{}'", args.pairs_from,
-                                   args.data.name()));
+                                   args.inputs.data.name()));
     const std::size_t n = derive_preferences(l.ds, args.pairs_from, args.pairs_margin);
     fmt::print(stderr,
                "note: preference-acc over {} pairs DERIVED from '{}' rating differences (tie "
@@ -222,15 +216,14 @@ int run_correlate(const CorrelateRequest& args) {
                n, args.pairs_from, args.pairs_margin);
   }
   const auto human = human_matrix(l.ds, l.items, l.dims);
-  CorrelationOptions opts{args.bootstrap, args.confidence, args.seed, args.threads,
-                          parse_resample_unit(args.resample)};
-  if (args.resample != "level" && args.levels.empty() && args.statistics.empty())
+  const CorrelationOptions& opts = args.options;
+  const bool level_rows = !args.levels.empty() || !args.statistics.empty() || preference;
+  if (opts.resample != ResampleUnit::kByLevel && !level_rows)
     throw UsageError("--resample applies to the --level/--statistic rows");
-  if (!args.levels.empty() || !args.statistics.empty())
-    return run_level_correlate(args, l, human, opts);
+  if (level_rows) return run_level_correlate(args, l, human, opts);
   json out = json::array();
   std::vector<std::vector<std::string>> table;
-  const std::string ci_head = fmt::format("{:.0f}% CI", args.confidence * 100);
+  const std::string ci_head = fmt::format("{:.0f}% CI", args.options.confidence * 100);
   table.push_back({"metric", "dimension", "n", "spearman", ci_head, "kendall", "pearson"});
   for (const auto& c : l.columns) {
     report_gaps(c);
@@ -254,35 +247,35 @@ int run_correlate(const CorrelateRequest& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},      {"scores", files_json(args.scores)},
-                {"bootstrap", args.bootstrap},   {"seed", args.seed},
-                {"confidence", args.confidence}, {"results", out}};
+    json doc = {{"data", args.inputs.data.name()},       {"scores", files_json(args.inputs.scores)},
+                {"bootstrap", args.options.bootstrap},   {"seed", args.options.seed},
+                {"confidence", args.options.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
   print_table(table, 2);
   fmt::print("\nSpearman CI: {} bootstrap resamples of items (percentile), seed {}.\n",
-             args.bootstrap, args.seed);
+             args.options.bootstrap, args.options.seed);
   for (const auto& c : l.columns)
     if (!c.signature.empty()) fmt::print("{}: {}\n", c.metric, c.signature);
   return kExitOk;
 }
 
 int run_compare(const CompareRequest& args) {
-  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
-                             args.skip_invalid, args.allow_missing);
+  ScoredData l = load_scored(args.inputs);
   // After loading: a scores file that does not cover the data is reported first (exit 3).
-  if (l.columns.size() != 2 && args.metrics.size() == 2 && args.metrics[0] == args.metrics[1])
-    throw UsageError(fmt::format(
-        "compare: --metric {} is given twice; compare two different metrics", args.metrics[0]));
+  if (l.columns.size() != 2 && args.inputs.metrics.size() == 2 &&
+      args.inputs.metrics[0] == args.inputs.metrics[1])
+    throw UsageError(
+        fmt::format("compare: --metric {} is given twice; compare two different metrics",
+                    args.inputs.metrics[0]));
   if (l.columns.size() != 2)
     throw UsageError("compare needs two metrics present in the scores file");
   const auto human = human_matrix(l.ds, l.items, l.dims);
-  const bool pooled_test =
-      args.level.empty() && (args.correlation == "pearson" || args.correlation == "spearman" ||
-                             args.correlation == "kendall");
-  if (!pooled_test) return run_level_compare(args, l, human);
-  auto type = stats::parse_correlation_type(args.correlation);
+  const auto pooled = stats::pooled_correlation(args.correlation);
+  if (args.level || !pooled) return run_level_compare(args, l, human);
+  const stats::CorrelationType type = *pooled;
+  const std::string correlation(stats::level_statistic_name(args.correlation));
   stats::PermutationOptions po;
   po.permutations = args.permutations;
   po.seed = args.seed;
@@ -310,7 +303,7 @@ int run_compare(const CompareRequest& args) {
     auto r = stats::permutation_correlation_diff(x, y, h, type, po);
     out.push_back({{"dimension", l.dims[d]},
                    {"n", x.size()},
-                   {"correlation", args.correlation},
+                   {"correlation", correlation},
                    {a.metric, number(ra)},
                    {b.metric, number(rb)},
                    {"delta", number(r.delta)},
@@ -321,10 +314,10 @@ int run_compare(const CompareRequest& args) {
                  fixed(rb), fixed(r.delta), fixed(r.p));
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},
+    json doc = {{"data", args.inputs.data.name()},
                 {"metric_a", a.metric},
                 {"metric_b", b.metric},
-                {"correlation", args.correlation},
+                {"correlation", correlation},
                 {"permutations", args.permutations},
                 {"seed", args.seed},
                 {"results", out}};
@@ -345,26 +338,37 @@ void add_correlate_command(CLI::App& app, Commands& commands) {
   auto request = std::make_shared<CorrelateRequest>();
   CorrelateRequest& corr = *request;
   auto* cc = app.add_subcommand("correlate", "Correlate metric scores with human ratings");
-  cc->add_option("--data", corr.data, "Dataset with human ratings")
+  cc->add_option("--data", corr.inputs.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
-  add_input_options(cc, corr.data);
+  add_input_options(cc, corr.inputs.data);
   cc->add_option(
-        "--scores", corr.scores,
+        "--scores", corr.inputs.scores,
         "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
         "standard input")
       ->required()
       ->check(file_or_stdin());
-  cc->add_option("--metric", corr.metrics, "Only these metrics (default: all in the file)");
-  cc->add_option("--dimension", corr.dimensions, "Only these human dimensions (default: all)");
-  cc->add_option("--level", corr.levels,
-                 "item (pooled), task (within each task, averaged) or system (per-system means); "
-                 "repeatable (docs/meta-eval.md)")
-      ->check(CLI::IsMember(kLevelNames));
-  cc->add_option("--statistic", corr.statistics,
-                 "pearson, spearman, kendall (tau-b), kendall-c, pairwise-acc, acc-eq "
-                 "(pairwise accuracy with tie calibration) or preference-acc (agreement with the "
-                 "tasks' human pairwise preferences); repeatable")
+  cc->add_option("--metric", corr.inputs.metrics, "Only these metrics (default: all in the file)");
+  cc->add_option("--dimension", corr.inputs.dimensions,
+                 "Only these human dimensions (default: all)");
+  levels(cc->add_option(
+      "--level", corr.levels,
+      "item (pooled), task (within each task, averaged) or system (per-system means); "
+      "repeatable (docs/meta-eval.md)"));
+  // The level statistics, and preference-acc (a statistic of the tasks' human pairs).
+  cc->add_option_function<std::vector<std::string>>(
+        "--statistic",
+        [&corr](const std::vector<std::string>& names) {
+          for (const auto& name : names) {
+            if (name == "preference-acc")
+              corr.preference_acc = true;
+            else
+              corr.statistics.push_back(stats::parse_level_statistic(name));
+          }
+        },
+        "pearson, spearman, kendall (tau-b), kendall-c, pairwise-acc, acc-eq "
+        "(pairwise accuracy with tie calibration) or preference-acc (agreement with the "
+        "tasks' human pairwise preferences); repeatable")
       ->check(CLI::IsMember([] {
         auto names = kLevelStatisticNames;
         names.push_back("preference-acc");
@@ -372,7 +376,7 @@ void add_correlate_command(CLI::App& app, Commands& commands) {
       }()));
   cc->add_flag("!--no-baselines", corr.baselines,
                "With --level/--statistic: leave out the length and random baseline rows");
-  cc->add_option("--bootstrap", corr.bootstrap,
+  cc->add_option("--bootstrap", corr.options.bootstrap,
                  "Bootstrap resamples for the CI (of Spearman; with --level/--statistic of every "
                  "value, resampling tasks, or systems at the system level; 0: none)")
       ->check(whole(0, limits::kResamples))
@@ -384,54 +388,60 @@ void add_correlate_command(CLI::App& app, Commands& commands) {
                  "--pairs-from: rating means this close are a tie")
       ->check(real(kNonNegative))
       ->capture_default_str();
-  cc->add_option("--resample", corr.resample,
-                 "With --level: what the bootstrap draws: level (tasks at the item and task "
-                 "level, systems at the system level), tasks, systems, or both (two-stage: tasks "
-                 "and systems drawn independently)")
-      ->check(CLI::IsMember({"level", "tasks", "systems", "both"}))
-      ->capture_default_str();
-  cc->add_option("--confidence", corr.confidence, "Confidence level")
+  one_of(
+      cc->add_option(
+          "--resample", corr.options.resample,
+          "With --level: what the bootstrap draws: level (tasks at the item and task "
+          "level, systems at the system level), tasks, systems, or both (two-stage: tasks "
+          "and systems drawn independently)"),
+      {ResampleUnit::kByLevel, ResampleUnit::kTasks, ResampleUnit::kSystems, ResampleUnit::kBoth},
+      resample_unit_name)
+      ->default_str(std::string(resample_unit_name(corr.options.resample)));
+  cc->add_option("--confidence", corr.options.confidence, "Confidence level")
       ->check(real(kOpenUnit))
       ->capture_default_str();
-  cc->add_option("--seed", corr.seed, "Seed of the bootstrap")
+  cc->add_option("--seed", corr.options.seed, "Seed of the bootstrap")
       ->check(whole(0))
       ->capture_default_str();
   cc->add_flag("--json", corr.json, "Print JSON instead of a table");
-  cc->add_flag("--skip-invalid", corr.skip_invalid, "Skip invalid items and report them");
-  cc->add_flag("--allow-missing", corr.allow_missing,
+  cc->add_flag("--skip-invalid", corr.inputs.skip_invalid, "Skip invalid items and report them");
+  cc->add_flag("--allow-missing", corr.inputs.allow_missing,
                "Use a scores file that leaves items without a score (their number is reported)");
-  add_threads(cc, corr.threads);
+  add_threads(cc, corr.options.threads);
 
   commands.push_back({cc, [request](RunContext&) { return run_correlate(*request); }});
 }
 
 void add_compare_command(CLI::App& app, Commands& commands) {
-  auto request = std::make_shared<CompareRequest>();
-  CompareRequest& cmp = *request;
+  struct State {
+    CompareRequest request;
+    stats::Level level = stats::Level::kItem;  // --level, when given
+  };
+  auto state = std::make_shared<State>();
+  CompareRequest& cmp = state->request;
   auto* mc = app.add_subcommand(
       "compare", "Paired permutation test between two metrics' correlations with humans");
-  mc->add_option("--data", cmp.data, "Dataset with human ratings")
+  mc->add_option("--data", cmp.inputs.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
-  add_input_options(mc, cmp.data);
-  mc->add_option("--scores", cmp.scores,
+  add_input_options(mc, cmp.inputs.data);
+  mc->add_option("--scores", cmp.inputs.scores,
                  "Scores JSONL holding both metrics; repeatable (each metric in one file); '-' "
                  "reads standard input")
       ->required()
       ->check(file_or_stdin());
-  mc->add_option("--metric", cmp.metrics, "The two metrics to compare (give twice)")
+  mc->add_option("--metric", cmp.inputs.metrics, "The two metrics to compare (give twice)")
       ->required()
       ->expected(1, 2);
-  mc->add_option("--dimension", cmp.dimensions, "Only these human dimensions (default: all)");
-  mc->add_option("--correlation", cmp.correlation,
-                 "pearson, spearman or kendall; with --level also kendall-c, pairwise-acc or "
-                 "acc-eq")
-      ->check(CLI::IsMember(kLevelStatisticNames))
-      ->capture_default_str();
-  mc->add_option("--level", cmp.level,
-                 "item, task or system: the test at that level (docs/meta-eval.md); default: "
-                 "the pooled test")
-      ->check(CLI::IsMember(kLevelNames));
+  mc->add_option("--dimension", cmp.inputs.dimensions,
+                 "Only these human dimensions (default: all)");
+  level_statistics(mc->add_option("--correlation", cmp.correlation,
+                                  "pearson, spearman or kendall; with --level also kendall-c, "
+                                  "pairwise-acc or acc-eq"))
+      ->default_str(std::string(stats::level_statistic_name(cmp.correlation)));
+  auto* level = levels(mc->add_option("--level", state->level,
+                                      "item, task or system: the test at that level "
+                                      "(docs/meta-eval.md); default: the pooled test"));
   mc->add_option("--permutations", cmp.permutations, "Number of permutations")
       ->check(whole(1, limits::kResamples))
       ->capture_default_str();
@@ -439,15 +449,17 @@ void add_compare_command(CLI::App& app, Commands& commands) {
       ->check(whole(0))
       ->capture_default_str();
   mc->add_flag("--json", cmp.json, "Print JSON instead of a table");
-  mc->add_flag("--skip-invalid", cmp.skip_invalid, "Skip invalid items and report them");
-  mc->add_flag("--allow-missing", cmp.allow_missing,
+  mc->add_flag("--skip-invalid", cmp.inputs.skip_invalid, "Skip invalid items and report them");
+  mc->add_flag("--allow-missing", cmp.inputs.allow_missing,
                "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(mc, cmp.threads);
 
-  commands.push_back({mc, [request](RunContext&) {
-                        if (request->metrics.size() != 2)
+  commands.push_back({mc, [state, level](RunContext&) {
+                        CompareRequest& request = state->request;
+                        if (level->count() > 0) request.level = state->level;
+                        if (request.inputs.metrics.size() != 2)
                           throw UsageError("compare needs exactly two --metric options");
-                        return run_compare(*request);
+                        return run_compare(request);
                       }});
 }
 

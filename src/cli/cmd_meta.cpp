@@ -26,15 +26,8 @@ std::string interval(const stats::ConfidenceInterval& ci) {
 }  // namespace
 
 int run_meta_global(const MetaRequest& args) {
-  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
-                             args.skip_invalid, args.allow_missing);
-  meta::GlobalOptions go;
-  go.direct = args.direct;
-  go.bootstrap = args.bootstrap;
-  go.confidence = args.confidence;
-  go.seed = args.seed;
-  go.chance_permutations = args.chance;
-  go.threads = args.threads;
+  ScoredData l = load_scored(args.inputs);
+  const meta::GlobalOptions& go = args.options;
 
   // Consensus gold level per item and dimension (NaN: no consensus or no rating).
   std::vector<std::vector<double>> gold(l.dims.size(), std::vector<double>(l.items.size()));
@@ -55,9 +48,9 @@ int run_meta_global(const MetaRequest& args) {
 
   json out = json::array();
   std::vector<std::vector<std::string>> table;
-  const std::string ci_head = fmt::format("{:.0f}% CI", args.confidence * 100);
+  const std::string ci_head = fmt::format("{:.0f}% CI", args.options.confidence * 100);
   table.push_back({"metric", "dimension", "consensus", "levels (gold counts)", "CEM", ci_head,
-                   args.direct ? "" : "chance"});
+                   args.options.direct ? "" : "chance"});
   for (const auto& c : l.columns) {
     for (std::size_t d = 0; d < l.dims.size(); ++d) {
       const auto r = meta::global_cem(c.values, gold[d], go);
@@ -77,18 +70,18 @@ int run_meta_global(const MetaRequest& args) {
                      {"cem_lo", number(r.ci.low)},
                      {"cem_hi", number(r.ci.high)},
                      {"chance_cem", number(r.chance)},
-                     {"mapping", args.direct ? "direct" : "rank-proportions"},
+                     {"mapping", args.options.direct ? "direct" : "rank-proportions"},
                      {"signature", c.signature}});
       table.push_back({c.metric, l.dims[d], fmt::format("{}/{}", r.n, rated[d]),
                        fmt::format("{}", fmt::join(level_text, " ")), fixed(r.cem), interval(r.ci),
-                       args.direct ? "" : fixed(r.chance)});
+                       args.options.direct ? "" : fixed(r.chance)});
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},      {"scores", files_json(args.scores)},
-                {"max_spread", args.max_spread}, {"direct", args.direct},
-                {"bootstrap", args.bootstrap},   {"seed", args.seed},
-                {"confidence", args.confidence}, {"results", out}};
+    json doc = {{"data", args.inputs.data.name()},       {"scores", files_json(args.inputs.scores)},
+                {"max_spread", args.max_spread},         {"direct", args.options.direct},
+                {"bootstrap", args.options.bootstrap},   {"seed", args.options.seed},
+                {"confidence", args.options.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
@@ -99,36 +92,37 @@ int run_meta_global(const MetaRequest& args) {
       "eval.py. CI: {} item bootstrap resamples (percentile, mapping redone per resample), seed "
       "{}.{}\n",
       args.max_spread,
-      args.direct ? "scores rounded to integer levels"
-                  : "gold level proportions matched by rank (tied scores share the level at their "
-                    "middle rank)",
-      args.bootstrap, args.seed,
-      args.direct ? ""
-                  : fmt::format(" Chance: mean CEM of {} random orderings mapped the same way.",
-                                args.chance));
+      args.options.direct
+          ? "scores rounded to integer levels"
+          : "gold level proportions matched by rank (tied scores share the level at their "
+            "middle rank)",
+      args.options.bootstrap, args.options.seed,
+      args.options.direct
+          ? ""
+          : fmt::format(" Chance: mean CEM of {} random orderings mapped the same way.",
+                        args.options.chance_permutations));
   for (const auto& c : l.columns)
     if (!c.signature.empty()) fmt::print("{}: {}\n", c.metric, c.signature);
   return kExitOk;
 }
 
 int run_meta_local(const MetaRequest& args) {
-  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
-                             args.skip_invalid, args.allow_missing);
+  ScoredData l = load_scored(args.inputs);
   std::size_t skipped_ties = 0;
   const auto sequences = meta::sequences_from_dataset(l.ds, l.items, l.dims, &skipped_ties);
   if (sequences.empty())
     throw UsageError(fmt::format(
         "'{}' has no sequences: a task needs two or more candidates rated in a dimension",
-        args.data.name()));
+        args.inputs.data.name()));
   meta::LocalOptions lo;
-  lo.bootstrap = args.bootstrap;
-  lo.confidence = args.confidence;
-  lo.seed = args.seed;
-  lo.threads = args.threads;
+  lo.bootstrap = args.options.bootstrap;
+  lo.confidence = args.options.confidence;
+  lo.seed = args.options.seed;
+  lo.threads = args.options.threads;
 
   json out = json::array();
   std::vector<std::vector<std::string>> table;
-  const std::string ci_head = fmt::format("{:.0f}% CI", args.confidence * 100);
+  const std::string ci_head = fmt::format("{:.0f}% CI", args.options.confidence * 100);
   table.push_back({"metric", "dimension", "seqs", "pairs", "correct", "ties", "wrong", "accuracy",
                    ci_head, "tie rate"});
   for (const auto& c : l.columns) {
@@ -153,10 +147,10 @@ int run_meta_local(const MetaRequest& args) {
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},      {"scores", files_json(args.scores)},
-                {"sequences", sequences.size()}, {"human_ties_skipped", skipped_ties},
-                {"bootstrap", args.bootstrap},   {"seed", args.seed},
-                {"confidence", args.confidence}, {"results", out}};
+    json doc = {{"data", args.inputs.data.name()},       {"scores", files_json(args.inputs.scores)},
+                {"sequences", sequences.size()},         {"human_ties_skipped", skipped_ties},
+                {"bootstrap", args.options.bootstrap},   {"seed", args.options.seed},
+                {"confidence", args.options.confidence}, {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
@@ -165,7 +159,7 @@ int run_meta_local(const MetaRequest& args) {
       "\n{} sequences (a task per dimension, ordered by human rating, best first); {} adjacent "
       "pair(s) with equal ratings not compared. Correct: the better text scores strictly higher; "
       "a tie is not correct. CI: {} bootstrap resamples of sequences (percentile), seed {}.\n",
-      sequences.size(), skipped_ties, args.bootstrap, args.seed);
+      sequences.size(), skipped_ties, args.options.bootstrap, args.options.seed);
   for (const auto& c : l.columns)
     if (!c.signature.empty()) fmt::print("{}: {}\n", c.metric, c.signature);
   return kExitOk;
@@ -183,32 +177,32 @@ void add_meta_command(CLI::App& app, Commands& commands) {
                                   "adjacent accuracy)");
   meta->require_subcommand(1);
   auto add_meta_common = [&](CLI::App* c, MetaRequest& a) {
-    c->add_option("--data", a.data, "Dataset (task format) with human ratings")
+    c->add_option("--data", a.inputs.data, "Dataset (task format) with human ratings")
         ->required()
         ->check(CLI::ExistingFile);
-    add_input_options(c, a.data);
+    add_input_options(c, a.inputs.data);
     c->add_option(
-         "--scores", a.scores,
+         "--scores", a.inputs.scores,
          "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
          "standard input")
         ->required()
         ->check(file_or_stdin());
-    c->add_option("--metric", a.metrics, "Only these metrics (default: all in the file)");
-    c->add_option("--dimension", a.dimensions, "Only these human dimensions (default: all)");
-    c->add_option("--bootstrap", a.bootstrap, "Bootstrap resamples for the CI (0: none)")
+    c->add_option("--metric", a.inputs.metrics, "Only these metrics (default: all in the file)");
+    c->add_option("--dimension", a.inputs.dimensions, "Only these human dimensions (default: all)");
+    c->add_option("--bootstrap", a.options.bootstrap, "Bootstrap resamples for the CI (0: none)")
         ->check(whole(0, limits::kResamples))
         ->capture_default_str();
-    c->add_option("--confidence", a.confidence, "Confidence level")
+    c->add_option("--confidence", a.options.confidence, "Confidence level")
         ->check(real(kOpenUnit))
         ->capture_default_str();
-    c->add_option("--seed", a.seed, "Seed of the bootstrap")
+    c->add_option("--seed", a.options.seed, "Seed of the bootstrap")
         ->check(whole(0))
         ->capture_default_str();
     c->add_flag("--json", a.json, "Print JSON instead of a table");
-    c->add_flag("--skip-invalid", a.skip_invalid, "Skip invalid items and report them");
-    c->add_flag("--allow-missing", a.allow_missing,
+    c->add_flag("--skip-invalid", a.inputs.skip_invalid, "Skip invalid items and report them");
+    c->add_flag("--allow-missing", a.inputs.allow_missing,
                 "Use a scores file that leaves items without a score (their number is reported)");
-    add_threads(c, a.threads);
+    add_threads(c, a.options.threads);
   };
   auto* mg = meta->add_subcommand(
       "global",
@@ -222,9 +216,9 @@ void add_meta_command(CLI::App& app, Commands& commands) {
                  "Consensus: largest allowed max - min of an item's annotator ratings")
       ->check(real(kNonNegative))
       ->capture_default_str();
-  mg->add_flag("--direct", mglobal.direct,
+  mg->add_flag("--direct", mglobal.options.direct,
                "Scores are integer-valued ratings (an LLM judge): use them as levels directly");
-  mg->add_option("--chance", mglobal.chance,
+  mg->add_option("--chance", mglobal.options.chance_permutations,
                  "Random orderings averaged for the chance CEM (0: none)")
       ->check(whole(0, limits::kResamples))
       ->capture_default_str();

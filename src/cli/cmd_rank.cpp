@@ -19,17 +19,11 @@ namespace probity::cli {
 namespace {
 
 int run_rank(const RankRequest& args) {
-  ScoredData l = load_scored(args.data, args.scores, args.metrics, args.dimensions,
-                             args.skip_invalid, args.allow_missing);
+  ScoredData l = load_scored(args.inputs);
   if (l.columns.size() < 2) throw UsageError("rank needs at least two metrics");
-  RankOptions ro;
-  ro.level = stats::parse_level(args.level);
-  ro.statistic = stats::parse_level_statistic(args.statistic);
-  ro.permutations = args.permutations;
-  ro.correction = parse_rank_correction(args.correction);
-  ro.alpha = args.alpha;
-  ro.seed = args.seed;
-  ro.threads = args.threads;
+  const RankOptions& ro = args.options;
+  const std::string level(stats::level_name(ro.level));
+  const std::string statistic(stats::level_statistic_name(ro.statistic));
   const auto human = human_matrix(l.ds, l.items, l.dims);
   std::vector<NamedScores> columns;
   for (const auto& c : l.columns) columns.push_back({c.metric, c.values});
@@ -38,7 +32,7 @@ int run_rank(const RankRequest& args) {
   for (std::size_t d = 0; d < rankings.size(); ++d) {
     const MetricRanking& r = rankings[d];
     json rows = json::array(), tests = json::array();
-    std::vector<std::vector<std::string>> table{{"rank", "metric", args.statistic}};
+    std::vector<std::vector<std::string>> table{{"rank", "metric", statistic}};
     for (const auto& e : r.ranking) {
       rows.push_back({{"metric", e.metric}, {"rank", e.rank}, {"value", number(e.value)}});
       table.push_back({std::to_string(e.rank), e.metric, fixed(e.value)});
@@ -50,19 +44,19 @@ int run_rank(const RankRequest& args) {
                        {"p_adjusted", number(t.p_adjusted)}});
     out.push_back({{"dimension", r.dimension}, {"ranking", rows}, {"tests", tests}});
     if (!args.json) {
-      fmt::print("{}{} ({} level, {})\n", d ? "\n" : "", r.dimension, args.level, args.statistic);
+      fmt::print("{}{} ({} level, {})\n", d ? "\n" : "", r.dimension, level, statistic);
       print_table(table, 2);
     }
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},
-                {"scores", files_json(args.scores)},
-                {"level", args.level},
-                {"statistic", args.statistic},
-                {"permutations", args.permutations},
-                {"correction", args.correction},
-                {"alpha", args.alpha},
-                {"seed", args.seed},
+    json doc = {{"data", args.inputs.data.name()},
+                {"scores", files_json(args.inputs.scores)},
+                {"level", level},
+                {"statistic", statistic},
+                {"permutations", ro.permutations},
+                {"correction", std::string(rank_correction_name(ro.correction))},
+                {"alpha", ro.alpha},
+                {"seed", ro.seed},
                 {"results", out}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
@@ -72,11 +66,11 @@ int run_rank(const RankRequest& args) {
       "\nA metric starts a new cluster when a metric of the cluster above beats it: one-sided "
       "paired permutation test ({} permutations, each metric z-scored, scores swapped per {}), "
       "{} over all {} pairs, alpha {}.\n",
-      args.permutations, ro.level == stats::Level::kSystem ? "system" : "candidate",
+      ro.permutations, ro.level == stats::Level::kSystem ? "system" : "candidate",
       ro.correction == RankCorrection::kNone   ? "no correction"
       : ro.correction == RankCorrection::kHolm ? "Holm"
                                                : "Benjamini-Hochberg",
-      m * (m - 1) / 2, args.alpha);
+      m * (m - 1) / 2, ro.alpha);
   return kExitOk;
 }
 
@@ -87,44 +81,42 @@ void add_rank_command(CLI::App& app, Commands& commands) {
   RankRequest& rank = *request;
   auto* rc = app.add_subcommand(
       "rank", "Rank metrics into significance clusters (paired permutation tests at a level)");
-  rc->add_option("--data", rank.data, "Dataset with human ratings")
+  rc->add_option("--data", rank.inputs.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
-  add_input_options(rc, rank.data);
+  add_input_options(rc, rank.inputs.data);
   rc->add_option(
-        "--scores", rank.scores,
+        "--scores", rank.inputs.scores,
         "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
         "standard input")
       ->required()
       ->check(file_or_stdin());
-  rc->add_option("--metric", rank.metrics, "Only these metrics (default: all in the file)");
-  rc->add_option("--dimension", rank.dimensions, "Only these human dimensions (default: all)");
-  rc->add_option("--level", rank.level, "item, task or system (docs/meta-eval.md)")
-      ->check(CLI::IsMember(kLevelNames))
-      ->capture_default_str();
-  rc->add_option("--statistic", rank.statistic,
-                 "pearson, spearman, kendall, kendall-c, pairwise-acc or acc-eq")
-      ->check(CLI::IsMember(kLevelStatisticNames))
-      ->capture_default_str();
-  rc->add_option("--permutations", rank.permutations, "Permutations per pair of metrics")
+  rc->add_option("--metric", rank.inputs.metrics, "Only these metrics (default: all in the file)");
+  rc->add_option("--dimension", rank.inputs.dimensions,
+                 "Only these human dimensions (default: all)");
+  levels(rc->add_option("--level", rank.options.level, "item, task or system (docs/meta-eval.md)"))
+      ->default_str(std::string(stats::level_name(rank.options.level)));
+  level_statistics(rc->add_option("--statistic", rank.options.statistic,
+                                  "pearson, spearman, kendall, kendall-c, pairwise-acc or acc-eq"))
+      ->default_str(std::string(stats::level_statistic_name(rank.options.statistic)));
+  rc->add_option("--permutations", rank.options.permutations, "Permutations per pair of metrics")
       ->check(whole(1, limits::kResamples))
       ->capture_default_str();
-  rc->add_option("--correction", rank.correction,
-                 "Multiple-comparison control over all pairs: holm, bh (Benjamini-Hochberg) or "
-                 "none")
-      ->check(CLI::IsMember({"holm", "bh", "none"}))
-      ->capture_default_str();
-  rc->add_option("--alpha", rank.alpha, "Significance level")
+  rank_corrections(rc->add_option("--correction", rank.options.correction,
+                                  "Multiple-comparison control over all pairs: holm, bh "
+                                  "(Benjamini-Hochberg) or none"))
+      ->default_str(std::string(rank_correction_name(rank.options.correction)));
+  rc->add_option("--alpha", rank.options.alpha, "Significance level")
       ->check(real(kOpenUnit))
       ->capture_default_str();
-  rc->add_option("--seed", rank.seed, "Seed of the permutations")
+  rc->add_option("--seed", rank.options.seed, "Seed of the permutations")
       ->check(whole(0))
       ->capture_default_str();
   rc->add_flag("--json", rank.json, "Print JSON instead of a table");
-  rc->add_flag("--skip-invalid", rank.skip_invalid, "Skip invalid items and report them");
-  rc->add_flag("--allow-missing", rank.allow_missing,
+  rc->add_flag("--skip-invalid", rank.inputs.skip_invalid, "Skip invalid items and report them");
+  rc->add_flag("--allow-missing", rank.inputs.allow_missing,
                "Use a scores file that leaves items without a score (their number is reported)");
-  add_threads(rc, rank.threads);
+  add_threads(rc, rank.options.threads);
 
   commands.push_back({rc, [request](RunContext&) { return run_rank(*request); }});
 }

@@ -24,41 +24,42 @@ namespace {
 namespace {}  // namespace
 
 int run_select(const SelectRequest& args, Engine& engine) {
-  if (args.metrics.size() < 2) throw UsageError("select needs two or more --metric variants");
-  if (!(args.split > 0.0 && args.split < 1.0))
+  if (args.inputs.metrics.size() < 2)
+    throw UsageError("select needs two or more --metric variants");
+  if (!(args.options.split > 0.0 && args.options.split < 1.0))
     throw UsageError("--split must be strictly between 0 and 1");
   // The pooled protocol takes the three correlations; --level any level statistic.
-  if (args.level.empty() && args.correlation != "pearson" && args.correlation != "spearman" &&
-      args.correlation != "kendall")
-    throw UsageError(fmt::format("--correlation {} needs --level", args.correlation));
-  const auto type = args.level.empty() ? stats::parse_correlation_type(args.correlation)
-                                       : stats::CorrelationType::kSpearman;
-  Dataset ds = args.data.load({args.skip_invalid});
+  const std::string correlation(stats::level_statistic_name(args.correlation));
+  const auto pooled = stats::pooled_correlation(args.correlation);
+  if (!args.level && !pooled)
+    throw UsageError(fmt::format("--correlation {} needs --level", correlation));
+  Dataset ds = args.inputs.data.load({args.inputs.skip_invalid});
   print_skipped(ds.skipped);
   const auto items = all_items(ds);
-  if (items.empty()) throw InputError(args.data.name(), 0, "", "no valid items");
+  if (items.empty()) throw InputError(args.inputs.data.name(), 0, "", "no valid items");
 
   // One column of item scores per variant, in the order given.
   std::vector<std::vector<double>> scores;
   std::vector<std::string> names, signatures;
-  if (!args.scores.empty()) {
-    auto columns = read_score_files(args.scores, ds, items, args.metrics, args.allow_missing);
-    for (const auto& m : args.metrics) {
+  if (!args.inputs.scores.empty()) {
+    auto columns = read_score_files(args.inputs.scores, ds, items, args.inputs.metrics,
+                                    args.inputs.allow_missing);
+    for (const auto& m : args.inputs.metrics) {
       auto it = std::find_if(columns.begin(), columns.end(),
                              [&](const ScoreColumn& c) { return c.metric == m; });
       if (it == columns.end() || it->missing == it->values.size())
         throw UsageError(
-            fmt::format("metric '{}' has no scores in {}", m, describe_files(args.scores)));
+            fmt::format("metric '{}' has no scores in {}", m, describe_files(args.inputs.scores)));
       scores.push_back(it->values);
       names.push_back(m);
       signatures.push_back(it->signature);
     }
   } else {
     std::vector<MetricSelection> metrics;
-    for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
+    for (const auto& m : args.inputs.metrics) metrics.push_back(select_metric(m, engine));
     check_distinct_names(metrics);
     ScoreOptions so;
-    so.threads = args.threads;
+    so.threads = args.options.threads;
     // Fitting sees texts only (IDF, language models, calibration), never the human ratings, so
     // fitting on every task leaks nothing from the test half into the choice.
     auto stats = compute_stats(ds, items, metrics, so);
@@ -76,12 +77,14 @@ int run_select(const SelectRequest& args, Engine& engine) {
   }
 
   auto available = ds.dimensions();
-  std::vector<std::string> dims = args.dimensions.empty() ? available : args.dimensions;
+  std::vector<std::string> dims =
+      args.inputs.dimensions.empty() ? available : args.inputs.dimensions;
   for (const auto& d : dims)
     if (std::find(available.begin(), available.end(), d) == available.end())
       throw UsageError(fmt::format("dimension '{}' is not in '{}' (dimensions: {})", d,
-                                   args.data.name(), fmt::join(available, ", ")));
-  if (dims.empty()) throw UsageError(fmt::format("'{}' has no human ratings", args.data.name()));
+                                   args.inputs.data.name(), fmt::join(available, ", ")));
+  if (dims.empty())
+    throw UsageError(fmt::format("'{}' has no human ratings", args.inputs.data.name()));
   const auto human = human_matrix(ds, items, dims);
 
   std::vector<std::string> task_ids;
@@ -92,24 +95,18 @@ int run_select(const SelectRequest& args, Engine& engine) {
   // --level: items' systems for the system level (level_data numbers them as correlate does).
   std::vector<std::size_t> system_of_item;
   std::size_t num_systems = 0;
-  if (!args.level.empty()) {
+  if (args.level) {
     const stats::LevelData d = level_data(ds, items, scores[0], human[0]);
-    require_systems(stats::parse_level(args.level), d);
+    require_systems(*args.level, d);
     system_of_item = d.system;
     num_systems = d.num_systems;
   }
-  meta::SelectionOptions so;
-  if (!args.level.empty()) {
-    so.level = stats::parse_level(args.level);
-    so.statistic = stats::parse_level_statistic(args.correlation);
-  }
-  so.split = args.split;
-  so.seed = args.seed;
-  so.correlation = type;
-  so.bootstrap = args.bootstrap;
-  so.permutations = args.permutations;
-  so.confidence = args.confidence;
-  so.threads = args.threads;
+  meta::SelectionOptions so = args.options;
+  so.level = args.level;
+  if (args.level)
+    so.statistic = args.correlation;
+  else
+    so.correlation = *pooled;
 
   json results = json::array();
   for (std::size_t d = 0; d < dims.size(); ++d) {
@@ -154,19 +151,19 @@ int run_select(const SelectRequest& args, Engine& engine) {
     fmt::print(
         "  reported: {} = {} on the test half, {:.0f}% CI [{}, {}]; p(test, no association) = "
         "{}; max-statistic p of the choice on the selection half = {}\n\n",
-        w.name, fixed(r.winner_test), args.confidence * 100, fixed(r.winner_test_ci.low),
+        w.name, fixed(r.winner_test), args.options.confidence * 100, fixed(r.winner_test_ci.low),
         fixed(r.winner_test_ci.high), fixed(r.p_test, 3), fixed(r.p_max_selection, 3));
   }
   if (args.json) {
-    json doc = {{"data", args.data.name()},
-                {"scores", files_json(args.scores)},
-                {"split", args.split},
-                {"seed", args.seed},
-                {"correlation", args.correlation},
-                {"level", args.level.empty() ? json(nullptr) : json(args.level)},
-                {"bootstrap", args.bootstrap},
-                {"permutations", args.permutations},
-                {"confidence", args.confidence},
+    json doc = {{"data", args.inputs.data.name()},
+                {"scores", files_json(args.inputs.scores)},
+                {"split", args.options.split},
+                {"seed", args.options.seed},
+                {"correlation", correlation},
+                {"level", args.level ? json(stats::level_name(*args.level)) : json(nullptr)},
+                {"bootstrap", args.options.bootstrap},
+                {"permutations", args.options.permutations},
+                {"confidence", args.options.confidence},
                 {"results", results}};
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
@@ -180,8 +177,9 @@ int run_select(const SelectRequest& args, Engine& engine) {
       "ratings permuted within each selection task, every variant's correlation recomputed and "
       "the maximum compared with the winner's: the chance that the best of {} unrelated variants "
       "looks as good. p(test): the same permutation on the test half for the winner alone.\n",
-      args.seed, args.split * 100, args.correlation, args.bootstrap,
-      args.level == "system" ? "systems" : "tasks", args.permutations, scores.size());
+      args.options.seed, args.options.split * 100, correlation, args.options.bootstrap,
+      args.level == stats::Level::kSystem ? "systems" : "tasks", args.options.permutations,
+      scores.size());
   for (std::size_t m = 0; m < names.size(); ++m)
     if (!signatures[m].empty()) fmt::print("{}: {}\n", names[m], signatures[m]);
   return kExitOk;
@@ -193,6 +191,7 @@ void add_select_command(CLI::App& app, Commands& commands) {
   struct State {
     SelectRequest request;
     LlmFlags llm;
+    stats::Level level = stats::Level::kItem;  // --level, when given
   };
   auto state = std::make_shared<State>();
   SelectRequest& sel = state->request;
@@ -202,50 +201,51 @@ void add_select_command(CLI::App& app, Commands& commands) {
       "Choose the metric variant with the best human correlation on a seeded half of the tasks "
       "and report it on the other half (bootstrap CI, paired permutation tests against every "
       "other variant, max-statistic correction of the choice)");
-  selc->add_option("--data", sel.data, "Dataset with human ratings")
+  selc->add_option("--data", sel.inputs.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
-  add_input_options(selc, sel.data);
-  selc->add_option("--metric", sel.metrics, "A variant (metric name); give two or more")
+  add_input_options(selc, sel.inputs.data);
+  selc->add_option("--metric", sel.inputs.metrics, "A variant (metric name); give two or more")
       ->required();
   selc->add_option(
-          "--scores", sel.scores,
+          "--scores", sel.inputs.scores,
           "Scores JSONL from `probity score` (default: compute the metrics); repeatable; '-' "
           "reads standard input")
       ->check(file_or_stdin());
-  selc->add_option("--split", sel.split, "Fraction of tasks in the selection half")
+  selc->add_option("--split", sel.options.split, "Fraction of tasks in the selection half")
       ->check(real(kOpenUnit))
       ->capture_default_str();
-  selc->add_option("--seed", sel.seed, "Seed of the split, bootstrap and permutations")
+  selc->add_option("--seed", sel.options.seed, "Seed of the split, bootstrap and permutations")
       ->check(whole(0))
       ->capture_default_str();
-  selc->add_option("--dimension", sel.dimensions, "Only these human dimensions (default: all)");
-  selc->add_option("--correlation", sel.correlation,
-                   "pearson, spearman or kendall; with --level also kendall-c, pairwise-acc or "
-                   "acc-eq")
-      ->check(CLI::IsMember(kLevelStatisticNames))
-      ->capture_default_str();
-  selc->add_option("--level", sel.level,
-                   "item, task or system: choose and report the variants at that level "
-                   "(docs/meta-eval.md); default: the pooled correlation")
-      ->check(CLI::IsMember(kLevelNames));
-  selc->add_option("--bootstrap", sel.bootstrap, "Bootstrap resamples (test tasks)")
+  selc->add_option("--dimension", sel.inputs.dimensions,
+                   "Only these human dimensions (default: all)");
+  level_statistics(selc->add_option("--correlation", sel.correlation,
+                                    "pearson, spearman or kendall; with --level also kendall-c, "
+                                    "pairwise-acc or acc-eq"))
+      ->default_str(std::string(stats::level_statistic_name(sel.correlation)));
+  auto* level = levels(selc->add_option("--level", state->level,
+                                        "item, task or system: choose and report the variants at "
+                                        "that level (docs/meta-eval.md); default: the pooled "
+                                        "correlation"));
+  selc->add_option("--bootstrap", sel.options.bootstrap, "Bootstrap resamples (test tasks)")
       ->check(whole(0, limits::kResamples))
       ->capture_default_str();
-  selc->add_option("--permutations", sel.permutations, "Permutations of each test")
+  selc->add_option("--permutations", sel.options.permutations, "Permutations of each test")
       ->check(whole(1, limits::kResamples))
       ->capture_default_str();
-  selc->add_option("--confidence", sel.confidence, "Confidence level")
+  selc->add_option("--confidence", sel.options.confidence, "Confidence level")
       ->check(real(kOpenUnit))
       ->capture_default_str();
   add_llm_flags(selc, select_llm);
   selc->add_flag("--json", sel.json, "Print JSON instead of a table");
-  selc->add_flag("--skip-invalid", sel.skip_invalid, "Skip invalid items and report them");
-  selc->add_flag("--allow-missing", sel.allow_missing,
+  selc->add_flag("--skip-invalid", sel.inputs.skip_invalid, "Skip invalid items and report them");
+  selc->add_flag("--allow-missing", sel.inputs.allow_missing,
                  "Use a scores file that leaves items without a score (their number is reported)");
-  add_threads(selc, sel.threads);
+  add_threads(selc, sel.options.threads);
 
-  commands.push_back({selc, [state](RunContext& context) {
+  commands.push_back({selc, [state, level](RunContext& context) {
+                        if (level->count() > 0) state->request.level = state->level;
                         return run_with_llm(state->llm, context, "", [&](Engine& engine) {
                           return run_select(state->request, engine);
                         });

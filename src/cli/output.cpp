@@ -175,4 +175,9 @@ void print_table(const std::vector<std::vector<std::string>>& table, std::size_t
   }
 }
 
+ScoredData load_scored(const ScoredInputs& inputs, bool need_ratings) {
+  return load_scored(inputs.data, inputs.scores, inputs.metrics, inputs.dimensions,
+                     inputs.skip_invalid, inputs.allow_missing, need_ratings);
+}
+
 }  // namespace probity::cli

@@ -10,6 +10,7 @@
 
 #include "probity/dataset.hpp"
 #include "probity/inputs.hpp"
+#include "probity/requests.hpp"
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
 #include "util/output_file.hpp"
@@ -57,6 +58,7 @@ ScoredData load_scored(const DataInput& data, const std::vector<std::string>& sc
                        const std::vector<std::string>& metrics,
                        const std::vector<std::string>& dimensions, bool skip_invalid,
                        bool allow_missing = false, bool need_ratings = true);
+ScoredData load_scored(const ScoredInputs& inputs, bool need_ratings = true);
 
 // What a command reads, by option: its datasets (--data), the files its metrics name, and the LLM
 // configuration and response cache of `engine` (may be null); for util::refuse_overwriting_inputs.

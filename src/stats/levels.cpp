@@ -295,6 +295,19 @@ std::string_view level_statistic_name(LevelStatistic statistic) {
   return util::name_of(kLevelStatisticNames, statistic);
 }
 
+std::optional<CorrelationType> pooled_correlation(LevelStatistic statistic) {
+  switch (statistic) {
+    case LevelStatistic::kPearson:
+      return CorrelationType::kPearson;
+    case LevelStatistic::kSpearman:
+      return CorrelationType::kSpearman;
+    case LevelStatistic::kKendallB:
+      return CorrelationType::kKendallB;
+    default:
+      return std::nullopt;
+  }
+}
+
 LevelResult level_statistic(LevelStatistic statistic, Level level, const LevelData& data) {
   check(data);
   LevelResult r;
