@@ -370,7 +370,7 @@ void add_correlate_command(CLI::App& app, Commands& commands) {
         "(pairwise accuracy with tie calibration) or preference-acc (agreement with the "
         "tasks' human pairwise preferences); repeatable")
       ->check(CLI::IsMember([] {
-        auto names = kLevelStatisticNames;
+        auto names = level_statistic_names();
         names.push_back("preference-acc");
         return names;
       }()));

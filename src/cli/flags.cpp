@@ -13,10 +13,6 @@
 
 namespace probity::cli {
 
-const std::vector<std::string> kLevelNames = {"item", "task", "system"};
-const std::vector<std::string> kLevelStatisticNames = {"pearson",   "spearman",     "kendall",
-                                                       "kendall-c", "pairwise-acc", "acc-eq"};
-
 CLI::Validator whole(std::uint64_t min, std::uint64_t max) {
   const util::WholeBounds b{min, max};
   return CLI::Validator([b](std::string& s) { return util::whole_number_problem(s, b); },
@@ -46,11 +42,13 @@ CLI::Option* levels(CLI::Option* option) {
 }
 
 CLI::Option* level_statistics(CLI::Option* option) {
-  return one_of(option,
-                {stats::LevelStatistic::kPearson, stats::LevelStatistic::kSpearman,
-                 stats::LevelStatistic::kKendallB, stats::LevelStatistic::kKendallC,
-                 stats::LevelStatistic::kPairwiseAcc, stats::LevelStatistic::kAccEq},
-                stats::level_statistic_name);
+  return one_of(option, kLevelStatistics, stats::level_statistic_name);
+}
+
+std::vector<std::string> level_statistic_names() {
+  std::vector<std::string> names;
+  for (const auto s : kLevelStatistics) names.emplace_back(stats::level_statistic_name(s));
+  return names;
 }
 
 CLI::Option* rank_corrections(CLI::Option* option) {

@@ -16,16 +16,20 @@
 
 #include "cli/input_options.hpp"
 #include "probity/limits.hpp"
+#include "probity/stats.hpp"
 #include "util/number_check.hpp"
 
 namespace probity::cli {
 
 struct LlmFlags;
 
-// The names of the meta-evaluation levels and level statistics (stats::parse_level,
-// stats::parse_level_statistic), for correlate, compare, rank and select.
-extern const std::vector<std::string> kLevelNames;
-extern const std::vector<std::string> kLevelStatisticNames;
+// The level statistics in the order the help lists them.
+inline constexpr std::initializer_list<stats::LevelStatistic> kLevelStatistics = {
+    stats::LevelStatistic::kPearson,     stats::LevelStatistic::kSpearman,
+    stats::LevelStatistic::kKendallB,    stats::LevelStatistic::kKendallC,
+    stats::LevelStatistic::kPairwiseAcc, stats::LevelStatistic::kAccEq};
+// Their names (stats::level_statistic_name), for a flag that takes more than these.
+std::vector<std::string> level_statistic_names();
 
 // The name of the validator every numeric flag carries (require_bounds checks that it does).
 inline constexpr const char* kBoundsName = "bounds";
