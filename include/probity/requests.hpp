@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "probity/audit.hpp"
 #include "probity/inputs.hpp"
 #include "probity/meta.hpp"
+#include "probity/significance.hpp"
 #include "probity/stats.hpp"
 
 namespace probity {
@@ -77,14 +79,11 @@ struct RankRequest {
 struct SignificanceRequest {
   DataInput data;
   std::vector<std::string> metrics{"bleu"};  // sacreBLEU's metrics: bleu, chrf, chrf++, ter
-  bool paired_bs = false, paired_ar = false;
-  std::size_t paired_bs_n = 1000, paired_ar_n = 10000;
-  std::uint64_t seed = 12345;  // sacreBLEU's SACREBLEU_SEED default
-  std::string baseline;        // empty: the first system
-  int width = 1;               // decimals of the scores (sacreBLEU's --width)
+  PairedTestOptions options;                 // the test, its samples, seed and threads
+  std::string baseline;                      // empty: the first system
+  int width = 1;                             // decimals of the scores (sacreBLEU's --width)
   bool json = false;
   bool skip_invalid = false;
-  unsigned threads = 0;
 };
 
 struct PerturbRequest {
@@ -119,27 +118,28 @@ struct MetaRequest {
 };
 
 // `probity bench-build`: automatic local / global meta-evaluation benchmarks.
+enum class BenchKind { kLocal, kGlobal };  // sequences, or items levelled by anchoring
+std::string_view bench_kind_name(BenchKind kind);
+// Who injects the errors (global: who compares an item with the anchors): the offline rules
+// (the --anchor-metric for the anchors), or a model through the LLM session.
+enum class BenchRealisation { kOffline, kLlm };
+std::string_view injector_name(BenchRealisation realisation);      // rules, llm
+std::string_view anchor_judge_name(BenchRealisation realisation);  // metric, llm
+
 struct BenchBuildRequest {
   DataInput data;
-  std::string dimension;
-  std::string kind = "local";
-  std::size_t steps = 8;
-  std::size_t sources = 100;
-  std::uint64_t seed = 0;
-  std::size_t base_reference = 0;
-  std::size_t per_source = 2;
-  std::size_t anchors = 20;
+  BenchKind kind = BenchKind::kLocal;
+  // dimension, steps, sources, seed, base_reference, per_source, anchors_per_level, max_spread
+  meta::BenchOptions options;
   std::string anchor_metric = "chrf";
-  double max_spread = 0.0;
   std::string out;
   bool skip_invalid = false;
   unsigned threads = 0;
   // LLM realisations (need an installed llm::Session: --config or --llm-base-url).
-  std::string injector = "rules";        // rules | llm
-  std::string llm_role = "perturber";    // role of the LLM injector
-  double max_edit_share = 0.5;           // LLM injector: largest share of words one step may change
-  std::string anchor_judge = "metric";   // metric (--anchor-metric) | llm
-  std::string llm_role_judge = "judge";  // role of the LLM anchor judge
+  BenchRealisation injector = BenchRealisation::kOffline;
+  meta::LlmInjectorOptions llm_injector;  // role, max_edit_share
+  BenchRealisation anchor_judge = BenchRealisation::kOffline;
+  meta::LlmAnchorOptions llm_anchor_judge;  // role (the dimension is options.dimension)
 };
 
 }  // namespace probity

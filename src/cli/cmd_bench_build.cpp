@@ -27,31 +27,18 @@ int run_bench_build(const BenchBuildRequest& args, Engine& engine) {
   const util::PlannedOutput output{args.out, "--out", {}};
   util::refuse_overwriting_inputs(command_inputs({args.data}, {args.anchor_metric}, &engine),
                                   std::span(&output, 1));
-  meta::BenchOptions o;
-  try {
-    o.dimension = meta::parse_quality_dimension(args.dimension);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  o.steps = args.steps;
-  o.sources = args.sources;
-  o.seed = args.seed;
-  o.base_reference = args.base_reference;
-  o.per_source = args.per_source;
-  o.anchors_per_level = args.anchors;
-  o.max_spread = args.max_spread;
+  const meta::BenchOptions& o = args.options;
+  const bool global = args.kind == BenchKind::kGlobal;
+  const bool llm_injector = args.injector == BenchRealisation::kLlm;
 
   // The LLM realisations use the session main() installed from the LLM flags.
-  const bool llm_judge = args.kind == "global" && args.anchor_judge == "llm";
-  if ((args.injector == "llm" || llm_judge) && !engine.llm_or_null())
+  const bool llm_judge = global && args.anchor_judge == BenchRealisation::kLlm;
+  if ((llm_injector || llm_judge) && !engine.llm_or_null())
     throw UsageError(fmt::format("--{} llm needs --config or --llm-base-url",
-                                 args.injector == "llm" ? "injector" : "anchor-judge"));
+                                 llm_injector ? "injector" : "anchor-judge"));
   std::unique_ptr<meta::Injector> injector;
-  if (args.injector == "llm") {
-    meta::LlmInjectorOptions lo;
-    lo.role = args.llm_role;
-    lo.max_edit_share = args.max_edit_share;
-    injector = meta::make_llm_injector(engine.llm(), lo);
+  if (llm_injector) {
+    injector = meta::make_llm_injector(engine.llm(), args.llm_injector);
   } else {
     injector = meta::make_rule_injector();
   }
@@ -59,12 +46,11 @@ int run_bench_build(const BenchBuildRequest& args, Engine& engine) {
   Dataset ds = args.data.load({args.skip_invalid});
   meta::Benchmark b;
   std::string judge_signature;
-  if (args.kind == "global") {
+  if (global) {
     std::unique_ptr<meta::AnchorJudge> judge;
     if (llm_judge) {
-      meta::LlmAnchorOptions jo;
+      meta::LlmAnchorOptions jo = args.llm_anchor_judge;
       jo.dimension = o.dimension;
-      jo.role = args.llm_role_judge;
       judge = meta::make_llm_anchor_judge(engine.llm(), jo);
     } else {
       judge = meta::make_metric_anchor_judge(args.anchor_metric, engine, args.threads);
@@ -82,7 +68,7 @@ int run_bench_build(const BenchBuildRequest& args, Engine& engine) {
     throw InputError(args.data.name(), 0, "references",
                      fmt::format("no source could be used: a task needs at least two references "
                                  "(reference {} is edited, the others stay references)",
-                                 args.base_reference));
+                                 o.base_reference));
 
   if (b.dataset.tasks.empty())
     fmt::print(stderr,
@@ -95,15 +81,15 @@ int run_bench_build(const BenchBuildRequest& args, Engine& engine) {
   out.commit();
 
   const auto& s = b.stats;
-  fmt::print("{} benchmark '{}' ({}): {} sources, {} items", args.kind, args.dimension, args.out,
-             s.sources, s.items);
-  if (args.kind == "local")
-    fmt::print(", {} of {} sequences with all {} steps", s.full_length, s.sources, args.steps);
-  fmt::print(", {} source(s) skipped; seed {}\n", s.skipped_sources, args.seed);
+  fmt::print("{} benchmark '{}' ({}): {} sources, {} items", bench_kind_name(args.kind),
+             meta::dimension_name(o.dimension), args.out, s.sources, s.items);
+  if (!global)
+    fmt::print(", {} of {} sequences with all {} steps", s.full_length, s.sources, o.steps);
+  fmt::print(", {} source(s) skipped; seed {}\n", s.skipped_sources, o.seed);
   fmt::print("edits:");
   for (const auto& [type, n] : s.injector_counts) fmt::print(" {}={}", type, n);
   fmt::print("\n");
-  if (args.injector == "llm") {
+  if (llm_injector) {
     // Failed steps end their sequence early; they are reported, never silently skipped.
     fmt::print("injector: {}\n", s.injector);
     fmt::print("failed steps: {}", s.failed_steps);
@@ -111,7 +97,7 @@ int run_bench_build(const BenchBuildRequest& args, Engine& engine) {
     fmt::print("; stopped (no error type applies): {}; rejected answers re-asked: {}\n",
                s.inapplicable_stops, s.rejected_answers);
   }
-  if (args.kind == "global") {
+  if (global) {
     fmt::print("anchors per level:");
     for (const auto& [level, n] : s.anchors) fmt::print(" {}:{}", level, n);
     fmt::print("\nanchor judge: {}\n", judge_signature);
@@ -143,59 +129,66 @@ void add_bench_build_command(CLI::App& app, Commands& commands) {
       ->required()
       ->check(CLI::ExistingFile);
   add_input_options(bc, bench.data);
-  bc->add_option("--dimension", bench.dimension,
-                 "consistency, fluency, coherence or relevance (selects the error types)")
-      ->required()
-      ->check(CLI::IsMember({"consistency", "fluency", "coherence", "relevance"}));
-  bc->add_option("--kind", bench.kind, "local (sequences) or global (anchored levels)")
-      ->check(CLI::IsMember({"local", "global"}))
-      ->capture_default_str();
-  bc->add_option("--steps", bench.steps, "Errors per sequence (global: most errors per item)")
+  one_of(bc->add_option("--dimension", bench.options.dimension,
+                        "consistency, fluency, coherence or relevance (selects the error types)"),
+         {meta::QualityDimension::kConsistency, meta::QualityDimension::kFluency,
+          meta::QualityDimension::kCoherence, meta::QualityDimension::kRelevance},
+         meta::dimension_name)
+      ->required();
+  one_of(bc->add_option("--kind", bench.kind, "local (sequences) or global (anchored levels)"),
+         {BenchKind::kLocal, BenchKind::kGlobal}, bench_kind_name)
+      ->default_str(std::string(bench_kind_name(bench.kind)));
+  bc->add_option("--steps", bench.options.steps,
+                 "Errors per sequence (global: most errors per item)")
       ->check(whole(1, 100))
       ->capture_default_str();
-  bc->add_option("--sources", bench.sources, "Sources (tasks) used, in a seeded order (0: all)")
+  bc->add_option("--sources", bench.options.sources,
+                 "Sources (tasks) used, in a seeded order (0: all)")
       ->check(whole(0, limits::kItems))
       ->capture_default_str();
-  bc->add_option("--seed", bench.seed, "Seed of every choice")
+  bc->add_option("--seed", bench.options.seed, "Seed of every choice")
       ->check(whole(0))
       ->capture_default_str();
-  bc->add_option("--base-ref", bench.base_reference,
+  bc->add_option("--base-ref", bench.options.base_reference,
                  "Index of the reference that is edited; the others remain references")
       ->check(whole(0, 1000))
       ->capture_default_str();
-  bc->add_option("--per-source", bench.per_source, "Global: items per source")
+  bc->add_option("--per-source", bench.options.per_source, "Global: items per source")
       ->check(whole(1, 100))
       ->capture_default_str();
-  bc->add_option("--anchors", bench.anchors, "Global: anchors sampled per level (0: all)")
+  bc->add_option("--anchors", bench.options.anchors_per_level,
+                 "Global: anchors sampled per level (0: all)")
       ->check(whole(0, limits::kItems))
       ->capture_default_str();
   bc->add_option("--anchor-metric", bench.anchor_metric,
                  "Global: metric whose scores compare an item with the anchors (offline judge)")
       ->capture_default_str();
-  bc->add_option("--max-spread", bench.max_spread, "Global: consensus rule of the anchors")
+  bc->add_option("--max-spread", bench.options.max_spread, "Global: consensus rule of the anchors")
       ->check(real(kNonNegative))
       ->capture_default_str();
   bc->add_option("--out", bench.out, "Output dataset (task-format JSONL)")->required();
   bc->add_flag("--skip-invalid", bench.skip_invalid, "Skip invalid items and report them");
   add_threads(bc, bench.threads);
-  bc->add_option("--injector", bench.injector,
-                 "Error injection: rules (offline) or llm (one model call per step, role "
-                 "--llm-role; failed steps end the sequence and are counted)")
-      ->check(CLI::IsMember({"rules", "llm"}))
+  one_of(bc->add_option("--injector", bench.injector,
+                        "Error injection: rules (offline) or llm (one model call per step, role "
+                        "--llm-role; failed steps end the sequence and are counted)"),
+         {BenchRealisation::kOffline, BenchRealisation::kLlm}, injector_name)
+      ->default_str(std::string(injector_name(bench.injector)));
+  bc->add_option("--llm-role", bench.llm_injector.role, "LLM role of the llm injector")
       ->capture_default_str();
-  bc->add_option("--llm-role", bench.llm_role, "LLM role of the llm injector")
-      ->capture_default_str();
-  bc->add_option("--max-edit-share", bench.max_edit_share,
+  bc->add_option("--max-edit-share", bench.llm_injector.max_edit_share,
                  "llm injector: an answer changing more than this share of the words is "
                  "rejected and re-asked")
       ->check(real({0.01, 1.0}))
       ->capture_default_str();
-  bc->add_option("--anchor-judge", bench.anchor_judge,
-                 "Global: metric (--anchor-metric) or llm (pairwise model judge, role "
-                 "--llm-role-judge, both orders; failures count as ties and are reported)")
-      ->check(CLI::IsMember({"metric", "llm"}))
-      ->capture_default_str();
-  bc->add_option("--llm-role-judge", bench.llm_role_judge, "LLM role of the llm anchor judge")
+  one_of(bc->add_option("--anchor-judge", bench.anchor_judge,
+                        "Global: metric (--anchor-metric) or llm (pairwise model judge, role "
+                        "--llm-role-judge, both orders; failures count as ties and are "
+                        "reported)"),
+         {BenchRealisation::kOffline, BenchRealisation::kLlm}, anchor_judge_name)
+      ->default_str(std::string(anchor_judge_name(bench.anchor_judge)));
+  bc->add_option("--llm-role-judge", bench.llm_anchor_judge.role,
+                 "LLM role of the llm anchor judge")
       ->capture_default_str();
   add_llm_flags(bc, bench_llm);
 

@@ -42,8 +42,6 @@ json optional_number(const std::optional<double>& v) {
 }  // namespace
 
 int run_significance(const SignificanceRequest& args, Engine& engine) {
-  if (args.paired_bs == args.paired_ar)
-    throw UsageError("significance: give one test, --paired-bs or --paired-ar");
   const Dataset ds = args.data.load(ReadOptions{args.skip_invalid});
   print_skipped(ds.skipped);
 
@@ -95,14 +93,11 @@ int run_significance(const SignificanceRequest& args, Engine& engine) {
   for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
   for (const auto& m : metrics) require_references(ds, items, m);
   ScoreOptions so;
-  so.threads = args.threads;
+  so.threads = args.options.threads;
   const auto stats = compute_stats(ds, items, metrics, so);
 
-  PairedTestOptions po;
-  po.kind = args.paired_bs ? PairedTestKind::kBootstrap : PairedTestKind::kRandomization;
-  po.samples = args.paired_bs ? args.paired_bs_n : args.paired_ar_n;
-  po.seed = args.seed;
-  po.threads = args.threads;
+  const PairedTestOptions& po = args.options;
+  const bool paired_bs = po.kind == PairedTestKind::kBootstrap;
   const std::size_t n_items = ds.tasks.size();
   std::vector<PairedTestResult> results;
   for (std::size_t m = 0; m < metrics.size(); ++m) {
@@ -115,7 +110,7 @@ int run_significance(const SignificanceRequest& args, Engine& engine) {
     results.push_back(paired_test(*metrics[m].metric, per_system, po));
   }
 
-  const std::string test = args.paired_bs ? "bs" : "ar";
+  const std::string test = paired_bs ? "bs" : "ar";
   const std::size_t samples = results.front().samples;
   if (args.json) {
     json out = json::array();
@@ -136,7 +131,7 @@ int run_significance(const SignificanceRequest& args, Engine& engine) {
     json doc = {{"data", args.data.name()},
                 {"test", test},
                 {"samples", samples},
-                {"seed", args.seed},
+                {"seed", po.seed},
                 {"items", n_items},
                 {"baseline", systems[0]},
                 {"metrics", out}};
@@ -149,15 +144,15 @@ int run_significance(const SignificanceRequest& args, Engine& engine) {
   for (std::size_t s = 0; s < systems.size(); ++s)
     table[s + 1].push_back(s == 0 ? "Baseline: " + systems[s] : systems[s]);
   for (std::size_t m = 0; m < metrics.size(); ++m) {
-    table[0].push_back(metrics[m].spec + (args.paired_bs ? " (μ ± 95% CI)" : ""));
+    table[0].push_back(metrics[m].spec + (paired_bs ? " (μ ± 95% CI)" : ""));
     for (std::size_t s = 0; s < systems.size(); ++s)
       table[s + 1].push_back(cell(results[m].systems[s], args.width));
   }
   print_table(table, 1);
   fmt::print("\nPaired {} test with {} {} (seed {}), each system against the baseline {}.\n",
-             args.paired_bs ? "bootstrap resampling" : "approximate randomization", samples,
-             args.paired_bs ? "resampling trials" : "trials", args.seed, systems[0]);
-  if (args.paired_bs)
+             paired_bs ? "bootstrap resampling" : "approximate randomization", samples,
+             paired_bs ? "resampling trials" : "trials", po.seed, systems[0]);
+  if (paired_bs)
     fmt::print("Actual system score / bootstrap estimated true mean / 95% CI per metric.\n");
   fmt::print(
       "p: the chance of the absolute score difference or a larger one if the system and the "
@@ -171,8 +166,15 @@ int run_significance(const SignificanceRequest& args, Engine& engine) {
 }  // namespace
 
 void add_significance_command(CLI::App& app, Commands& commands) {
-  auto request = std::make_shared<SignificanceRequest>();
-  SignificanceRequest& sig = *request;
+  struct State {
+    SignificanceRequest request;
+    // sacreBLEU's flags: the test, and the samples of each (one of them is used).
+    bool paired_bs = false, paired_ar = false;
+    std::size_t paired_bs_n = default_paired_samples(PairedTestKind::kBootstrap);
+    std::size_t paired_ar_n = default_paired_samples(PairedTestKind::kRandomization);
+  };
+  auto state = std::make_shared<State>();
+  SignificanceRequest& sig = state->request;
   auto* sigc = app.add_subcommand(
       "significance",
       "Paired significance tests between systems as sacreBLEU computes them (--paired-bs, "
@@ -186,19 +188,19 @@ void add_significance_command(CLI::App& app, Commands& commands) {
   sigc->add_option("--metric,-m", sig.metrics,
                    "bleu, chrf, chrf++ or ter, with options; repeatable")
       ->capture_default_str();
-  auto* bs_flag = sigc->add_flag("--paired-bs", sig.paired_bs,
+  auto* bs_flag = sigc->add_flag("--paired-bs", state->paired_bs,
                                  "Paired bootstrap resampling: p-values and each system's mean "
                                  "and 95% CI (sacreBLEU --paired-bs)");
-  sigc->add_flag("--paired-ar", sig.paired_ar,
+  sigc->add_flag("--paired-ar", state->paired_ar,
                  "Paired approximate randomization: p-values (sacreBLEU --paired-ar)")
       ->excludes(bs_flag);
-  sigc->add_option("--paired-bs-n", sig.paired_bs_n, "Bootstrap resamples")
+  sigc->add_option("--paired-bs-n", state->paired_bs_n, "Bootstrap resamples")
       ->check(whole(1, limits::kResamples))
       ->capture_default_str();
-  sigc->add_option("--paired-ar-n", sig.paired_ar_n, "Approximate randomization trials")
+  sigc->add_option("--paired-ar-n", state->paired_ar_n, "Approximate randomization trials")
       ->check(whole(1, limits::kResamples))
       ->capture_default_str();
-  sigc->add_option("--seed", sig.seed,
+  sigc->add_option("--seed", sig.options.seed,
                    "Seed of NumPy's default_rng as sacreBLEU seeds it (SACREBLEU_SEED)")
       ->check(whole(0))
       ->capture_default_str();
@@ -208,13 +210,19 @@ void add_significance_command(CLI::App& app, Commands& commands) {
       ->capture_default_str();
   sigc->add_flag("--json", sig.json, "Print JSON instead of a table");
   sigc->add_flag("--skip-invalid", sig.skip_invalid, "Skip invalid items and report them");
-  add_threads(sigc, sig.threads);
+  add_threads(sigc, sig.options.threads);
 
-  commands.push_back({sigc, [request](RunContext& context) {
-                        return run_with_llm(LlmFlags{}, context, "", [&](Engine& engine) {
-                          return run_significance(*request, engine);
-                        });
-                      }});
+  commands.push_back(
+      {sigc, [state](RunContext& context) {
+         State& s = *state;
+         if (s.paired_bs == s.paired_ar)
+           throw UsageError("significance: give one test, --paired-bs or --paired-ar");
+         s.request.options.kind =
+             s.paired_bs ? PairedTestKind::kBootstrap : PairedTestKind::kRandomization;
+         s.request.options.samples = s.paired_bs ? s.paired_bs_n : s.paired_ar_n;
+         return run_with_llm(LlmFlags{}, context, "",
+                             [&s](Engine& engine) { return run_significance(s.request, engine); });
+       }});
 }
 
 }  // namespace probity::cli
