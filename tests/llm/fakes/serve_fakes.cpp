@@ -1,0 +1,181 @@
+// probity_fake_servers: the test suite's fake servers as a process, for tests that run the
+// `probity` executable (tests/docs/docs_commands_test.py runs the docs' LLM and embedding
+// commands against them).
+//
+//   probity_fake_servers [--llm MODEL]... [--tei MODEL]... [--vllm-embed MODEL]...
+//                        [--embed-tokenizer roberta|golden]
+//
+// Starts one vLLM-flavour FakeServer per --llm (serving MODEL; another model name gets vLLM's
+// 404) and one EmbedServer per --tei / --vllm-embed (tokenizer "golden" unless told), prints one
+// JSON line per server, {"kind": "llm"|"tei"|"vllm_embed", "model": MODEL, "url": URL}, in the
+// order given (an LLM's URL is its /v1 base), and serves until standard input reaches EOF or it
+// gets SIGTERM or SIGINT. The servers are the in-process ones of probity_tests, unchanged; what
+// the LLM fakes' "model" writes is copy_model() below.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "llm/fakes/fake_server.hpp"
+#include "metrics/fakes/embed_server.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+std::string prompt_text(const json& request) {
+  std::string out;
+  if (request.contains("messages") && request["messages"].is_array())
+    for (const auto& m : request["messages"])
+      if (m.contains("content") && m["content"].is_string()) out += m["content"].get<std::string>();
+  if (request.contains("prompt") && request["prompt"].is_string())
+    out += request["prompt"].get<std::string>();
+  return out;
+}
+
+// The first code points of `text` (a schema's maxLength counts characters).
+std::string cut(const std::string& text, const json& schema) {
+  if (!schema.contains("maxLength") || !schema["maxLength"].is_number_integer()) return text;
+  auto left = schema["maxLength"].get<std::size_t>();
+  std::size_t i = 0;
+  for (; i < text.size() && left > 0; --left)
+    for (++i; i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;) ++i;
+  return text.substr(0, i);
+}
+
+// An instance of `schema` whose strings hold `text` and whose arrays of strings hold its
+// sentences (within minItems..maxItems); everything else as schema_instance() makes it.
+json fill(const json& schema, json value, const std::string& text) {
+  if (value.is_string()) return cut(text, schema);
+  if (value.is_object() && schema.contains("properties") && schema["properties"].is_object()) {
+    for (auto& [name, sub] : value.items())
+      if (schema["properties"].contains(name)) sub = fill(schema["properties"][name], sub, text);
+    return value;
+  }
+  if (value.is_array() && !value.empty() && value[0].is_string() && schema.contains("items")) {
+    const auto lo = schema.value("minItems", std::size_t{1});
+    const auto hi = schema.value("maxItems", std::size_t{0});
+    json list = json::array();
+    for (std::size_t from = 0; from < text.size() && (hi == 0 || list.size() < hi);) {
+      auto end = text.find(". ", from);
+      end = end == std::string::npos ? text.size() : end + 1;
+      list.push_back(cut(text.substr(from, end - from), schema["items"]));
+      from = end + 1;
+    }
+    if (list.size() < lo) return value;
+    return list;
+  }
+  return value;
+}
+
+// The model behind the LLM fakes (a real server answers with whatever its model writes): a
+// structured question gets the schema's smallest instance (schema_reply(), as the fakes answer
+// by default) with its strings filled from the first <<<quoted>>> text of the prompt, which is
+// how probity's prompts show the text to work on (a decomposition gets that text's sentences, a
+// rewrite the text itself); anything else gets the fakes' "ok".
+std::string copy_model(const json& request) {
+  const auto schema = probity::test::request_schema(request);
+  if (!schema) return "ok";
+  const std::string prompt = prompt_text(request);
+  const auto open = prompt.find("<<<\n");
+  const auto close = prompt.find("\n>>>", open == std::string::npos ? 0 : open);
+  if (open == std::string::npos || close == std::string::npos)
+    return probity::test::schema_instance(*schema).dump();
+  const std::string text = prompt.substr(open + 4, close - open - 4);
+  return fill(*schema, probity::test::schema_instance(*schema), text).dump();
+}
+
+int usage(const char* why) {
+  std::cerr << "probity_fake_servers: " << why
+            << "\nusage: probity_fake_servers [--llm MODEL]... [--tei MODEL]... "
+               "[--vllm-embed MODEL]... [--embed-tokenizer roberta|golden]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using probity::test::EmbedFakeOptions;
+  using probity::test::EmbedFlavour;
+  using probity::test::EmbedServer;
+  using probity::test::FakeOptions;
+  using probity::test::FakeServer;
+  using probity::test::Flavour;
+
+  std::vector<std::pair<std::string, std::string>> wanted;  // (kind, model)
+  std::string embed_tokenizer = "golden";
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return usage(("missing the value of " + flag).c_str());
+    const std::string value = argv[++i];
+    if (flag == "--llm") {
+      wanted.emplace_back("llm", value);
+    } else if (flag == "--tei") {
+      wanted.emplace_back("tei", value);
+    } else if (flag == "--vllm-embed") {
+      wanted.emplace_back("vllm_embed", value);
+    } else if (flag == "--embed-tokenizer") {
+      if (value != "roberta" && value != "golden")
+        return usage("--embed-tokenizer: roberta or golden");
+      embed_tokenizer = value;
+    } else {
+      return usage(("unknown option " + flag).c_str());
+    }
+  }
+
+  // SIGTERM and SIGINT are taken by sigwait below: blocked before any server thread starts, so
+  // every thread inherits the mask. EOF on stdin raises SIGTERM for the same path.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::vector<std::unique_ptr<FakeServer>> llms;
+  std::vector<std::unique_ptr<EmbedServer>> embedders;
+  try {
+    for (const auto& [kind, model] : wanted) {
+      std::string url;
+      if (kind == "llm") {
+        FakeOptions o;
+        o.flavour = Flavour::kVllm;
+        o.model = model;
+        o.reply = copy_model;
+        llms.push_back(std::make_unique<FakeServer>(o));
+        url = llms.back()->base_url();
+      } else {
+        EmbedFakeOptions o;
+        o.flavour = kind == "tei" ? EmbedFlavour::kTei : EmbedFlavour::kVllm;
+        o.tokenizer = embed_tokenizer;
+        o.model = model;
+        embedders.push_back(std::make_unique<EmbedServer>(o));
+        url = embedders.back()->url();
+      }
+      std::cout << nlohmann::json{{"kind", kind}, {"model", model}, {"url", url}}.dump() << '\n';
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "probity_fake_servers: " << e.what() << '\n';
+    return 1;
+  }
+  std::cout.flush();
+
+  std::thread([] {
+    char buffer[4096];
+    while (read(STDIN_FILENO, buffer, sizeof buffer) > 0) {
+    }
+    kill(getpid(), SIGTERM);
+  }).detach();
+  int signal_number = 0;
+  sigwait(&stop, &signal_number);
+  llms.clear();
+  embedders.clear();
+  std::_Exit(0);  // the stdin reader may still be blocked in read()
+}
