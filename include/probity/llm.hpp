@@ -123,8 +123,9 @@ struct Request {
   // Repeated-sampling index: samples 0..N-1 of the same request are distinct requests with
   // distinct cache entries, even at temperature 0.
   std::uint32_t sample = 0;
-  // A capability check (does the server have /tokenize?): a failed answer is information, so it
-  // is not counted among the endpoint's failures.
+  // A capability check (does the server have /tokenize?): an answer saying the server does not
+  // serve this kind of request (capability_absent) is information, not one of the endpoint's
+  // failures; any other failure (5xx, timeout, connection) is counted as every request's is.
   bool probe = false;
 };
 
@@ -183,6 +184,11 @@ struct Response {
   // First choice's text ("" when there is none).
   const std::string& text() const;
 };
+
+// Whether a failed answer says that the server does not serve this kind of request: it refused
+// it (an invalid or unsupported request) or answered with a body not of the expected shape
+// (a server that ignores the route). Not a server error, a timeout or a lost connection.
+bool capability_absent(const Response& response);
 
 // ---- Cache -----------------------------------------------------------------------------------
 

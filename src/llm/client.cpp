@@ -874,7 +874,9 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
   delta.answers = total;
   delta.cache_hits = hits;
   for (std::size_t i = 0; i < total; ++i) {
-    if (out[i].ok || requests[i].probe || (interrupted && out[i].error == kCancelled)) continue;
+    if (out[i].ok || (requests[i].probe && capability_absent(out[i])) ||
+        (interrupted && out[i].error == kCancelled))
+      continue;
     const std::string kind(error_kind_name(out[i].error_kind));
     ++delta.failures[kind];
     auto& examples = delta.failure_examples[kind];

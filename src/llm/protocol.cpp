@@ -57,6 +57,12 @@ std::string_view error_kind_name(ErrorKind kind) {
   return util::name_of(kNames, kind, "unknown");
 }
 
+bool capability_absent(const Response& response) {
+  return !response.ok && (response.error_kind == ErrorKind::kInvalidRequest ||
+                          response.error_kind == ErrorKind::kUnsupported ||
+                          response.error_kind == ErrorKind::kMalformed);
+}
+
 std::optional<std::string> header_problem(std::string_view name, std::string_view value) {
   if (name.empty()) return "empty header name";
   static constexpr std::string_view token_extra = "!#$%&'*+-.^_`|~";

@@ -202,13 +202,6 @@ std::string memo_key(const std::string& prefix, std::string_view y) {
   return k;
 }
 
-// Failures that say the server has no usable /tokenize (absent route, unknown fields, ...),
-// rather than a transient problem.
-bool tokenize_unavailable(const llm::Response& r) {
-  return r.error_kind == llm::ErrorKind::kInvalidRequest ||
-         r.error_kind == llm::ErrorKind::kUnsupported || r.error_kind == llm::ErrorKind::kMalformed;
-}
-
 }  // namespace
 
 LlmLm::LlmLm(LlmLmOptions options, std::shared_ptr<llm::Session> session)
@@ -340,7 +333,7 @@ bool LlmLm::tokenize(const std::vector<std::string>& texts) const {
   for (std::size_t i = 0; i < answers.size(); ++i) {
     const auto& a = answers[i];
     // A server that ignores every field we send answers {"tokens": []}.
-    if ((!a.ok && tokenize_unavailable(a)) || (a.ok && a.tokens.empty() && !todo[i].empty())) {
+    if ((!a.ok && llm::capability_absent(a)) || (a.ok && a.tokens.empty() && !todo[i].empty())) {
       tokenize_works_ = false;
       return false;
     }

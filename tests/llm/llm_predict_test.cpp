@@ -522,6 +522,38 @@ TEST(LlmPredict, AutoregressionFindsTheSpanByTextWithoutTokenize) {
   expect_hand_computed_pmi(server, "gem,predictor=llm");
 }
 
+// /tokenize answering 5xx on the first batch (the capability check) is a failure, counted as
+// every failed request is (so that the command's --max-failed exit sees it), not the answer "no
+// /tokenize here" that a 404 or a refused request gives.
+TEST(LlmPredict, AServerErrorOnTheTokenizeProbeIsCountedAsAFailure) {
+  MockServer server;
+  server.set_fault_rule([](const json& body) -> std::optional<probity::test::MockFault> {
+    if (!body.contains("echo") && !body.contains("messages") && !body.contains("prompt_logprobs"))
+      return probity::test::MockFault::http(500);
+    return std::nullopt;
+  });
+  SessionGuard guard(mock_session(server));
+  const auto scores = primary_scores(three_tasks(), "gem,predictor=llm");
+  EXPECT_GT(server.count("/tokenize"), 0u);
+  std::uint64_t failed = 0;
+  for (const auto& e : guard.engine.llm()->accounting().endpoints())
+    for (const auto& [kind, n] : e.failures) failed += n;
+  EXPECT_GT(failed, 0u);
+  for (double s : scores) EXPECT_TRUE(std::isnan(s));
+}
+
+TEST(LlmPredict, AServer404OnTheTokenizeProbeIsNotAFailure) {
+  MockServer server;
+  server.set_fault_rule([](const json& body) -> std::optional<probity::test::MockFault> {
+    if (!body.contains("echo")) return probity::test::MockFault::http(404);
+    return std::nullopt;
+  });
+  SessionGuard guard(mock_session(server));
+  expect_hand_computed_pmi(server, "gem,predictor=llm");
+  for (const auto& e : guard.engine.llm()->accounting().endpoints())
+    EXPECT_TRUE(e.failures.empty()) << e.endpoint;
+}
+
 TEST(LlmPredict, AutoregressionWithVllmPromptLogprobs) {
   MockServer server;
   SessionGuard guard(mock_session(server));
