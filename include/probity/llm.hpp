@@ -183,6 +183,8 @@ struct Response {
 
   // First choice's text ("" when there is none).
   const std::string& text() const;
+  // An HTTP answer with an error status (`error` then reads "HTTP <status>: <message>").
+  bool http_error() const { return status != 0 && (status < 200 || status >= 300); }
 };
 
 // Whether a failed answer says that the server does not serve this kind of request: it refused

@@ -298,9 +298,8 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
         a.error = fmt::format("request failed ({}): {}", error_kind_name(r.error_kind), r.error);
         a.failure = Answer::Failure::kRequest;
         a.check.clear();
-        a.detail = r.error.starts_with("HTTP ")
-                       ? r.error
-                       : fmt::format("{}: {}", error_kind_name(r.error_kind), r.error);
+        a.detail = r.http_error() ? r.error
+                                  : fmt::format("{}: {}", error_kind_name(r.error_kind), r.error);
         continue;
       }
       std::string error;

@@ -17,6 +17,16 @@ const DatasetSummary* find_dataset(const AuditReport& report, const std::string&
   return nullptr;
 }
 
+// The columns of a correlation table: the metric, then one per human dimension.
+void add_dimension_columns(Table& t, const std::vector<std::string>& dims) {
+  t.header.push_back("metric");
+  t.align.push_back(Align::kLeft);
+  for (const auto& d : dims) {
+    t.header.push_back(d);
+    t.align.push_back(Align::kRight);
+  }
+}
+
 // The correlations of a dataset: the audited metrics in report order, then the baselines.
 std::vector<const MetricCorrelations*> dataset_correlations(const TestIndex& index,
                                                             const std::string& ds) {
@@ -53,12 +63,7 @@ std::vector<Table> level_tables(const TestIndex& index, const std::string& ds,
     t.title = fmt::format("Human correlation by level {} {}: {} level, {} [{} CI over {}]",
                           sym.dash(), ds, stats::level_name(level),
                           stats::level_statistic_name(statistic), fmt_percent(r.confidence), unit);
-    t.header.push_back("metric");
-    t.align.push_back(Align::kLeft);
-    for (const auto& d : dims) {
-      t.header.push_back(d);
-      t.align.push_back(Align::kRight);
-    }
+    add_dimension_columns(t, dims);
     for (const auto* mc : rows) {
       std::vector<Cell> line;
       line.push_back({mc->metric});
@@ -207,12 +212,7 @@ std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym
     Table t;
     t.title = fmt::format("Human correlation {} {}: Spearman {} [{} CI]", sym.dash(), ds, sym.rho(),
                           fmt_percent(r.confidence));
-    t.header.push_back("metric");
-    t.align.push_back(Align::kLeft);
-    for (const auto& d : dims) {
-      t.header.push_back(d);
-      t.align.push_back(Align::kRight);
-    }
+    add_dimension_columns(t, dims);
     for (const auto* mc : rows) {
       std::vector<Cell> line;
       line.push_back({mc->metric});
