@@ -240,7 +240,9 @@ class Cache {
 struct EndpointUsage {
   std::string endpoint;  // EndpointConfig::name
   std::string model;
-  std::uint64_t answers = 0;   // responses returned by run(): requests answered + cache hits
+  // Responses returned by run(): requests answered, cache hits, and the copies of a request
+  // repeated within one batch (sent once).
+  std::uint64_t answers = 0;
   std::uint64_t requests = 0;  // HTTP requests sent, retries included
   std::uint64_t cache_hits = 0;
   std::uint64_t retries = 0;
