@@ -347,4 +347,50 @@ struct PreferenceResult {
 PreferenceResult preference_accuracy(std::span<const double> score_a,
                                      std::span<const double> score_b, std::span<const int> human);
 
+// ---- Agreement of binary and ordinal judges (scikit-learn 1.2 conventions) ----------------------
+
+// Labels are integers; binary labels are 0 (negative) and 1 (positive), anything else is
+// std::invalid_argument, as are inputs of different lengths and probabilities outside [0, 1].
+// Empty input gives NaN. Nothing here warns: where scikit-learn raises for a degenerate input,
+// the value is NaN, as stated per function.
+
+// sklearn roc_auc_score: the Mann-Whitney U of the positives' average ranks among all scores
+// (ties count 1/2), AUC = (R_pos - n_pos (n_pos + 1) / 2) / (n_pos n_neg). NaN when only one
+// class is present (scikit-learn raises ValueError).
+double roc_auc(std::span<const int> labels, std::span<const double> scores);
+
+// Disagreement weights of Cohen's kappa on label indices i, j: 1 - [i == j], |i - j|, (i - j)^2.
+enum class KappaWeights { kNone, kLinear, kQuadratic };
+// sklearn cohen_kappa_score: labels = the sorted union of a and b, C their confusion matrix, E
+// the outer product of its margins over n; kappa = 1 - sum(w C) / sum(w E). NaN when both raters
+// use one and the same label throughout (0 / 0, as scikit-learn).
+double cohen_kappa(std::span<const int> a, std::span<const int> b,
+                   KappaWeights weights = KappaWeights::kNone);
+
+// sklearn matthews_corrcoef, the multiclass form (equal to the binary phi coefficient):
+// (c s - t.p) / sqrt((s^2 - p.p)(s^2 - t.t)) with c the correct count, s = n, t and p the true
+// and predicted class counts; 0 when the denominator is 0 (a constant truth or prediction).
+double matthews_corrcoef(std::span<const int> truth, std::span<const int> pred);
+
+// sklearn balanced_accuracy_score: the mean recall over the classes present in `truth`
+// (predicted classes absent from the truth are left out, as scikit-learn does with a warning).
+double balanced_accuracy(std::span<const int> truth, std::span<const int> pred);
+
+// sklearn f1_score(average="macro"): the unweighted mean over the union of classes of
+// F1 = 2 P R / (P + R), with P, R and F1 set to 0 where their denominator is 0 (the default
+// zero_division="warn", without the warning).
+double f1_macro(std::span<const int> truth, std::span<const int> pred);
+
+// sklearn brier_score_loss: mean (label - probability)^2, binary labels.
+double brier_score(std::span<const int> labels, std::span<const double> probabilities);
+
+// Expected calibration error over `bins` equal-width bins of [0, 1]:
+//   ECE = sum_b (n_b / N) |mean(label in b) - mean(probability in b)|,
+// a probability going to bin b = the number of inner edges k / bins (k = 1 .. bins - 1,
+// computed as NumPy's linspace does) strictly below it, as sklearn calibration_curve(
+// strategy="uniform") assigns them with searchsorted (a probability on an edge goes to the
+// lower bin). std::invalid_argument when bins is 0.
+double expected_calibration_error(std::span<const int> labels,
+                                  std::span<const double> probabilities, std::size_t bins = 10);
+
 }  // namespace probity::stats
