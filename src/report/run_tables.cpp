@@ -127,7 +127,8 @@ Table llm_usage_table(const AuditReport& report) {
   t.note =
       "failed = requests that failed after retries (by kind below); unparsed = structured "
       "answers still unusable after re-asking. Both are recorded as failed items (undefined "
-      "scores, failed perturbations), never replaced by defaults. answers = answers handed to the run: "
+      "scores, failed perturbations), never replaced by defaults. answers = answers handed to the "
+      "run: "
       "requests answered, cache hits, and repeats of a request within one batch (sent once).";
   if (!unstructured.empty())
     t.note += " Sent without structured output after the server rejected it: " +
