@@ -296,16 +296,13 @@ std::string_view level_statistic_name(LevelStatistic statistic) {
 }
 
 std::optional<CorrelationType> pooled_correlation(LevelStatistic statistic) {
-  switch (statistic) {
-    case LevelStatistic::kPearson:
-      return CorrelationType::kPearson;
-    case LevelStatistic::kSpearman:
-      return CorrelationType::kSpearman;
-    case LevelStatistic::kKendallB:
-      return CorrelationType::kKendallB;
-    default:
-      return std::nullopt;
-  }
+  // The pooled tests take the three coefficients the level rows share; Kendall's tau-c and the
+  // accuracies exist only at a level.
+  const bool pooled = statistic == LevelStatistic::kPearson ||
+                      statistic == LevelStatistic::kSpearman ||
+                      statistic == LevelStatistic::kKendallB;
+  if (!pooled) return std::nullopt;
+  return detail::level_correlation_type(statistic);
 }
 
 LevelResult level_statistic(LevelStatistic statistic, Level level, const LevelData& data) {
