@@ -316,6 +316,29 @@ struct DatasetSummary {
   std::vector<SkipRecord> skipped;
 };
 
+// One value of an LLM judge's bias battery (audit/judge_diagnostics.cpp), with a bootstrap CI
+// over tasks.
+struct JudgeDiagnostic {
+  std::string name;  // "position.consistency", "length.prefer_longer", ...
+  double value = std::numeric_limits<double>::quiet_NaN();
+  double low = std::numeric_limits<double>::quiet_NaN();
+  double high = std::numeric_limits<double>::quiet_NaN();
+  std::size_t n = 0;  // items (pairs) the value is computed over
+  // The value a judge without this bias has (0 for a signed bias or a partial correlation, 0.5
+  // for a preference share); unset where there is none (consistency, ICC).
+  std::optional<double> unbiased;
+  bool finding = false;  // the CI excludes `unbiased`
+  std::string untested;  // why there is no value; empty when there is one
+};
+
+// The bias battery of one judge metric on one dataset.
+struct JudgeDiagnostics {
+  std::string dataset, metric;
+  JudgeMode mode = JudgeMode::kPointwise;
+  std::size_t items = 0;
+  std::vector<JudgeDiagnostic> values;
+};
+
 struct AuditReport {
   std::string version;
   std::uint64_t seed = 0;
@@ -329,7 +352,8 @@ struct AuditReport {
   std::vector<MetricRanking> rankings;           // --rank: significance clusters
   std::vector<std::string> levels;               // --level, as given (empty: pooled only)
   std::vector<StrategyTest> tests;
-  std::vector<MetricAttack> attacks;  // --attack
+  std::vector<MetricAttack> attacks;                // --attack
+  std::vector<JudgeDiagnostics> judge_diagnostics;  // every LLM judge metric
   std::vector<PerturbationExample> examples;
   std::size_t cache_hits = 0, cache_misses = 0;
   double seconds = 0;

@@ -44,6 +44,28 @@ enum class MetricCapability {
   kAsciiOnlyTokens,
 };
 
+// How an LLM judge reaches its verdict (llm-judge,mode=...).
+enum class JudgeMode {
+  kPointwise,  // one rating of the candidate on the scale
+  kPairwise,   // candidate against the task's reference, shown in both orders
+};
+std::string_view judge_mode_name(JudgeMode mode);   // "pointwise", "pairwise"
+JudgeMode parse_judge_mode(std::string_view name);  // std::invalid_argument for another name
+
+// Where a judge metric keeps, in its item statistics, what the audit's bias battery reads
+// (audit/judge_diagnostics.cpp): the statistics of one item are laid out as described here.
+struct JudgeDesign {
+  JudgeMode mode = JudgeMode::kPointwise;
+  // Pointwise: the ratings of the `samples` repeated samples are stats[first_sample ..
+  // first_sample + samples). Pairwise: stats[candidate_first] and stats[candidate_second] are
+  // the candidate's verdicts (1 preferred, 0.5 tie, 0 not) with the candidate shown first and
+  // second; each verdict's rating is NaN when it failed.
+  std::size_t samples = 1;
+  std::size_t first_sample = 0;
+  std::size_t candidate_first = 0, candidate_second = 0;
+  double scale_lo = 0, scale_hi = 1;
+};
+
 class Metric {
  public:
   virtual ~Metric() = default;
@@ -130,6 +152,10 @@ class Metric {
   virtual std::string corpus_breakdown(std::span<const double> /*summed_stats*/) const {
     return {};
   }
+
+  // LLM judges: where their item statistics keep each verdict (the audit's judge diagnostics).
+  // Default: not a judge.
+  virtual std::optional<JudgeDesign> judge_design() const { return std::nullopt; }
 
   // Convenience: item_stats + sentence_score.
   std::vector<double> score(const MetricInput& input) const;

@@ -393,4 +393,67 @@ double brier_score(std::span<const int> labels, std::span<const double> probabil
 double expected_calibration_error(std::span<const int> labels,
                                   std::span<const double> probabilities, std::size_t bins = 10);
 
+// ---- Bias and consistency of LLM judges (src/stats/judge_bias.cpp) -----------------------------
+
+// JudgeLM's position statistics (eval_model_judgement.py calculate_metrics), for verdicts given
+// from the side of one response X: `x_first[i]` with X shown first and `x_second[i]` with X shown
+// second, each 1 (X better), 0.5 (tie) or 0. Per item, X's verdicts are compared: equal is
+// consistent; better when shown first is a preference for the first position; better when shown
+// second one for the second. Each share is over all n items (JudgeLM's denominator).
+// std::invalid_argument for different lengths; NaN shares for no items.
+struct PositionBias {
+  double consistency = 0, prefer_first = 0, prefer_second = 0;
+  std::size_t n = 0;
+};
+PositionBias position_bias(std::span<const double> x_first, std::span<const double> x_second);
+
+// AlpacaEval's analyze.py get_length_biases / get_list_biases on pairwise preferences
+// (`preference[i]` in [1, 2]: 1 output_1 better, 2 output_2 better, 1.5 tie; a tie compares
+// output_2 with itself, as AlpacaEval's `between` bounds do, and so never counts). prefer_longer:
+// among the pairs whose lengths (Unicode code points) differ by more than `significant_delta`, the
+// share where the better output is the longer. prefer_lists: among the pairs where exactly one
+// output contains a list (alpaca_contains_list), the share where it is the better. NaN without such
+// pairs.
+double prefer_longer(std::span<const std::string_view> output_1,
+                     std::span<const std::string_view> output_2, std::span<const double> preference,
+                     std::size_t significant_delta = 30);
+double prefer_lists(std::span<const std::string_view> output_1,
+                    std::span<const std::string_view> output_2, std::span<const double> preference);
+// AlpacaEval's utils.contains_list: Python `re.findall` of three multiline patterns, each at the
+// start of the text or of a line, after optional whitespace: a bullet ("*", "\u2022" or "-"),
+// digits followed by "." or ")", or one ASCII letter followed by "." or ")" and whitespace; then
+// any non-word characters and a word character. As Python's Unicode classes: a word character is
+// "_" or a letter or number (Unicode categories L and N), a digit one of category Nd, a
+// whitespace character one of Python's str.isspace (ASCII whitespace, U+001C..U+001F, U+0085
+// and categories Zs, Zl, Zp).
+bool alpaca_contains_list(std::string_view text);
+// One pair's part in prefer_longer / prefer_lists: whether it counts (lengths differ by more than
+// significant_delta; exactly one output has a list) and, if so, whether the better output is the
+// longer one / the one with the list. The shares are the preferred pairs over the counted ones.
+struct PairPreference {
+  bool counted = false, preferred = false;
+};
+PairPreference length_preference(std::string_view output_1, std::string_view output_2,
+                                 double preference, std::size_t significant_delta = 30);
+PairPreference list_preference(std::string_view output_1, std::string_view output_2,
+                               double preference);
+
+// The partial Pearson correlation of x and y given z:
+//   (r_xy - r_xz r_yz) / sqrt((1 - r_xz^2)(1 - r_yz^2)),
+// equal to the Pearson correlation of the residuals of x and y after least-squares regression on
+// z (with intercept). NaN when a correlation is undefined or |r_xz| or |r_yz| is 1.
+double partial_correlation(std::span<const double> x, std::span<const double> y,
+                           std::span<const double> z);
+
+// Repeated verdicts: `ratings` is n items x k samples, row-major. flip_rate: the share of items
+// whose k ratings are not all equal; mean_sd: the mean over items of the sample standard
+// deviation (ddof = 1) of their ratings; icc: ICC(1,1), the one-way random-effects intraclass
+// correlation (MSB - MSW) / (MSB + (k - 1) MSW), i.e. (F - 1) / (F + k - 1) for the one-way
+// ANOVA F of SciPy's f_oneway over the items as groups. NaN for k < 2, n < 2, or 0 / 0.
+struct SelfConsistency {
+  double flip_rate = 0, mean_sd = 0, icc = 0;
+  std::size_t items = 0, samples = 0;
+};
+SelfConsistency self_consistency(std::span<const double> ratings, std::size_t samples);
+
 }  // namespace probity::stats

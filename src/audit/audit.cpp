@@ -14,6 +14,7 @@
 
 #include "audit/cache.hpp"
 #include "audit/excerpt.hpp"
+#include "audit/judge_diagnostics.hpp"
 #include "audit/request_checks.hpp"
 #include "llm/session.hpp"
 #include "perturb/edit_ops.hpp"
@@ -747,6 +748,26 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
       overall.end();
       report.correlations.push_back(section.of(name, metrics[m].oriented_name(), original[m]));
       ranked.push_back({metrics[m].oriented_name(), original[m]});
+      if (const auto design = metrics[m].metric->judge_design()) {
+        // The verdicts behind the scores: the judge keeps its answers, so this asks nothing
+        // again in the same run (a resumed run whose scores came from the cache asks its
+        // LLM cache).
+        ScoreOptions so;
+        so.threads = options.threads;
+        so.fit = false;
+        const auto stats =
+            compute_stats(ds, items, std::span<MetricSelection>(&metrics[m], 1), so, texts);
+        stats::BootstrapOptions boot;
+        boot.resamples = options.bootstrap;
+        boot.confidence = options.confidence;
+        boot.seed = options.seed;
+        boot.threads = options.threads;
+        auto diagnostics =
+            audit::judge_diagnostics(ds, items, texts, stats[0], *design, human, boot);
+        diagnostics.dataset = name;
+        diagnostics.metric = metrics[m].oriented_name();
+        report.judge_diagnostics.push_back(std::move(diagnostics));
+      }
     }
     std::vector<BaselineScores> baselines;
     if (options.baselines) baselines = baseline_scores(ds, items);

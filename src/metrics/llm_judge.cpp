@@ -1,7 +1,10 @@
-// LLM-as-a-Judge: a model rates the candidate against the reference on a fixed integer scale;
-// `samples` ratings (repeated-sampling indices 0..N-1, distinct cache entries) are averaged.
-// A rating that failed or stayed unparseable after re-asking makes the item undefined (NaN),
-// never a default; the session's accounting counts them (unparsed answers, failed requests).
+// LLM-as-a-Judge. Pointwise: a model rates the candidate on a fixed integer scale, against the
+// reference or (reference=none) on its own; `samples` ratings (repeated-sampling indices 0..N-1,
+// distinct cache entries) are averaged. Pairwise: the model says which of the candidate and the
+// task's reference is better, asked in both orders; the candidate's score is 1 (preferred),
+// 0.5 (tie) or 0, the two orders combined per `ties`. A verdict that failed or stayed
+// unparseable after re-asking makes the item undefined (NaN), never a default; the session's
+// accounting counts them (unparsed answers, failed requests).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -16,17 +19,50 @@
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
+#include "text/ascii.hpp"
+#include "util/hash.hpp"
 
 namespace probity::metrics {
 namespace {
 
+// How the prompt frames the texts it shows (`prompt=`): the defenses a defense matrix compares.
+enum class PromptVariant { kNaive, kDelimited, kSandwich, kInstructed };
+// What decides a pairwise item whose two orders disagree (`ties=`).
+enum class TiePolicy { kDisagree, kFirst, kRandom };
+
+constexpr std::string_view kVariantNames[] = {"naive", "delimited", "sandwich", "instructed"};
+constexpr std::string_view kTieNames[] = {"disagree", "first", "random"};
+
+template <typename E, std::size_t N>
+E enum_of(const std::string& name, const std::string_view (&names)[N]) {
+  for (std::size_t k = 0; k < N; ++k)
+    if (names[k] == name) return static_cast<E>(k);
+  throw UsageError("unknown choice '" + name + "'");  // option_choice has checked it already
+}
+
 struct JudgeOptions {
+  JudgeMode mode = JudgeMode::kPointwise;
+  bool reference = true;
+  PromptVariant prompt = PromptVariant::kDelimited;
+  TiePolicy ties = TiePolicy::kDisagree;
   int lo = 1, hi = 5;
   int samples = 1;
   int reasks = 2;
   std::string role = "judge";
   std::string prompts_dir;
 };
+
+// The template a configuration uses. Pointwise with a reference and delimiters keeps
+// judge_rating.v1, the judge's prompt before variants existed, so its cached answers stay valid.
+std::string template_name(const JudgeOptions& o) {
+  const std::string variant(kVariantNames[static_cast<std::size_t>(o.prompt)]);
+  if (o.mode == JudgeMode::kPairwise) return "judge_pairwise_" + variant + ".v1";
+  if (o.reference && o.prompt == PromptVariant::kDelimited) return "judge_rating.v1";
+  return "judge_pointwise_" + variant + ".v1";
+}
+
+// One question to the model: its prompt and repeated-sampling index.
+using Question = std::pair<std::string, std::uint32_t>;
 
 class LlmJudge final : public Metric {
  public:
@@ -35,80 +71,85 @@ class LlmJudge final : public Metric {
         o_(std::move(o)),
         session_(std::move(session)),
         client_(&session_->client(o_.role)),
-        prompt_(llm::load_prompt("judge_rating.v1", o_.prompts_dir)) {}
+        prompt_(llm::load_prompt(template_name(o_), o_.prompts_dir)) {}
 
   std::string name() const override { return name_; }
   std::string signature() const override {
-    return Signature("llm-judge")
-        .field("scale", fmt::format("{}-{}", o_.lo, o_.hi))
-        .field("samples", o_.samples)
+    Signature s("llm-judge");
+    // Fields of the pointwise, reference-based judge are as they were before modes existed.
+    if (o_.mode == JudgeMode::kPairwise) s.field("mode", judge_mode_name(o_.mode));
+    if (!o_.reference) s.field("reference", "none");
+    if (o_.prompt != PromptVariant::kDelimited)
+      s.field("variant", kVariantNames[static_cast<std::size_t>(o_.prompt)]);
+    if (o_.mode == JudgeMode::kPairwise) {
+      s.field("ties", kTieNames[static_cast<std::size_t>(o_.ties)]);
+    } else {
+      s.field("scale", fmt::format("{}-{}", o_.lo, o_.hi));
+    }
+    return s.field("samples", o_.samples)
         .field("reasks", o_.reasks)
         .field("role", o_.role)
         .part(client_->signature())
         .field("prompt", prompt_.id())
         .versioned();
   }
-  // Mean rating, and 1 when the item failed.
-  std::size_t num_stats() const override { return 2; }
+  bool needs_references() const override { return o_.reference; }
+  // Pointwise: mean rating, 1 when the item failed, then each sample's rating when there are
+  // several. Pairwise: score, failed, the verdicts with the candidate shown first and second.
+  std::size_t num_stats() const override {
+    if (o_.mode == JudgeMode::kPairwise) return 4;
+    return o_.samples > 1 ? 2 + static_cast<std::size_t>(o_.samples) : 2;
+  }
   CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
+  std::optional<JudgeDesign> judge_design() const override {
+    JudgeDesign d;
+    d.mode = o_.mode;
+    d.samples = static_cast<std::size_t>(o_.samples);
+    d.first_sample = o_.samples > 1 ? 2 : 0;
+    d.candidate_first = 2;
+    d.candidate_second = 3;
+    d.scale_lo = o_.mode == JudgeMode::kPairwise ? 0 : o_.lo;
+    d.scale_hi = o_.mode == JudgeMode::kPairwise ? 1 : o_.hi;
+    return d;
+  }
 
   std::size_t batch_size() const override { return 256; }
-  // Every rating of the chunk in one batch; item_stats then takes them from the memo.
+  // Every question of the chunk in one batch; item_stats then takes the answers from the memo.
   void prefetch(std::span<const MetricInput> inputs) const override {
-    std::vector<std::string> prompts;
-    std::vector<std::uint32_t> samples;
-    for (const auto& input : inputs) {
-      if (input.references.empty() || text::is_blank(input.candidate)) continue;
-      const std::string prompt = render(input);
-      for (int s = 0; s < o_.samples; ++s) {
-        prompts.push_back(prompt);
-        samples.push_back(static_cast<std::uint32_t>(s));
-      }
-    }
-    auto answers = llm::ask_structured(*client_, prompts, schema(), parser(), o_.reasks, samples);
-    std::lock_guard lock(mutex_);
-    memo_.clear();  // chunks are scored one after another: keep one chunk's answers
-    for (std::size_t i = 0; i < prompts.size(); ++i)
-      memo_[{prompts[i], samples[i]}] = std::move(answers[i]);
+    std::vector<Question> questions;
+    for (const auto& input : inputs)
+      if (askable(input)) append_questions(input, questions);
+    answers(questions);
   }
 
   void item_stats(const MetricInput& input, std::span<double> stats) const override {
-    stats[0] = std::nan("");
+    std::fill(stats.begin(), stats.end(), std::nan(""));
     stats[1] = 0;
-    if (input.references.empty()) return;
-    // An empty answer gets the lowest rating without a request (as overlap metrics give it 0).
+    if (o_.reference && input.references.empty()) return;
+    // An empty answer gets the lowest rating (loses) without a request, as overlap metrics give
+    // it 0.
     if (text::is_blank(input.candidate)) {
-      stats[0] = o_.lo;
+      if (o_.mode == JudgeMode::kPairwise) {
+        stats[0] = stats[2] = stats[3] = 0;
+      } else {
+        for (std::size_t k = 0; k < stats.size(); ++k)
+          if (k != 1) stats[k] = o_.lo;
+      }
       return;
     }
-    const std::string prompt = render(input);
-    std::vector<llm::Answer> answers(static_cast<std::size_t>(o_.samples));
-    std::vector<std::string> missing;
-    std::vector<std::uint32_t> missing_samples;
-    {
-      std::lock_guard lock(mutex_);
-      for (int s = 0; s < o_.samples; ++s) {
-        auto it = memo_.find({prompt, static_cast<std::uint32_t>(s)});
-        if (it != memo_.end()) {
-          answers[static_cast<std::size_t>(s)] = it->second;
-        } else {
-          missing.push_back(prompt);
-          missing_samples.push_back(static_cast<std::uint32_t>(s));
-        }
-      }
-    }
-    if (!missing.empty()) {
-      auto asked =
-          llm::ask_structured(*client_, missing, schema(), parser(), o_.reasks, missing_samples);
-      for (std::size_t k = 0; k < asked.size(); ++k) answers[missing_samples[k]] = asked[k];
-    }
+    std::vector<Question> questions;
+    append_questions(input, questions);
+    const auto got = answers(questions);
+    if (o_.mode == JudgeMode::kPairwise) return pairwise_stats(input, got, stats);
     double sum = 0;
-    for (const auto& a : answers) {
-      if (!a.ok) {
+    for (std::size_t s = 0; s < got.size(); ++s) {
+      if (!got[s].ok) {
         stats[1] = 1;
         continue;
       }
-      sum += a.value.get<double>();
+      const double rating = got[s].value.get<double>();
+      sum += rating;
+      if (o_.samples > 1) stats[2 + s] = rating;
     }
     if (stats[1] == 0) stats[0] = sum / o_.samples;
   }
@@ -117,27 +158,176 @@ class LlmJudge final : public Metric {
   }
   std::string undefined_reason(std::span<const double> stats) const override {
     if (stats.size() > 1 && stats[1] > 0)
-      return "the LLM judge's rating failed or stayed unparseable after re-asking";
+      return "the LLM judge's verdict failed or stayed unparseable after re-asking";
     return "no reference";
   }
 
  private:
-  std::string render(const MetricInput& input) const {
-    std::string source_block;
-    if (!input.source.empty())
-      source_block = fmt::format("TASK INPUT:\n<<<\n{}\n>>>\n\n", input.source);
-    return prompt_.render({{"source_block", source_block},
-                           {"reference", std::string(input.references[0])},
-                           {"candidate", std::string(input.candidate)},
-                           {"min", std::to_string(o_.lo)},
-                           {"max", std::to_string(o_.hi)}});
+  bool askable(const MetricInput& input) const {
+    return !(o_.reference && input.references.empty()) && !text::is_blank(input.candidate);
   }
+  // Pointwise: `samples` questions. Pairwise: `samples` with the candidate shown first, then
+  // `samples` with it shown second.
+  void append_questions(const MetricInput& input, std::vector<Question>& out) const {
+    if (o_.mode == JudgeMode::kPairwise) {
+      const std::string reference(input.references[0]);
+      const std::string ab = render_pair(input, std::string(input.candidate), reference);
+      const std::string ba = render_pair(input, reference, std::string(input.candidate));
+      for (const std::string* p : {&ab, &ba})
+        for (int s = 0; s < o_.samples; ++s) out.emplace_back(*p, static_cast<std::uint32_t>(s));
+      return;
+    }
+    const std::string prompt = render_rating(input);
+    for (int s = 0; s < o_.samples; ++s) out.emplace_back(prompt, static_cast<std::uint32_t>(s));
+  }
+
+  // The answers to `questions`, from the memo or asked now (in one batch) and remembered.
+  std::vector<llm::Answer> answers(const std::vector<Question>& questions) const {
+    std::vector<llm::Answer> out(questions.size());
+    std::vector<std::size_t> missing;
+    std::vector<util::Key128> keys(questions.size());
+    {
+      std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < questions.size(); ++i) {
+        keys[i] = util::key128(
+            std::array<std::uint64_t, 2>{util::xxh3_64(questions[i].first), questions[i].second});
+        auto it = memo_.find(keys[i]);
+        if (it != memo_.end()) {
+          out[i] = it->second;
+        } else {
+          missing.push_back(i);
+        }
+      }
+    }
+    if (missing.empty()) return out;
+    std::vector<std::string> prompts;
+    std::vector<std::uint32_t> samples;
+    for (std::size_t i : missing) {
+      prompts.push_back(questions[i].first);
+      samples.push_back(questions[i].second);
+    }
+    auto asked = llm::ask_structured(*client_, prompts, schema(), parser(), o_.reasks, samples);
+    std::lock_guard lock(mutex_);
+    // Every answer of the metric's life is kept (a hash and a small value each), so that the
+    // audit's judge diagnostics read the verdicts the scores came from without asking again.
+    for (std::size_t k = 0; k < missing.size(); ++k) {
+      out[missing[k]] = asked[k];
+      memo_[keys[missing[k]]] = std::move(asked[k]);
+    }
+    return out;
+  }
+
+  // From the candidate's side: 1 preferred, 0.5 tie, 0 not; NaN when the verdict failed.
+  static double verdict(const llm::Answer& a, bool candidate_first) {
+    if (!a.ok) return std::nan("");
+    const std::string w = a.value.get<std::string>();
+    if (w == "tie") return 0.5;
+    return (w == "A") == candidate_first ? 1.0 : 0.0;
+  }
+
+  void pairwise_stats(const MetricInput& input, const std::vector<llm::Answer>& got,
+                      std::span<double> stats) const {
+    const auto n = static_cast<std::size_t>(o_.samples);
+    double first = 0, second = 0;
+    for (std::size_t s = 0; s < n; ++s) {
+      first += verdict(got[s], true);
+      second += verdict(got[n + s], false);
+    }
+    first /= static_cast<double>(n);
+    second /= static_cast<double>(n);
+    stats[2] = first;
+    stats[3] = second;
+    if (std::isnan(first) || std::isnan(second)) {
+      stats[1] = 1;
+      return;
+    }
+    if (first == second) {
+      stats[0] = first;
+      return;
+    }
+    switch (o_.ties) {
+      case TiePolicy::kDisagree:
+        stats[0] = 0.5;
+        break;
+      case TiePolicy::kFirst:
+        stats[0] = first;
+        break;
+      case TiePolicy::kRandom:
+        // A coin seeded by the item's texts: the same item gets the same side in every run.
+        stats[0] = (util::xxh3_64(input.candidate, util::xxh3_64(input.references[0])) & 1) != 0
+                       ? first
+                       : second;
+        break;
+    }
+  }
+
+  // The task input, the reference (as the standard) and the candidate, framed as the variant
+  // frames texts: labelled lines (naive) or between <<< >>> markers (the others).
+  std::string block(std::string_view label, std::string_view marked_label,
+                    std::string_view text) const {
+    if (o_.prompt == PromptVariant::kNaive) return fmt::format("{}: {}\n\n", label, text);
+    return fmt::format("{}:\n<<<\n{}\n>>>\n\n", marked_label, text);
+  }
+  std::string source_block(const MetricInput& input) const {
+    return input.source.empty() ? std::string() : block("Task input", "TASK INPUT", input.source);
+  }
+  std::string render_rating(const MetricInput& input) const {
+    if (template_name(o_) == "judge_rating.v1")
+      return prompt_.render({{"source_block", source_block(input)},
+                             {"reference", std::string(input.references[0])},
+                             {"candidate", std::string(input.candidate)},
+                             {"min", std::to_string(o_.lo)},
+                             {"max", std::to_string(o_.hi)}});
+    const bool naive = o_.prompt == PromptVariant::kNaive;
+    const bool with_reference = o_.reference && !input.references.empty();
+    return prompt_.render(
+        {{"source_block", source_block(input)},
+         {"reference_block",
+          with_reference ? block("Reference", "REFERENCE", input.references[0]) : std::string()},
+         {"standard_intro",
+          with_reference ? " against a reference text written for the same task" : ""},
+         {"standard", !with_reference ? std::string()
+                      : naive ? std::string(", using the reference as the standard of content "
+                                            "and correctness,")
+                              : std::string(", using the REFERENCE as the standard of content "
+                                            "and correctness,")},
+         {"candidate", std::string(input.candidate)},
+         {"min", std::to_string(o_.lo)},
+         {"max", std::to_string(o_.hi)}});
+  }
+  std::string render_pair(const MetricInput& input, const std::string& first,
+                          const std::string& second) const {
+    return prompt_.render(
+        {{"source_block", source_block(input)}, {"first", first}, {"second", second}});
+  }
+
   llm::AnswerSchema schema() const {
+    if (o_.mode == JudgeMode::kPairwise)
+      return [](std::size_t) {
+        return llm::schema::object({{"winner", llm::schema::string_enum({"A", "B", "tie"})}});
+      };
     return [this](std::size_t) {
       return llm::schema::object({{"rating", llm::schema::integer(o_.lo, o_.hi)}});
     };
   }
   llm::AnswerParser parser() const {
+    if (o_.mode == JudgeMode::kPairwise)
+      return [](std::size_t, const nlohmann::json& j,
+                std::string& error) -> std::optional<nlohmann::json> {
+        const auto it = j.is_object() ? j.find("winner") : j.end();
+        if (it == j.end() || !it->is_string()) {
+          error = "expected {\"winner\": \"A\" or \"B\" or \"tie\"}";
+          return std::nullopt;
+        }
+        std::string w = text::ascii_lower(text::trim_ascii_space(it->get<std::string>()));
+        if (w == "a" || w == "b") w = w == "a" ? "A" : "B";
+        if (w != "A" && w != "B" && w != "tie") {
+          error =
+              "\"winner\" must be \"A\", \"B\" or \"tie\", not \"" + it->get<std::string>() + "\"";
+          return std::nullopt;
+        }
+        return w;
+      };
     return [this](std::size_t, const nlohmann::json& j,
                   std::string& error) -> std::optional<nlohmann::json> {
       auto v = llm::get_int_field(j, "rating", o_.lo, o_.hi, error);
@@ -152,13 +342,22 @@ class LlmJudge final : public Metric {
   llm::Client* client_;
   llm::PromptTemplate prompt_;
   mutable std::mutex mutex_;
-  mutable std::map<std::pair<std::string, std::uint32_t>, llm::Answer> memo_;
+  mutable std::map<util::Key128, llm::Answer> memo_;
 };
 
 std::unique_ptr<Metric> make_judge(const MetricSpec& spec, const MetricContext& context) {
   if (!spec.arg().empty())
     throw UsageError(fmt::format("metric '{}' takes options only", spec.base()));
   JudgeOptions o;
+  o.mode = parse_judge_mode(spec.get("mode"));
+  o.reference = spec.get("reference") == "required";
+  o.prompt = enum_of<PromptVariant>(spec.get("prompt"), kVariantNames);
+  o.ties = enum_of<TiePolicy>(spec.get("ties"), kTieNames);
+  if (o.mode == JudgeMode::kPairwise && !o.reference)
+    throw UsageError(fmt::format(
+        "metric '{}': the pairwise judge compares the candidate with the task's reference; "
+        "reference=none needs mode=pointwise",
+        spec.text()));
   const std::string scale = spec.get("scale");
   const auto dash = scale.find('-', 1);
   try {
@@ -186,10 +385,21 @@ std::unique_ptr<Metric> make_judge(const MetricSpec& spec, const MetricContext& 
 void register_llm_judge(MetricRegistry& registry) {
   registry.add(
       {"llm-judge",
-       "LLM-as-a-Judge: a model rates the candidate against the reference (needs "
-       "--config or --llm-base-url)",
-       {option_text("scale", "1-5", "the rating scale <lo>-<hi> (at most 100 apart)"),
-        option_int("samples", 1, 1, 64, "ratings averaged per item (repeated-sampling index)"),
+       "LLM-as-a-Judge: a model rates the candidate (pointwise) or prefers it or the reference "
+       "(pairwise, both orders) (needs --config or --llm-base-url)",
+       {option_choice("mode", "pointwise", {"pointwise", "pairwise"},
+                      "pointwise: a rating on the scale; pairwise: candidate against the "
+                      "reference, asked in both orders (score 1 preferred, 0.5 tie, 0 not)"),
+        option_choice("reference", "required", {"required", "none"},
+                      "none: rate without a reference (reference-free tasks; pointwise only)"),
+        option_choice("prompt", "delimited", {"naive", "delimited", "sandwich", "instructed"},
+                      "how the prompt frames the texts: plain labels, <<< >>> markers, the "
+                      "instruction repeated after them, or a warning that they are data"),
+        option_choice("ties", "disagree", {"disagree", "first", "random"},
+                      "pairwise: when the two orders disagree, a tie, the first order's verdict "
+                      "or a coin seeded by the item's texts"),
+        option_text("scale", "1-5", "the rating scale <lo>-<hi> (at most 100 apart)"),
+        option_int("samples", 1, 1, 64, "verdicts averaged per item (repeated-sampling index)"),
         option_int("reasks", 2, 0, 10, "re-asks of an unparseable answer"),
         option_text("llm", "judge", "the configuration role of the endpoint"),
         option_text("prompts", "", "a directory of prompt templates (default: probity's)")},

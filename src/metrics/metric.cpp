@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace probity {
 
@@ -57,6 +58,17 @@ std::vector<double> corpus_score(const Metric& metric, std::span<const double> a
   for (std::size_t i = 0; i < n; ++i)
     acc.add(all_stats.subspan((indices.empty() ? i : indices[i]) * k, k));
   return acc.score();
+}
+
+std::string_view judge_mode_name(JudgeMode mode) {
+  return mode == JudgeMode::kPairwise ? "pairwise" : "pointwise";
+}
+
+JudgeMode parse_judge_mode(std::string_view name) {
+  if (name == "pointwise") return JudgeMode::kPointwise;
+  if (name == "pairwise") return JudgeMode::kPairwise;
+  throw std::invalid_argument("unknown judge mode \"" + std::string(name) +
+                              "\" (pointwise, pairwise)");
 }
 
 }  // namespace probity

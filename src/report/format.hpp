@@ -194,6 +194,8 @@ Table scorecard_table(const TestIndex& index, const Symbols& sym);
 std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym);
 // --attack: per metric and dataset, what the search found (rows empty without an attack).
 Table attack_table(const TestIndex& index, const Symbols& sym);
+// Every judge metric's bias battery (rows empty without a judge metric).
+Table judge_diagnostics_table(const AuditReport& report, const Symbols& sym);
 // --rank: significance clusters per (dataset, level, statistic), one row per dimension.
 std::vector<Table> ranking_tables(const TestIndex& index, const Symbols& sym);
 Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym);

@@ -505,6 +505,8 @@ std::string to_html(const AuditReport& report) {
   if (!rankings.empty()) out += "<a href=\"#ranking\">Significance clusters</a>";
   Table attack = attack_table(index, sym);
   if (!attack.rows.empty()) out += "<a href=\"#attack\">Attack</a>";
+  Table judge = judge_diagnostics_table(report, sym);
+  if (!judge.rows.empty()) out += "<a href=\"#judge\">Judge diagnostics</a>";
   if (grid_has_tests(grids[0]) || grid_has_tests(grids[1]))
     out += "<a href=\"#grids\">Pass/fail grids</a>";
   if (!sections.empty()) out += "<a href=\"#effects\">Effect sizes</a>";
@@ -525,6 +527,13 @@ std::string to_html(const AuditReport& report) {
       t.title.clear();
       out += html_table(t, "corr");
     }
+    out += "</section>\n";
+  }
+  if (!judge.rows.empty()) {
+    out += "<section id=\"judge\">\n<h2>Judge diagnostics</h2>\n";
+    append(out, {"<h3>", esc(judge.title), "</h3>\n"});
+    judge.title.clear();
+    out += html_table(judge, "judge");
     out += "</section>\n";
   }
   if (!attack.rows.empty()) {

@@ -236,6 +236,30 @@ ojson test_json(const StrategyTest& t) {
 
 }  // namespace
 
+namespace {
+
+ojson judge_diagnostics_json(const JudgeDiagnostics& d) {
+  ojson j = {{"dataset", d.dataset},
+             {"metric", d.metric},
+             {"mode", judge_mode_name(d.mode)},
+             {"items", d.items},
+             {"values", ojson::array()}};
+  for (const auto& v : d.values) {
+    ojson row = {{"name", v.name},
+                 {"value", num(v.value)},
+                 {"low", num(v.low)},
+                 {"high", num(v.high)},
+                 {"n", v.n}};
+    row["unbiased"] = v.unbiased ? num(*v.unbiased) : ojson(nullptr);
+    row["finding"] = v.finding;
+    if (!v.untested.empty()) row["untested"] = v.untested;
+    j["values"].push_back(std::move(row));
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::ordered_json attack_json(const MetricAttack& a) {
   ojson j = ojson::object();
   if (!a.dataset.empty()) j["dataset"] = a.dataset;
@@ -508,6 +532,25 @@ void read_ranking(const Reader& r, MetricRanking& m) {
   r.objects("tests", m.tests, read_fields<MetricRanking::Test>);
 }
 
+void read_judge_diagnostics(const Reader& r, JudgeDiagnostics& d) {
+  r.str("dataset", d.dataset);
+  r.str("metric", d.metric);
+  r.name("mode", d.mode, parse_judge_mode);
+  r.unsigned_int("items", d.items);
+  r.objects("values", d.values, [](const Reader& p, JudgeDiagnostic& v) {
+    p.str("name", v.name);
+    p.number("value", v.value);
+    p.number("low", v.low);
+    p.number("high", v.high);
+    p.unsigned_int("n", v.n);
+    double unbiased = std::numeric_limits<double>::quiet_NaN();
+    p.number("unbiased", unbiased);
+    if (!std::isnan(unbiased)) v.unbiased = unbiased;
+    p.boolean("finding", v.finding);
+    p.str("untested", v.untested);
+  });
+}
+
 void read_attack(const Reader& r, MetricAttack& a) {
   r.str("dataset", a.dataset);
   r.str("metric", a.metric);
@@ -647,6 +690,11 @@ nlohmann::ordered_json to_json_value(const AuditReport& report) {
     j["attacks"] = ojson::array();
     for (const auto& a : report.attacks) j["attacks"].push_back(attack_json(a));
   }
+  if (!report.judge_diagnostics.empty()) {
+    j["judge_diagnostics"] = ojson::array();
+    for (const auto& d : report.judge_diagnostics)
+      j["judge_diagnostics"].push_back(judge_diagnostics_json(d));
+  }
   j["examples"] = ojson::array();
   for (const auto& e : report.examples) j["examples"].push_back(example_json(e));
   j["cache_hits"] = report.cache_hits;
@@ -692,6 +740,7 @@ AuditReport from_json(const std::string& text) {
   r.objects("rankings", report.rankings, read_ranking);
   r.objects("tests", report.tests, read_fields<StrategyTest>);
   r.objects("attacks", report.attacks, read_attack);
+  r.objects("judge_diagnostics", report.judge_diagnostics, read_judge_diagnostics);
   r.objects("examples", report.examples, read_fields<PerturbationExample>);
   r.unsigned_int("cache_hits", report.cache_hits);
   r.unsigned_int("cache_misses", report.cache_misses);

@@ -167,6 +167,7 @@ std::vector<std::string> write_exports(const AuditReport& report, const std::str
     n = 0;
     for (const auto& t : ranking_tables(index, sym)) add(fmt::format("ranking-{}", ++n), t);
     add("attack", attack_table(index, sym));
+    add("judge-diagnostics", judge_diagnostics_table(report, sym));
     for (StrategyKind kind : kKinds) {
       Grid grid = build_grid(index, kind);
       if (grid_has_tests(grid)) add(cat({"grid-", kind_name(kind)}), grid_table(grid, index, sym));

@@ -185,6 +185,8 @@ std::string to_markdown(const AuditReport& report) {
   }
   if (Table attack = attack_table(index, sym); !attack.rows.empty())
     out += md_section(attack, "##");
+  if (Table judge = judge_diagnostics_table(report, sym); !judge.rows.empty())
+    out += md_section(judge, "##");
   auto rankings = ranking_tables(index, sym);
   if (!rankings.empty()) {
     out += "## Significance clusters\n\n";

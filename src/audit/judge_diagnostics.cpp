@@ -1,0 +1,242 @@
+// Which statistics the judge bias battery reports, on which items, and with which CI. The
+// formulas are in src/stats/judge_bias.cpp.
+//
+// Pairwise judges (the candidate against the task's reference, both orders):
+//   position.consistency, position.prefer_first, position.prefer_second (JudgeLM), and
+//   position.bias = prefer_first - prefer_second (JudgeLM's delta_bias with its sign; 0 without
+//   position bias);
+//   length.prefer_longer and length.prefer_lists (AlpacaEval) on the judge's combined verdicts,
+//   the candidate as output_1 and the reference as output_2.
+// Pointwise judges: length.partial_correlation, the partial Pearson correlation of the rating with
+//   the candidate's length in words given the human rating (the mean over the audited
+//   dimensions): what the judge rewards in length beyond what the humans do.
+// Both, with samples >= 2: self_consistency.flip_rate, .mean_sd and .icc.
+// A finding is a CI that excludes the value an unbiased judge has. Items whose verdict failed are
+// left out; a value that cannot be computed says why.
+#include "audit/judge_diagnostics.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "probity/text.hpp"
+#include "util/hash.hpp"
+
+namespace probity::audit {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Fewest counted pairs for a prefer_longer or prefer_lists share.
+constexpr std::size_t kMinPairs = 10;
+
+// Items kept for a statistic and the cluster (task) of each, for the bootstrap.
+struct Sample {
+  std::vector<std::size_t> items;     // indices into the audited items
+  std::vector<std::size_t> clusters;  // task index of each
+};
+
+class Battery {
+ public:
+  Battery(std::span<const ItemRef> items, const stats::BootstrapOptions& bootstrap)
+      : items_(items), bootstrap_(bootstrap) {}
+
+  Sample sample(const std::function<bool(std::size_t)>& keep) const {
+    Sample s;
+    std::map<std::size_t, std::size_t> cluster_of_task;
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      if (!keep(i)) continue;
+      s.items.push_back(i);
+      s.clusters.push_back(
+          cluster_of_task.emplace(items_[i].task, cluster_of_task.size()).first->second);
+    }
+    return s;
+  }
+
+  // `statistic` of the sample's items (given as positions in the sample) with its CI.
+  JudgeDiagnostic value(std::string name, const Sample& s,
+                        const std::function<double(std::span<const std::size_t>)>& statistic,
+                        std::optional<double> unbiased) const {
+    JudgeDiagnostic d;
+    d.name = std::move(name);
+    d.n = s.items.size();
+    d.unbiased = unbiased;
+    if (s.items.size() < 2) {
+      d.untested = fmt::format("{} usable items (needs 2)", s.items.size());
+      return d;
+    }
+    auto options = bootstrap_;
+    options.clusters = s.clusters;
+    options.seed = bootstrap_.seed ^ util::fnv1a64(d.name);
+    const auto r = stats::bootstrap(s.items.size(), statistic, options);
+    d.value = r.estimate;
+    d.low = r.ci.low;
+    d.high = r.ci.high;
+    if (std::isnan(d.value)) {
+      d.untested = "undefined on these items";
+      return d;
+    }
+    if (unbiased && std::isfinite(d.low) && std::isfinite(d.high))
+      d.finding = *unbiased < d.low || *unbiased > d.high;
+    return d;
+  }
+
+ private:
+  std::span<const ItemRef> items_;
+  stats::BootstrapOptions bootstrap_;
+};
+
+template <typename F>
+std::vector<double> gather(const Sample& s, std::span<const std::size_t> positions, F of) {
+  std::vector<double> out;
+  out.reserve(positions.size());
+  for (std::size_t p : positions) out.push_back(of(s.items[p]));
+  return out;
+}
+
+double words(std::string_view text) {
+  return static_cast<double>(text::split_whitespace(text).size());
+}
+
+}  // namespace
+
+JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> items,
+                                   std::span<const std::string_view> texts,
+                                   const MetricStats& stats, const JudgeDesign& design,
+                                   const std::vector<std::vector<double>>& human,
+                                   const stats::BootstrapOptions& bootstrap) {
+  JudgeDiagnostics out;
+  out.mode = design.mode;
+  out.items = items.size();
+  const Battery battery(items, bootstrap);
+  auto stat = [&](std::size_t i, std::size_t k) { return stats.row(i)[k]; };
+
+  if (design.mode == JudgeMode::kPairwise) {
+    const Sample s = battery.sample([&](std::size_t i) {
+      return !std::isnan(stat(i, design.candidate_first)) &&
+             !std::isnan(stat(i, design.candidate_second)) && !std::isnan(stat(i, 0));
+    });
+    auto position = [&](std::span<const std::size_t> p) {
+      return stats::position_bias(
+          gather(s, p, [&](std::size_t i) { return stat(i, design.candidate_first); }),
+          gather(s, p, [&](std::size_t i) { return stat(i, design.candidate_second); }));
+    };
+    out.values.push_back(battery.value(
+        "position.consistency", s,
+        [&](std::span<const std::size_t> p) { return position(p).consistency; }, std::nullopt));
+    out.values.push_back(battery.value(
+        "position.prefer_first", s,
+        [&](std::span<const std::size_t> p) { return position(p).prefer_first; }, std::nullopt));
+    out.values.push_back(battery.value(
+        "position.prefer_second", s,
+        [&](std::span<const std::size_t> p) { return position(p).prefer_second; }, std::nullopt));
+    out.values.push_back(battery.value(
+        "position.bias", s,
+        [&](std::span<const std::size_t> p) {
+          const auto b = position(p);
+          return b.prefer_first - b.prefer_second;
+        },
+        0.0));
+    // AlpacaEval's preference from the combined verdict (1 the candidate, 2 the reference),
+    // each pair's part computed once; a resample's share is its preferred pairs over its counted
+    // ones.
+    auto shares = [&](const char* name, auto pair, const char* what) {
+      std::vector<stats::PairPreference> parts(s.items.size());
+      std::size_t counted = 0;
+      std::set<std::size_t> tasks;
+      for (std::size_t k = 0; k < s.items.size(); ++k) {
+        const std::size_t i = s.items[k];
+        parts[k] = pair(texts[i], ds.tasks[items[i].task].references[0].text, 2.0 - stat(i, 0));
+        if (!parts[k].counted) continue;
+        ++counted;
+        tasks.insert(items[i].task);
+      }
+      auto d = battery.value(
+          name, s,
+          [&](std::span<const std::size_t> p) {
+            std::size_t preferred = 0, total = 0;
+            for (std::size_t pos : p) {
+              if (!parts[pos].counted) continue;
+              ++total;
+              preferred += parts[pos].preferred ? 1 : 0;
+            }
+            return total == 0 ? kNaN : static_cast<double>(preferred) / static_cast<double>(total);
+          },
+          0.5);
+      d.n = counted;
+      // A share of a handful of pairs, or of pairs from a handful of tasks, carries no verdict:
+      // its bootstrap CI over tasks collapses (too narrow to hold its confidence).
+      if (counted < kMinPairs || tasks.size() < kMinPairs) {
+        d.untested = fmt::format("{} pairs from {} tasks {} (needs {} of each)", counted,
+                                 tasks.size(), what, kMinPairs);
+        d.finding = false;
+      }
+      out.values.push_back(std::move(d));
+    };
+    shares(
+        "length.prefer_longer",
+        [](std::string_view a, std::string_view b, double p) {
+          return stats::length_preference(a, b, p);
+        },
+        "differ in length by more than 30 characters");
+    shares("length.prefer_lists", stats::list_preference, "where exactly one response has a list");
+  } else {
+    // The human rating of an item: the mean over the audited dimensions it has.
+    std::vector<double> rating(items.size(), kNaN);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      double sum = 0;
+      std::size_t n = 0;
+      for (const auto& dim : human)
+        if (!std::isnan(dim[i])) {
+          sum += dim[i];
+          ++n;
+        }
+      if (n > 0) rating[i] = sum / static_cast<double>(n);
+    }
+    const Sample s = battery.sample(
+        [&](std::size_t i) { return !std::isnan(stat(i, 0)) && !std::isnan(rating[i]); });
+    auto partial = battery.value(
+        "length.partial_correlation", s,
+        [&](std::span<const std::size_t> p) {
+          return stats::partial_correlation(
+              gather(s, p, [&](std::size_t i) { return stat(i, 0); }),
+              gather(s, p, [&](std::size_t i) { return words(texts[i]); }),
+              gather(s, p, [&](std::size_t i) { return rating[i]; }));
+        },
+        0.0);
+    if (human.empty()) partial.untested = "no human ratings in the dataset";
+    out.values.push_back(std::move(partial));
+  }
+
+  if (design.samples >= 2) {
+    // Pairwise verdicts are averaged over samples in the statistics: the battery reads the
+    // repeated ratings of pointwise judges only.
+    if (design.mode == JudgeMode::kPointwise) {
+      const Sample s = battery.sample([&](std::size_t i) {
+        for (std::size_t k = 0; k < design.samples; ++k)
+          if (std::isnan(stat(i, design.first_sample + k))) return false;
+        return true;
+      });
+      auto consistency = [&](std::span<const std::size_t> p) {
+        std::vector<double> ratings;
+        for (std::size_t pos : p)
+          for (std::size_t k = 0; k < design.samples; ++k)
+            ratings.push_back(stat(s.items[pos], design.first_sample + k));
+        return stats::self_consistency(ratings, design.samples);
+      };
+      out.values.push_back(battery.value(
+          "self_consistency.flip_rate", s,
+          [&](std::span<const std::size_t> p) { return consistency(p).flip_rate; }, std::nullopt));
+      out.values.push_back(battery.value(
+          "self_consistency.mean_sd", s,
+          [&](std::span<const std::size_t> p) { return consistency(p).mean_sd; }, std::nullopt));
+      out.values.push_back(battery.value(
+          "self_consistency.icc", s,
+          [&](std::span<const std::size_t> p) { return consistency(p).icc; }, std::nullopt));
+    }
+  }
+  return out;
+}
+
+}  // namespace probity::audit
