@@ -205,7 +205,14 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
               gather(s, p, [&](std::size_t i) { return rating[i]; }));
         },
         0.0);
-    if (human.empty()) partial.untested = "no human ratings in the dataset";
+    bool constant = true;
+    for (std::size_t k = 1; k < s.items.size() && constant; ++k)
+      constant = stat(s.items[k], 0) == stat(s.items[0], 0);
+    if (human.empty()) {
+      partial.untested = "no human ratings in the dataset";
+    } else if (constant && !s.items.empty()) {
+      partial.untested = "the judge gave every item the same rating";
+    }
     out.values.push_back(std::move(partial));
   }
 
@@ -231,9 +238,18 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
       out.values.push_back(battery.value(
           "self_consistency.mean_sd", s,
           [&](std::span<const std::size_t> p) { return consistency(p).mean_sd; }, std::nullopt));
-      out.values.push_back(battery.value(
+      auto icc = battery.value(
           "self_consistency.icc", s,
-          [&](std::span<const std::size_t> p) { return consistency(p).icc; }, std::nullopt));
+          [&](std::span<const std::size_t> p) { return consistency(p).icc; }, std::nullopt);
+      if (std::isnan(icc.value) && !s.items.empty()) {
+        bool constant = true;
+        for (std::size_t pos = 0; pos < s.items.size() && constant; ++pos)
+          for (std::size_t k = 0; k < design.samples && constant; ++k)
+            constant = stat(s.items[pos], design.first_sample + k) ==
+                       stat(s.items[0], design.first_sample);
+        if (constant) icc.untested = "every rating is the same (no variance to share out)";
+      }
+      out.values.push_back(std::move(icc));
     }
   }
   return out;
