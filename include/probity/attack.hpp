@@ -33,6 +33,12 @@ struct AttackReport {
   std::vector<MetricAttack> metrics;
 };
 
+// Why a metric that cannot score new texts (Metric::scores_new_texts, e.g. a scores: file) cannot
+// be attacked, and the routes that can: an exec: scorer, an http: scorer, a Python callable.
+std::string unattackable_reason(const MetricSelection& metric);
+// `probity attack`: UsageError naming the first such metric, with unattackable_reason.
+void require_attackable(std::span<const MetricSelection> metrics);
+
 // Attacks every metric on `items` of `ds` (the metrics fitted here on the dataset). Strategy llm
 // and guard llm talk to `session` (roles attacker and guard); UsageError without one.
 AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,

@@ -153,6 +153,9 @@ class Metric {
     return {};
   }
 
+  // False for a metric that holds scores of fixed texts (a scores file): it cannot score an edited
+  // text, so `probity attack` refuses it and the audit's attack says why it is untested.
+  virtual bool scores_new_texts() const { return true; }
   // LLM judges: where their item statistics keep each verdict (the audit's judge diagnostics).
   // Default: not a judge.
   virtual std::optional<JudgeDesign> judge_design() const { return std::nullopt; }

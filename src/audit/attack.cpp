@@ -532,6 +532,19 @@ std::vector<ProgramRun> run_programs(const Dataset& ds, std::span<const ItemRef>
 
 }  // namespace
 
+std::string unattackable_reason(const MetricSelection& metric) {
+  return fmt::format(
+      "'{}' holds scores of fixed texts and cannot score an edited one; to attack your own "
+      "scorer, run it as a metric that scores any text: exec:COMMAND (JSON lines on stdin and "
+      "stdout), http:URL (a scoring endpoint) or, from Python, a callable",
+      metric.oriented_name());
+}
+
+void require_attackable(std::span<const MetricSelection> metrics) {
+  for (const auto& m : metrics)
+    if (!m.metric->scores_new_texts()) throw UsageError("attack: " + unattackable_reason(m));
+}
+
 AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
                         std::vector<MetricSelection>& metrics, const AttackOptions& o,
                         const perturb::EditOpRegistry& registry,
@@ -581,6 +594,16 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
     MetricAttack a;
     a.metric = metric.oriented_name();
     a.signature = metric.metric->signature();
+    if (!metric.metric->scores_new_texts()) {
+      // Never "0% attacked": an edited text has no score here, so nothing was tried.
+      a.testable = false;
+      a.untestable = unattackable_reason(metric);
+      a.success_rate = a.mean_best_delta = kNaN;
+      a.best_edits.testable = false;
+      a.best_edits.untestable = a.untestable;
+      report.metrics.push_back(std::move(a));
+      continue;
+    }
     std::vector<std::string> texts;
     for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
     const auto original = score_texts(ds, items, texts, metric, o.threads);

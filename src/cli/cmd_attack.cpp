@@ -53,6 +53,7 @@ int run_attack(const AttackRequest& args, Engine& engine) {
   std::vector<MetricSelection> metrics;
   for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
   check_distinct_names(metrics);
+  require_attackable(metrics);
   const AttackOptions& o = args.options;
   const auto registry = perturb::EditOpRegistry::builtin();
   const auto session = engine.llm_or_null();

@@ -33,6 +33,7 @@ class FlaggedWrapper : public Metric {
     inner_->corpus_score(summed.first(inner_->num_stats()), parts);
   }
   bool has(MetricCapability capability) const override { return inner_->has(capability); }
+  bool scores_new_texts() const override { return inner_->scores_new_texts(); }
   // The inner statistics come first, so the judge's layout holds for the wrapper too.
   std::optional<JudgeDesign> judge_design() const override { return inner_->judge_design(); }
   std::size_t references_used(const Task& task) const override {

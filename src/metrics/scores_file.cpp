@@ -24,6 +24,7 @@ std::string text_key(std::string_view reference, std::string_view candidate) {
 class ScoresFileMetric final : public Metric {
  public:
   bool needs_references() const override { return false; }
+  bool scores_new_texts() const override { return false; }
   ScoresFileMetric(std::string name, const std::string& file, const std::string& data,
                    const std::string& metric, bool allow_missing, bool higher_is_better)
       : name_(std::move(name)), higher_is_better_(higher_is_better) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -157,3 +158,32 @@ TEST(LowerIsBetter, TerIsAuditedNegated) {
 }
 
 }  // namespace
+
+// A scores file holds scores of fixed texts: an attack on it would read "0% attacked" after
+// trying nothing. `probity attack` refuses it, naming the routes that can attack a user's own
+// scorer; the audit's attack section says why it is untested.
+TEST(ByoMetric, AScoresFileCannotBeAttackedAndSaysWhy) {
+  const std::string dir = probity::test::temp_dir("byo_attack");
+  const std::string data = probity::test::data_path("summeval/summeval_sample20.jsonl");
+  ASSERT_EQ(run_probity("score --data " + data + " --metric rougeL.f --out " + dir + "/mine.jsonl")
+                .exit_code,
+            0);
+  const std::string scores = " --metric 'scores:" + dir + "/mine.jsonl,data=" + data + "'";
+  auto r = run_probity("attack --data " + data + scores + " --budget 5 --out " + dir + "/atk");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot score an edited one"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exec:COMMAND"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("http:URL"), std::string::npos) << r.err;
+  r = run_probity(
+      "audit --data " + data + scores +
+      " --degrade none --manipulate none --attack --attack-budget 5 --bootstrap 50 --out " + dir +
+      "/audit");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(read_text(dir + "/audit/report.json"));
+  ASSERT_EQ(j["attacks"].size(), 1u);
+  EXPECT_FALSE(j["attacks"][0]["testable"].get<bool>());
+  EXPECT_NE(j["attacks"][0]["untestable"].get<std::string>().find("fixed texts"),
+            std::string::npos);
+  EXPECT_EQ(r.out.find("0.0%"), std::string::npos) << r.out;
+  std::filesystem::remove_all(dir);
+}
