@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "probity/dataset.hpp"
 #include "probity/inputs.hpp"
 #include "probity/metric.hpp"
 
@@ -42,6 +43,7 @@ struct FitResult {
   std::string corpus_sha256;
   std::string model_sha256;  // of the file written: what the signature of fit=FILE names
   std::size_t bytes = 0;
+  std::vector<SkipRecord> skipped;  // invalid items left out (skip_invalid)
 };
 
 // Fits `request.metric` (made with `registry` and `context`) on the corpus and writes the model

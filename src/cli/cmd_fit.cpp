@@ -8,6 +8,7 @@
 #include "cli/flags.hpp"
 #include "cli/input_options.hpp"
 #include "cli/llm_context.hpp"
+#include "cli/output.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/fit.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 int run_fit(const FitRequest& request, bool json, const Console& console, Engine& engine) {
   const FitResult r = fit_model(request, engine.metrics(), engine.metric_context());
+  print_skipped(r.skipped);
   if (json) {
     const nlohmann::json out = {{"out", r.out},
                                 {"metric", r.metric},
@@ -34,8 +36,8 @@ int run_fit(const FitRequest& request, bool json, const Console& console, Engine
              r.method, r.tasks, r.references, r.candidates);
   fmt::print("model sha256 {}\n", r.model_sha256);
   if (!console.quiet())
-    fmt::print(stderr, "note: score with --metric '{},fit={}' for this fixed function\n",
-               r.metric, r.out);
+    fmt::print(stderr, "note: score with --metric '{},fit={}' for this fixed function\n", r.metric,
+               r.out);
   return kExitOk;
 }
 

@@ -1,7 +1,5 @@
 // Frozen fits (probity/fit.hpp): `probity fit` writes a model file, fit=FILE reads it back into
 // the metric and wraps it so that it fits nothing more.
-#include "probity/fit.hpp"
-
 #include <fmt/format.h>
 
 #include <fstream>
@@ -13,6 +11,7 @@
 #include "predict/pool.hpp"
 #include "probity/dataset.hpp"
 #include "probity/error.hpp"
+#include "probity/fit.hpp"
 #include "probity/llm.hpp"
 #include "probity/version.hpp"
 #include "util/output_file.hpp"
@@ -47,9 +46,7 @@ class FrozenFit final : public Metric {
       : inner_(std::move(inner)), digest_(std::move(digest)) {}
 
   std::string name() const override { return inner_->name(); }
-  std::string signature() const override {
-    return with_fit_field(inner_->signature(), digest_);
-  }
+  std::string signature() const override { return with_fit_field(inner_->signature(), digest_); }
   std::string default_display_name() const override { return inner_->default_display_name(); }
   std::vector<std::string> parts() const override { return inner_->parts(); }
   std::size_t primary_part() const override { return inner_->primary_part(); }
@@ -161,9 +158,10 @@ std::unique_ptr<Metric> load_frozen_fit(std::unique_ptr<Metric> inner, const std
         version == header.end() ? "missing" : version->dump(), kModelFormatVersion));
   const std::string metric = text_field(header, path, "metric");
   if (metric != base)
-    throw UsageError(fmt::format("model file '{}': field 'metric' is '{}', not '{}': it is the "
-                                 "fit of another metric",
-                                 path, metric, base));
+    throw UsageError(
+        fmt::format("model file '{}': field 'metric' is '{}', not '{}': it is the "
+                    "fit of another metric",
+                    path, metric, base));
   const std::string expected = unversioned(inner->signature());
   const std::string fitted = text_field(header, path, "signature");
   if (fitted != expected)
@@ -172,8 +170,8 @@ std::unique_ptr<Metric> load_frozen_fit(std::unique_ptr<Metric> inner, const std
         "other options: fit again with these, or use the options of field 'spec': '{}')",
         path, fitted, inner->name(), expected, header.value("spec", "")));
   if (inner->fit_method().empty())
-    throw UsageError(fmt::format("model file '{}': metric '{}' has no fit to load", path,
-                                 inner->name()));
+    throw UsageError(
+        fmt::format("model file '{}': metric '{}' has no fit to load", path, inner->name()));
   const auto sections_it = header.find("sections");
   if (sections_it == header.end() || !sections_it->is_array())
     throw InputError(path, 1, "sections", "missing from the model header, or not a list");
@@ -202,8 +200,8 @@ std::unique_ptr<Metric> load_frozen_fit(std::unique_ptr<Metric> inner, const std
   try {
     inner->load_fit(sections);
   } catch (const std::invalid_argument& e) {
-    throw InputError(path, 0, "sections", fmt::format("the fitted state does not load: {}",
-                                                      e.what()));
+    throw InputError(path, 0, "sections",
+                     fmt::format("the fitted state does not load: {}", e.what()));
   }
   return std::make_unique<FrozenFit>(std::move(inner), llm::sha256_hex(bytes));
 }
@@ -230,27 +228,30 @@ FitResult fit_model(const FitRequest& request, const MetricRegistry& registry,
   const MetricSpec spec = MetricSpec::parse(request.metric);
   for (const char* key : {"fit", "style"})
     if (spec.given(key))
-      throw UsageError(fmt::format("metric '{}': {}= cannot be frozen by `probity fit` (fit "
-                                   "the metric without it)",
-                                   request.metric, key));
+      throw UsageError(
+          fmt::format("metric '{}': {}= cannot be frozen by `probity fit` (fit "
+                      "the metric without it)",
+                      request.metric, key));
   if (const std::string* refs = spec.given("refs"); refs && *refs != "all" && *refs != "first")
-    throw UsageError(fmt::format("metric '{}': refs={} cannot be frozen by `probity fit` (fit "
-                                 "the metric without it)",
-                                 request.metric, *refs));
+    throw UsageError(
+        fmt::format("metric '{}': refs={} cannot be frozen by `probity fit` (fit "
+                    "the metric without it)",
+                    request.metric, *refs));
   // A pool of its own: the fit must not reuse a predictor the context fitted on other data.
   MetricContext own = context;
   own.predictors = std::make_shared<predict::PredictorPool>();
   std::unique_ptr<Metric> metric = registry.create(spec, own);
   if (!metric->needs_fit())
-    throw UsageError(fmt::format("metric '{}' does not fit on data: it is a fixed function "
-                                 "already, with nothing to freeze",
-                                 request.metric));
+    throw UsageError(
+        fmt::format("metric '{}' does not fit on data: it is a fixed function "
+                    "already, with nothing to freeze",
+                    request.metric));
   const std::string method = metric->fit_method();
   if (method.empty())
     throw UsageError(
-        fmt::format("metric '{}' fits on data in a way `probity fit` cannot freeze (a "
-                    "model-backed predictor or decomposition); these can be frozen: {} (and "
-                    "the mi:.../ar cells with the n-gram predictor)",
+        fmt::format("metric '{}' fits on data in a way `probity fit` cannot freeze (only "
+                    "IDF tables, fastText vectors and n-gram models have a frozen form); these "
+                    "can be frozen: {} (and the mi:.../ar cells with the n-gram predictor)",
                     request.metric, freezable_metrics(registry)));
   const std::string signature = unversioned(metric->signature());
 
@@ -262,10 +263,10 @@ FitResult fit_model(const FitRequest& request, const MetricRegistry& registry,
   const Dataset data = request.data.load(read);
   const Metric::FitMinimum minimum = metric->fit_minimum();
   if (data.tasks.size() < minimum.tasks)
-    throw UsageError(fmt::format(
-        "metric '{}': a frozen fit ({}) needs at least {} tasks and '{}' has {}: {}",
-        request.metric, method, minimum.tasks, request.data.name(), data.tasks.size(),
-        minimum.reason));
+    throw UsageError(
+        fmt::format("metric '{}': a frozen fit ({}) needs at least {} tasks and '{}' has {}: {}",
+                    request.metric, method, minimum.tasks, request.data.name(), data.tasks.size(),
+                    minimum.reason));
   metric->fit(data.tasks);
   const Metric::FitSections sections = metric->save_fit();
 
@@ -279,6 +280,7 @@ FitResult fit_model(const FitRequest& request, const MetricRegistry& registry,
     result.candidates += t.candidates.size();
   }
   result.corpus_sha256 = corpus_sha256(data);
+  result.skipped = data.skipped;
 
   json options = json::object();
   for (const auto& [key, value] : spec.options())

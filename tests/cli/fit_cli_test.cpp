@@ -16,7 +16,9 @@ namespace {
 using probity::test::read_text;
 using probity::test::run_probity;
 
-std::string sample() { return probity::test::data_path("summeval/summeval_sample20.jsonl"); }
+std::string sample() {
+  return probity::test::data_path("summeval/summeval_sample20.jsonl");
+}
 
 // The first task of the sample with its first candidate only.
 std::string write_alone(const std::string& dir) {
@@ -61,7 +63,9 @@ void expect_fixed(const std::string& metric) {
   EXPECT_NE(a.find("fit:sha256-"), std::string::npos) << a;
 }
 
-TEST(FitCli, FrozenGemScoresAPairTheSameWhateverElseIsScored) { expect_fixed("gem"); }
+TEST(FitCli, FrozenGemScoresAPairTheSameWhateverElseIsScored) {
+  expect_fixed("gem");
+}
 
 TEST(FitCli, FrozenOfflineBertScoreScoresAPairTheSameWhateverElseIsScored) {
   expect_fixed("bertscore,idf=true,ft_dim=10,ft_epoch=2,ft_cache=none");

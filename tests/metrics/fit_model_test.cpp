@@ -1,8 +1,6 @@
 // Frozen fits (probity/fit.hpp): a metric loaded with fit=FILE scores a pair the same whatever
 // else is scored, while the metric fitted on the data it scores does not; the model file round
 // trips, and a corrupted, mismatched or too-small fit is a named error.
-#include "probity/fit.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,6 +16,7 @@
 #include "probity/dataset.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
+#include "probity/fit.hpp"
 #include "probity/scoring.hpp"
 #include "test_paths.hpp"
 
@@ -34,7 +33,9 @@ const std::string& model_dir() {
   return dir;
 }
 
-Dataset corpus() { return DataInput(test::data_path("summeval/summeval_sample20.jsonl")).load(); }
+Dataset corpus() {
+  return DataInput(test::data_path("summeval/summeval_sample20.jsonl")).load();
+}
 
 // Task 0's first candidate, alone.
 Dataset alone(const Dataset& all) {
@@ -116,7 +117,8 @@ TEST(FitModel, IdfOnlyBertScoreFreezesItsTable) {
   // embed=file: fixed vectors; only the IDF table is fitted.
   const std::string dir = test::temp_dir("fit_model_idf");
   std::string vectors = "6 3\n";
-  for (const char* w : {"the", "a", "of", "to", "and", "in"}) vectors += std::string(w) + " 1 0 0.5\n";
+  for (const char* w : {"the", "a", "of", "to", "and", "in"})
+    vectors += std::string(w) + " 1 0 0.5\n";
   write(dir + "/v.txt", vectors);
   const std::string metric = "bertscore,idf=true,embed=file:" + dir + "/v.txt";
   const std::string model = fit_to(metric, corpus(), "idf.model");
@@ -178,8 +180,7 @@ TEST(FitModel, CorruptedOrMismatchedModelsAreNamedErrors) {
   std::string flipped = bytes;
   flipped[flipped.size() - 5] ^= 0x5A;
   write(dir + "/flipped", flipped);
-  std::string e =
-      error_of<InputError>([&] { engine.make_metric("gem,fit=" + dir + "/flipped"); });
+  std::string e = error_of<InputError>([&] { engine.make_metric("gem,fit=" + dir + "/flipped"); });
   EXPECT_NE(e.find(dir + "/flipped"), std::string::npos) << e;
   EXPECT_NE(e.find("section 'predictor'"), std::string::npos) << e;
   // Cut short.
