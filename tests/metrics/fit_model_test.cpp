@@ -113,6 +113,26 @@ TEST(FitModel, OfflineBertScoreIsAFixedFunctionOnceFrozen) {
   expect_fixed_function(kBert, fit_to(kBert, corpus(), "bert.model"));
 }
 
+// Every item's statistics of `spec` on `ds`, as `probity score` computes them.
+std::vector<double> all_stats(const std::string& spec, const Dataset& ds) {
+  Engine engine;
+  std::vector<MetricSelection> metrics;
+  metrics.push_back(select_metric(spec, engine));
+  return compute_stats(ds, all_items(ds), metrics)[0].stats;
+}
+
+TEST(FitModel, AFrozenFitScoresItsCorpusAsTheFitDid) {
+  // Freezing changes nothing on the data fitted on: every statistic, bit for bit.
+  const Dataset all = corpus();
+  for (const std::string& metric : {std::string("gem"), kBert}) {
+    const std::string model = fit_to(metric, all, "same.model");
+    const auto fitted = all_stats(metric, all), frozen = all_stats(metric + ",fit=" + model, all);
+    ASSERT_EQ(fitted.size(), frozen.size());
+    EXPECT_EQ(std::memcmp(fitted.data(), frozen.data(), fitted.size() * sizeof(double)), 0)
+        << metric;
+  }
+}
+
 TEST(FitModel, IdfOnlyBertScoreFreezesItsTable) {
   // embed=file: fixed vectors; only the IDF table is fitted.
   const std::string dir = test::temp_dir("fit_model_idf");
