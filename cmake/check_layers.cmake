@@ -20,6 +20,7 @@ set(PUBLIC_mi predict)  # the predictor interface; the measures are implemented 
 set(PUBLIC_metric metrics)
 set(PUBLIC_scoring metrics)
 set(PUBLIC_significance metrics)
+set(PUBLIC_fit metrics)  # probity fit and the model files of fit=FILE
 set(PUBLIC_engine metrics)  # declarations only: assembled by audit/engine.cpp
 set(PUBLIC_perturb perturb)
 set(PUBLIC_audit audit)

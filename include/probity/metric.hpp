@@ -99,6 +99,20 @@ class Metric {
   virtual void begin_fit() {}
   virtual void fit_chunk(std::size_t /*pass*/, std::span<const Task> /*tasks*/) {}
   virtual void end_fit_pass(std::size_t /*pass*/) {}
+  // Freezing a fit (`probity fit`; the fit=FILE option every metric takes): a metric whose fit
+  // can be saved names its method ("idf", "fasttext-skipgram+idf", "ngram-kn-cv5"); "" (the
+  // default) when it cannot. save_fit() gives the state fit() left as named byte sections,
+  // load_fit() restores it in place of fit(); a section it cannot read is std::invalid_argument.
+  virtual std::string fit_method() const { return {}; }
+  using FitSections = std::vector<std::pair<std::string, std::string>>;  // (name, bytes)
+  virtual FitSections save_fit() const;
+  virtual void load_fit(const FitSections& sections);
+  // The fewest tasks a frozen fit must see for its state to mean anything, and why.
+  struct FitMinimum {
+    std::size_t tasks = 1;
+    std::string reason;
+  };
+  virtual FitMinimum fit_minimum() const { return {}; }
   // False for reference-free metrics (length, random, a scores file): they score tasks that
   // have no references. Every other metric needs at least one per task (require_references).
   virtual bool needs_references() const { return true; }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "probity/dataset.hpp"
@@ -86,6 +87,17 @@ class Predictor {
   virtual void begin_fit(bool /*statement_targets*/) {}
   virtual void fit_chunk(std::size_t /*pass*/, std::span<const Task> /*tasks*/) {}
   virtual void end_fit_pass(std::size_t /*pass*/) {}
+  // Freezing a fit (Metric::fit_method): the method ("" when the fit cannot be saved), the
+  // state fit() left as bytes, its restoration in place of fit() (std::invalid_argument for
+  // bytes it cannot read), and the fewest tasks a frozen fit needs, with why.
+  virtual std::string fit_method() const { return {}; }
+  virtual std::string save_fit() const {
+    throw std::logic_error("this predictor's fit cannot be saved");
+  }
+  virtual void load_fit(std::string_view /*state*/) {
+    throw std::logic_error("this predictor's fit cannot be loaded");
+  }
+  virtual std::pair<std::size_t, std::string> fit_minimum() const { return {1, {}}; }
   virtual double log_ratio(std::string_view x, std::string_view y) const = 0;
   // Binary critic: +1 for yes, −1 for no (the metric maps it to ±½ for TV).
   virtual int critic(std::string_view x, std::string_view y) const = 0;

@@ -32,6 +32,7 @@ struct Command {
 using Commands = std::vector<Command>;
 
 void add_score_command(CLI::App& app, Commands& commands);
+void add_fit_command(CLI::App& app, Commands& commands);  // freezes a fitted metric
 void add_correlate_command(CLI::App& app, Commands& commands);
 void add_compare_command(CLI::App& app, Commands& commands);
 void add_rank_command(CLI::App& app, Commands& commands);

@@ -17,6 +17,7 @@
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
+#include "util/byte_io.hpp"
 
 namespace probity::metrics::bertscore {
 
@@ -107,6 +108,36 @@ void IdfTable::add_document(const EmbeddedText& doc, double times) {
 double IdfTable::weight(const std::string& token) const {
   const auto it = df_.find(token);
   return std::log((documents_ + 1) / ((it == df_.end() ? 0.0 : it->second) + 1));
+}
+
+std::string IdfTable::save() const {
+  std::vector<std::pair<std::string_view, double>> rows(df_.begin(), df_.end());
+  std::sort(rows.begin(), rows.end());
+  util::ByteWriter w;
+  w.f64(documents_);
+  w.u64(rows.size());
+  for (const auto& [token, df] : rows) {
+    w.str(token);
+    w.f64(df);
+  }
+  return w.take();
+}
+
+IdfTable IdfTable::load(std::string_view bytes) {
+  util::ByteReader r(bytes);
+  IdfTable t;
+  t.documents_ = r.f64("idf documents");
+  if (!(t.documents_ >= 0)) throw std::invalid_argument("idf table: negative document count");
+  const std::size_t n = r.count("idf tokens", 16);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string token = r.str("idf token");
+    const double df = r.f64("idf document frequency");
+    if (!(df >= 0 && df <= t.documents_))
+      throw std::invalid_argument("idf table: a document frequency outside 0..documents");
+    t.df_.emplace(std::move(token), df);
+  }
+  r.finish("the idf table");
+  return t;
 }
 
 std::vector<double> token_weights(const EmbeddedText& text, const IdfTable* idf) {
@@ -258,6 +289,37 @@ class BertScore final : public Metric {
   std::size_t batch_size() const override { return embedder_->batch_items(); }
   CorpusAggregation corpus_aggregation() const override { return CorpusAggregation::kMeanScores; }
   bool needs_fit() const override { return idf_ || embedder_->needs_fit(); }
+
+  // Frozen fits: the embedder's trained vectors (embed=fasttext) and the IDF table (idf=true).
+  std::string fit_method() const override {
+    std::string method = embedder_->fit_method();
+    if (idf_) method += method.empty() ? "idf" : "+idf";
+    return method;
+  }
+  FitSections save_fit() const override {
+    FitSections out;
+    if (!embedder_->fit_method().empty()) out.emplace_back("embedder", embedder_->save_fit());
+    if (idf_) out.emplace_back("idf", idf_table_.save());
+    return out;
+  }
+  void load_fit(const FitSections& sections) override {
+    auto section = [&](const std::string& key) -> const std::string& {
+      for (const auto& [name, bytes] : sections)
+        if (name == key) return bytes;
+      throw std::invalid_argument(fmt::format("no section '{}'", key));
+    };
+    if (!embedder_->fit_method().empty()) embedder_->load_fit(section("embedder"));
+    if (idf_) idf_table_ = IdfTable::load(section("idf"));
+  }
+  // IDF over M documents weighs a token log((M+1)/(df+1)): one document gives every token of it
+  // weight 0 (BERTScore is then 0/0), and a handful gives weights of a few distinct values that
+  // say more about the sample than about the tokens. Skip-gram vectors trained on a few texts are
+  // mostly their random initialisation. 10 tasks is the floor for either.
+  FitMinimum fit_minimum() const override {
+    return {10,
+            "IDF over fewer documents weighs most tokens alike (one document: every weight 0), "
+            "and skip-gram vectors trained on fewer texts are mostly their random start"};
+  }
 
   void fit(std::span<const Task> tasks) override {
     embedder_->fit(tasks);

@@ -57,6 +57,10 @@ class IdfTable {
   double weight(const std::string& token) const;
   double documents() const { return documents_; }
   std::size_t size() const { return df_.size(); }
+  // The table as bytes (tokens sorted, so equal tables give equal bytes) and back
+  // (std::invalid_argument for bytes that are not a table).
+  std::string save() const;
+  static IdfTable load(std::string_view bytes);
 
  private:
   double documents_ = 0;
@@ -82,6 +86,11 @@ class Embedder {
   // Dataset-level preparation (training on the dataset's text). Default: nothing.
   virtual bool needs_fit() const { return false; }
   virtual void fit(std::span<const Task> /*tasks*/) {}
+  // Freezing the fit (Metric::fit_method): the method ("" when nothing is fitted), the fitted
+  // model as bytes, and its restoration in place of fit().
+  virtual std::string fit_method() const { return {}; }
+  virtual std::string save_fit() const { return {}; }
+  virtual void load_fit(std::string_view /*bytes*/) {}
   // Thread-safe after fit().
   virtual EmbeddedText embed(std::string_view text) const = 0;
   // Asks ahead for texts embed() will be given (a server batches them); no value changes.

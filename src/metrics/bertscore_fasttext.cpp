@@ -5,9 +5,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 
 #include "metrics/bertscore.hpp"
@@ -35,6 +39,47 @@ class FastTextEmbedder final : public Embedder {
         o_.lowercase ? "yes" : "no");
   }
   bool needs_fit() const override { return true; }
+  std::string fit_method() const override { return "fasttext-skipgram"; }
+
+  // The trained model in libfasttext's own .bin format (saveModel writes only to a file).
+  std::string save_fit() const override {
+    if (!model_) throw std::logic_error("bertscore embed=fasttext: fit() first");
+    const fs::path part =
+        fs::temp_directory_path() / fmt::format("probity-fasttext.{}.{}.bin", ::getpid(),
+                                                reinterpret_cast<std::uintptr_t>(this));
+    model_->saveModel(part.string());
+    std::ifstream in(part, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const bool ok = static_cast<bool>(in) || in.eof();
+    in.close();
+    fs::remove(part);
+    if (!ok || bytes.empty())
+      throw std::runtime_error(fmt::format("cannot read back '{}'", part.string()));
+    return bytes;
+  }
+
+  void load_fit(std::string_view bytes) override {
+    // A .bin starts with libfasttext's magic number and format version (two int32), which
+    // loadModel(istream) expects to have been read already.
+    constexpr std::int32_t kMagic = 793712314, kVersion = 12;
+    std::int32_t head[2] = {0, 0};
+    if (bytes.size() < sizeof head) throw std::invalid_argument("the fastText model is truncated");
+    std::memcpy(head, bytes.data(), sizeof head);
+    if (head[0] != kMagic || head[1] != kVersion)
+      throw std::invalid_argument("not a libfasttext 0.9.2 model (magic number or version)");
+    auto model = std::make_unique<fasttext::FastText>();
+    std::istringstream in(std::string(bytes.substr(sizeof head)));
+    try {
+      model->loadModel(in);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("the fastText model does not load: {}", e.what()));
+    }
+    if (model->getDimension() != o_.dim)
+      throw std::invalid_argument(fmt::format("the fastText model has dimension {}, not ft_dim={}",
+                                              model->getDimension(), o_.dim));
+    model_ = std::move(model);
+    trained_key_ = "frozen";
+  }
 
   void fit(std::span<const Task> tasks) override {
     // The training text: every reference and candidate, in dataset order, one per line, as the

@@ -28,4 +28,9 @@ std::unique_ptr<Metric> wrap_reference_selection(std::unique_ptr<Metric> inner,
 const std::vector<OptionSpec>& style_options_table();
 std::unique_ptr<Metric> wrap_style_normalized(std::unique_ptr<Metric> inner, const MetricSpec& spec,
                                               const MetricContext& context);
+// fit=FILE (probity/fit.hpp): `inner`, a metric of family `base` made with the options the file
+// was fitted with, loads the file's state and fits nothing more; its signature names the file's
+// SHA-256. UsageError for a file of another metric or options, InputError for a corrupted one.
+std::unique_ptr<Metric> load_frozen_fit(std::unique_ptr<Metric> inner, const std::string& base,
+                                        const std::string& path);
 }  // namespace probity::metrics

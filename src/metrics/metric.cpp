@@ -2,11 +2,21 @@
 // from sufficient statistics.
 #include "probity/metric.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 namespace probity {
+
+Metric::FitSections Metric::save_fit() const {
+  throw std::logic_error(fmt::format("metric '{}': its fit cannot be saved", name()));
+}
+
+void Metric::load_fit(const FitSections& /*sections*/) {
+  throw std::logic_error(fmt::format("metric '{}': its fit cannot be loaded", name()));
+}
 
 std::vector<double> Metric::score(const MetricInput& input) const {
   std::vector<double> stats(num_stats());

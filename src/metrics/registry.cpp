@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "metrics/builtin.hpp"
+#include "predict/pool.hpp"
 #include "probity/error.hpp"
 #include "probity/metric.hpp"
 
@@ -31,7 +32,11 @@ const std::vector<OptionSpec>& common_options() {
     std::vector<OptionSpec> all = {
         option_text("name", "",
                     "display name in score records, tables and reports (name=mine); the "
-                    "signature does not change")};
+                    "signature does not change"),
+        option_text("fit", "",
+                    "a model file written by `probity fit`: the metric loads that frozen fit "
+                    "instead of fitting on the data it scores, so a pair's score does not "
+                    "depend on what else is scored (the signature names the file's SHA-256)")};
     const auto& refs = metrics::reference_options_table();
     all.insert(all.end(), refs.begin(), refs.end());
     const auto& style = metrics::style_options_table();
@@ -78,10 +83,24 @@ std::unique_ptr<Metric> MetricRegistry::create(const MetricSpec& parsed,
       table.push_back(o);
   spec.bind(table);
   (void)spec.get("name");  // read by select_metric (MetricSelection::display)
+  // fit=FILE: the family's metric loads a frozen fit, with predictors of its own (a pooled one
+  // is shared with metrics that fit on the data scored).
+  const std::string frozen = spec.get("fit");
+  MetricContext family_context = context;
+  if (!frozen.empty()) {
+    if (!reference_ids.empty() || spec.get("style") != "none")
+      throw UsageError(fmt::format(
+          "metric '{}': fit= cannot be combined with style= or refs=<ids> (the frozen fit is "
+          "of the metric without them)",
+          spec.text()));
+    family_context.predictors = std::make_shared<predict::PredictorPool>();
+  }
   std::unique_ptr<Metric> metric;
   try {
+    std::unique_ptr<Metric> family = it->factory(spec, family_context);
+    if (!frozen.empty()) family = metrics::load_frozen_fit(std::move(family), spec.base(), frozen);
     metric = metrics::wrap_reference_selection(
-        metrics::wrap_style_normalized(it->factory(spec, context), spec, context), spec.text(),
+        metrics::wrap_style_normalized(std::move(family), spec, context), spec.text(),
         reference_ids);
   } catch (const std::invalid_argument& e) {
     // Components (predictors, measures) reject bad settings this way; from a spec it is a usage

@@ -21,6 +21,7 @@
 #include "probity/error.hpp"
 #include "probity/signature.hpp"
 #include "probity/text.hpp"
+#include "util/byte_io.hpp"
 #include "util/hash.hpp"
 #include "util/parallel.hpp"
 #include "util/random.hpp"
@@ -396,7 +397,6 @@ void NgramPredictor::build_fold_models() {
   FitState& st = *fit_;
   num_folds_ = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(options_.folds),
                                                       std::max<std::size_t>(st.tasks, 1)));
-  const std::size_t num_masks = std::size_t{1} << num_folds_;
   if (!options_.corpus.empty()) {
     std::vector<std::string> lines;
     if (read_corpus(options_.corpus, &lines) != corpus_hash_) {
@@ -406,7 +406,11 @@ void NgramPredictor::build_fold_models() {
     for (const auto& line : lines) add_training_text(line, kCorpusFold);
   }
   std::unordered_multimap<std::uint64_t, std::uint32_t>().swap(st.text_index);
+  build_models();
+}
 
+void NgramPredictor::build_models() {
+  const std::size_t num_masks = std::size_t{1} << num_folds_;
   // ---- stem classes of the vocabulary
   class_ids_.clear();
   class_of_.assign(words_.size(), kNoClass);
@@ -565,6 +569,124 @@ void NgramPredictor::choose_cache_weights() {
     }
     lambda_by_mask_[mask] = grid[best];
   }
+}
+
+std::string NgramPredictor::fit_method() const {
+  return fmt::format("ngram-kn-cv{}", options_.folds);
+}
+
+std::pair<std::size_t, std::string> NgramPredictor::fit_minimum() const {
+  // Cross-fitting puts task t in fold t mod K; λ of each fold set is chosen on the held-out
+  // pairs of the other folds. With fewer than 2K tasks some fold holds one task (or none: the
+  // folds shrink), and a fold model or a λ then rests on a single task's texts.
+  return {2 * static_cast<std::size_t>(options_.folds),
+          fmt::format("cross-fitting over {} folds needs at least two tasks per fold, or a fold "
+                      "model and its cache weight rest on one task",
+                      options_.folds)};
+}
+
+namespace {
+constexpr std::uint32_t kStateFormat = 1;
+}
+
+// The training texts as word ids (the n-gram counts follow from them), the text -> folds lookup
+// (sorted, so equal fits give equal bytes) and the chosen cache weights.
+std::string NgramPredictor::save_fit() const {
+  check_fitted();
+  util::ByteWriter w;
+  w.u32(kStateFormat);
+  w.u32(static_cast<std::uint32_t>(num_folds_));
+  w.u64(words_.size());
+  for (const auto& word : words_) w.str(word);
+  w.u64(text_fold_.size());
+  for (std::size_t i = 0; i < text_fold_.size(); ++i) {
+    w.u32(static_cast<std::uint32_t>(text_fold_[i] - kCorpusFold));
+    w.u32(text_count_[i]);
+    w.u64(text_begin_[i + 1] - text_begin_[i]);
+    for (std::size_t k = text_begin_[i]; k < text_begin_[i + 1]; ++k) w.u32(text_ids_[k]);
+  }
+  std::vector<std::pair<std::string_view, std::uint32_t>> folds(text_folds_.begin(),
+                                                                text_folds_.end());
+  std::sort(folds.begin(), folds.end());
+  w.u64(folds.size());
+  for (const auto& [text, mask] : folds) {
+    w.str(text);
+    w.u32(mask);
+  }
+  w.u64(lambda_by_mask_.size());
+  for (double lambda : lambda_by_mask_) w.f64(lambda);
+  return w.take();
+}
+
+void NgramPredictor::load_fit(std::string_view state) {
+  util::ByteReader r(state);
+  if (const std::uint32_t format = r.u32("the state format"); format != kStateFormat)
+    throw std::invalid_argument(
+        fmt::format("n-gram state format {} (this probity reads {})", format, kStateFormat));
+  const auto folds = r.u32("the number of folds");
+  if (folds < 1 || folds > static_cast<std::uint32_t>(options_.folds))
+    throw std::invalid_argument(
+        fmt::format("n-gram state: {} folds, not 1..folds={}", folds, options_.folds));
+  std::vector<std::string> words(r.count("the vocabulary", 8));
+  for (auto& word : words) word = r.str("a vocabulary word");
+  if (words.size() < 3 || words[0] != "<s>" || words[1] != "</s>" || words[2] != "<unk>")
+    throw std::invalid_argument("n-gram state: the vocabulary does not start <s> </s> <unk>");
+  util::StringMap<NgramLm::Id> word_ids;
+  for (std::size_t i = NgramLm::kUnk + 1; i < words.size(); ++i)
+    if (!word_ids.try_emplace(words[i], static_cast<NgramLm::Id>(i)).second)
+      throw std::invalid_argument("n-gram state: a word twice in the vocabulary");
+  const std::size_t texts = r.count("the training texts", 16);
+  std::vector<NgramLm::Id> text_ids;
+  std::vector<std::size_t> text_begin{0};
+  std::vector<int> text_fold;
+  std::vector<std::uint32_t> text_count;
+  for (std::size_t i = 0; i < texts; ++i) {
+    const int fold = static_cast<int>(r.u32("a text's fold")) + kCorpusFold;
+    if (fold < kCorpusFold || fold >= static_cast<int>(folds))
+      throw std::invalid_argument("n-gram state: a text's fold is out of range");
+    text_fold.push_back(fold);
+    text_count.push_back(r.u32("a text's count"));
+    const std::size_t length = r.count("a text's length", 4);
+    for (std::size_t k = 0; k < length; ++k) {
+      const NgramLm::Id id = r.u32("a word id");
+      if (id <= NgramLm::kUnk || id >= words.size())
+        throw std::invalid_argument("n-gram state: a word id outside the vocabulary");
+      text_ids.push_back(id);
+    }
+    text_begin.push_back(text_ids.size());
+  }
+  util::StringMap<std::uint32_t> text_folds;
+  const std::size_t marked = r.count("the text folds", 12);
+  for (std::size_t i = 0; i < marked; ++i) {
+    std::string text = r.str("a text");
+    const std::uint32_t mask = r.u32("a text's folds");
+    if (mask == 0 || mask >= (1u << folds))
+      throw std::invalid_argument("n-gram state: a text's fold mask is out of range");
+    text_folds.emplace(std::move(text), mask);
+  }
+  std::vector<double> lambdas(r.count("the cache weights", 8));
+  for (double& lambda : lambdas) {
+    lambda = r.f64("a cache weight");
+    if (!(lambda >= 0 && lambda < 1))
+      throw std::invalid_argument("n-gram state: a cache weight outside [0, 1)");
+  }
+  if (lambdas.size() != (std::size_t{1} << folds))
+    throw std::invalid_argument("n-gram state: not one cache weight per set of folds");
+  r.finish("the n-gram state");
+
+  fit_.reset();
+  task_ll_.clear();
+  num_folds_ = static_cast<int>(folds);
+  words_ = std::move(words);
+  word_ids_ = std::move(word_ids);
+  text_ids_ = std::move(text_ids);
+  text_begin_ = std::move(text_begin);
+  text_fold_ = std::move(text_fold);
+  text_count_ = std::move(text_count);
+  text_folds_ = std::move(text_folds);
+  build_models();
+  lambda_by_mask_ = std::move(lambdas);
+  fitted_ = true;
 }
 
 void NgramPredictor::check_fitted() const {

@@ -70,6 +70,12 @@ class NgramPredictor final : public mi::Predictor {
   void begin_fit(bool statement_targets) override;
   void fit_chunk(std::size_t pass, std::span<const Task> tasks) override;
   void end_fit_pass(std::size_t pass) override;
+  // A frozen fit: the training texts as word ids, the text -> folds lookup and the cache
+  // weights; the models are rebuilt from them on load.
+  std::string fit_method() const override;
+  std::string save_fit() const override;
+  void load_fit(std::string_view state) override;
+  std::pair<std::size_t, std::string> fit_minimum() const override;
   double log_ratio(std::string_view x, std::string_view y) const override;
   int critic(std::string_view x, std::string_view y) const override;
 
@@ -115,6 +121,8 @@ class NgramPredictor final : public mi::Predictor {
   // Adds a text of `fold` to the training texts; its index there, or kNoTokens.
   std::uint32_t add_training_text(std::string_view text, int fold);
   void build_fold_models();
+  // The stem classes, the n-gram table and the fold models from the training texts.
+  void build_models();
   void choose_cache_weights();  // from the held-out log-likelihoods of every task
   NgramLm build_model(std::uint32_t excluded_folds) const;
   std::string stem_of(std::string_view token) const;

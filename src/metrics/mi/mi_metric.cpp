@@ -119,6 +119,28 @@ void MiMetric::end_fit_pass(std::size_t pass) {
   if (pass + 1 == predictor_passes_ && pool_) pool_->end_fit(*predictor_, this);
 }
 
+std::string MiMetric::fit_method() const {
+  if (decomposes_in_fit()) return {};
+  return predictor_->fit_method();
+}
+
+Metric::FitSections MiMetric::save_fit() const {
+  if (fit_method().empty()) return Metric::save_fit();
+  return {{"predictor", predictor_->save_fit()}};
+}
+
+void MiMetric::load_fit(const FitSections& sections) {
+  if (fit_method().empty()) return Metric::load_fit(sections);
+  for (const auto& [name, bytes] : sections)
+    if (name == "predictor") return predictor_->load_fit(bytes);
+  throw std::invalid_argument("no section 'predictor'");
+}
+
+Metric::FitMinimum MiMetric::fit_minimum() const {
+  auto [tasks, reason] = predictor_->fit_minimum();
+  return {tasks, std::move(reason)};
+}
+
 Metric::NegativeSpec MiMetric::negatives() const {
   if (config_.estimator != Estimator::kVariational) return {};
   return {config_.negatives, config_.seed};

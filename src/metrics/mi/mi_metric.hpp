@@ -50,6 +50,12 @@ class MiMetric final : public Metric {
   void begin_fit() override;
   void fit_chunk(std::size_t pass, std::span<const Task> tasks) override;
   void end_fit_pass(std::size_t pass) override;
+  // Frozen fits: the predictor's (the n-gram model); not with a model-backed Ψ, whose
+  // decompositions fit() makes.
+  std::string fit_method() const override;
+  FitSections save_fit() const override;
+  void load_fit(const FitSections& sections) override;
+  FitMinimum fit_minimum() const override;
   NegativeSpec negatives() const override;
   void item_stats(const MetricInput& input, std::span<double> stats) const override;
   void sentence_score(std::span<const double> stats, std::span<double> parts) const override {
