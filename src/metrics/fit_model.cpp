@@ -77,6 +77,7 @@ class FrozenFit final : public Metric {
     return inner_->references_used(task);
   }
   bool has(MetricCapability capability) const override { return inner_->has(capability); }
+  bool scores_new_texts() const override { return inner_->scores_new_texts(); }
   std::string corpus_breakdown(std::span<const double> summed) const override {
     return inner_->corpus_breakdown(summed);
   }
