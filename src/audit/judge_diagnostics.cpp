@@ -111,6 +111,15 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
   out.items = items.size();
   const Battery battery(items, bootstrap);
   auto stat = [&](std::size_t i, std::size_t k) { return stats.row(i)[k]; };
+  // Whether the sampled items' statistics [first, first + count) all hold one rating: then a
+  // correlation or ICC is undefined because the judge did not vary, which the report says.
+  auto one_rating = [&](const Sample& s, std::size_t first, std::size_t count) {
+    if (s.items.empty()) return false;
+    for (std::size_t i : s.items)
+      for (std::size_t k = first; k < first + count; ++k)
+        if (stat(i, k) != stat(s.items[0], first)) return false;
+    return true;
+  };
 
   if (design.mode == JudgeMode::kPairwise) {
     const Sample s = battery.sample([&](std::size_t i) {
@@ -205,12 +214,9 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
               gather(s, p, [&](std::size_t i) { return rating[i]; }));
         },
         0.0);
-    bool constant = true;
-    for (std::size_t k = 1; k < s.items.size() && constant; ++k)
-      constant = stat(s.items[k], 0) == stat(s.items[0], 0);
     if (human.empty()) {
       partial.untested = "no human ratings in the dataset";
-    } else if (constant && !s.items.empty()) {
+    } else if (one_rating(s, 0, 1)) {
       partial.untested = "the judge gave every item the same rating";
     }
     out.values.push_back(std::move(partial));
@@ -241,14 +247,8 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
       auto icc = battery.value(
           "self_consistency.icc", s,
           [&](std::span<const std::size_t> p) { return consistency(p).icc; }, std::nullopt);
-      if (std::isnan(icc.value) && !s.items.empty()) {
-        bool constant = true;
-        for (std::size_t pos = 0; pos < s.items.size() && constant; ++pos)
-          for (std::size_t k = 0; k < design.samples && constant; ++k)
-            constant = stat(s.items[pos], design.first_sample + k) ==
-                       stat(s.items[0], design.first_sample);
-        if (constant) icc.untested = "every rating is the same (no variance to share out)";
-      }
+      if (std::isnan(icc.value) && one_rating(s, design.first_sample, design.samples))
+        icc.untested = "every rating is the same (no variance to share out)";
       out.values.push_back(std::move(icc));
     }
   }

@@ -33,9 +33,10 @@ std::size_t words(const std::string& s) {
   return n;
 }
 
-enum class Planted { kAlwaysFirst, kLonger, kRatesLength };
+enum class Planted { kAlwaysFirst, kLonger, kRatesLength, kConstant };
 
 std::string answer(const json& request, Planted judge) {
+  if (judge == Planted::kConstant) return R"({"rating": 3})";
   const std::string prompt = request["messages"].front()["content"];
   if (judge == Planted::kRatesLength) {
     const std::string text = marked(prompt, "CANDIDATE");
@@ -103,6 +104,20 @@ TEST(JudgeDiagnostics, ALengthRatingPointwiseJudgeIsCaught) {
   const json& p = v["length.partial_correlation"];
   EXPECT_GT(p["value"].get<double>(), 0.5) << p.dump();
   EXPECT_TRUE(p["finding"].get<bool>()) << p.dump();
+}
+
+// The real llama.cpp model of issue 20 rated every item alike: the partial correlation and the ICC
+// are then undefined, and the report says why rather than "undefined on these items".
+TEST(JudgeDiagnostics, AJudgeWithOneRatingIsUntestedWithItsCause) {
+  Fake fake(Planted::kConstant);
+  auto v = diagnose(fake, "llm-judge,samples=2", "probity_judge_constant");
+  EXPECT_EQ(v["length.partial_correlation"]["untested"],
+            "the judge gave every item the same rating")
+      << v["length.partial_correlation"].dump();
+  EXPECT_EQ(v["self_consistency.icc"]["untested"],
+            "every rating is the same (no variance to share out)")
+      << v["self_consistency.icc"].dump();
+  EXPECT_FALSE(v["length.partial_correlation"]["finding"].get<bool>());
 }
 
 // A pairwise judge without bias: each verdict a fair coin, whatever the order and the lengths.
