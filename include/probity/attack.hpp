@@ -41,9 +41,16 @@ void require_attackable(std::span<const MetricSelection> metrics);
 
 // Attacks every metric on `items` of `ds` (the metrics fitted here on the dataset). Strategy llm
 // and guard llm talk to `session` (roles attacker and guard); UsageError without one.
+// `transfer`, empty or one per metric: the same judges on the transfer endpoint, on which each
+// universal suffix is tested too.
 AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
                         std::vector<MetricSelection>& metrics, const AttackOptions& options,
                         const perturb::EditOpRegistry& registry,
-                        std::shared_ptr<llm::Session> session = nullptr);
+                        std::shared_ptr<llm::Session> session = nullptr,
+                        std::span<MetricSelection> transfer = {});
+
+// The metric `spec` on the endpoint of configuration role `role` (its llm= option set): the
+// judge a suffix is transferred to with --transfer-endpoint.
+std::string transfer_spec(const std::string& spec, const std::string& role);
 
 }  // namespace probity

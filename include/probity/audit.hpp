@@ -44,7 +44,15 @@ struct AttackOptions {
   std::uint64_t seed = 0;
   unsigned threads = 0;
   std::size_t examples = 3;  // items shown with their best edit
-  bool fit = true;           // fit the metrics on the dataset first (the audit has already)
+  // Universal suffixes (--family universal-phrase / logprob-search).
+  std::size_t phrase_words = 4;        // universal-phrase: the longest phrase
+  std::size_t phrase_candidates = 40;  // universal-phrase: vocabulary words tried per step
+  std::size_t suffix_words = 8;        // logprob-search: the suffix's length in words
+  std::size_t suffix_iterations = 60;  // logprob-search: random replacements tried
+  // The configuration role of a second endpoint: each suffix learned on a judge is also tested
+  // on the same judge served there (transfer, Raina et al.). Empty: no transfer test.
+  std::string transfer_endpoint;
+  bool fit = true;  // fit the metrics on the dataset first (the audit has already)
 };
 
 // `probity attack` as a request: which items and metrics, and the search's options.
@@ -248,6 +256,25 @@ struct UniversalProgram {
   StrategyTest held_out;         // the paired test on the held-out half (manipulation sense)
 };
 
+// The universal suffix searches of `probity attack` (families universal-phrase and
+// logprob-search; audit/suffix_search.hpp): one text appended to every candidate.
+enum class SuffixSearch { kUniversalPhrase, kLogprobSearch };
+std::string_view suffix_search_name(SuffixSearch search);  // "universal-phrase", ...
+std::optional<SuffixSearch> parse_suffix_search(std::string_view family);
+
+struct UniversalSuffix {
+  SuffixSearch search = SuffixSearch::kUniversalPhrase;
+  std::string text;                // found on the search half
+  std::vector<double> trajectory;  // search-half mean Δ after each accepted step
+  std::size_t queries = 0;         // texts scored by the search
+  double search_mean_delta = 0;    // used only to choose
+  bool searched = true;            // false: the search could not run here (`untestable` says why)
+  std::string untestable;
+  StrategyTest held_out;        // the paired test on the held-out half (manipulation sense)
+  std::string transfer_metric;  // --transfer-endpoint: the same judge on another endpoint
+  StrategyTest transfer;        // the suffix's held-out test there
+};
+
 struct BudgetPoint {
   std::size_t queries = 0;
   double success_rate = 0;  // items whose best Δ after this many queries exceeds delta
@@ -292,6 +319,7 @@ struct MetricAttack {
   std::vector<BudgetPoint> budget_curve;
   std::vector<UniversalProgram> universal;  // best on the search half, tested on held-out
   std::size_t programs_searched = 0;
+  std::vector<UniversalSuffix> suffixes;  // universal-phrase, logprob-search
   std::vector<AttackExample> examples;
   RewriteAccounting rewrites;
 };

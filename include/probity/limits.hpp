@@ -16,6 +16,8 @@ inline constexpr std::uint64_t kAttackSteps = 1'000;
 inline constexpr std::uint64_t kAttackBeam = 1'000;
 inline constexpr std::uint64_t kAttackProposals = 100;
 inline constexpr std::uint64_t kProgramLength = 10;
+// Words of a universal suffix (attack --phrase-words, --suffix-words).
+inline constexpr std::uint64_t kSuffixWords = 256;
 // Universal programs tested, examples shown.
 inline constexpr std::uint64_t kPrograms = 10'000;
 // Items, candidates or tasks a count selects or requires (--sample, --min-applied, --sources).

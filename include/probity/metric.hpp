@@ -64,6 +64,9 @@ struct JudgeDesign {
   std::size_t first_sample = 0;
   std::size_t candidate_first = 0, candidate_second = 0;
   double scale_lo = 0, scale_hi = 1;
+  // The score is a probability-weighted rating (G-Eval from top_logprobs): it moves with every
+  // small change of the verdict's probability, which logprob-search climbs.
+  bool probability_weighted = false;
 };
 
 class Metric {

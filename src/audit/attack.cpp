@@ -28,6 +28,7 @@
 #include "audit/excerpt.hpp"
 #include "audit/llm_attacker.hpp"
 #include "audit/request_checks.hpp"
+#include "audit/suffix_search.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
@@ -530,7 +531,126 @@ std::vector<ProgramRun> run_programs(const Dataset& ds, std::span<const ItemRef>
   return runs;
 }
 
+// Why `search` cannot run on `metric` ("" when it can). logprob-search climbs the small changes
+// of a verdict probability: a score that moves in whole rating steps gives it nothing to climb.
+std::string suffix_search_refusal(SuffixSearch search, const MetricSelection& metric) {
+  if (search != SuffixSearch::kLogprobSearch) return {};
+  const auto design = metric.metric->judge_design();
+  if (design && design->probability_weighted) return {};
+  return fmt::format(
+      "logprob-search needs a judge scored from its verdict token's top log-probabilities "
+      "(llm-judge,mode=geval on a server that returns top_logprobs); '{}' is not one",
+      metric.oriented_name());
+}
+
+// The universal suffix searches on the search half, each suffix then tested on the held-out half
+// (and on the transfer metric's, when there is one) like the universal programs.
+std::vector<UniversalSuffix> suffix_attacks(const Dataset& ds, std::span<const ItemRef> items,
+                                            std::span<const double> original,
+                                            const std::vector<bool>& in_search,
+                                            std::span<const SuffixSearch> searches,
+                                            MetricSelection& metric, MetricSelection* transfer,
+                                            const std::string& name, const AttackOptions& o) {
+  std::vector<ItemRef> search, held;
+  std::vector<std::string> search_texts, held_texts;
+  std::vector<double> search_original, held_original;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const bool s = in_search[items[i].task];
+    (s ? search : held).push_back(items[i]);
+    (s ? search_texts : held_texts)
+        .push_back(ds.tasks[items[i].task].candidates[items[i].candidate].text);
+    (s ? search_original : held_original).push_back(original[i]);
+  }
+  const auto scorer = [&](MetricSelection& m) {
+    return [&](std::span<const ItemRef> its, std::span<const std::string> texts) {
+      return score_texts(ds, its, texts, m, o.threads);
+    };
+  };
+  const auto held_out_test = [&](MetricSelection& m, std::span<const double> before,
+                                 const std::string& suffix, const std::string& code) {
+    std::vector<std::string> texts;
+    std::vector<PerturbResult::Status> status;
+    for (const auto& t : held_texts) {
+      texts.push_back(attack::with_suffix(t, suffix));
+      status.push_back(suffix.empty() ? PerturbResult::Status::kUnchanged
+                                      : PerturbResult::Status::kApplied);
+    }
+    const auto after = score_texts(ds, held, texts, m, o.threads);
+    StrategyTest t = test_strategy(
+        StrategyKind::kManipulation, before, after, status, o.alpha, o.bootstrap, o.confidence,
+        o.seed ^ util::fnv1a64(name + '\x1f' + code), o.threads, o.min_applied);
+    t.dataset = "held-out";
+    t.metric = m.oriented_name();
+    t.code = t.name = code;
+    return t;
+  };
+  std::vector<UniversalSuffix> out;
+  for (SuffixSearch kind : searches) {
+    UniversalSuffix u;
+    u.search = kind;
+    const std::string code(suffix_search_name(kind));
+    if (auto why = suffix_search_refusal(kind, metric);
+        !why.empty() || search.empty() || held.empty()) {
+      u.searched = false;
+      u.untestable = !why.empty() ? why : "the search or the held-out half has no items";
+      u.search_mean_delta = kNaN;
+      u.held_out.testable = u.transfer.testable = false;
+      u.held_out.untestable = u.transfer.untestable = u.untestable;
+      out.push_back(std::move(u));
+      continue;
+    }
+    const std::uint64_t seed = o.seed ^ util::fnv1a64(name + '\x1f' + code);
+    const auto found =
+        kind == SuffixSearch::kUniversalPhrase
+            ? attack::greedy_phrase(search, search_texts, search_original, scorer(metric),
+                                    o.phrase_words, o.phrase_candidates, seed)
+            : attack::random_suffix(search, search_texts, search_original, scorer(metric),
+                                    o.suffix_words, o.suffix_iterations, seed);
+    u.text = found.text;
+    u.trajectory = found.trajectory;
+    u.queries = found.queries;
+    u.search_mean_delta = found.search_mean_delta;
+    if (u.text.empty()) {  // nothing to test: the search found no suffix that helps
+      u.held_out.testable = u.transfer.testable = false;
+      u.held_out.untestable = u.transfer.untestable =
+          "the search found no suffix that raises the score on the search half";
+      out.push_back(std::move(u));
+      continue;
+    }
+    u.held_out = held_out_test(metric, held_original, u.text, code);
+    if (transfer) {
+      u.transfer_metric = transfer->spec;
+      const auto before = score_texts(ds, held, held_texts, *transfer, o.threads);
+      u.transfer = held_out_test(*transfer, before, u.text, code);
+    } else {
+      u.transfer.testable = false;
+      u.transfer.untestable = "no --transfer-endpoint";
+    }
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string_view suffix_search_name(SuffixSearch search) {
+  return search == SuffixSearch::kUniversalPhrase ? "universal-phrase" : "logprob-search";
+}
+
+std::optional<SuffixSearch> parse_suffix_search(std::string_view family) {
+  if (family == "universal-phrase") return SuffixSearch::kUniversalPhrase;
+  if (family == "logprob-search") return SuffixSearch::kLogprobSearch;
+  return std::nullopt;
+}
+
+std::string transfer_spec(const std::string& spec, const std::string& role) {
+  const MetricSpec parsed = MetricSpec::parse(spec);
+  std::string out = parsed.base();
+  if (!parsed.part().empty()) out += "." + parsed.part();
+  const MetricSpec moved = parsed.with_option("llm", role);
+  for (const auto& [k, v] : moved.options()) out += "," + k + "=" + v;
+  return out;
+}
 
 std::string unattackable_reason(const MetricSelection& metric) {
   return fmt::format(
@@ -548,19 +668,35 @@ void require_attackable(std::span<const MetricSelection> metrics) {
 AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
                         std::vector<MetricSelection>& metrics, const AttackOptions& o,
                         const perturb::EditOpRegistry& registry,
-                        std::shared_ptr<llm::Session> session) {
+                        std::shared_ptr<llm::Session> session,
+                        std::span<MetricSelection> transfer) {
   if (o.strategy != "greedy" && o.strategy != "beam" && o.strategy != "random" &&
       o.strategy != "evolution" && o.strategy != "llm")
     throw UsageError(
         fmt::format("--strategy {}: greedy, beam, random, evolution or llm", o.strategy));
   audit::check_request(o);
+  // The universal suffix searches are families of their own; the edit search runs unless only
+  // they were named.
+  std::vector<std::string> edit_families;
+  std::vector<SuffixSearch> searches;
+  for (const auto& f : o.families)
+    if (auto s = parse_suffix_search(f)) {
+      if (std::find(searches.begin(), searches.end(), *s) == searches.end()) searches.push_back(*s);
+    } else {
+      edit_families.push_back(f);
+    }
+  const bool edit_search = !edit_families.empty() || searches.empty();
+  if (!transfer.empty() && transfer.size() != metrics.size())
+    throw std::logic_error("run_attack: one transfer metric per metric");
   std::vector<const EditOp*> ops;
-  try {
-    ops = registry.select(o.families, o.include_content);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+  if (edit_search) {
+    try {
+      ops = registry.select(edit_families, o.include_content);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (ops.empty()) throw UsageError("attack: no edit operator selected");
   }
-  if (ops.empty()) throw UsageError("attack: no edit operator selected");
   AttackReport report;
   report.options = o;
   for (const EditOp* op : ops) report.operators.push_back(op->name);
@@ -588,9 +724,12 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
   }
 
   for (auto& m : metrics) require_references(ds, items, m);
-  if (o.fit)
+  if (o.fit) {
     for (auto& m : metrics) m.metric->fit(ds.tasks);
-  for (auto& metric : metrics) {
+    for (auto& m : transfer) m.metric->fit(ds.tasks);
+  }
+  for (std::size_t mi = 0; mi < metrics.size(); ++mi) {
+    auto& metric = metrics[mi];
     MetricAttack a;
     a.metric = metric.oriented_name();
     a.signature = metric.metric->signature();
@@ -607,6 +746,19 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
     std::vector<std::string> texts;
     for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
     const auto original = score_texts(ds, items, texts, metric, o.threads);
+    if (!searches.empty())
+      a.suffixes = suffix_attacks(ds, items, original, in_search, searches, metric,
+                                  transfer.empty() ? nullptr : &transfer[mi], a.metric, o);
+    if (!edit_search) {
+      // Only suffix searches were asked for: no per-item edit search, and the table says so.
+      a.testable = false;
+      a.untestable = "no edit family selected (only universal suffix searches)";
+      a.success_rate = a.mean_best_delta = kNaN;
+      a.best_edits.testable = false;
+      a.best_edits.untestable = a.untestable;
+      report.metrics.push_back(std::move(a));
+      continue;
+    }
 
     // Per-item search.
     const auto start = std::chrono::steady_clock::now();

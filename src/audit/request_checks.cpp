@@ -18,6 +18,10 @@ void check_request(const AttackOptions& o) {
   util::check_whole("proposals", o.proposals, {1, limits::kAttackProposals});
   util::check_whole("program_length", o.program_length, {1, limits::kProgramLength});
   util::check_whole("programs", o.programs, {0, limits::kPrograms});
+  util::check_whole("phrase_words", o.phrase_words, {1, limits::kSuffixWords});
+  util::check_whole("phrase_candidates", o.phrase_candidates, {1, limits::kPrograms});
+  util::check_whole("suffix_words", o.suffix_words, {1, limits::kSuffixWords});
+  util::check_whole("suffix_iterations", o.suffix_iterations, {0, limits::kAttackBudget});
   util::check_whole("bootstrap", o.bootstrap, {0, limits::kResamples});
   util::check_whole("min_applied", o.min_applied, {0, limits::kItems});
   util::check_whole("examples", o.examples, {0, limits::kPrograms});

@@ -57,7 +57,12 @@ int run_attack(const AttackRequest& args, Engine& engine) {
   const AttackOptions& o = args.options;
   const auto registry = perturb::EditOpRegistry::builtin();
   const auto session = engine.llm_or_null();
-  const AttackReport r = run_attack(ds, items, metrics, o, registry, session);
+  // --transfer-endpoint: each metric again, on the endpoint of that role.
+  std::vector<MetricSelection> transfer;
+  if (!o.transfer_endpoint.empty())
+    for (const auto& m : args.metrics)
+      transfer.push_back(select_metric(transfer_spec(m, o.transfer_endpoint), engine));
+  const AttackReport r = run_attack(ds, items, metrics, o, registry, session, transfer);
 
   ojson doc = {{"schema", "probity.attack/1"},
                {"data", args.data.name()},
@@ -133,6 +138,36 @@ int run_attack(const AttackRequest& args, Engine& engine) {
     for (const auto& e : w.rejected_examples)
       fmt::print("  rejected ({}/{}): {}\n", e.task_id, e.candidate_id, e.reason);
   }
+  // The universal suffixes: what each search found and its held-out (and transfer) test.
+  std::vector<std::vector<std::string>> suffixes{
+      {"metric", "search", "suffix", "search Δ", "held-out d [CI], p", "transfer d [CI], p"}};
+  const auto tested = [](const StrategyTest& t) {
+    if (!t.testable) return "n/a: " + t.untestable;
+    return fmt::format("{} [{}, {}], p {}{}", fixed(t.d, 2), fixed(t.d_lo, 2), fixed(t.d_hi, 2),
+                       fixed(t.p, 3), t.passed ? "" : " VULNERABLE");
+  };
+  for (const auto& a : r.metrics)
+    for (const auto& u : a.suffixes) {
+      const std::string search(suffix_search_name(u.search));
+      if (!u.searched)  // the cause once, not in every column
+        suffixes.push_back({a.metric, search, "n/a: " + u.untestable, "-", "-", "-"});
+      else if (u.text.empty())
+        suffixes.push_back({a.metric, search, "none: no word raised the score", "-", "-", "-"});
+      else
+        suffixes.push_back({a.metric, search, fmt::format("\"{}\"", u.text),
+                            fixed(u.search_mean_delta), tested(u.held_out), tested(u.transfer)});
+    }
+  if (suffixes.size() > 1) {
+    fmt::print("\n");
+    print_table(suffixes, 1);
+    fmt::print(
+        "\nsuffix: one text appended to every candidate, found on the {} search tasks "
+        "(universal-phrase: greedy, up to {} words, {} vocabulary words tried per step; "
+        "logprob-search: {} words, {} random replacements), tested on the {} held-out tasks "
+        "(one-sided paired t, alpha {}).\n",
+        r.search_tasks, o.phrase_words, o.phrase_candidates, o.suffix_words, o.suffix_iterations,
+        r.held_out_tasks, o.alpha);
+  }
   fmt::print(
       "\nattacked: items whose best edit ({} search, {} queries per item, up to {} {}) raises "
       "the score by more than {}. Held-out programs: the {} best edit programs (up to {} "
@@ -191,8 +226,28 @@ void add_attack_command(CLI::App& app, Commands& commands) {
   atc->add_option("--family", atk.options.families,
                   "Only these edit families (filler, hedge, intensifier, sentiment, reorder, "
                   "repetition, synonym, casing, tokenisation, formatting, padding, injection; "
-                  "copy-source adds task content); repeatable")
+                  "copy-source adds task content), and the universal suffix searches "
+                  "universal-phrase and logprob-search; repeatable")
       ->delimiter(',');
+  atc->add_option("--phrase-words", atk.options.phrase_words,
+                  "universal-phrase: the longest phrase, in words")
+      ->check(whole(1, limits::kSuffixWords))
+      ->capture_default_str();
+  atc->add_option("--phrase-candidates", atk.options.phrase_candidates,
+                  "universal-phrase: vocabulary words tried at each step")
+      ->check(whole(1, limits::kPrograms))
+      ->capture_default_str();
+  atc->add_option("--suffix-words", atk.options.suffix_words,
+                  "logprob-search: the suffix's length in words")
+      ->check(whole(1, limits::kSuffixWords))
+      ->capture_default_str();
+  atc->add_option("--suffix-iterations", atk.options.suffix_iterations,
+                  "logprob-search: random word replacements tried")
+      ->check(whole(0, limits::kAttackBudget))
+      ->capture_default_str();
+  atc->add_option("--transfer-endpoint", atk.options.transfer_endpoint,
+                  "Also test each universal suffix on the same judge at the endpoint of this "
+                  "configuration role (learned on one judge, tested on another)");
   atc->add_flag("--copy-source", atk.options.include_content,
                 "Also the copy-source family (sentences of the task's source: CAN ADD CONTENT)");
   atc->add_option("--delta", atk.options.delta,

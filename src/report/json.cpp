@@ -293,6 +293,26 @@ nlohmann::ordered_json attack_json(const MetricAttack& a) {
     row["held_out"] = test_json(u.held_out);
     j["universal"].push_back(std::move(row));
   }
+  j["suffixes"] = ojson::array();
+  for (const auto& u : a.suffixes) {
+    ojson row = ojson::object();
+    row["search"] = suffix_search_name(u.search);
+    row["searched"] = u.searched;
+    if (!u.untestable.empty()) row["untestable"] = u.untestable;
+    row["text"] = u.text;
+    row["trajectory"] = ojson::array();
+    for (double v : u.trajectory) row["trajectory"].push_back(num(v));
+    row["queries"] = u.queries;
+    row["search_mean_delta"] = num(u.search_mean_delta);
+    row["vulnerable"] = u.held_out.testable && !u.held_out.passed_holm;
+    row["held_out"] = test_json(u.held_out);
+    if (!u.transfer_metric.empty()) {
+      row["transfer_metric"] = u.transfer_metric;
+      row["transfer_vulnerable"] = u.transfer.testable && !u.transfer.passed_holm;
+      row["transfer"] = test_json(u.transfer);
+    }
+    j["suffixes"].push_back(std::move(row));
+  }
   j["examples"] = ojson::array();
   for (const auto& e : a.examples)
     j["examples"].push_back({{"task_id", e.task_id},
@@ -385,6 +405,16 @@ class Reader {
         out = v->get<double>();
       else
         fail(path(key), "expected a number or null");
+    }
+  }
+  void numbers(const char* key, std::vector<double>& out) const {
+    if (const json* v = get(key)) {
+      if (!v->is_array()) fail(path(key), "expected an array");
+      out.clear();
+      for (const auto& e : *v) {
+        if (!e.is_null() && !e.is_number()) fail(path(key), "expected an array of numbers");
+        out.push_back(e.is_null() ? std::numeric_limits<double>::quiet_NaN() : e.get<double>());
+      }
     }
   }
   void boolean(const char* key, bool& out) const {
@@ -583,6 +613,25 @@ void read_attack(const Reader& r, MetricAttack& a) {
     std::optional<StrategyTest> t;
     p.object("held_out", t, read_fields<StrategyTest>);
     if (t) u.held_out = *t;
+  });
+  r.objects("suffixes", a.suffixes, [](const Reader& p, UniversalSuffix& u) {
+    p.name("search", u.search, [](const std::string& n) {
+      if (auto k = parse_suffix_search(n)) return *k;
+      throw std::invalid_argument("expected \"universal-phrase\" or \"logprob-search\"");
+    });
+    p.boolean("searched", u.searched);
+    p.str("untestable", u.untestable);
+    p.str("text", u.text);
+    p.numbers("trajectory", u.trajectory);
+    p.unsigned_int("queries", u.queries);
+    p.number("search_mean_delta", u.search_mean_delta);
+    std::optional<StrategyTest> t;
+    p.object("held_out", t, read_fields<StrategyTest>);
+    if (t) u.held_out = *t;
+    p.str("transfer_metric", u.transfer_metric);
+    std::optional<StrategyTest> x;
+    p.object("transfer", x, read_fields<StrategyTest>);
+    if (x) u.transfer = *x;
   });
   r.objects("examples", a.examples, [](const Reader& p, AttackExample& e) {
     p.str("task_id", e.task_id);
