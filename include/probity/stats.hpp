@@ -155,6 +155,14 @@ ConfidenceInterval percentile_interval(std::span<const double> distribution, dou
 ConfidenceInterval bca_interval(double estimate, std::span<const double> distribution,
                                 std::span<const double> jackknife, double confidence);
 
+// ---- Proportions
+// ---------------------------------------------------------------------------------
+
+// Wilson's score interval for `successes` of `n` (two-sided, no continuity correction), as
+// scipy.stats.binomtest(k, n).proportion_ci(confidence_level, method="wilson"); NaN bounds for
+// n = 0. Honest at 0 and n successes, where the normal interval collapses to a point.
+ConfidenceInterval wilson_interval(std::size_t successes, std::size_t n, double confidence = 0.95);
+
 // ---- rouge-score's BootstrapAggregator -------------------------------------------------------
 
 // The low, mid and high bounds of each measure (e.g. precision, recall, F).
