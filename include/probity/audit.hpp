@@ -44,6 +44,9 @@ struct AttackOptions {
   std::uint64_t seed = 0;
   unsigned threads = 0;
   std::size_t examples = 3;  // items shown with their best edit
+  // Replacement families (--family master-key / null-model): a held-out rate whose Wilson lower
+  // bound exceeds this is a finding.
+  double tolerance = 0.05;
   // Universal suffixes (--family universal-phrase / logprob-search).
   std::size_t phrase_words = 4;        // universal-phrase: the longest phrase
   std::size_t phrase_candidates = 40;  // universal-phrase: vocabulary words tried per step
@@ -275,6 +278,40 @@ struct UniversalSuffix {
   StrategyTest transfer;        // the suffix's held-out test there
 };
 
+// The replacement families of `probity attack` (audit/replacement_attacks.hpp): every candidate
+// replaced by one fixed answer that says nothing of the task.
+//   master-key: content-free strings (":", "Thought process:", ...; Zhao et al. 2025). A hit is
+//     an item where the string scores above the empty answer "" (the floor a content-free answer
+//     should stay at) and at least as high as the real candidate: the metric gives it credit and
+//     cannot tell it from the real answer. The rate is the false-positive rate.
+//   null-model: one constant answer for every item, plain or breaking out of a judge's template
+//     (Zheng et al., ICLR 2025). A hit is an item where it scores above the real candidate.
+enum class ReplacementFamily { kMasterKey, kNullModel };
+std::string_view replacement_family_name(ReplacementFamily family);
+std::optional<ReplacementFamily> parse_replacement_family(std::string_view family);
+
+struct ReplacementAnswer {
+  std::string text;
+  std::size_t n = 0;                          // items where both scores are defined
+  std::size_t hits = 0;                       // ties are not hits
+  double rate = 0, rate_lo = 0, rate_hi = 0;  // hits / n with the Wilson score interval
+  double mean_score = 0;                      // of the answer over the n items
+};
+
+struct ReplacementAttack {
+  ReplacementFamily family = ReplacementFamily::kMasterKey;
+  bool testable = true;
+  std::string untestable;
+  double candidates_mean = 0;              // the real candidates' mean score
+  double floor_mean = 0;                   // the empty answer's (master-key)
+  std::vector<ReplacementAnswer> answers;  // each answer on every item
+  // The answer with the highest rate on the search half, measured on the held-out half; it is
+  // a finding when the Wilson interval's lower bound exceeds the tolerance.
+  ReplacementAnswer held_out;
+  double tolerance = 0;
+  bool vulnerable = false;
+};
+
 struct BudgetPoint {
   std::size_t queries = 0;
   double success_rate = 0;  // items whose best Δ after this many queries exceeds delta
@@ -319,7 +356,8 @@ struct MetricAttack {
   std::vector<BudgetPoint> budget_curve;
   std::vector<UniversalProgram> universal;  // best on the search half, tested on held-out
   std::size_t programs_searched = 0;
-  std::vector<UniversalSuffix> suffixes;  // universal-phrase, logprob-search
+  std::vector<UniversalSuffix> suffixes;        // universal-phrase, logprob-search
+  std::vector<ReplacementAttack> replacements;  // master-key, null-model
   std::vector<AttackExample> examples;
   RewriteAccounting rewrites;
 };

@@ -27,6 +27,7 @@
 
 #include "audit/excerpt.hpp"
 #include "audit/llm_attacker.hpp"
+#include "audit/replacement_attacks.hpp"
 #include "audit/request_checks.hpp"
 #include "audit/suffix_search.hpp"
 #include "perturb/edit_ops.hpp"
@@ -643,6 +644,16 @@ std::optional<SuffixSearch> parse_suffix_search(std::string_view family) {
   return std::nullopt;
 }
 
+std::string_view replacement_family_name(ReplacementFamily family) {
+  return family == ReplacementFamily::kMasterKey ? "master-key" : "null-model";
+}
+
+std::optional<ReplacementFamily> parse_replacement_family(std::string_view family) {
+  if (family == "master-key") return ReplacementFamily::kMasterKey;
+  if (family == "null-model") return ReplacementFamily::kNullModel;
+  return std::nullopt;
+}
+
 std::string transfer_spec(const std::string& spec, const std::string& role) {
   const MetricSpec parsed = MetricSpec::parse(spec);
   std::string out = parsed.base();
@@ -679,13 +690,17 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
   // they were named.
   std::vector<std::string> edit_families;
   std::vector<SuffixSearch> searches;
+  std::vector<ReplacementFamily> replacements;
   for (const auto& f : o.families)
     if (auto s = parse_suffix_search(f)) {
       if (std::find(searches.begin(), searches.end(), *s) == searches.end()) searches.push_back(*s);
+    } else if (auto r = parse_replacement_family(f)) {
+      if (std::find(replacements.begin(), replacements.end(), *r) == replacements.end())
+        replacements.push_back(*r);
     } else {
       edit_families.push_back(f);
     }
-  const bool edit_search = !edit_families.empty() || searches.empty();
+  const bool edit_search = !edit_families.empty() || (searches.empty() && replacements.empty());
   if (!transfer.empty() && transfer.size() != metrics.size())
     throw std::logic_error("run_attack: one transfer metric per metric");
   std::vector<const EditOp*> ops;
@@ -746,13 +761,24 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
     std::vector<std::string> texts;
     for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
     const auto original = score_texts(ds, items, texts, metric, o.threads);
+    if (!replacements.empty()) {
+      std::vector<bool> item_in_search;
+      for (const auto& it : items) item_in_search.push_back(in_search[it.task]);
+      const attack::ScoreTexts score = [&](std::span<const ItemRef> its,
+                                           std::span<const std::string> answers) {
+        return score_texts(ds, its, answers, metric, o.threads);
+      };
+      for (ReplacementFamily f : replacements)
+        a.replacements.push_back(attack::replacement_attack(f, items, original, item_in_search,
+                                                            score, o.confidence, o.tolerance));
+    }
     if (!searches.empty())
       a.suffixes = suffix_attacks(ds, items, original, in_search, searches, metric,
                                   transfer.empty() ? nullptr : &transfer[mi], a.metric, o);
     if (!edit_search) {
       // Only suffix searches were asked for: no per-item edit search, and the table says so.
       a.testable = false;
-      a.untestable = "no edit family selected (only universal suffix searches)";
+      a.untestable = "no edit family selected (only replacement or suffix families)";
       a.success_rate = a.mean_best_delta = kNaN;
       a.best_edits.testable = false;
       a.best_edits.untestable = a.untestable;

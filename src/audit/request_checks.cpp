@@ -27,6 +27,7 @@ void check_request(const AttackOptions& o) {
   util::check_whole("examples", o.examples, {0, limits::kPrograms});
   util::check_whole("threads", o.threads, {0, limits::kThreads});
   util::check_real("delta", o.delta, {});
+  util::check_real("tolerance", o.tolerance, {0, 1});
   util::check_real("split", o.split, kOpenUnit);
   util::check_real("alpha", o.alpha, kOpenUnit);
   util::check_real("confidence", o.confidence, kOpenUnit);

@@ -20,13 +20,10 @@
 #include <string_view>
 #include <vector>
 
+#include "audit/score_texts.hpp"
 #include "probity/audit.hpp"
 
 namespace probity::attack {
-
-// Oriented primary-part scores of `texts` as the candidates of `items` (same order).
-using ScoreTexts = std::function<std::vector<double>(std::span<const ItemRef> items,
-                                                     std::span<const std::string> texts)>;
 
 struct SuffixFound {
   std::string text;                // the suffix ("" when no step raised the score)

@@ -138,6 +138,46 @@ int run_attack(const AttackRequest& args, Engine& engine) {
     for (const auto& e : w.rejected_examples)
       fmt::print("  rejected ({}/{}): {}\n", e.task_id, e.candidate_id, e.reason);
   }
+  // The replacement families: each answer's rate on every item, and the held-out finding.
+  std::vector<std::vector<std::string>> replaced{
+      {"metric", "family", "answers' mean (candidates, empty)", "best on search half",
+       "held-out rate [95% Wilson]", "finding"}};
+  for (const auto& a : r.metrics)
+    for (const auto& x : a.replacements) {
+      const std::string family(replacement_family_name(x.family));
+      double mean = 0;
+      for (const auto& ans : x.answers) mean += ans.mean_score;
+      mean /= static_cast<double>(std::max<std::size_t>(x.answers.size(), 1));
+      const std::string means = x.family == ReplacementFamily::kMasterKey
+                                    ? fmt::format("{} ({}, {})", fixed(mean),
+                                                  fixed(x.candidates_mean), fixed(x.floor_mean))
+                                    : fmt::format("{} ({})", fixed(mean), fixed(x.candidates_mean));
+      if (!x.testable) {
+        replaced.push_back({a.metric, family, means, "-", "n/a: " + x.untestable, "untested"});
+        continue;
+      }
+      std::string shown = x.held_out.text;
+      for (auto& c : shown)
+        if (c == '\n') c = ' ';
+      if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+      replaced.push_back({a.metric, family, means, fmt::format("\"{}\"", shown),
+                          fmt::format("{}/{} = {} [{}, {}]", x.held_out.hits, x.held_out.n,
+                                      fixed(x.held_out.rate, 3), fixed(x.held_out.rate_lo, 3),
+                                      fixed(x.held_out.rate_hi, 3)),
+                          x.vulnerable ? "VULNERABLE" : "no"});
+    }
+  if (replaced.size() > 1) {
+    fmt::print("\n");
+    print_table(replaced, 1);
+    fmt::print(
+        "\nmaster-key: every candidate replaced by a content-free string; a hit is an item where "
+        "it scores above the empty answer and at least as high as the real candidate (the "
+        "false-positive rate). null-model: one constant "
+        "answer for every item; a hit is an item where it scores above the real candidate. Ties "
+        "are not hits. The answer with the highest rate on the {} search tasks is measured on "
+        "the {} held-out tasks; a finding when its Wilson lower bound exceeds {}.\n",
+        r.search_tasks, r.held_out_tasks, o.tolerance);
+  }
   // The universal suffixes: what each search found and its held-out (and transfer) test.
   std::vector<std::vector<std::string>> suffixes{
       {"metric", "search", "suffix", "search Δ", "held-out d [CI], p", "transfer d [CI], p"}};
@@ -226,9 +266,15 @@ void add_attack_command(CLI::App& app, Commands& commands) {
   atc->add_option("--family", atk.options.families,
                   "Only these edit families (filler, hedge, intensifier, sentiment, reorder, "
                   "repetition, synonym, casing, tokenisation, formatting, padding, injection; "
-                  "copy-source adds task content), and the universal suffix searches "
+                  "copy-source adds task content), the replacement families master-key and "
+                  "null-model (the whole answer replaced), and the universal suffix searches "
                   "universal-phrase and logprob-search; repeatable")
       ->delimiter(',');
+  atc->add_option("--tolerance", atk.options.tolerance,
+                  "master-key, null-model: a finding when the held-out rate's Wilson lower "
+                  "bound exceeds this")
+      ->check(real({0, 1}))
+      ->capture_default_str();
   atc->add_option("--phrase-words", atk.options.phrase_words,
                   "universal-phrase: the longest phrase, in words")
       ->check(whole(1, limits::kSuffixWords))

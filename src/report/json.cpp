@@ -293,6 +293,30 @@ nlohmann::ordered_json attack_json(const MetricAttack& a) {
     row["held_out"] = test_json(u.held_out);
     j["universal"].push_back(std::move(row));
   }
+  j["replacements"] = ojson::array();
+  const auto answer_json = [](const ReplacementAnswer& x) {
+    return ojson{{"text", x.text},
+                 {"n", x.n},
+                 {"hits", x.hits},
+                 {"rate", num(x.rate)},
+                 {"rate_lo", num(x.rate_lo)},
+                 {"rate_hi", num(x.rate_hi)},
+                 {"mean_score", num(x.mean_score)}};
+  };
+  for (const auto& x : a.replacements) {
+    ojson row = ojson::object();
+    row["family"] = replacement_family_name(x.family);
+    row["testable"] = x.testable;
+    if (!x.untestable.empty()) row["untestable"] = x.untestable;
+    row["candidates_mean"] = num(x.candidates_mean);
+    row["floor_mean"] = num(x.floor_mean);
+    row["answers"] = ojson::array();
+    for (const auto& ans : x.answers) row["answers"].push_back(answer_json(ans));
+    row["held_out"] = answer_json(x.held_out);
+    row["tolerance"] = num(x.tolerance);
+    row["vulnerable"] = x.vulnerable;
+    j["replacements"].push_back(std::move(row));
+  }
   j["suffixes"] = ojson::array();
   for (const auto& u : a.suffixes) {
     ojson row = ojson::object();
@@ -613,6 +637,31 @@ void read_attack(const Reader& r, MetricAttack& a) {
     std::optional<StrategyTest> t;
     p.object("held_out", t, read_fields<StrategyTest>);
     if (t) u.held_out = *t;
+  });
+  const auto read_answer = [](const Reader& p, ReplacementAnswer& x) {
+    p.str("text", x.text);
+    p.unsigned_int("n", x.n);
+    p.unsigned_int("hits", x.hits);
+    p.number("rate", x.rate);
+    p.number("rate_lo", x.rate_lo);
+    p.number("rate_hi", x.rate_hi);
+    p.number("mean_score", x.mean_score);
+  };
+  r.objects("replacements", a.replacements, [&](const Reader& p, ReplacementAttack& x) {
+    p.name("family", x.family, [](const std::string& n) {
+      if (auto f = parse_replacement_family(n)) return *f;
+      throw std::invalid_argument("expected \"master-key\" or \"null-model\"");
+    });
+    p.boolean("testable", x.testable);
+    p.str("untestable", x.untestable);
+    p.number("candidates_mean", x.candidates_mean);
+    p.number("floor_mean", x.floor_mean);
+    p.objects("answers", x.answers, read_answer);
+    std::optional<ReplacementAnswer> h;
+    p.object("held_out", h, read_answer);
+    if (h) x.held_out = *h;
+    p.number("tolerance", x.tolerance);
+    p.boolean("vulnerable", x.vulnerable);
   });
   r.objects("suffixes", a.suffixes, [](const Reader& p, UniversalSuffix& u) {
     p.name("search", u.search, [](const std::string& n) {
