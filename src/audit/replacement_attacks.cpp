@@ -5,6 +5,9 @@
 // that close the judge's delimiters or answer format and state a verdict.
 #include "audit/replacement_attacks.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -114,6 +117,20 @@ ReplacementAttack replacement_attack(ReplacementFamily family, std::span<const I
   const auto floor =
       family == ReplacementFamily::kMasterKey ? row(answers.size()) : std::span<const double>();
   r.floor_mean = family == ReplacementFamily::kMasterKey ? mean_of(floor) : kNaN;
+  // A metric that gave every text the same score (a judge that always answers one rating) can
+  // neither reward nor punish an answer: zero hits would be no evidence of resistance.
+  const auto defined = [](double v) { return std::isfinite(v); };
+  const auto first = std::find_if(scores.begin(), scores.end(), defined);
+  bool one_score = first != scores.end();
+  for (double v : scores) one_score = one_score && (!defined(v) || v == *first);
+  for (double v : original) one_score = one_score && (!defined(v) || v == *first);
+  if (one_score) {
+    r.testable = false;
+    r.untestable = fmt::format(
+        "the metric gave every answer and candidate the same score ({}): it tells no text from "
+        "another here",
+        *first);
+  }
   const std::vector<bool> all(items.size(), true);
   std::vector<bool> held(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) held[i] = !in_search[i];
@@ -137,6 +154,7 @@ ReplacementAttack replacement_attack(ReplacementFamily family, std::span<const I
     return r;
   }
   r.held_out = measure(answers[best], row(best), original, floor, held, confidence);
+  if (!r.testable) return r;
   if (r.held_out.n == 0) {
     r.testable = false;
     r.untestable = "no held-out item has both scores";

@@ -178,6 +178,54 @@ int run_attack(const AttackRequest& args, Engine& engine) {
         "the {} held-out tasks; a finding when its Wilson lower bound exceeds {}.\n",
         r.search_tasks, r.held_out_tasks, o.tolerance);
   }
+  // The defense matrix: with several metrics (e.g. one judge under prompt=naive|delimited|
+  // sandwich|instructed), each family's held-out result side by side.
+  if (r.metrics.size() >= 2) {
+    std::vector<std::vector<std::string>> matrix{{"family"}};
+    for (const auto& a : r.metrics) matrix[0].push_back(a.metric);
+    const auto add_row = [&](const std::string& family, auto cell) {
+      std::vector<std::string> row{family};
+      bool any = false;
+      for (const auto& a : r.metrics) {
+        auto c = cell(a);
+        any |= c.has_value();
+        row.push_back(c.value_or("-"));
+      }
+      if (any) matrix.push_back(std::move(row));
+    };
+    add_row("edits (attacked items)", [](const MetricAttack& a) -> std::optional<std::string> {
+      if (!a.testable) return std::nullopt;
+      return fmt::format("{:.1f}%", 100 * a.success_rate);
+    });
+    for (ReplacementFamily f : {ReplacementFamily::kMasterKey, ReplacementFamily::kNullModel})
+      add_row(std::string(replacement_family_name(f)),
+              [f](const MetricAttack& a) -> std::optional<std::string> {
+                for (const auto& x : a.replacements)
+                  if (x.family == f)
+                    return x.testable ? fmt::format("{} [{}, {}]{}", fixed(x.held_out.rate, 3),
+                                                    fixed(x.held_out.rate_lo, 3),
+                                                    fixed(x.held_out.rate_hi, 3),
+                                                    x.vulnerable ? " VULNERABLE" : "")
+                                      : "untested";
+                return std::nullopt;
+              });
+    for (SuffixSearch f : {SuffixSearch::kUniversalPhrase, SuffixSearch::kLogprobSearch})
+      add_row(std::string(suffix_search_name(f)),
+              [f](const MetricAttack& a) -> std::optional<std::string> {
+                for (const auto& u : a.suffixes)
+                  if (u.search == f)
+                    return u.held_out.testable
+                               ? fmt::format("d {} [{}, {}]{}", fixed(u.held_out.d, 2),
+                                             fixed(u.held_out.d_lo, 2), fixed(u.held_out.d_hi, 2),
+                                             u.held_out.passed ? "" : " VULNERABLE")
+                               : "untested";
+                return std::nullopt;
+              });
+    if (matrix.size() > 1) {
+      fmt::print("\ndefense matrix (held-out results per family and metric):\n");
+      print_table(matrix, 1);
+    }
+  }
   // The universal suffixes: what each search found and its held-out (and transfer) test.
   std::vector<std::vector<std::string>> suffixes{
       {"metric", "search", "suffix", "search Δ", "held-out d [CI], p", "transfer d [CI], p"}};

@@ -110,5 +110,40 @@ TEST(ReplacementAttacks, LexicalMetricsGiveContentFreeAnswersNoCreditOverACandid
   EXPECT_TRUE(tie.vulnerable);
 }
 
+TEST(ReplacementAttacks, AJudgeWithOneRatingForEverythingIsUntestedNotResistant) {
+  // The real llama.cpp model of issue 20 rated every text 1: zero hits would read as "resists".
+  const Dataset ds = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
+  const auto items = all_items(ds);
+  std::vector<bool> in_search;
+  for (const auto& it : items) in_search.push_back(it.task % 2 == 0);
+  const attack::ScoreTexts ones = [](std::span<const ItemRef>, std::span<const std::string> t) {
+    return std::vector<double>(t.size(), 1.0);
+  };
+  const std::vector<double> original(items.size(), 1.0);
+  for (auto f : {ReplacementFamily::kMasterKey, ReplacementFamily::kNullModel}) {
+    const auto r = attack::replacement_attack(f, items, original, in_search, ones, 0.95, 0.05);
+    EXPECT_FALSE(r.testable);
+    EXPECT_FALSE(r.vulnerable);
+    EXPECT_NE(r.untestable.find("same score"), std::string::npos) << r.untestable;
+  }
+}
+
+TEST(ReplacementAttacks, SeveralMetricsGiveADefenseMatrix) {
+  const auto out = std::filesystem::path(temp_dir("probity_defense_matrix"));
+  std::filesystem::remove_all(out);
+  const auto r = run_probity("attack --data " + data_path("summeval/summeval_sample20.jsonl") +
+                             " --metric chrf --metric rougeL --family master-key,null-model"
+                             " --out " +
+                             out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto at = r.out.find("defense matrix");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string matrix = r.out.substr(at);
+  EXPECT_NE(matrix.find("master-key"), std::string::npos) << matrix;
+  EXPECT_NE(matrix.find("null-model"), std::string::npos) << matrix;
+  EXPECT_NE(matrix.find("rougeL.f"), std::string::npos) << matrix;
+  std::filesystem::remove_all(out);
+}
+
 }  // namespace
 }  // namespace probity::test
