@@ -214,7 +214,8 @@ int run_attack(const AttackRequest& args, Engine& engine) {
               [f](const MetricAttack& a) -> std::optional<std::string> {
                 for (const auto& u : a.suffixes)
                   if (u.search == f)
-                    return u.held_out.testable
+                    return u.searched && u.text.empty() ? std::string("none found")
+                           : u.held_out.testable
                                ? fmt::format("d {} [{}, {}]{}", fixed(u.held_out.d, 2),
                                              fixed(u.held_out.d_lo, 2), fixed(u.held_out.d_hi, 2),
                                              u.held_out.passed ? "" : " VULNERABLE")
