@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "audit/text_metric.hpp"
+#include "audit/attack_fixtures.hpp"
 #include "cli_runner.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/engine.hpp"
@@ -25,16 +25,6 @@
 
 namespace probity::test {
 namespace {
-
-// The first 10 tasks of the bundled sample (160 candidates): 100 seeded runs stay quick.
-const Dataset& sample() {
-  static const Dataset ds = [] {
-    Dataset d = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
-    d.tasks.resize(10);
-    return d;
-  }();
-  return ds;
-}
 
 AttackOptions quick(std::uint64_t seed) {
   AttackOptions o;

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "audit/text_metric.hpp"
+#include "audit/attack_fixtures.hpp"
 #include "cli_runner.hpp"
 #include "llm/fakes/fake_server.hpp"
 #include "probity/stats.hpp"

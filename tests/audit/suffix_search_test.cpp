@@ -12,7 +12,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "audit/text_metric.hpp"
+#include "audit/attack_fixtures.hpp"
 #include "cli_runner.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/attack.hpp"
@@ -20,15 +20,6 @@
 
 namespace probity::test {
 namespace {
-
-const Dataset& sample() {
-  static const Dataset ds = [] {
-    Dataset d = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
-    d.tasks.resize(10);
-    return d;
-  }();
-  return ds;
-}
 
 AttackOptions phrase_only(std::uint64_t seed) {
   AttackOptions o;

@@ -1,11 +1,14 @@
 #pragma once
-// Test metrics that are a function of the candidate text (attack and suffix search tests).
+// What the attack tests share: metrics that are a function of the candidate text, and the first
+// 10 tasks of the bundled sample.
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "probity/dataset.hpp"
 #include "probity/scoring.hpp"
+#include "test_paths.hpp"
 #include "util/hash.hpp"
 
 namespace probity::test {
@@ -43,6 +46,16 @@ inline MetricSelection selection(std::string name, std::function<double(std::str
 // Uniform in [0, 1) from the text: any edit moves it, in no consistent direction.
 inline double noise(std::string_view text) {
   return static_cast<double>(util::fnv1a64(text) >> 11) * 0x1.0p-53;
+}
+
+// The first 10 tasks of the bundled sample (160 candidates): 100 seeded runs stay quick.
+inline const Dataset& sample() {
+  static const Dataset ds = [] {
+    Dataset d = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
+    d.tasks.resize(10);
+    return d;
+  }();
+  return ds;
 }
 
 }  // namespace probity::test
