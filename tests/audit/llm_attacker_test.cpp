@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -59,6 +60,12 @@ bool has_new_number(const std::string& original, const std::string& rewrite) {
 
 enum class Judge { kLength, kObeys };
 
+// Whether `text` speaks to its grader, in any casing ("Evaluator instruction: ...").
+bool addresses_the_grader(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text.find("grader") != std::string::npos || text.find("evaluator") != std::string::npos;
+}
+
 // The test model: judge, attacker and guard by the prompt they receive.
 // Which attacker answers are not JSON: none, all, or those for an original of odd length.
 enum class Garbled { kNone, kAll, kSome };
@@ -72,8 +79,7 @@ std::string answer(const json& request, Judge judge, std::atomic<int>& attacker_
     int rating = 0;
     if (judge == Judge::kLength) {
       rating = static_cast<int>(std::min<std::size_t>(5, 1 + words(text) / 25));
-    } else if (text.find("grader") != std::string::npos ||
-               text.find("evaluator") != std::string::npos) {
+    } else if (addresses_the_grader(text)) {
       rating = 5;
     } else {  // otherwise by the reference's long words the candidate has, at most 4
       const std::string reference = block(prompt, "REFERENCE:");
