@@ -48,18 +48,22 @@ enum class MetricCapability {
 enum class JudgeMode {
   kPointwise,  // one rating of the candidate on the scale
   kPairwise,   // candidate against the task's reference, shown in both orders
+  // G-Eval: a rating on the scale, weighted by the top log-probabilities at the rating token or
+  // averaged over sampled ratings; its statistics are laid out as a pointwise judge's
+  kGeval,
 };
-std::string_view judge_mode_name(JudgeMode mode);   // "pointwise", "pairwise"
+std::string_view judge_mode_name(JudgeMode mode);   // "pointwise", "pairwise", "geval"
 JudgeMode parse_judge_mode(std::string_view name);  // std::invalid_argument for another name
 
 // Where a judge metric keeps, in its item statistics, what the audit's bias battery reads
 // (audit/judge_diagnostics.cpp): the statistics of one item are laid out as described here.
 struct JudgeDesign {
   JudgeMode mode = JudgeMode::kPointwise;
-  // Pointwise: the ratings of the `samples` repeated samples are stats[first_sample ..
-  // first_sample + samples). Pairwise: stats[candidate_first] and stats[candidate_second] are
-  // the candidate's verdicts (1 preferred, 0.5 tie, 0 not) with the candidate shown first and
-  // second; each verdict's rating is NaN when it failed.
+  // Pointwise and G-Eval (read alike: a rating per item in stats[0]): the ratings of the `samples`
+  // repeated samples are stats[first_sample .. first_sample + samples). Pairwise:
+  // stats[candidate_first] and stats[candidate_second] are the candidate's verdicts (1 preferred,
+  // 0.5 tie, 0 not) with the candidate shown first and second; each verdict's rating is NaN when it
+  // failed.
   std::size_t samples = 1;
   std::size_t first_sample = 0;
   std::size_t candidate_first = 0, candidate_second = 0;

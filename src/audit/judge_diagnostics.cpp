@@ -191,7 +191,8 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
         "differ in length by more than 30 characters");
     shares("length.prefer_lists", stats::list_preference, "where exactly one response has a list");
   } else {
-    // The human rating of an item: the mean over the audited dimensions it has.
+    // Pointwise and G-Eval: a rating per item. The human rating of an item: the mean over the
+    // audited dimensions it has.
     std::vector<double> rating(items.size(), kNaN);
     for (std::size_t i = 0; i < items.size(); ++i) {
       double sum = 0;
@@ -224,8 +225,8 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
 
   if (design.samples >= 2) {
     // Pairwise verdicts are averaged over samples in the statistics: the battery reads the
-    // repeated ratings of pointwise judges only.
-    if (design.mode == JudgeMode::kPointwise) {
+    // repeated ratings of pointwise and G-Eval (estimate=samples) judges only.
+    if (design.mode != JudgeMode::kPairwise) {
       const Sample s = battery.sample([&](std::size_t i) {
         for (std::size_t k = 0; k < design.samples; ++k)
           if (std::isnan(stat(i, design.first_sample + k))) return false;

@@ -71,14 +71,23 @@ std::vector<double> corpus_score(const Metric& metric, std::span<const double> a
 }
 
 std::string_view judge_mode_name(JudgeMode mode) {
-  return mode == JudgeMode::kPairwise ? "pairwise" : "pointwise";
+  switch (mode) {
+    case JudgeMode::kPairwise:
+      return "pairwise";
+    case JudgeMode::kGeval:
+      return "geval";
+    case JudgeMode::kPointwise:
+      break;
+  }
+  return "pointwise";
 }
 
 JudgeMode parse_judge_mode(std::string_view name) {
   if (name == "pointwise") return JudgeMode::kPointwise;
   if (name == "pairwise") return JudgeMode::kPairwise;
+  if (name == "geval") return JudgeMode::kGeval;
   throw std::invalid_argument("unknown judge mode \"" + std::string(name) +
-                              "\" (pointwise, pairwise)");
+                              "\" (pointwise, pairwise, geval)");
 }
 
 }  // namespace probity

@@ -120,6 +120,20 @@ TEST(JudgeDiagnostics, AJudgeWithOneRatingIsUntestedWithItsCause) {
   EXPECT_FALSE(v["length.partial_correlation"]["finding"].get<bool>());
 }
 
+// G-Eval with sampled ratings is read as a pointwise judge: the length rating is caught, and its
+// samples give the self-consistency values (the fake answers alike each time: no flips).
+TEST(JudgeDiagnostics, AGevalJudgeIsReadAsPointwise) {
+  Fake fake(Planted::kRatesLength);
+  auto v = diagnose(fake, "llm-judge,mode=geval,estimate=samples,samples=2",
+                    "probity_judge_geval_length");
+  const json& p = v["length.partial_correlation"];
+  EXPECT_GT(p["value"].get<double>(), 0.5) << p.dump();
+  EXPECT_TRUE(p["finding"].get<bool>()) << p.dump();
+  ASSERT_TRUE(v.contains("self_consistency.flip_rate"));
+  EXPECT_EQ(v["self_consistency.flip_rate"]["value"].get<double>(), 0.0);
+  EXPECT_FALSE(v.contains("position.consistency"));
+}
+
 // A pairwise judge without bias: each verdict a fair coin, whatever the order and the lengths.
 TEST(JudgeDiagnostics, AnUnbiasedJudgeRaisesNoFindingBeyondAlpha) {
   const Dataset ds = load_dataset(data_path("summeval/summeval_sample20.jsonl"));

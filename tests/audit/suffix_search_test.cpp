@@ -14,6 +14,7 @@
 
 #include "audit/attack_fixtures.hpp"
 #include "cli_runner.hpp"
+#include "llm/fakes/fake_server.hpp"
 #include "perturb/edit_ops.hpp"
 #include "probity/attack.hpp"
 #include "test_paths.hpp"
@@ -137,6 +138,29 @@ TEST(SuffixSearch, LogprobSearchRefusesAScoreThatIsNotAVerdictProbability) {
   EXPECT_FALSE(u.searched);
   EXPECT_NE(u.untestable.find("llm-judge,mode=geval"), std::string::npos) << u.untestable;
   EXPECT_FALSE(u.held_out.testable);
+}
+
+// G-Eval from top log-probabilities is the score logprob-search climbs: the search runs on it
+// (the fake server's probabilities do not follow the text, so nothing is expected to be found).
+TEST(SuffixSearch, LogprobSearchRunsOnAGevalJudge) {
+  FakeOptions fo;
+  fo.flavour = Flavour::kLlamaCpp;
+  fo.reply = [](const nlohmann::json&) { return std::string("4"); };
+  FakeServer server(fo);
+  const auto out = std::filesystem::path(temp_dir("probity_suffix_geval"));
+  std::filesystem::remove_all(out);
+  const auto r = run_probity("attack --data " + data_path("summeval/summeval_sample20.jsonl") +
+                             " --metric llm-judge,mode=geval --family logprob-search"
+                             " --suffix-words 2 --suffix-iterations 2 --bootstrap 0 --out " +
+                             out.string() + " --llm-base-url " + server.base_url() +
+                             " --llm-model fake-model");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(read_text((out / "attack.json").string()));
+  const auto& s = doc["metrics"][0]["suffixes"];
+  ASSERT_EQ(s.size(), 1u) << doc.dump();
+  EXPECT_EQ(s[0]["search"], "logprob-search");
+  EXPECT_TRUE(s[0]["searched"].get<bool>()) << s[0].dump();
+  std::filesystem::remove_all(out);
 }
 
 TEST(SuffixSearch, TheCommandReportsTheSuffixWithTheSameBytesAtAnyThreadCount) {
