@@ -52,7 +52,7 @@ __version__ = _probity.__version__
 __all__ = [
     "AuditReport", "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
-    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bleu_from_stats", "bootstrap_correlation",
+    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "attack", "audit", "benjamini_hochberg", "bleu_from_stats", "bootstrap_correlation",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
     "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
@@ -163,7 +163,9 @@ class PythonMetric:
 
     ``fn(candidates: list[str], references: list[list[str]]) -> sequence of float`` is called
     with batches of up to 256 items and must return one number per candidate (NaN for
-    undefined). Its scores are reported as ``python:<name>``.
+    undefined). A function that takes a third argument, or one named ``sources``, is also given
+    each item's source (the task's input, ``""`` when it has none), in the audit and the attack.
+    Its scores are reported as ``python:<name>``.
 
     Plain callables given to :func:`audit`, :func:`score_dataset`, :func:`score` are wrapped
     automatically with ``name=fn.__name__``. Without a ``signature`` an audit never reuses
@@ -181,6 +183,7 @@ class PythonMetric:
         # ',' separates options in metric names; whitespace would make odd record names.
         self.name = re.sub(r"[,\s]", "_", str(name))
         self.signature = signature
+        self._takes_sources = _takes_sources(fn)
 
     @property
     def record_name(self):
@@ -197,9 +200,16 @@ class PythonMetric:
         return (f"{self.record_name}|fn:{fn_name or type(self.fn).__name__}|run:{run}"
                 f"|version:probity-{__version__}")
 
-    def __call__(self, candidates, references):
-        """Scores one batch; returns a 1-D float64 array with one value per candidate."""
-        values = np.asarray(self.fn(candidates, references), dtype=np.float64)
+    def __call__(self, candidates, references, sources=None):
+        """Scores one batch; returns a 1-D float64 array with one value per candidate.
+        ``sources`` reaches a function that takes them (see the class)."""
+        if self._takes_sources:
+            if sources is None:
+                sources = [""] * len(candidates)
+            values = self.fn(candidates, references, sources)
+        else:
+            values = self.fn(candidates, references)
+        values = np.asarray(values, dtype=np.float64)
         if values.ndim != 1 or len(values) != len(candidates):
             got = (f"{len(values)} values" if values.ndim == 1
                    else f"an array of {values.ndim} dimensions")
@@ -209,6 +219,21 @@ class PythonMetric:
 
     def __repr__(self):
         return f"PythonMetric({self.fn!r}, name={self.name!r}, signature={self.signature!r})"
+
+
+def _takes_sources(fn):
+    """Whether ``fn`` accepts (candidates, references, sources)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    if "sources" in sig.parameters:
+        return True
+    try:
+        sig.bind([], [], [])
+        return True
+    except TypeError:
+        return False
 
 
 def _as_python_metric(metric):
@@ -1104,6 +1129,51 @@ def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, see
                                                   **kwargs))
     return AuditReport(self._native.audit(inputs, names, out=os.fspath(out), write=True,
                                           **kwargs))
+
+
+@_engine_function
+def attack(self, data, metrics, *, strategy=None, budget=None, steps=None, beam=None,
+           proposals=None, guard=None, families=None, copy_source=None, delta=None,
+           program_length=None, programs=None, split=None, alpha=None, bootstrap=None,
+           seed=None, threads=None, examples=None, sample=0, skip_invalid=False):
+    """Attacks metrics, as ``probity attack``: a search for content-free edits that raise each
+    metric's score, per item under a query budget, and universal edit programs chosen on a
+    seeded half of the tasks and tested on the other half (one-sided paired t, Holm).
+
+    Args:
+        data: a dataset file or a :class:`Dataset` object.
+        metrics: metric names (``"chrf"``, ``"exec:python3 scorer.py,version=2"``,
+            ``"http://127.0.0.1:8000/score"``) and/or Python callables
+            ``fn(candidates, references[, sources]) -> floats`` (see :class:`PythonMetric`),
+            called in batches of up to 256 texts. A ``scores:`` file cannot be attacked.
+        strategy, budget, steps, beam, proposals, guard, families, copy_source, delta,
+            program_length, programs, split, alpha, bootstrap, seed, threads, examples: the
+            options of ``probity attack`` (``--strategy``, ``--budget``, ...); None: its default.
+        sample: candidates, sampled with the seed as ``--sample`` (0: all).
+
+    Returns:
+        dict: what attack.json holds about the run (``search_tasks``, ``held_out_tasks``,
+        ``operators``, and per metric ``metrics[i]``: success rate, best edits, held-out
+        programs), ``None`` where it has null.
+    """
+    options = _probity.AttackOptions()  # the library's defaults, as the CLI's
+    given = dict(strategy=strategy, budget=budget, steps=steps, beam=beam, proposals=proposals,
+                 guard=guard, families=None if families is None else _names(families, []),
+                 include_content=copy_source, delta=delta, program_length=program_length,
+                 programs=programs, split=split, alpha=alpha, bootstrap=bootstrap, seed=seed,
+                 threads=threads, examples=examples)
+    for name, value in given.items():
+        if value is not None:
+            setattr(options, name, value)
+    metrics = _metric_list(metrics)
+    names = [m for m in metrics if isinstance(m, str)]
+    python_metrics = [m for m in metrics if isinstance(m, PythonMetric)]
+    inputs = _inputs(data)
+    if len(inputs) != 1:
+        raise UsageError("attack takes one dataset")
+    return self._native.attack(inputs[0], names, python_metrics=python_metrics, options=options,
+                               sample=sample, skip_invalid=skip_invalid, batch=_BATCH,
+                               run_id=uuid.uuid4().hex[:16])
 
 
 def _report_json(report):

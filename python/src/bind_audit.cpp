@@ -1,7 +1,12 @@
-// The audit (`probity audit`) with registry metrics and Python callables, and the report
-// renderings.
+// The audit (`probity audit`) and the attack (`probity attack`) with registry metrics and Python
+// callables, and the report renderings.
+#include <filesystem>
+
 #include "common.hpp"
+#include "perturb/edit_ops.hpp"
+#include "probity/attack.hpp"
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/report.hpp"
 #include "python_metric.hpp"
@@ -77,6 +82,52 @@ py::object audit(PyEngine& e, const std::vector<py::object>& data,
   return to_python(json);
 }
 
+// `probity attack` on one dataset with registry metrics and Python callables (probity.PythonMetric
+// objects, scored in batches of `batch`); returns what attack.json holds about the run, as a
+// dict. The options are the CLI's AttackOptions.
+py::object attack(PyEngine& e, const py::object& data, const std::vector<std::string>& metrics,
+                  const py::list& python_metrics, const AttackOptions& options, std::size_t sample,
+                  bool skip_invalid, std::size_t batch, const std::string& run_id) {
+  const DataInput input = inputs({data}).front();
+  nlohmann::ordered_json json;
+  {
+    // Everything that calls into Python below takes the GIL itself.
+    std::vector<MetricSelection> selected;
+    for (const auto& m : python_metrics)
+      selected.push_back(
+          python_metric_selection(m, m.attr("record_name").cast<std::string>(),
+                                  m.attr("full_signature")(run_id).cast<std::string>(), batch));
+    py::gil_scoped_release release;
+    std::lock_guard lock(e.mutex);
+    Dataset ds = input.load({skip_invalid});
+    auto items = all_items(ds);
+    if (items.empty()) throw InputError(input.name(), 0, "", "no valid items");
+    if (sample > 0) {  // the audit's and the CLI's seeded sample
+      std::vector<ItemRef> sampled;
+      for (std::size_t i : choose_sample(items.size(), sample, options.seed,
+                                         std::filesystem::path(input.name()).stem().string()))
+        sampled.push_back(items[i]);
+      items = std::move(sampled);
+    }
+    std::vector<MetricSelection> all;
+    for (const auto& m : metrics) all.push_back(select_metric(m, e.engine));
+    for (auto& m : selected) all.push_back(std::move(m));
+    check_distinct_names(all);
+    require_attackable(all);
+    const auto registry = perturb::EditOpRegistry::builtin();
+    const AttackReport r = run_attack(ds, items, all, options, registry, e.engine.llm_or_null());
+    json = {{"schema", "probity.attack/1"},
+            {"data", input.name()},
+            {"items", items.size()},
+            {"search_tasks", r.search_tasks},
+            {"held_out_tasks", r.held_out_tasks},
+            {"operators", r.operators},
+            {"metrics", nlohmann::ordered_json::array()}};
+    for (const auto& a : r.metrics) json["metrics"].push_back(report::attack_json(a));
+  }
+  return to_python(json);
+}
+
 std::string render(const std::string& json, const std::string& format, bool unicode) {
   AuditReport report = report::from_json(json);
   if (format == "text") return report::to_text(report, unicode);
@@ -100,6 +151,32 @@ void bind_audit(py::module_& m, EngineClass& engine) {
              py::arg("confidence") = d.confidence, py::arg("out") = "",
              py::arg("threads") = d.threads, py::arg("skip_invalid") = d.skip_invalid,
              py::arg("run_id") = "", py::arg("progress") = py::none(), py::arg("write") = true);
+  const AttackOptions a;
+  py::class_<AttackOptions>(m, "AttackOptions",
+                            "The options of `probity attack` (the library's defaults)")
+      .def(py::init<>())
+      .def_readwrite("strategy", &AttackOptions::strategy)
+      .def_readwrite("budget", &AttackOptions::budget)
+      .def_readwrite("steps", &AttackOptions::steps)
+      .def_readwrite("beam", &AttackOptions::beam)
+      .def_readwrite("proposals", &AttackOptions::proposals)
+      .def_readwrite("guard", &AttackOptions::guard)
+      .def_readwrite("families", &AttackOptions::families)
+      .def_readwrite("include_content", &AttackOptions::include_content)
+      .def_readwrite("delta", &AttackOptions::delta)
+      .def_readwrite("program_length", &AttackOptions::program_length)
+      .def_readwrite("programs", &AttackOptions::programs)
+      .def_readwrite("split", &AttackOptions::split)
+      .def_readwrite("alpha", &AttackOptions::alpha)
+      .def_readwrite("bootstrap", &AttackOptions::bootstrap)
+      .def_readwrite("confidence", &AttackOptions::confidence)
+      .def_readwrite("min_applied", &AttackOptions::min_applied)
+      .def_readwrite("seed", &AttackOptions::seed)
+      .def_readwrite("threads", &AttackOptions::threads)
+      .def_readwrite("examples", &AttackOptions::examples);
+  engine.def("attack", &attack, py::arg("data"), py::arg("metrics"), py::kw_only(),
+             py::arg("python_metrics") = py::list(), py::arg("options") = a, py::arg("sample") = 0,
+             py::arg("skip_invalid") = false, py::arg("batch") = 256, py::arg("run_id") = "");
   m.def("render_report", &render, py::arg("json"), py::arg("format"), py::arg("unicode") = true);
   m.def(
       "write_report",
