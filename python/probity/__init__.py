@@ -266,8 +266,10 @@ def _metric_list(metrics):
     return out
 
 
-def _batched(metric, candidates, references):
-    values = [metric(candidates[i:i + _BATCH], references[i:i + _BATCH])
+def _batched(metric, candidates, references, sources=None):
+    if sources is None:
+        sources = [""] * len(candidates)
+    values = [metric(candidates[i:i + _BATCH], references[i:i + _BATCH], sources[i:i + _BATCH])
               for i in range(0, len(candidates), _BATCH)]
     return np.concatenate(values) if values else np.zeros(0)
 
@@ -561,7 +563,7 @@ def _score_dataset(native, dataset, metrics, threads, progress):
     names = [m for m in metrics if isinstance(m, str)]
     built = iter(native.score_dataset(ds, names, threads, progress) if names else [])
     out = Scores(items=ds.items())
-    texts = refs = None
+    texts = refs = sources = None
     for m in metrics:
         if isinstance(m, str):
             for record, sig, values in next(built):
@@ -570,7 +572,9 @@ def _score_dataset(native, dataset, metrics, threads, progress):
         else:
             if texts is None:
                 texts, refs = ds.texts(), ds.references()
-            out[m.record_name] = _batched(m, texts, refs)
+                # In the order of ds.items(): the candidates of each task in turn.
+                sources = [t.source for t in ds.tasks for _ in t.candidates]
+            out[m.record_name] = _batched(m, texts, refs, sources)
             out.signatures[m.record_name] = m.full_signature()
     return out
 
@@ -591,7 +595,8 @@ def _score_texts(native, metric, candidates, references, sources, negatives, thr
     pm = _as_python_metric(metric)
     if pm is not None:
         references = _references(references, len(candidates))
-        values = _batched(pm, candidates, references)
+        values = _batched(pm, candidates, references,
+                          None if sources is None else list(sources))
         return {"names": [pm.record_name], "values": [values], "primary": 0,
                 "corpus": [float(np.mean(values)) if len(values) else float("nan")],
                 "signature": pm.full_signature()}

@@ -108,6 +108,15 @@ class AttackRoutesTest(unittest.TestCase):
         self.assertEqual(set(seen), sources)
         self.assertNotIn("", sources)
 
+        # score_dataset and score give them too, item by item.
+        ds = probity.load_dataset(SAMPLE)
+        seen.clear()
+        probity.score_dataset(ds, [length])
+        self.assertEqual(seen, [t.source for t in ds.tasks for _ in t.candidates])
+        seen.clear()
+        probity.score(length, ["a", "b"], ["r", "r"], sources=["s1", "s2"])
+        self.assertEqual(seen, ["s1", "s2"])
+
     def test_the_defaults_are_the_libraries(self):
         o = probity._probity.AttackOptions()
         self.assertEqual((o.strategy, o.budget, o.steps, o.programs), ("greedy", 200, 3, 10))
