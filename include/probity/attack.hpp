@@ -21,6 +21,7 @@ class EditOpRegistry;
 namespace llm {
 class Session;
 }
+class Engine;
 
 // AttackOptions and MetricAttack are in audit.hpp (the audit's --attack section holds them).
 
@@ -48,6 +49,21 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
                         const perturb::EditOpRegistry& registry,
                         std::shared_ptr<llm::Session> session = nullptr,
                         std::span<MetricSelection> transfer = {});
+
+// `probity attack` run from its request, as the CLI and the Python module do: the dataset
+// loaded (request.lang for tasks without one), request.sample candidates drawn with the seed as
+// the audit draws them, request.metrics selected on `engine` followed by `extra` (the Python
+// module's callables), each registry metric again on request.options.transfer_endpoint when set
+// (UsageError when an extra metric would need one), then run_attack. Writes nothing.
+struct AttackRun {
+  AttackReport report;
+  std::string data;  // the dataset's name
+  std::size_t items = 0;
+  std::vector<SkipRecord> skipped;  // invalid items left out (skip_invalid)
+  std::string llm_usage;            // the LLM session's accounting as JSON ("" without one)
+};
+AttackRun run_attack(const AttackRequest& request, Engine& engine,
+                     std::vector<MetricSelection> extra = {});
 
 // The metric `spec` on the endpoint of configuration role `role` (its llm= option set): the
 // judge a suffix is transferred to with --transfer-endpoint.

@@ -52,7 +52,7 @@ __version__ = _probity.__version__
 __all__ = [
     "AuditReport", "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
-    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "audit", "benjamini_hochberg", "bleu_from_stats", "bootstrap_correlation",
+    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "attack", "audit", "benjamini_hochberg", "bleu_from_stats", "bootstrap_correlation",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
     "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
@@ -163,7 +163,9 @@ class PythonMetric:
 
     ``fn(candidates: list[str], references: list[list[str]]) -> sequence of float`` is called
     with batches of up to 256 items and must return one number per candidate (NaN for
-    undefined). Its scores are reported as ``python:<name>``.
+    undefined). A function that takes a third argument, or one named ``sources``, is also given
+    each item's source (the task's input, ``""`` when it has none), in the audit and the attack.
+    Its scores are reported as ``python:<name>``.
 
     Plain callables given to :func:`audit`, :func:`score_dataset`, :func:`score` are wrapped
     automatically with ``name=fn.__name__``. Without a ``signature`` an audit never reuses
@@ -181,6 +183,7 @@ class PythonMetric:
         # ',' separates options in metric names; whitespace would make odd record names.
         self.name = re.sub(r"[,\s]", "_", str(name))
         self.signature = signature
+        self._takes_sources = _takes_sources(fn)
 
     @property
     def record_name(self):
@@ -197,9 +200,16 @@ class PythonMetric:
         return (f"{self.record_name}|fn:{fn_name or type(self.fn).__name__}|run:{run}"
                 f"|version:probity-{__version__}")
 
-    def __call__(self, candidates, references):
-        """Scores one batch; returns a 1-D float64 array with one value per candidate."""
-        values = np.asarray(self.fn(candidates, references), dtype=np.float64)
+    def __call__(self, candidates, references, sources=None):
+        """Scores one batch; returns a 1-D float64 array with one value per candidate.
+        ``sources`` reaches a function that takes them (see the class)."""
+        if self._takes_sources:
+            if sources is None:
+                sources = [""] * len(candidates)
+            values = self.fn(candidates, references, sources)
+        else:
+            values = self.fn(candidates, references)
+        values = np.asarray(values, dtype=np.float64)
         if values.ndim != 1 or len(values) != len(candidates):
             got = (f"{len(values)} values" if values.ndim == 1
                    else f"an array of {values.ndim} dimensions")
@@ -209,6 +219,21 @@ class PythonMetric:
 
     def __repr__(self):
         return f"PythonMetric({self.fn!r}, name={self.name!r}, signature={self.signature!r})"
+
+
+def _takes_sources(fn):
+    """Whether ``fn`` accepts (candidates, references, sources)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    if "sources" in sig.parameters:
+        return True
+    try:
+        sig.bind([], [], [])
+        return True
+    except TypeError:
+        return False
 
 
 def _as_python_metric(metric):
@@ -241,8 +266,10 @@ def _metric_list(metrics):
     return out
 
 
-def _batched(metric, candidates, references):
-    values = [metric(candidates[i:i + _BATCH], references[i:i + _BATCH])
+def _batched(metric, candidates, references, sources=None):
+    if sources is None:
+        sources = [""] * len(candidates)
+    values = [metric(candidates[i:i + _BATCH], references[i:i + _BATCH], sources[i:i + _BATCH])
               for i in range(0, len(candidates), _BATCH)]
     return np.concatenate(values) if values else np.zeros(0)
 
@@ -536,7 +563,7 @@ def _score_dataset(native, dataset, metrics, threads, progress):
     names = [m for m in metrics if isinstance(m, str)]
     built = iter(native.score_dataset(ds, names, threads, progress) if names else [])
     out = Scores(items=ds.items())
-    texts = refs = None
+    texts = refs = sources = None
     for m in metrics:
         if isinstance(m, str):
             for record, sig, values in next(built):
@@ -545,7 +572,9 @@ def _score_dataset(native, dataset, metrics, threads, progress):
         else:
             if texts is None:
                 texts, refs = ds.texts(), ds.references()
-            out[m.record_name] = _batched(m, texts, refs)
+                # In the order of ds.items(): the candidates of each task in turn.
+                sources = [t.source for t in ds.tasks for _ in t.candidates]
+            out[m.record_name] = _batched(m, texts, refs, sources)
             out.signatures[m.record_name] = m.full_signature()
     return out
 
@@ -566,7 +595,8 @@ def _score_texts(native, metric, candidates, references, sources, negatives, thr
     pm = _as_python_metric(metric)
     if pm is not None:
         references = _references(references, len(candidates))
-        values = _batched(pm, candidates, references)
+        values = _batched(pm, candidates, references,
+                          None if sources is None else list(sources))
         return {"names": [pm.record_name], "values": [values], "primary": 0,
                 "corpus": [float(np.mean(values)) if len(values) else float("nan")],
                 "signature": pm.full_signature()}
@@ -1104,6 +1134,66 @@ def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, see
                                                   **kwargs))
     return AuditReport(self._native.audit(inputs, names, out=os.fspath(out), write=True,
                                           **kwargs))
+
+
+# Keyword names of attack() that differ from the AttackOptions field they set (the CLI's flag).
+_ATTACK_ALIASES = {"copy_source": "include_content"}
+
+
+@_engine_function
+def attack(self, data, metrics, *, sample=0, skip_invalid=False, lang="", strategy=None,
+           budget=None, steps=None, beam=None, proposals=None, guard=None, families=None,
+           family=None, copy_source=None, delta=None, program_length=None, programs=None,
+           split=None, alpha=None, bootstrap=None, confidence=None, min_applied=None, seed=None,
+           threads=None, examples=None, tolerance=None, phrase_words=None,
+           phrase_candidates=None, suffix_words=None, suffix_iterations=None,
+           transfer_endpoint=None, fit=None):
+    """Attacks metrics, as ``probity attack``: a search for content-free edits that raise each
+    metric's score, per item under a query budget, and universal edit programs chosen on a
+    seeded half of the tasks and tested on the other half (one-sided paired t, Holm); the
+    replacement (master-key, null-model) and universal suffix families when selected.
+
+    Args:
+        data: a dataset file or a :class:`Dataset` object.
+        metrics: metric names (``"chrf"``, ``"exec:python3 scorer.py,version=2"``,
+            ``"http://127.0.0.1:8000/score"``) and/or Python callables
+            ``fn(candidates, references[, sources]) -> floats`` (see :class:`PythonMetric`),
+            called in batches of up to 256 texts. A ``scores:`` file cannot be attacked.
+        sample: candidates, sampled with the seed as ``--sample`` (0: all).
+        lang: the language of tasks without a ``lang`` field (``--lang``; "" detects it).
+        strategy, budget, ..., fit: the options of ``probity attack``, named as its flags with
+            underscores (``family`` and ``families`` alike); one per field of
+            :class:`AttackOptions` (``copy_source`` sets ``include_content``). None: the
+            library's default.
+
+    Returns:
+        dict: attack.json of the run (``search_tasks``, ``held_out_tasks``, ``operators``,
+        ``options``, and per metric ``metrics[i]``: success rate, best edits, held-out programs,
+        replacements, suffixes), ``None`` where it has null.
+    """
+    given = {k: v for k, v in locals().items()
+             if k not in ("self", "data", "metrics", "sample", "skip_invalid", "lang")}
+    if given["family"] is not None:
+        if given["families"] is not None:
+            raise UsageError("attack: give family or families, not both")
+        given["families"] = given["family"]
+    del given["family"]
+    native = _probity.AttackOptions()  # the library's defaults, as the CLI's
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name == "families":
+            value = _names(value, [])
+        setattr(native, _ATTACK_ALIASES.get(name, name), value)
+    metrics = _metric_list(metrics)
+    names = [m for m in metrics if isinstance(m, str)]
+    python_metrics = [m for m in metrics if isinstance(m, PythonMetric)]
+    inputs = _inputs(data)
+    if len(inputs) != 1:
+        raise UsageError("attack takes one dataset")
+    return self._native.attack(inputs[0], names, python_metrics=python_metrics, options=native,
+                               sample=sample, skip_invalid=skip_invalid, lang=lang, batch=_BATCH,
+                               run_id=uuid.uuid4().hex[:16])
 
 
 def _report_json(report):

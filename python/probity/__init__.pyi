@@ -127,7 +127,12 @@ class PythonMetric:
     @property
     def record_name(self) -> str: ...
     def full_signature(self, run_id: Optional[str] = ...) -> str: ...
-    def __call__(self, candidates: List[str], references: List[List[str]]) -> List[float]: ...
+    def __call__(
+        self,
+        candidates: List[str],
+        references: List[List[str]],
+        sources: Optional[List[str]] = ...,
+    ) -> List[float]: ...
 
 class Scores(Dict[str, npt.NDArray[np.float64]]):
     signatures: Dict[str, str]
@@ -357,6 +362,41 @@ def audit(
     min_applied: int = ...,
     dimensions: Union[str, Sequence[str], None] = ...,
 ) -> AuditReport: ...
+def attack(
+    data: _DatasetLike,
+    metrics: _Metrics,
+    *,
+    sample: int = ...,
+    skip_invalid: bool = ...,
+    lang: str = ...,
+    strategy: Optional[str] = ...,
+    budget: Optional[int] = ...,
+    steps: Optional[int] = ...,
+    beam: Optional[int] = ...,
+    proposals: Optional[int] = ...,
+    guard: Optional[str] = ...,
+    families: Union[str, Sequence[str], None] = ...,
+    family: Union[str, Sequence[str], None] = ...,
+    copy_source: Optional[bool] = ...,
+    delta: Optional[float] = ...,
+    program_length: Optional[int] = ...,
+    programs: Optional[int] = ...,
+    split: Optional[float] = ...,
+    alpha: Optional[float] = ...,
+    bootstrap: Optional[int] = ...,
+    confidence: Optional[float] = ...,
+    min_applied: Optional[int] = ...,
+    seed: Optional[int] = ...,
+    threads: Optional[int] = ...,
+    examples: Optional[int] = ...,
+    tolerance: Optional[float] = ...,
+    phrase_words: Optional[int] = ...,
+    phrase_candidates: Optional[int] = ...,
+    suffix_words: Optional[int] = ...,
+    suffix_iterations: Optional[int] = ...,
+    transfer_endpoint: Optional[str] = ...,
+    fit: Optional[bool] = ...,
+) -> Dict[str, Any]: ...
 def format_report(
     report: Union[Mapping[str, Any], _Path], format: str = ..., unicode: bool = ...
 ) -> str: ...
@@ -466,6 +506,42 @@ class Engine:
         min_applied: int = ...,
         dimensions: Union[str, Sequence[str], None] = ...,
     ) -> AuditReport: ...
+    def attack(
+        self,
+        data: _DatasetLike,
+        metrics: _Metrics,
+        *,
+        sample: int = ...,
+        skip_invalid: bool = ...,
+        lang: str = ...,
+        strategy: Optional[str] = ...,
+        budget: Optional[int] = ...,
+        steps: Optional[int] = ...,
+        beam: Optional[int] = ...,
+        proposals: Optional[int] = ...,
+        guard: Optional[str] = ...,
+        families: Union[str, Sequence[str], None] = ...,
+        family: Union[str, Sequence[str], None] = ...,
+        copy_source: Optional[bool] = ...,
+        delta: Optional[float] = ...,
+        program_length: Optional[int] = ...,
+        programs: Optional[int] = ...,
+        split: Optional[float] = ...,
+        alpha: Optional[float] = ...,
+        bootstrap: Optional[int] = ...,
+        confidence: Optional[float] = ...,
+        min_applied: Optional[int] = ...,
+        seed: Optional[int] = ...,
+        threads: Optional[int] = ...,
+        examples: Optional[int] = ...,
+        tolerance: Optional[float] = ...,
+        phrase_words: Optional[int] = ...,
+        phrase_candidates: Optional[int] = ...,
+        suffix_words: Optional[int] = ...,
+        suffix_iterations: Optional[int] = ...,
+        transfer_endpoint: Optional[str] = ...,
+        fit: Optional[bool] = ...,
+    ) -> Dict[str, Any]: ...
     def configure_llm(
         self,
         config: Optional[_Path] = ...,

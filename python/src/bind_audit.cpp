@@ -1,7 +1,9 @@
-// The audit (`probity audit`) with registry metrics and Python callables, and the report
-// renderings.
+// The audit (`probity audit`) and the attack (`probity attack`) with registry metrics and Python
+// callables, and the report renderings.
 #include "common.hpp"
+#include "probity/attack.hpp"
 #include "probity/audit.hpp"
+#include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/report.hpp"
 #include "python_metric.hpp"
@@ -77,6 +79,35 @@ py::object audit(PyEngine& e, const std::vector<py::object>& data,
   return to_python(json);
 }
 
+// `probity attack` on one dataset with registry metrics and Python callables (probity.PythonMetric
+// objects, scored in batches of `batch`); returns what attack.json holds about the run, as a
+// dict. The options are the CLI's AttackOptions.
+py::object attack(PyEngine& e, const py::object& data, const std::vector<std::string>& metrics,
+                  const py::list& python_metrics, const AttackOptions& options, std::size_t sample,
+                  bool skip_invalid, const std::string& lang, std::size_t batch,
+                  const std::string& run_id) {
+  AttackRequest request;
+  request.data = inputs({data}).front();
+  request.metrics = metrics;
+  request.options = options;
+  request.sample = sample;
+  request.skip_invalid = skip_invalid;
+  request.lang = lang;
+  nlohmann::ordered_json json;
+  {
+    // Everything that calls into Python below takes the GIL itself.
+    std::vector<MetricSelection> selected;
+    for (const auto& m : python_metrics)
+      selected.push_back(
+          python_metric_selection(m, m.attr("record_name").cast<std::string>(),
+                                  m.attr("full_signature")(run_id).cast<std::string>(), batch));
+    py::gil_scoped_release release;
+    std::lock_guard lock(e.mutex);
+    json = report::attack_document(run_attack(request, e.engine, std::move(selected)));
+  }
+  return to_python(json);
+}
+
 std::string render(const std::string& json, const std::string& format, bool unicode) {
   AuditReport report = report::from_json(json);
   if (format == "text") return report::to_text(report, unicode);
@@ -100,6 +131,40 @@ void bind_audit(py::module_& m, EngineClass& engine) {
              py::arg("confidence") = d.confidence, py::arg("out") = "",
              py::arg("threads") = d.threads, py::arg("skip_invalid") = d.skip_invalid,
              py::arg("run_id") = "", py::arg("progress") = py::none(), py::arg("write") = true);
+  const AttackOptions a;
+  py::class_<AttackOptions>(m, "AttackOptions",
+                            "The options of `probity attack` (the library's defaults)")
+      .def(py::init<>())
+      .def_readwrite("strategy", &AttackOptions::strategy)
+      .def_readwrite("budget", &AttackOptions::budget)
+      .def_readwrite("steps", &AttackOptions::steps)
+      .def_readwrite("beam", &AttackOptions::beam)
+      .def_readwrite("proposals", &AttackOptions::proposals)
+      .def_readwrite("guard", &AttackOptions::guard)
+      .def_readwrite("families", &AttackOptions::families)
+      .def_readwrite("include_content", &AttackOptions::include_content)
+      .def_readwrite("delta", &AttackOptions::delta)
+      .def_readwrite("program_length", &AttackOptions::program_length)
+      .def_readwrite("programs", &AttackOptions::programs)
+      .def_readwrite("split", &AttackOptions::split)
+      .def_readwrite("alpha", &AttackOptions::alpha)
+      .def_readwrite("bootstrap", &AttackOptions::bootstrap)
+      .def_readwrite("confidence", &AttackOptions::confidence)
+      .def_readwrite("min_applied", &AttackOptions::min_applied)
+      .def_readwrite("seed", &AttackOptions::seed)
+      .def_readwrite("threads", &AttackOptions::threads)
+      .def_readwrite("examples", &AttackOptions::examples)
+      .def_readwrite("tolerance", &AttackOptions::tolerance)
+      .def_readwrite("phrase_words", &AttackOptions::phrase_words)
+      .def_readwrite("phrase_candidates", &AttackOptions::phrase_candidates)
+      .def_readwrite("suffix_words", &AttackOptions::suffix_words)
+      .def_readwrite("suffix_iterations", &AttackOptions::suffix_iterations)
+      .def_readwrite("transfer_endpoint", &AttackOptions::transfer_endpoint)
+      .def_readwrite("fit", &AttackOptions::fit);
+  engine.def("attack", &attack, py::arg("data"), py::arg("metrics"), py::kw_only(),
+             py::arg("python_metrics") = py::list(), py::arg("options") = a, py::arg("sample") = 0,
+             py::arg("skip_invalid") = false, py::arg("lang") = "", py::arg("batch") = 256,
+             py::arg("run_id") = "");
   m.def("render_report", &render, py::arg("json"), py::arg("format"), py::arg("unicode") = true);
   m.def(
       "write_report",

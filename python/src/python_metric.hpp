@@ -1,6 +1,7 @@
 #pragma once
-// A Python callable as a probity metric, for the audit: fn(candidates: list[str],
-// references: list[list[str]]) -> sequence of float, one value per candidate (NaN: undefined).
+// A Python callable as a probity metric, for the audit and the attack: fn(candidates: list[str],
+// references: list[list[str]], sources: list[str]) -> sequence of float, one value per candidate
+// (NaN: undefined). probity.PythonMetric passes `sources` on to a function that takes them.
 #include <memory>
 #include <mutex>
 #include <span>
@@ -11,6 +12,7 @@
 #include "common.hpp"
 #include "probity/audit.hpp"
 #include "probity/metric.hpp"
+#include "probity/scoring.hpp"
 
 namespace probity::python {
 
@@ -38,8 +40,14 @@ class PythonScorer {
 
 class PythonMetric final : public Metric {
  public:
-  PythonMetric(std::string name, std::string signature, std::shared_ptr<PythonScorer> scorer)
-      : name_(std::move(name)), signature_(std::move(signature)), scorer_(std::move(scorer)) {}
+  // batch > 0: compute_stats hands it batches of that many items (Metric::prefetch), as the
+  // attack needs; 0: the caller prefetches (the audit's ExtraMetric::prefetch).
+  PythonMetric(std::string name, std::string signature, std::shared_ptr<PythonScorer> scorer,
+               std::size_t batch = 0)
+      : name_(std::move(name)),
+        signature_(std::move(signature)),
+        scorer_(std::move(scorer)),
+        batch_(batch) {}
 
   std::string name() const override { return name_; }
   std::string signature() const override { return signature_; }
@@ -54,15 +62,24 @@ class PythonMetric final : public Metric {
   std::string undefined_reason(std::span<const double>) const override {
     return "the Python metric returned NaN";
   }
+  std::size_t batch_size() const override { return batch_; }
+  void prefetch(std::span<const MetricInput> inputs) const override {
+    if (batch_ > 0) scorer_->prefetch(inputs);
+  }
 
  private:
   std::string name_;
   std::string signature_;
   std::shared_ptr<PythonScorer> scorer_;
+  std::size_t batch_ = 0;
 };
 
 // The audit hook of a Python callable: record name `spec` ("python:<name>"), `signature` as the
 // cache key and report signature.
+// The attack's selection of a Python callable, scored in batches of `batch` items.
+MetricSelection python_metric_selection(py::handle fn, const std::string& spec,
+                                        const std::string& signature, std::size_t batch);
+
 AuditOptions::ExtraMetric python_extra_metric(py::handle fn, const std::string& spec,
                                               const std::string& signature);
 

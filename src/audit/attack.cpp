@@ -667,7 +667,8 @@ std::string unattackable_reason(const MetricSelection& metric) {
   return fmt::format(
       "'{}' holds scores of fixed texts and cannot score an edited one; to attack your own "
       "scorer, run it as a metric that scores any text: exec:COMMAND (JSON lines on stdin and "
-      "stdout), http:URL (a scoring endpoint) or, from Python, a callable",
+      "stdout), http:URL (a scoring endpoint; both docs/external-scorers.md) or, from Python, a "
+      "callable (probity.attack)",
       metric.oriented_name());
 }
 

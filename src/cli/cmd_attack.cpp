@@ -29,7 +29,7 @@ using ojson = nlohmann::ordered_json;
 
 }  // namespace
 
-int run_attack(const AttackRequest& args, Engine& engine) {
+int attack_command(const AttackRequest& args, Engine& engine) {
   if (args.metrics.empty()) throw UsageError("attack: at least one --metric is required");
   const util::PlannedOutput output{args.out, "--out", {"attack.json"}};
   util::refuse_overwriting_inputs(command_inputs({args.data}, args.metrics, &engine),
@@ -38,59 +38,11 @@ int run_attack(const AttackRequest& args, Engine& engine) {
   std::error_code ec;
   std::filesystem::create_directories(args.out, ec);
   if (ec) throw OutputError(args.out, "cannot create the output directory: " + ec.message());
-  Dataset ds = args.data.load({args.skip_invalid});
-  set_default_language(ds, args.lang);
-  print_skipped(ds.skipped);
-  auto items = all_items(ds);
-  if (items.empty()) throw InputError(args.data.name(), 0, "", "no valid items");
-  if (args.sample > 0) {  // the audit's seeded sample, so --sample picks the same items
-    std::vector<ItemRef> sampled;
-    for (std::size_t i : choose_sample(items.size(), args.sample, args.options.seed,
-                                       std::filesystem::path(args.data.name()).stem().string()))
-      sampled.push_back(items[i]);
-    items = std::move(sampled);
-  }
-  std::vector<MetricSelection> metrics;
-  for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
-  check_distinct_names(metrics);
-  require_attackable(metrics);
-  const AttackOptions& o = args.options;
-  const auto registry = perturb::EditOpRegistry::builtin();
-  const auto session = engine.llm_or_null();
-  // --transfer-endpoint: each metric again, on the endpoint of that role.
-  std::vector<MetricSelection> transfer;
-  if (!o.transfer_endpoint.empty())
-    for (const auto& m : args.metrics)
-      transfer.push_back(select_metric(transfer_spec(m, o.transfer_endpoint), engine));
-  const AttackReport r = run_attack(ds, items, metrics, o, registry, session, transfer);
-
-  ojson doc = {{"schema", "probity.attack/1"},
-               {"data", args.data.name()},
-               {"items", items.size()},
-               {"search_tasks", r.search_tasks},
-               {"held_out_tasks", r.held_out_tasks},
-               {"operators", r.operators},
-               {"options",
-                {{"strategy", o.strategy},
-                 {"budget", o.budget},
-                 {"steps", o.steps},
-                 {"beam", o.beam},
-                 {"proposals", o.proposals},
-                 {"guard", o.guard},
-                 {"delta", o.delta},
-                 {"program_length", o.program_length},
-                 {"programs", o.programs},
-                 {"split", o.split},
-                 {"alpha", o.alpha},
-                 {"bootstrap", o.bootstrap},
-                 {"seed", o.seed},
-                 {"copy_source", o.include_content}}},
-               {"attacker", r.attacker.empty() ? ojson(nullptr) : ojson(r.attacker)},
-               {"guard", r.guard.empty() ? ojson(nullptr) : ojson(r.guard)},
-               {"metrics", ojson::array()}};
-  // The session's accounting, as the audit's report.json has it: an attack whose LLM work
-  // failed says so in its own file too.
-  doc["llm_usage"] = session ? ojson::parse(session->accounting().to_json()) : ojson(nullptr);
+  const AttackRun run = probity::run_attack(args, engine);
+  print_skipped(run.skipped);
+  const AttackReport& r = run.report;
+  const AttackOptions& o = r.options;
+  ojson doc = report::attack_document(run);
   std::vector<std::vector<std::string>> table{{"metric", "attacked", "mean best Δ", "queries/s",
                                                "held-out programs", "best held-out program"}};
   for (const auto& a : r.metrics) {
@@ -102,7 +54,6 @@ int run_attack(const AttackRequest& args, Engine& engine) {
                                    fixed(u.held_out.d, 2), fixed(u.held_out.d_lo, 2),
                                    fixed(u.held_out.d_hi, 2), fixed(u.held_out.p_holm, 3));
     }
-    doc["metrics"].push_back(report::attack_json(a));
 
     const double qps = a.seconds > 0 ? static_cast<double>(a.queries) / a.seconds : 0;
     std::string attacked =
@@ -382,7 +333,7 @@ void add_attack_command(CLI::App& app, Commands& commands) {
 
   commands.push_back({atc, [state](RunContext& context) {
                         return run_with_llm(state->llm, context, "", [&](Engine& engine) {
-                          return run_attack(state->request, engine);
+                          return attack_command(state->request, engine);
                         });
                       }});
 }

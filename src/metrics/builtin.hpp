@@ -12,6 +12,7 @@ void register_mi(MetricRegistry& registry);      // mi:<F>/<E>/<R>/<P>, gem, gpp
 void register_expert(MetricRegistry& registry);  // expert (ExPerT, offline realisation)
 void register_llm_judge(MetricRegistry& registry);    // llm-judge (needs an LLM session)
 void register_scores_file(MetricRegistry& registry);  // scores:FILE (a user's precomputed scores)
+void register_external(MetricRegistry& registry);     // exec:COMMAND, http:URL (user scorers)
 void register_baselines(MetricRegistry& registry);    // length, random (reference-free)
 void register_bertscore(MetricRegistry& registry);    // bertscore (pluggable token embeddings)
 // The option every reference-based metric takes, refs=<id>[|<id>...] (beside a family's own

@@ -22,6 +22,7 @@ MetricRegistry MetricRegistry::builtin() {
   metrics::register_expert(r);
   metrics::register_llm_judge(r);
   metrics::register_scores_file(r);
+  metrics::register_external(r);
   metrics::register_baselines(r);
   metrics::register_bertscore(r);
   return r;

@@ -370,6 +370,52 @@ nlohmann::ordered_json attack_json(const MetricAttack& a) {
   return j;
 }
 
+nlohmann::ordered_json attack_document(const AttackRun& run) {
+  using ojson = nlohmann::ordered_json;
+  const AttackReport& r = run.report;
+  const AttackOptions& o = r.options;
+  ojson doc = {{"schema", "probity.attack/1"},
+               {"data", run.data},
+               {"items", run.items},
+               {"search_tasks", r.search_tasks},
+               {"held_out_tasks", r.held_out_tasks},
+               {"operators", r.operators},
+               {"options",
+                {{"strategy", o.strategy},
+                 {"budget", o.budget},
+                 {"steps", o.steps},
+                 {"beam", o.beam},
+                 {"proposals", o.proposals},
+                 {"guard", o.guard},
+                 {"families", o.families},
+                 {"delta", o.delta},
+                 {"program_length", o.program_length},
+                 {"programs", o.programs},
+                 {"split", o.split},
+                 {"alpha", o.alpha},
+                 {"bootstrap", o.bootstrap},
+                 {"confidence", o.confidence},
+                 {"min_applied", o.min_applied},
+                 {"tolerance", o.tolerance},
+                 {"phrase_words", o.phrase_words},
+                 {"phrase_candidates", o.phrase_candidates},
+                 {"suffix_words", o.suffix_words},
+                 {"suffix_iterations", o.suffix_iterations},
+                 {"transfer_endpoint",
+                  o.transfer_endpoint.empty() ? ojson(nullptr) : ojson(o.transfer_endpoint)},
+                 {"fit", o.fit},
+                 {"seed", o.seed},
+                 {"copy_source", o.include_content}}},
+               {"attacker", r.attacker.empty() ? ojson(nullptr) : ojson(r.attacker)},
+               {"guard", r.guard.empty() ? ojson(nullptr) : ojson(r.guard)},
+               {"metrics", ojson::array()}};
+  for (const auto& a : r.metrics) doc["metrics"].push_back(attack_json(a));
+  // The session's accounting, as the audit's report.json has it: an attack whose LLM work
+  // failed says so in its own file too.
+  doc["llm_usage"] = run.llm_usage.empty() ? ojson(nullptr) : ojson::parse(run.llm_usage);
+  return doc;
+}
+
 namespace {
 
 ojson example_json(const PerturbationExample& e) {
