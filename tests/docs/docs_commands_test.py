@@ -74,6 +74,15 @@ NOT_RUN = {
         "only the texts of its committed fixture (tests/llm/fixtures/tokens/llama3.json): every "
         "other prompt is its HTTP 500, so probity exits 5; its --perturber llm meets the copy "
         "model's limits named for README.md's LLM example",
+    ("docs/recipes.md", "--metric 'llm-judge,mode=geval' "):
+        "the fake vLLM answers a prompt outside its tokenizer fixture "
+        "(tests/llm/fixtures/tokens/llama3.json) with synthetic tokens that have no top "
+        "log-probabilities, which probity rightly refuses; tests/metrics/geval_test.cpp replays "
+        "a real llama.cpp G-Eval run instead",
+    ("docs/recipes.md", "mode=geval,estimate=samples"):
+        "the fake vLLM's answer to a prompt without a response schema is \"ok\", never a rating, "
+        "so every item is unparseable and probity exits 5 as it should; "
+        "tests/audit/judge_diagnostics_test.cpp runs estimate=samples on a fake that rates",
 }
 
 # (document, text the command contains) -> (the exit code it has today, why). Flip an entry to
