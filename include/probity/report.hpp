@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "probity/attack.hpp"
 #include "probity/audit.hpp"
 
 namespace probity::report {
@@ -30,6 +31,10 @@ std::string to_text(const AuditReport& report, const TextOptions& options);
 // The two halves of to_text, for a caller that prints more between them (the files written).
 std::string to_text_details(const AuditReport& report, const TextOptions& options);
 std::string to_text_verdict(const AuditReport& report, const TextOptions& options);
+
+// `probity attack`'s terminal output: its tables (the per-item search, replacements, suffixes,
+// the defense matrix with two or more metrics), what the LLM attacker did, and the settings.
+std::string attack_to_text(const AttackRun& run, const TextOptions& options);
 
 // Writes report.json, report.md and report.html into `dir`.
 void write_all(const AuditReport& report, const std::string& dir);

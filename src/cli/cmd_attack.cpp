@@ -16,6 +16,7 @@
 #include "probity/audit.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
+#include "probity/report.hpp"
 #include "probity/requests.hpp"
 #include "probity/scoring.hpp"
 #include "report/json_value.hpp"
@@ -29,7 +30,7 @@ using ojson = nlohmann::ordered_json;
 
 }  // namespace
 
-int attack_command(const AttackRequest& args, Engine& engine) {
+int attack_command(const AttackRequest& args, const Console& console, Engine& engine) {
   if (args.metrics.empty()) throw UsageError("attack: at least one --metric is required");
   const util::PlannedOutput output{args.out, "--out", {"attack.json"}};
   util::refuse_overwriting_inputs(command_inputs({args.data}, args.metrics, &engine),
@@ -40,182 +41,12 @@ int attack_command(const AttackRequest& args, Engine& engine) {
   if (ec) throw OutputError(args.out, "cannot create the output directory: " + ec.message());
   const AttackRun run = probity::run_attack(args, engine);
   print_skipped(run.skipped);
-  const AttackReport& r = run.report;
-  const AttackOptions& o = r.options;
   ojson doc = report::attack_document(run);
-  std::vector<std::vector<std::string>> table{{"metric", "attacked", "mean best Δ", "queries/s",
-                                               "held-out programs", "best held-out program"}};
-  for (const auto& a : r.metrics) {
-    std::size_t found = 0;
-    std::string best_program = "-";
-    for (const auto& u : a.universal) {
-      if (u.held_out.testable && !u.held_out.passed_holm && found++ == 0)
-        best_program = fmt::format("{} (d {} [{}, {}], Holm p {})", fmt::join(u.program, "+"),
-                                   fixed(u.held_out.d, 2), fixed(u.held_out.d_lo, 2),
-                                   fixed(u.held_out.d_hi, 2), fixed(u.held_out.p_holm, 3));
-    }
-
-    const double qps = a.seconds > 0 ? static_cast<double>(a.queries) / a.seconds : 0;
-    std::string attacked =
-        a.testable ? fmt::format("{:.1f}%", 100 * a.success_rate) : std::string("not testable");
-    if (a.testable && a.not_attacked > 0)
-      attacked += fmt::format(" of {} ({} not attacked)", a.items, a.not_attacked);
-    table.push_back({a.metric, attacked, a.testable ? fixed(a.mean_best_delta) : "-",
-                     fmt::format("{:.0f}", qps),
-                     fmt::format("{}/{} significant", found, a.universal.size()), best_program});
-  }
   const std::string path = (std::filesystem::path(args.out) / "attack.json").string();
   util::write_file_atomically(path,
                               doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n");
-  print_table(table, 1);
-  for (const auto& a : r.metrics) {
-    // The cause first: a search that attacked nothing has no finding to read.
-    if (!a.testable) fmt::print("\n{}: not testable: {}\n", a.metric, a.untestable);
-    const auto& w = a.rewrites;
-    if (w.guard.empty()) continue;
-    if (a.testable && a.not_attacked > 0)
-      fmt::print(
-          "\n{}: {} item{} could not be attacked (the LLM attacker's work failed for them); the "
-          "rates are over the {} attacked\n",
-          a.metric, a.not_attacked, a.not_attacked == 1 ? "" : "s", a.items);
-    fmt::print(
-        "\n{}: {} attacker requests: {} failed, {} unparseable after re-asking{}; the LLM "
-        "attacker proposed {} rewrites: {} scored, {} repeats not scored, {} rejected by the {} "
-        "guard as adding information, {} without a guard verdict (discarded), {} over the query "
-        "budget\n",
-        a.metric, w.requests, w.attacker_failed - w.attacker_unparseable, w.attacker_unparseable,
-        w.first_attacker_error.empty() ? "" : fmt::format(" (first: {})", w.first_attacker_error),
-        w.proposed, w.scored, w.duplicates, w.rejected, w.guard, w.guard_failed, w.over_budget);
-    for (const auto& e : w.rejected_examples)
-      fmt::print("  rejected ({}/{}): {}\n", e.task_id, e.candidate_id, e.reason);
-  }
-  // The replacement families: each answer's rate on every item, and the held-out finding.
-  std::vector<std::vector<std::string>> replaced{
-      {"metric", "family", "answers' mean (candidates, empty)", "best on search half",
-       "held-out rate [95% Wilson]", "finding"}};
-  for (const auto& a : r.metrics)
-    for (const auto& x : a.replacements) {
-      const std::string family(replacement_family_name(x.family));
-      double mean = 0;
-      for (const auto& ans : x.answers) mean += ans.mean_score;
-      mean /= static_cast<double>(std::max<std::size_t>(x.answers.size(), 1));
-      const std::string means = x.family == ReplacementFamily::kMasterKey
-                                    ? fmt::format("{} ({}, {})", fixed(mean),
-                                                  fixed(x.candidates_mean), fixed(x.floor_mean))
-                                    : fmt::format("{} ({})", fixed(mean), fixed(x.candidates_mean));
-      if (!x.testable) {
-        replaced.push_back({a.metric, family, means, "-", "n/a: " + x.untestable, "untested"});
-        continue;
-      }
-      std::string shown = x.held_out.text;
-      for (auto& c : shown)
-        if (c == '\n') c = ' ';
-      if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
-      replaced.push_back({a.metric, family, means, fmt::format("\"{}\"", shown),
-                          fmt::format("{}/{} = {} [{}, {}]", x.held_out.hits, x.held_out.n,
-                                      fixed(x.held_out.rate, 3), fixed(x.held_out.rate_lo, 3),
-                                      fixed(x.held_out.rate_hi, 3)),
-                          x.vulnerable ? "VULNERABLE" : "no"});
-    }
-  if (replaced.size() > 1) {
-    fmt::print("\n");
-    print_table(replaced, 1);
-    fmt::print(
-        "\nmaster-key: every candidate replaced by a content-free string; a hit is an item where "
-        "it scores above the empty answer and at least as high as the real candidate (the "
-        "false-positive rate). null-model: one constant "
-        "answer for every item; a hit is an item where it scores above the real candidate. Ties "
-        "are not hits. The answer with the highest rate on the {} search tasks is measured on "
-        "the {} held-out tasks; a finding when its Wilson lower bound exceeds {}.\n",
-        r.search_tasks, r.held_out_tasks, o.tolerance);
-  }
-  // The defense matrix: with several metrics (e.g. one judge under prompt=naive|delimited|
-  // sandwich|instructed), each family's held-out result side by side.
-  if (r.metrics.size() >= 2) {
-    std::vector<std::vector<std::string>> matrix{{"family"}};
-    for (const auto& a : r.metrics) matrix[0].push_back(a.metric);
-    const auto add_row = [&](const std::string& family, auto cell) {
-      std::vector<std::string> row{family};
-      bool any = false;
-      for (const auto& a : r.metrics) {
-        auto c = cell(a);
-        any |= c.has_value();
-        row.push_back(c.value_or("-"));
-      }
-      if (any) matrix.push_back(std::move(row));
-    };
-    add_row("edits (attacked items)", [](const MetricAttack& a) -> std::optional<std::string> {
-      if (!a.testable) return std::nullopt;
-      return fmt::format("{:.1f}%", 100 * a.success_rate);
-    });
-    for (ReplacementFamily f : {ReplacementFamily::kMasterKey, ReplacementFamily::kNullModel})
-      add_row(std::string(replacement_family_name(f)),
-              [f](const MetricAttack& a) -> std::optional<std::string> {
-                for (const auto& x : a.replacements)
-                  if (x.family == f)
-                    return x.testable ? fmt::format("{} [{}, {}]{}", fixed(x.held_out.rate, 3),
-                                                    fixed(x.held_out.rate_lo, 3),
-                                                    fixed(x.held_out.rate_hi, 3),
-                                                    x.vulnerable ? " VULNERABLE" : "")
-                                      : "untested";
-                return std::nullopt;
-              });
-    for (SuffixSearch f : {SuffixSearch::kUniversalPhrase, SuffixSearch::kLogprobSearch})
-      add_row(std::string(suffix_search_name(f)),
-              [f](const MetricAttack& a) -> std::optional<std::string> {
-                for (const auto& u : a.suffixes)
-                  if (u.search == f)
-                    return u.searched && u.text.empty() ? std::string("none found")
-                           : u.held_out.testable
-                               ? fmt::format("d {} [{}, {}]{}", fixed(u.held_out.d, 2),
-                                             fixed(u.held_out.d_lo, 2), fixed(u.held_out.d_hi, 2),
-                                             u.held_out.passed ? "" : " VULNERABLE")
-                               : "untested";
-                return std::nullopt;
-              });
-    if (matrix.size() > 1) {
-      fmt::print("\ndefense matrix (held-out results per family and metric):\n");
-      print_table(matrix, 1);
-    }
-  }
-  // The universal suffixes: what each search found and its held-out (and transfer) test.
-  std::vector<std::vector<std::string>> suffixes{
-      {"metric", "search", "suffix", "search Δ", "held-out d [CI], p", "transfer d [CI], p"}};
-  const auto tested = [](const StrategyTest& t) {
-    if (!t.testable) return "n/a: " + t.untestable;
-    return fmt::format("{} [{}, {}], p {}{}", fixed(t.d, 2), fixed(t.d_lo, 2), fixed(t.d_hi, 2),
-                       fixed(t.p, 3), t.passed ? "" : " VULNERABLE");
-  };
-  for (const auto& a : r.metrics)
-    for (const auto& u : a.suffixes) {
-      const std::string search(suffix_search_name(u.search));
-      if (!u.searched)  // the cause once, not in every column
-        suffixes.push_back({a.metric, search, "n/a: " + u.untestable, "-", "-", "-"});
-      else if (u.text.empty())
-        suffixes.push_back({a.metric, search, "none: no word raised the score", "-", "-", "-"});
-      else
-        suffixes.push_back({a.metric, search, fmt::format("\"{}\"", u.text),
-                            fixed(u.search_mean_delta), tested(u.held_out), tested(u.transfer)});
-    }
-  if (suffixes.size() > 1) {
-    fmt::print("\n");
-    print_table(suffixes, 1);
-    fmt::print(
-        "\nsuffix: one text appended to every candidate, found on the {} search tasks "
-        "(universal-phrase: greedy, up to {} words, {} vocabulary words tried per step; "
-        "logprob-search: {} words, {} random replacements), tested on the {} held-out tasks "
-        "(one-sided paired t, alpha {}).\n",
-        r.search_tasks, o.phrase_words, o.phrase_candidates, o.suffix_words, o.suffix_iterations,
-        r.held_out_tasks, o.alpha);
-  }
-  fmt::print(
-      "\nattacked: items whose best edit ({} search, {} queries per item, up to {} {}) raises "
-      "the score by more than {}. Held-out programs: the {} best edit programs (up to {} "
-      "operators) on {} search tasks, tested on {} held-out tasks (one-sided paired t, Holm over "
-      "the programs, alpha {}). Operators: {}.\nreport: {}\n",
-      o.strategy, o.budget, o.steps, o.strategy == "llm" ? "attacker rounds" : "edits", o.delta,
-      o.programs, o.program_length, r.search_tasks, r.held_out_tasks, o.alpha,
-      fmt::join(r.operators, ", "), path);
+  fmt::print("{}report: {}\n",
+             report::attack_to_text(run, {true, console.width, console.color_stdout}), path);
   return kExitOk;
 }
 
@@ -333,7 +164,7 @@ void add_attack_command(CLI::App& app, Commands& commands) {
 
   commands.push_back({atc, [state](RunContext& context) {
                         return run_with_llm(state->llm, context, "", [&](Engine& engine) {
-                          return attack_command(state->request, engine);
+                          return attack_command(state->request, context.console, engine);
                         });
                       }});
 }

@@ -4,11 +4,12 @@
 // once and drawn by the text, Markdown, HTML and LaTeX renderers, so that all show the same
 // numbers. Each group below is implemented in its own file: format.cpp (numbers and strings),
 // test_index.cpp, verdicts.cpp, grid.cpp, scorecard.cpp, correlation_tables.cpp,
-// attack_table.cpp, effect_tables.cpp, run_tables.cpp, text_table.cpp, latex.cpp.
+// attack_tables.cpp, effect_tables.cpp, run_tables.cpp, text_table.cpp, latex.cpp.
 #include <cstddef>
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -192,8 +193,15 @@ Table scorecard_table(const TestIndex& index, const Symbols& sym);
 // The pooled table per dataset (metrics, then baselines), its --level tables and its preference
 // agreement table, after a summary over datasets when there are several.
 std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym);
-// --attack: per metric and dataset, what the search found (rows empty without an attack).
-Table attack_table(const TestIndex& index, const Symbols& sym);
+// The attack's tables (attack_tables.cpp): the per-item search and held-out programs, the
+// replacement families, the universal suffixes, the defense matrix (two or more metrics); each
+// with rows empty when the attacks have none of it. attack_tables: those with rows, in order.
+Table attack_search_table(std::span<const MetricAttack> attacks, double alpha, const Symbols& sym);
+Table replacement_table(std::span<const MetricAttack> attacks, const Symbols& sym);
+Table suffix_table(std::span<const MetricAttack> attacks, const Symbols& sym);
+Table defense_matrix(std::span<const MetricAttack> attacks, const Symbols& sym);
+std::vector<Table> attack_tables(std::span<const MetricAttack> attacks, double alpha,
+                                 const Symbols& sym);
 // Every judge metric's bias battery (rows empty without a judge metric).
 Table judge_diagnostics_table(const AuditReport& report, const Symbols& sym);
 // --rank: significance clusters per (dataset, level, statistic), one row per dimension.

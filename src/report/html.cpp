@@ -503,7 +503,8 @@ std::string to_html(const AuditReport& report) {
   out += "<nav class=\"toc\">";
   if (!correlations.empty()) out += "<a href=\"#correlation\">Human correlation</a>";
   if (!rankings.empty()) out += "<a href=\"#ranking\">Significance clusters</a>";
-  Table attack = attack_table(index, sym);
+  auto attacks = attack_tables(report.attacks, report.alpha, sym);
+  Table attack = attacks.empty() ? Table{} : attacks.front();
   if (!attack.rows.empty()) out += "<a href=\"#attack\">Attack</a>";
   Table judge = judge_diagnostics_table(report, sym);
   if (!judge.rows.empty()) out += "<a href=\"#judge\">Judge diagnostics</a>";
@@ -554,6 +555,12 @@ std::string to_html(const AuditReport& report) {
                             a.dataset, e.task_id, e.candidate_id, e.original, e.attacked,
                             "Attacked", sym);
     out += "</div>\n";
+    // The replacement families, the universal suffixes and the defense matrix.
+    for (std::size_t k = 1; k < attacks.size(); ++k) {
+      append(out, {"<h3>", esc(attacks[k].title), "</h3>\n"});
+      attacks[k].title.clear();
+      out += html_table(attacks[k], "attack");
+    }
     out += "</section>\n";
   }
   if (!rankings.empty()) {

@@ -166,7 +166,10 @@ std::vector<std::string> write_exports(const AuditReport& report, const std::str
     for (const auto& t : correlation_tables(index, sym)) add(fmt::format("correlation-{}", ++n), t);
     n = 0;
     for (const auto& t : ranking_tables(index, sym)) add(fmt::format("ranking-{}", ++n), t);
-    add("attack", attack_table(index, sym));
+    add("attack", attack_search_table(report.attacks, report.alpha, sym));
+    add("attack-replacement", replacement_table(report.attacks, sym));
+    add("attack-suffix", suffix_table(report.attacks, sym));
+    add("attack-defense", defense_matrix(report.attacks, sym));
     add("judge-diagnostics", judge_diagnostics_table(report, sym));
     for (StrategyKind kind : kKinds) {
       Grid grid = build_grid(index, kind);

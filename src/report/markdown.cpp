@@ -183,8 +183,7 @@ std::string to_markdown(const AuditReport& report) {
     out += "## Human correlation\n\n";
     for (const auto& t : correlations) out += md_section(t, "###");
   }
-  if (Table attack = attack_table(index, sym); !attack.rows.empty())
-    out += md_section(attack, "##");
+  for (const auto& t : attack_tables(report.attacks, report.alpha, sym)) out += md_section(t, "##");
   if (Table judge = judge_diagnostics_table(report, sym); !judge.rows.empty())
     out += md_section(judge, "##");
   auto rankings = ranking_tables(index, sym);

@@ -36,7 +36,7 @@ std::string to_text_details(const AuditReport& report, const TextOptions& option
   };
   for (const auto& t : correlation_tables(index, sym)) add(t);
   for (const auto& t : ranking_tables(index, sym)) add(t);
-  if (Table attack = attack_table(index, sym); !attack.rows.empty()) add(attack);
+  for (const auto& t : attack_tables(report.attacks, report.alpha, sym)) add(t);
   if (Table judge = judge_diagnostics_table(report, sym); !judge.rows.empty()) add(judge);
   for (StrategyKind kind : kKinds) {
     Grid grid = build_grid(index, kind);

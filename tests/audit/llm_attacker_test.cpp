@@ -280,7 +280,7 @@ TEST(LlmAttacker, AnAttackerThatDoesNotAnswerInJsonFailsTheRunWithItsCause) {
       EXPECT_EQ(e["unparsed"], 10);
     }
   EXPECT_TRUE(attacker_row) << doc["llm_usage"].dump();
-  EXPECT_NE(r.out.find("not testable: the LLM attacker's work failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("n/a: the LLM attacker's work failed"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("0.0%"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("10 attacker requests: 0 failed, 10 unparseable"), std::string::npos)
       << r.out;

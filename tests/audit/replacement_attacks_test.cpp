@@ -136,7 +136,7 @@ TEST(ReplacementAttacks, SeveralMetricsGiveADefenseMatrix) {
                              " --out " +
                              out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto at = r.out.find("defense matrix");
+  const auto at = r.out.find("Defense matrix");
   ASSERT_NE(at, std::string::npos) << r.out;
   const std::string matrix = r.out.substr(at);
   EXPECT_NE(matrix.find("master-key"), std::string::npos) << matrix;
