@@ -15,6 +15,7 @@
 #include "audit/cache.hpp"
 #include "audit/excerpt.hpp"
 #include "audit/judge_diagnostics.hpp"
+#include "audit/judge_pairs.hpp"
 #include "audit/request_checks.hpp"
 #include "llm/session.hpp"
 #include "perturb/edit_ops.hpp"
@@ -764,6 +765,8 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
         boot.threads = options.threads;
         auto diagnostics =
             audit::judge_diagnostics(ds, items, texts, stats[0], *design, human, boot);
+        for (auto& v : audit::human_pair_diagnostics(ds, items, metrics[m], *design, boot))
+          diagnostics.values.push_back(std::move(v));
         diagnostics.dataset = name;
         diagnostics.metric = metrics[m].oriented_name();
         report.judge_diagnostics.push_back(std::move(diagnostics));

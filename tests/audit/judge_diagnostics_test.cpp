@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -118,6 +121,89 @@ TEST(JudgeDiagnostics, AJudgeWithOneRatingIsUntestedWithItsCause) {
             "every rating is the same (no variance to share out)")
       << v["self_consistency.icc"].dump();
   EXPECT_FALSE(v["length.partial_correlation"]["finding"].get<bool>());
+}
+
+// The first `n` tasks of LFQA-E (Chinese), with their expert pairs, as a file.
+std::string lfqa_head(std::size_t n, const std::string& name) {
+  const auto path = std::filesystem::path(temp_dir(name)) / "lfqa.jsonl";
+  std::filesystem::create_directories(path.parent_path());
+  std::ifstream in(data_path("lfqa_e/lfqa_e_zh.jsonl"));
+  std::ofstream out(path);
+  std::string line;
+  for (std::size_t i = 0; i < n && std::getline(in, line); ++i) out << line << "\n";
+  return path.string();
+}
+
+// What the length-preferring fake must agree with: per decisive expert pair, 1 when the longer
+// answer is the preferred one, 0 when the shorter is, 0.5 for equal lengths (its two orders then
+// disagree and ties=disagree makes a tie).
+double longer_agreement(const std::string& data) {
+  std::ifstream in(data);
+  double sum = 0;
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    const json t = json::parse(line);
+    std::map<std::string, std::size_t> size;
+    for (const auto& c : t["candidates"]) size[c["id"]] = c["text"].get<std::string>().size();
+    for (const auto& p : t["pairs"]) {
+      if (p["preferred"] == "tie") continue;
+      const std::size_t a = size.at(p["a"]), b = size.at(p["b"]);
+      const double score_a = a > b ? 1.0 : a < b ? 0.0 : 0.5;
+      sum += p["preferred"] == "a" ? score_a : 1.0 - score_a;
+      ++n;
+    }
+  }
+  return sum / static_cast<double>(n);
+}
+
+std::map<std::string, json> diagnose_pairs(const Fake& fake, const std::string& data,
+                                           const std::string& name) {
+  const auto out = std::filesystem::path(temp_dir(name)) / "out";
+  const auto r = run_probity("audit --data " + data +
+                             " --metric llm-judge,mode=pairwise --degrade none --manipulate none"
+                             " --bootstrap 200 --out " +
+                             out.string() + fake.flags());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(read_text((out / "report.json").string()));
+  std::map<std::string, json> values;
+  for (const auto& v : report["judge_diagnostics"][0]["values"]) values[v["name"]] = v;
+  EXPECT_NE(r.out.find("human_pairs.agreement"), std::string::npos) << r.out;
+  return values;
+}
+
+// The pairwise judge is also asked about the experts' own pairs (candidate against candidate):
+// a judge that prefers the longer answer agrees with the experts exactly as often as the longer
+// answer is the one they preferred; an always-first judge calls every pair a tie.
+TEST(JudgeDiagnostics, APairwiseJudgeIsMeasuredOnTheHumanPairs) {
+  const std::string data = lfqa_head(40, "probity_judge_pairs");
+  {
+    Fake fake(Planted::kLonger);
+    auto v = diagnose_pairs(fake, data, "probity_judge_pairs_longer");
+    const json& a = v["human_pairs.agreement"];
+    ASSERT_TRUE(a.contains("value")) << a.dump();
+    EXPECT_NEAR(a["value"].get<double>(), longer_agreement(data), 1e-12) << a.dump();
+    EXPECT_GT(a["n"].get<int>(), 50) << a.dump();
+    EXPECT_LE(a["low"].get<double>(), a["value"].get<double>()) << a.dump();
+    EXPECT_GE(a["high"].get<double>(), a["value"].get<double>()) << a.dump();
+    EXPECT_GE(v["human_pairs.position_consistency"]["value"].get<double>(), 0.95);
+    std::cout << "prefers-longer judge on " << a["n"] << " expert pairs: agreement " << a["value"]
+              << " [" << a["low"] << ", " << a["high"] << "]\n";
+  }
+  {
+    Fake fake(Planted::kAlwaysFirst);
+    auto v = diagnose_pairs(fake, data, "probity_judge_pairs_first");
+    EXPECT_EQ(v["human_pairs.agreement"]["value"].get<double>(), 0.5);
+    EXPECT_EQ(v["human_pairs.position_consistency"]["value"].get<double>(), 0.0);
+    EXPECT_EQ(v["human_pairs.tie_rate"]["value"].get<double>(), 1.0);
+  }
+  std::filesystem::remove_all(std::filesystem::path(data).parent_path());
+}
+
+// A dataset without human pairs has no human_pairs values at all.
+TEST(JudgeDiagnostics, NoHumanPairsNoHumanPairValues) {
+  Fake fake(Planted::kAlwaysFirst);
+  auto v = diagnose(fake, "llm-judge,mode=pairwise", "probity_judge_no_pairs");
+  EXPECT_FALSE(v.contains("human_pairs.agreement"));
 }
 
 // G-Eval with sampled ratings is read as a pointwise judge: the length rating is caught, and its
