@@ -371,7 +371,6 @@ nlohmann::ordered_json attack_json(const MetricAttack& a) {
 }
 
 nlohmann::ordered_json attack_document(const AttackRun& run) {
-  using ojson = nlohmann::ordered_json;
   const AttackReport& r = run.report;
   const AttackOptions& o = r.options;
   ojson doc = {{"schema", "probity.attack/1"},
