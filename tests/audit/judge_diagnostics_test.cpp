@@ -109,8 +109,9 @@ TEST(JudgeDiagnostics, ALengthRatingPointwiseJudgeIsCaught) {
   EXPECT_TRUE(p["finding"].get<bool>()) << p.dump();
 }
 
-// The real llama.cpp model of issue 20 rated every item alike: the partial correlation and the ICC
-// are then undefined, and the report says why rather than "undefined on these items".
+// The real tiny llama.cpp model (a 264k-parameter llama2.c checkpoint) rated every item alike: the
+// partial correlation and the ICC are then undefined, and the report says why rather than
+// "undefined on these items".
 TEST(JudgeDiagnostics, AJudgeWithOneRatingIsUntestedWithItsCause) {
   Fake fake(Planted::kConstant);
   auto v = diagnose(fake, "llm-judge,samples=2", "probity_judge_constant");

@@ -111,7 +111,8 @@ TEST(ReplacementAttacks, LexicalMetricsGiveContentFreeAnswersNoCreditOverACandid
 }
 
 TEST(ReplacementAttacks, AJudgeWithOneRatingForEverythingIsUntestedNotResistant) {
-  // The real llama.cpp model of issue 20 rated every text 1: zero hits would read as "resists".
+  // The real tiny llama.cpp model (a 264k-parameter llama2.c checkpoint) rated every text 1: zero
+  // hits would read as "resists".
   const Dataset ds = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
   const auto items = all_items(ds);
   std::vector<bool> in_search;
