@@ -446,6 +446,39 @@ PairPreference length_preference(std::string_view output_1, std::string_view out
 PairPreference list_preference(std::string_view output_1, std::string_view output_2,
                                double preference);
 
+// Logistic regression by maximum likelihood with outcomes in [0, 1] (a fraction is a soft label:
+// y log p + (1 - y) log(1 - p) per row), as statsmodels GLM(y, X, family=Binomial()).fit() gives
+// it. `x` is n rows x p columns, row-major, with the intercept column included by the caller.
+// Newton-Raphson from 0 until the largest step is below 1e-12 (relative) or 100 iterations;
+// `converged` is false when it does not settle or a coefficient leaves [-50, 50] (the outcomes are
+// separated: no finite maximum). std::invalid_argument for a shape mismatch or y outside [0, 1].
+struct LogisticFit {
+  std::vector<double> coefficients;
+  bool converged = false;
+  std::size_t iterations = 0;
+};
+LogisticFit logistic_regression(std::span<const double> x, std::size_t columns,
+                                std::span<const double> y);
+
+// AlpacaEval's length-controlled win rate (Dubois et al. 2024, "Length-Controlled AlpacaEval"),
+// for one system against a baseline over n pairs: `preference[i]` is 1 when the system's output
+// won, 0 when the baseline's won, 0.5 for a tie; `delta_length[i]` = length of the system's output
+// minus the baseline's (AlpacaEval: code points). The GLM of length_controlled_v1,
+//   P(system wins) = logistic(theta + beta * tanh(delta / sd(delta))),  sd with ddof = 1,
+// is fitted by logistic_regression on the soft labels, and the LC win rate is its prediction with
+// no length difference, logistic(theta). AlpacaEval's formula also has a per-instruction
+// difficulty term taken from its leaderboard and fits with an L1 penalty chosen by 5-fold CV;
+// neither exists for a user's own tasks, so this is the unpenalised fit of the length term (beta
+// > 0: the judge rewards the longer output). NaN (with `defined` false) when sd(delta) is 0 or the
+// fit has no finite maximum: every verdict on one side (all 0 or all 1), or the verdicts separated
+// by length; then the data cannot tell the length effect from the system's.
+struct LengthControlled {
+  double win_rate = 0, lc_win_rate = 0, beta = 0, theta = 0;
+  bool defined = false;
+};
+LengthControlled length_controlled_win_rate(std::span<const double> preference,
+                                            std::span<const double> delta_length);
+
 // The partial Pearson correlation of x and y given z:
 //   (r_xy - r_xz r_yz) / sqrt((1 - r_xz^2)(1 - r_yz^2)),
 // equal to the Pearson correlation of the residuals of x and y after least-squares regression on

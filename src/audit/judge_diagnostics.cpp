@@ -6,7 +6,10 @@
 //   position.bias = prefer_first - prefer_second (JudgeLM's delta_bias with its sign; 0 without
 //   position bias);
 //   length.prefer_longer and length.prefer_lists (AlpacaEval) on the judge's combined verdicts,
-//   the candidate as output_1 and the reference as output_2.
+//   the candidate as output_1 and the reference as output_2;
+//   length.lc_win_rate[SYSTEM], AlpacaEval's length-controlled win rate of each system against
+//   the reference (src/stats/length_control.cpp), and length.lc_shift[SYSTEM] = LC win rate -
+//   raw win rate (0 for a judge whose verdicts do not follow length).
 // Pointwise judges: length.partial_correlation, the partial Pearson correlation of the rating with
 //   the candidate's length in words given the human rating (the mean over the audited
 //   dimensions): what the judge rewards in length beyond what the humans do.
@@ -17,11 +20,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "probity/text.hpp"
+#include "text/utf8.hpp"
 #include "util/hash.hpp"
 
 namespace probity::audit {
@@ -93,6 +99,10 @@ std::vector<double> gather(const Sample& s, std::span<const std::size_t> positio
   out.reserve(positions.size());
   for (std::size_t p : positions) out.push_back(of(s.items[p]));
   return out;
+}
+
+std::string system_of(const Dataset& ds, const ItemRef& item) {
+  return ds.tasks[item.task].candidates[item.candidate].system;
 }
 
 double words(std::string_view text) {
@@ -190,6 +200,64 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
         },
         "differ in length by more than 30 characters");
     shares("length.prefer_lists", stats::list_preference, "where exactly one response has a list");
+    // AlpacaEval's length-controlled win rate of each system against the reference, and how far
+    // it moves the raw win rate: what the judge's verdicts would be with no length difference.
+    std::set<std::string> systems;
+    for (std::size_t i : s.items) systems.insert(system_of(ds, items[i]));
+    for (const auto& system : systems) {
+      const Sample sys = battery.sample([&](std::size_t i) {
+        return system_of(ds, items[i]) == system && !std::isnan(stat(i, design.candidate_first)) &&
+               !std::isnan(stat(i, design.candidate_second)) && !std::isnan(stat(i, 0));
+      });
+      std::vector<double> delta(sys.items.size());
+      for (std::size_t k = 0; k < sys.items.size(); ++k) {
+        const std::size_t i = sys.items[k];
+        delta[k] =
+            static_cast<double>(text::code_points(texts[i])) -
+            static_cast<double>(text::code_points(ds.tasks[items[i].task].references[0].text));
+      }
+      auto fit = [&](std::span<const std::size_t> p) {
+        std::vector<double> pref, d;
+        for (std::size_t pos : p) {
+          pref.push_back(stat(sys.items[pos], 0));
+          d.push_back(delta[pos]);
+        }
+        return stats::length_controlled_win_rate(pref, d);
+      };
+      const std::set<std::size_t> tasks(sys.clusters.begin(), sys.clusters.end());
+      std::vector<std::size_t> all(sys.items.size());
+      std::iota(all.begin(), all.end(), std::size_t{0});
+      const auto full = fit(all);
+      std::string cause;
+      if (sys.items.size() < kMinPairs || tasks.size() < kMinPairs)
+        cause = fmt::format("{} pairs from {} tasks (needs {} of each)", sys.items.size(),
+                            tasks.size(), kMinPairs);
+      else if (std::all_of(delta.begin(), delta.end(), [&](double v) { return v == delta[0]; }))
+        cause = "every pair differs in length by the same amount";
+      else if (!full.defined && (full.win_rate == 0 || full.win_rate == 1))
+        cause = fmt::format("the system {} every pair (the GLM has no finite fit)",
+                            full.win_rate == 1 ? "won" : "lost");
+      else if (!full.defined)
+        cause = "the verdicts are separated by length (the GLM has no finite fit)";
+      const std::string label = system.empty() ? std::string("(no system)") : system;
+      auto lc = battery.value(
+          fmt::format("length.lc_win_rate[{}]", label), sys,
+          [&](std::span<const std::size_t> p) { return fit(p).lc_win_rate; }, std::nullopt);
+      auto shift = battery.value(
+          fmt::format("length.lc_shift[{}]", label), sys,
+          [&](std::span<const std::size_t> p) {
+            const auto r = fit(p);
+            return r.lc_win_rate - r.win_rate;
+          },
+          0.0);
+      for (auto* d : {&lc, &shift}) {
+        if (cause.empty()) continue;
+        d->untested = cause;
+        d->finding = false;
+      }
+      out.values.push_back(std::move(lc));
+      out.values.push_back(std::move(shift));
+    }
   } else {
     // Pointwise and G-Eval: a rating per item. The human rating of an item: the mean over the
     // audited dimensions it has.

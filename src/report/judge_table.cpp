@@ -37,9 +37,10 @@ Table judge_diagnostics_table(const AuditReport& report, const Symbols& sym) {
   t.note =
       "position: JudgeLM's consistency under swapped order and prefer-first/second shares (bias "
       "= prefer_first - prefer_second); length: AlpacaEval's prefer-longer and prefer-lists "
-      "shares (pairwise) or the partial correlation of the rating with length given the human "
-      "rating (pointwise); self_consistency: repeated verdicts (samples=k). FINDING: the CI "
-      "excludes the unbiased value.";
+      "shares and each system's length-controlled win rate against the reference (lc_shift = LC "
+      "- raw win rate) for pairwise judges, the partial correlation of the rating with length "
+      "given the human rating for pointwise ones; self_consistency: repeated verdicts "
+      "(samples=k). FINDING: the CI excludes the unbiased value.";
   return t;
 }
 

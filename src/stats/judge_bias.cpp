@@ -17,18 +17,6 @@ void require_same_length(std::size_t a, std::size_t b, const char* what) {
   if (a != b) throw std::invalid_argument(std::string(what) + ": inputs differ in length");
 }
 
-// Unicode code points of a UTF-8 text (a malformed byte counts as one), as Python's len().
-std::size_t code_points(std::string_view s) {
-  std::size_t n = 0;
-  while (!s.empty()) {
-    char32_t cp = 0;
-    const std::size_t len = text::decode_utf8(s, cp);
-    s.remove_prefix(len == 0 ? 1 : len);
-    ++n;
-  }
-  return n;
-}
-
 bool is_word(char32_t c) {
   if (c < 0x80)
     return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
@@ -127,8 +115,8 @@ bool alpaca_contains_list(std::string_view text) {
 PairPreference length_preference(std::string_view output_1, std::string_view output_2,
                                  double preference, std::size_t significant_delta) {
   const auto [best, worse] = ranked(output_1, output_2, preference);
-  const auto lb = static_cast<double>(code_points(best));
-  const auto lw = static_cast<double>(code_points(worse));
+  const auto lb = static_cast<double>(text::code_points(best));
+  const auto lw = static_cast<double>(text::code_points(worse));
   return {std::abs(lb - lw) > static_cast<double>(significant_delta), lb > lw};
 }
 

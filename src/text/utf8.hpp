@@ -21,6 +21,18 @@ inline std::size_t decode_utf8(std::string_view s, char32_t& cp) {
   return static_cast<std::size_t>(n);
 }
 
+// Unicode code points of a UTF-8 text, as Python's len() on it (a malformed byte counts as one).
+inline std::size_t code_points(std::string_view s) {
+  std::size_t n = 0;
+  while (!s.empty()) {
+    char32_t cp = 0;
+    const std::size_t len = decode_utf8(s, cp);
+    s.remove_prefix(len == 0 ? 1 : len);
+    ++n;
+  }
+  return n;
+}
+
 // Appends the UTF-8 encoding of `cp` (a code point of at most U+10FFFF).
 inline void append_utf8(std::string& out, char32_t cp) {
   utf8proc_uint8_t buf[4];

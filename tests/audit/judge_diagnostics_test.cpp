@@ -99,6 +99,68 @@ TEST(JudgeDiagnostics, ALengthPreferringPairwiseJudgeIsCaught) {
   EXPECT_FALSE(v["position.bias"]["finding"].get<bool>());
   EXPECT_EQ(v["length.prefer_longer"]["value"].get<double>(), 1.0);
   EXPECT_TRUE(v["length.prefer_longer"]["finding"].get<bool>());
+  // Verdicts that follow length exactly leave the length-controlled win rate without a finite
+  // fit: each system's row says why instead of showing a number.
+  std::size_t lc_rows = 0;
+  for (const auto& [name, value] : v) {
+    if (name.rfind("length.lc_", 0) != 0) continue;
+    ++lc_rows;
+    const std::string cause = value["untested"];
+    EXPECT_TRUE(cause.find("no finite fit") != std::string::npos) << name << ": " << cause;
+  }
+  EXPECT_EQ(lc_rows, 2u * 16u);  // two rows for each of SummEval's 16 systems
+}
+
+// A judge that rewards length (P(win) = logistic(3 tanh(delta / sd))) on a system no better than
+// the reference at equal length whose answers are longer on average: its raw win rate is
+// inflated, the length-controlled one is near even, and the shift is a finding.
+TEST(JudgeDiagnostics, LengthControlTakesBackWhatLengthWon) {
+  Dataset ds;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> extra(12, 20);  // words the candidate has over the reference
+  std::uniform_real_distribution<double> u(0, 1);
+  MetricStats stats;
+  stats.num_stats = 4;
+  for (std::size_t t = 0; t < 200; ++t) {
+    Task task;
+    task.task_id = "t" + std::to_string(t);
+    const int ref_words = 40 + static_cast<int>(rng() % 20);
+    const int cand_words = std::max(1, ref_words + static_cast<int>(std::lround(extra(rng))));
+    Reference ref;
+    for (int w = 0; w < ref_words; ++w) ref.text += "word ";
+    task.references.push_back(ref);
+    Candidate c;
+    c.id = "c" + std::to_string(t);
+    c.system = "S";
+    for (int w = 0; w < cand_words; ++w) c.text += "word ";
+    task.candidates.push_back(c);
+    ds.tasks.push_back(task);
+    // Characters: 5 per word; sd of the difference about 100.
+    const double delta = 5.0 * (cand_words - ref_words);
+    const double win = u(rng) < 1 / (1 + std::exp(-3 * std::tanh(delta / 100))) ? 1.0 : 0.0;
+    stats.stats.insert(stats.stats.end(), {win, 0.0, win, win});
+  }
+  const auto items = all_items(ds);
+  std::vector<std::string_view> texts;
+  for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
+  JudgeDesign design;
+  design.mode = JudgeMode::kPairwise;
+  design.candidate_first = 2;
+  design.candidate_second = 3;
+  stats::BootstrapOptions boot;
+  boot.resamples = 300;
+  boot.seed = 1;
+  const auto d = audit::judge_diagnostics(ds, items, texts, stats, design, {}, boot);
+  std::map<std::string, JudgeDiagnostic> v;
+  for (const auto& x : d.values) v[x.name] = x;
+  const auto& lc = v.at("length.lc_win_rate[S]");
+  const auto& shift = v.at("length.lc_shift[S]");
+  ASSERT_TRUE(lc.untested.empty()) << lc.untested;
+  const double raw = lc.value - shift.value;
+  EXPECT_GT(raw, 0.65);
+  EXPECT_LT(std::abs(lc.value - 0.5), 0.1) << lc.value;
+  EXPECT_TRUE(shift.finding) << shift.low << " " << shift.high;
+  EXPECT_LT(shift.high, 0.0);
 }
 
 TEST(JudgeDiagnostics, ALengthRatingPointwiseJudgeIsCaught) {
@@ -222,6 +284,7 @@ TEST(JudgeDiagnostics, AGevalJudgeIsReadAsPointwise) {
 }
 
 // A pairwise judge without bias: each verdict a fair coin, whatever the order and the lengths.
+
 TEST(JudgeDiagnostics, AnUnbiasedJudgeRaisesNoFindingBeyondAlpha) {
   const Dataset ds = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
   const auto items = all_items(ds);
@@ -259,6 +322,15 @@ TEST(JudgeDiagnostics, AnUnbiasedJudgeRaisesNoFindingBeyondAlpha) {
               << untested[name] << " untested)\n";
     EXPECT_LE(findings[name], 11) << name;
   }
+  // The length-controlled shift of each of the 16 systems (20 tasks each): 1,600 tests.
+  int shift_findings = 0, shift_untested = 0;
+  for (const auto& [name, count] : findings)
+    if (name.rfind("length.lc_shift[", 0) == 0) shift_findings += count;
+  for (const auto& [name, count] : untested)
+    if (name.rfind("length.lc_shift[", 0) == 0) shift_untested += count;
+  std::cout << "length.lc_shift: " << shift_findings << " findings in " << 16 * runs << " ("
+            << shift_untested << " untested)\n";
+  EXPECT_LE(shift_findings, 16 * runs / 10);
 }
 
 }  // namespace
