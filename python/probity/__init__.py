@@ -50,7 +50,7 @@ from ._probity import (
 __version__ = _probity.__version__
 
 __all__ = [
-    "AuditReport", "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
+    "AttackResult", "AuditReport", "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
     "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "attack", "audit", "benjamini_hochberg", "bleu_from_stats", "bootstrap_correlation",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
@@ -1167,9 +1167,10 @@ def attack(self, data, metrics, *, sample=0, skip_invalid=False, lang="", strate
             library's default.
 
     Returns:
-        dict: attack.json of the run (``search_tasks``, ``held_out_tasks``, ``operators``,
-        ``options``, and per metric ``metrics[i]``: success rate, best edits, held-out programs,
-        replacements, suffixes), ``None`` where it has null.
+        AttackResult: a ``dict`` with attack.json of the run (``search_tasks``,
+        ``held_out_tasks``, ``operators``, ``options``, and per metric ``metrics[i]``: success
+        rate, best edits, held-out programs, replacements, suffixes; ``None`` where it has null),
+        whose :meth:`AttackResult.text` gives the tables ``probity attack`` prints.
     """
     given = {k: v for k, v in locals().items()
              if k not in ("self", "data", "metrics", "sample", "skip_invalid", "lang")}
@@ -1191,9 +1192,11 @@ def attack(self, data, metrics, *, sample=0, skip_invalid=False, lang="", strate
     inputs = _inputs(data)
     if len(inputs) != 1:
         raise UsageError("attack takes one dataset")
-    return self._native.attack(inputs[0], names, python_metrics=python_metrics, options=native,
-                               sample=sample, skip_invalid=skip_invalid, lang=lang, batch=_BATCH,
-                               run_id=uuid.uuid4().hex[:16])
+    document, text = self._native.attack(inputs[0], names, python_metrics=python_metrics,
+                                         options=native, sample=sample,
+                                         skip_invalid=skip_invalid, lang=lang, batch=_BATCH,
+                                         run_id=uuid.uuid4().hex[:16])
+    return AttackResult(document, text)
 
 
 def _report_json(report):
@@ -1212,6 +1215,24 @@ def format_report(report, format="text", unicode=True):
         unicode: Unicode box drawing in text tables (False: ASCII, as ``--ascii``).
     """
     return _probity.render_report(_report_json(report), format, unicode)
+
+
+class AttackResult(dict):
+    """The result of :func:`attack`: the content of attack.json as a ``dict`` (docs/attack.md),
+    with the tables ``probity attack`` prints: the per-item search and held-out programs, the
+    replacement families, the universal suffixes and, for two or more metrics, the defense
+    matrix."""
+
+    def __init__(self, document, text):
+        super().__init__(document)
+        self._text = text
+
+    def text(self):
+        """The attack's tables as ``probity attack`` prints them (Unicode box drawing)."""
+        return self._text
+
+    def __str__(self):
+        return self._text
 
 
 class AuditReport(dict):

@@ -81,7 +81,7 @@ py::object audit(PyEngine& e, const std::vector<py::object>& data,
 
 // `probity attack` on one dataset with registry metrics and Python callables (probity.PythonMetric
 // objects, scored in batches of `batch`); returns what attack.json holds about the run, as a
-// dict. The options are the CLI's AttackOptions.
+// dict, and its text tables. The options are the CLI's AttackOptions.
 py::object attack(PyEngine& e, const py::object& data, const std::vector<std::string>& metrics,
                   const py::list& python_metrics, const AttackOptions& options, std::size_t sample,
                   bool skip_invalid, const std::string& lang, std::size_t batch,
@@ -94,6 +94,7 @@ py::object attack(PyEngine& e, const py::object& data, const std::vector<std::st
   request.skip_invalid = skip_invalid;
   request.lang = lang;
   nlohmann::ordered_json json;
+  std::string text;
   {
     // Everything that calls into Python below takes the GIL itself.
     std::vector<MetricSelection> selected;
@@ -103,9 +104,13 @@ py::object attack(PyEngine& e, const py::object& data, const std::vector<std::st
                                   m.attr("full_signature")(run_id).cast<std::string>(), batch));
     py::gil_scoped_release release;
     std::lock_guard lock(e.mutex);
-    json = report::attack_document(run_attack(request, e.engine, std::move(selected)));
+    const AttackRun run = run_attack(request, e.engine, std::move(selected));
+    json = report::attack_document(run);
+    text = report::attack_to_text(run, {});
   }
-  return to_python(json);
+  // attack.json's content and the tables `probity attack` prints (rendered while the run is
+  // at hand: attack.json is not read back).
+  return py::make_tuple(to_python(json), text);
 }
 
 std::string render(const std::string& json, const std::string& format, bool unicode) {

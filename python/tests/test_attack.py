@@ -80,6 +80,11 @@ class AttackRoutesTest(unittest.TestCase):
                 self.assertEqual(comparable(other), builtin, other["metric"])
             self.assertEqual([e["metric"] for e in entries],
                              ["chrf", exec_spec, http_spec, "python:chrf_py"])
+            # The tables `probity attack` prints come with it; four metrics: a defense matrix.
+            self.assertIsInstance(report, probity.AttackResult)
+            self.assertIn("Defense matrix", report.text())
+            for entry in entries:
+                self.assertIn(entry["metric"], report.text())
 
             # The CLI on the same file and options writes the same numbers.
             out = os.path.join(tmp, "cli")
