@@ -10,7 +10,9 @@
 // JSON line per server, {"kind": "llm"|"tei"|"vllm_embed", "model": MODEL, "url": URL}, in the
 // order given (an LLM's URL is its /v1 base), and serves until standard input reaches EOF or it
 // gets SIGTERM or SIGINT. The servers are the in-process ones of probity_tests, unchanged; what
-// the LLM fakes' "model" writes is copy_model() below.
+// the LLM fakes' "model" writes is copy_model() below, except that a model named
+// judge-<behaviour> (overlap, gullible, first, longer) answers probity's judge prompts as the
+// simulated judge of tests/llm/fakes/judge_models.hpp does.
 #include <signal.h>
 #include <unistd.h>
 
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "llm/fakes/fake_server.hpp"
+#include "llm/fakes/judge_models.hpp"
 #include "metrics/fakes/embed_server.hpp"
 
 namespace {
@@ -97,7 +100,8 @@ std::string copy_model(const json& request) {
 int usage(const char* why) {
   std::cerr << "probity_fake_servers: " << why
             << "\nusage: probity_fake_servers [--llm MODEL]... [--tei MODEL]... "
-               "[--vllm-embed MODEL]... [--embed-tokenizer roberta|golden]\n";
+               "[--vllm-embed MODEL]... [--embed-tokenizer roberta|golden]\n"
+               "  --llm judge-overlap|judge-gullible|judge-first|judge-longer: a simulated judge\n";
   return 2;
 }
 
@@ -151,6 +155,13 @@ int main(int argc, char** argv) {
         o.flavour = Flavour::kVllm;
         o.model = model;
         o.reply = copy_model;
+        if (model.starts_with("judge-")) {
+          const auto behaviour = probity::test::judge_behaviour_named(model.substr(6));
+          if (!behaviour) return usage(("unknown judge behaviour in " + model).c_str());
+          o.reply = [b = *behaviour](const json& request) {
+            return probity::test::judge_answer(request, b).value_or(copy_model(request));
+          };
+        }
         llms.push_back(std::make_unique<FakeServer>(o));
         url = llms.back()->base_url();
       } else {
