@@ -187,8 +187,15 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
       // A share of a handful of pairs, or of pairs from a handful of tasks, carries no verdict:
       // its bootstrap CI over tasks collapses (too narrow to hold its confidence).
       if (counted < kMinPairs || tasks.size() < kMinPairs) {
-        d.untested = fmt::format("{} pairs from {} tasks {} (needs {} of each)", counted,
-                                 tasks.size(), what, kMinPairs);
+        // A tie has no better output and never counts: say so when ties are what is missing.
+        std::size_t ties = 0;
+        for (std::size_t i : s.items) ties += stat(i, 0) == 0.5 ? 1 : 0;
+        d.untested = fmt::format("{} pairs from {} tasks {} (needs {} of each){}", counted,
+                                 tasks.size(), what, kMinPairs,
+                                 ties == 0 ? std::string()
+                                           : fmt::format("; {} of {} verdicts are ties, which "
+                                                         "never count",
+                                                         ties, s.items.size()));
         d.finding = false;
       }
       out.values.push_back(std::move(d));

@@ -72,10 +72,12 @@ int with_llm_failures(int code, const std::shared_ptr<llm::Session>& session,
       if (checked < u.unparsed)
         causes +=
             fmt::format("{}not parseable {}", causes.empty() ? "" : ", ", u.unparsed - checked);
-      fmt::print(stderr,
-                 "probity: {} of {} structured answers from '{}' ({}) stayed unusable after "
-                 "re-asking: {}\n",
-                 u.unparsed, u.questions, u.endpoint, u.model, causes);
+      // Judges read without re-asking (G-Eval reads a rating from free text) say so.
+      fmt::print(stderr, "probity: {} of {} structured answers from '{}' ({}) {}: {}\n", u.unparsed,
+                 u.questions, u.endpoint, u.model,
+                 u.reasks > 0 ? fmt::format("stayed unusable after {} re-asks", u.reasks)
+                              : std::string("were unusable"),
+                 causes);
     }
   }
   if (!over) return code;

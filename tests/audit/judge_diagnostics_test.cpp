@@ -89,6 +89,10 @@ TEST(JudgeDiagnostics, AnAlwaysFirstJudgeIsCaught) {
   EXPECT_LE(v["position.consistency"]["value"].get<double>(), 0.05);
   EXPECT_GE(v["position.prefer_first"]["value"].get<double>(), 0.95);
   EXPECT_TRUE(v["position.bias"]["finding"].get<bool>());
+  // Its two orders always disagree: every combined verdict is a tie, which the length shares
+  // cannot use, and the report says that rather than only "0 pairs".
+  const std::string cause = v["length.prefer_longer"]["untested"];
+  EXPECT_NE(cause.find("320 of 320 verdicts are ties"), std::string::npos) << cause;
 }
 
 TEST(JudgeDiagnostics, ALengthPreferringPairwiseJudgeIsCaught) {
