@@ -401,6 +401,21 @@ double brier_score(std::span<const int> labels, std::span<const double> probabil
 double expected_calibration_error(std::span<const int> labels,
                                   std::span<const double> probabilities, std::size_t bins = 10);
 
+// ---- Agreement among human raters (src/stats/krippendorff.cpp) ---------------------------------
+
+// Krippendorff's alpha (Krippendorff 1980; 2011 "Computing Krippendorff's Alpha-Reliability") over
+// units rated by any number of raters: `ratings[u]` holds the values unit u received (missing
+// ratings are simply absent). Units with fewer than two values are not pairable and left out. With
+// n_c the frequency of value c among the pairable values (n in all) and n_uc within unit u (m_u in
+// all), D_o = sum_u (sum_{c,k} n_uc n_uk delta(c,k) / (m_u (m_u - 1))) m_u / n,
+// D_e = sum_{c,k} n_c n_k delta(c,k) / (n (n - 1)), alpha = 1 - D_o / D_e, as NLTK's
+// AnnotationTask.alpha computes it. delta: nominal 1 for c != k; interval (c - k)^2; ordinal
+// (sum_{g from c to k} n_g - (n_c + n_k) / 2)^2 over the sorted values. NaN without pairable units
+// or when D_e is 0 (one value throughout: NLTK returns 1 there, which claims an agreement the
+// data cannot show).
+enum class AlphaMetric { kNominal, kInterval, kOrdinal };
+double krippendorff_alpha(std::span<const std::vector<double>> ratings, AlphaMetric metric);
+
 // ---- Bias and consistency of LLM judges (src/stats/judge_bias.cpp) -----------------------------
 
 // JudgeLM's position statistics (eval_model_judgement.py calculate_metrics), for verdicts given
