@@ -247,23 +247,29 @@ JudgeDiagnostics judge_diagnostics(const Dataset& ds, std::span<const ItemRef> i
       else if (!full.defined)
         cause = "the verdicts are separated by length (the GLM has no finite fit)";
       const std::string label = system.empty() ? std::string("(no system)") : system;
-      auto lc = battery.value(
-          fmt::format("length.lc_win_rate[{}]", label), sys,
-          [&](std::span<const std::size_t> p) { return fit(p).lc_win_rate; }, std::nullopt);
-      auto shift = battery.value(
-          fmt::format("length.lc_shift[{}]", label), sys,
+      const std::string lc_name = fmt::format("length.lc_win_rate[{}]", label);
+      const std::string shift_name = fmt::format("length.lc_shift[{}]", label);
+      if (!cause.empty()) {  // no bootstrap of a value that has none
+        for (const std::string* name : {&lc_name, &shift_name}) {
+          JudgeDiagnostic d;
+          d.name = *name;
+          d.n = sys.items.size();
+          if (name == &shift_name) d.unbiased = 0.0;
+          d.untested = cause;
+          out.values.push_back(std::move(d));
+        }
+        continue;
+      }
+      out.values.push_back(battery.value(
+          lc_name, sys, [&](std::span<const std::size_t> p) { return fit(p).lc_win_rate; },
+          std::nullopt));
+      out.values.push_back(battery.value(
+          shift_name, sys,
           [&](std::span<const std::size_t> p) {
             const auto r = fit(p);
             return r.lc_win_rate - r.win_rate;
           },
-          0.0);
-      for (auto* d : {&lc, &shift}) {
-        if (cause.empty()) continue;
-        d->untested = cause;
-        d->finding = false;
-      }
-      out.values.push_back(std::move(lc));
-      out.values.push_back(std::move(shift));
+          0.0));
     }
   } else {
     // Pointwise and G-Eval: a rating per item. The human rating of an item: the mean over the
