@@ -63,6 +63,23 @@ struct Fake {
   std::unique_ptr<FakeServer> server;
 };
 
+// The candidates' texts of `items`, as the battery reads them.
+std::vector<std::string_view> candidate_texts(const Dataset& ds, std::span<const ItemRef> items) {
+  std::vector<std::string_view> texts;
+  for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
+  return texts;
+}
+
+// Pairwise statistics laid out as the judge metric writes them: the combined verdict, failures,
+// then the candidate's verdict shown first and shown second.
+JudgeDesign pairwise_design() {
+  JudgeDesign design;
+  design.mode = JudgeMode::kPairwise;
+  design.candidate_first = 2;
+  design.candidate_second = 3;
+  return design;
+}
+
 // The audit's judge diagnostics of `metric` on the SummEval sample, by name.
 std::map<std::string, json> diagnose(const Fake& fake, const std::string& metric,
                                      const std::string& name) {
@@ -145,12 +162,8 @@ TEST(JudgeDiagnostics, LengthControlTakesBackWhatLengthWon) {
     stats.stats.insert(stats.stats.end(), {win, 0.0, win, win});
   }
   const auto items = all_items(ds);
-  std::vector<std::string_view> texts;
-  for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
-  JudgeDesign design;
-  design.mode = JudgeMode::kPairwise;
-  design.candidate_first = 2;
-  design.candidate_second = 3;
+  const auto texts = candidate_texts(ds, items);
+  const JudgeDesign design = pairwise_design();
   stats::BootstrapOptions boot;
   boot.resamples = 300;
   boot.seed = 1;
@@ -292,12 +305,8 @@ TEST(JudgeDiagnostics, AGevalJudgeIsReadAsPointwise) {
 TEST(JudgeDiagnostics, AnUnbiasedJudgeRaisesNoFindingBeyondAlpha) {
   const Dataset ds = load_dataset(data_path("summeval/summeval_sample20.jsonl"));
   const auto items = all_items(ds);
-  std::vector<std::string_view> texts;
-  for (const auto& it : items) texts.push_back(ds.tasks[it.task].candidates[it.candidate].text);
-  JudgeDesign design;
-  design.mode = JudgeMode::kPairwise;
-  design.candidate_first = 2;
-  design.candidate_second = 3;
+  const auto texts = candidate_texts(ds, items);
+  const JudgeDesign design = pairwise_design();
   std::map<std::string, int> findings, untested;
   const int runs = 100;
   for (int seed = 0; seed < runs; ++seed) {
