@@ -512,4 +512,45 @@ struct SelfConsistency {
 };
 SelfConsistency self_consistency(std::span<const double> ratings, std::size_t samples);
 
+// ---- Power analysis, signed-rank, sign and McNemar tests, replicability -------------------------
+//
+// Each in its own file of src/stats/ and equal to its reference (statsmodels 0.13.5, SciPy 1.10.1,
+// SacreROUGE) to 1e-9 relative on tests/golden/<file>.json (README.md there says how each was
+// made). `Alternative` reads as above: kGreater is statsmodels' "larger" and SciPy's "greater"
+// (the effect or difference is positive), kLess is "smaller" / "less". Undefined results are NaN;
+// inputs a reference rejects as malformed (k > n, p outside [0, 1]) are std::invalid_argument.
+
+// Power of the one-sample (paired: on the differences) t-test, statsmodels TTestPower.power
+// (src/stats/power.cpp): with df = nobs - 1, ncp = effect_size sqrt(nobs) and the Student-t
+// critical values at alpha (one tail) or alpha / 2 (two-sided), the noncentral t's probability
+// beyond them; two-sided adds BOTH tails (the far one is not dropped). effect_size is the
+// standardized mean difference mean / sd (a negative one has power for kLess). The critical values
+// are exact: statsmodels gets them from SciPy's stdtrit, good to only ~1e-9, which moves its power
+// by up to ~1e-8 relative (tests/golden/README.md). NaN unless nobs > 1 and 0 < alpha < 1, and
+// beyond a noncentrality of 65,536, where Boost's noncentral t stops (and SciPy aborts).
+double ttest_power(double effect_size, double nobs, double alpha, Alternative alternative);
+// TTestPower.solve_power for nobs: the real-valued n >= 2 at which ttest_power(effect_size, n,
+// alpha) equals `power`, to full double precision (statsmodels also searches n >= 2, but stops at
+// 1e-5). NaN when effect_size is 0 (statsmodels raises), the direction cannot reach the power
+// (kGreater with effect_size < 0, kLess with > 0: statsmodels fails to converge), the power is
+// already exceeded at n = 2, or power or alpha is outside (0, 1).
+double ttest_nobs(double effect_size, double power, double alpha, Alternative alternative);
+// TTestPower.solve_power for effect_size: the minimum detectable effect at `nobs`, the d with
+// ttest_power(d, nobs, alpha) = power: positive for kTwoSided (whose power is symmetric in d) and
+// kGreater, NEGATIVE for kLess, as statsmodels returns it. NaN unless nobs > 1, alpha < power < 1
+// (a test has power alpha at d = 0; below that no effect is needed) and 0 < alpha < 1.
+double ttest_mde(double nobs, double power, double alpha, Alternative alternative);
+
+// Power of the z-test of two independent correlations r1, r2, each on `nobs` items (Fisher z):
+// q = atanh(r1) - atanh(r2), z = q / sqrt(2 / (nobs - 3)); equal to statsmodels
+// NormalIndPower().power(effect_size=q, nobs1=nobs - 3, ratio=1, alpha, alternative), both tails
+// for kTwoSided. kGreater: r1 > r2. NaN unless -1 < r1, r2 < 1, nobs > 3 and 0 < alpha < 1.
+double correlation_difference_power(double r1, double r2, double nobs, double alpha,
+                                    Alternative alternative);
+// The real-valued nobs > 3 (per correlation) at which that power equals `power`, to full
+// precision. NaN when r1 == r2, when the direction cannot reach the power (kGreater with r1 < r2,
+// kLess with r1 > r2), and unless alpha < power < 1, 0 < alpha < 1 and -1 < r1, r2 < 1.
+double correlation_difference_nobs(double r1, double r2, double power, double alpha,
+                                   Alternative alternative);
+
 }  // namespace probity::stats
