@@ -553,4 +553,31 @@ double correlation_difference_power(double r1, double r2, double nobs, double al
 double correlation_difference_nobs(double r1, double r2, double power, double alpha,
                                    Alternative alternative);
 
+// Wilcoxon signed-rank test on paired differences, scipy.stats.wilcoxon(d, zero_method,
+// correction, alternative, method) of SciPy 1.10.1 (src/stats/wilcoxon.cpp):
+//  - zero differences: kWilcox drops them before ranking; kPratt ranks them with the others, then
+//    drops them (the normal approximation's mean and variance corrected as Cureton 1967); kZsplit
+//    ranks them and gives half their rank sum to each side.
+//  - kAuto is kExact for at most 50 differences (zeros counted), else kApprox. Any zero switches
+//    kExact to kApprox (SciPy warns). Ties keep kExact: the exact distribution is that of
+//    untied ranks 1..n, read at int(r_plus) (a rank sum of .5 is truncated), as SciPy does.
+//  - statistic: min(r_plus, r_minus) for kTwoSided, r_plus otherwise.
+//  - kApprox: z = (T - mean - c) / se, se with the tie correction sum t (t^2 - 1) / 48; the
+//    continuity correction c = 0.5 sign(T - mean) (two-sided), 0.5 (kGreater), -0.5 (kLess).
+// NaN statistic and p for no differences, any NaN difference, and (kWilcox, kPratt) only zero
+// differences (SciPy raises ValueError). Exact: O(n^3) time, O(n^2) memory.
+enum class WilcoxonZeroMethod { kWilcox, kPratt, kZsplit };
+enum class WilcoxonMethod { kAuto, kExact, kApprox };
+struct WilcoxonResult {
+  double statistic = std::numeric_limits<double>::quiet_NaN();
+  double p = std::numeric_limits<double>::quiet_NaN();
+  double z = std::numeric_limits<double>::quiet_NaN();  // kApprox only (SciPy's zstatistic)
+  WilcoxonMethod method = WilcoxonMethod::kApprox;      // what ran: kExact or kApprox
+  std::size_t n = 0;                                    // differences ranked
+};
+WilcoxonResult wilcoxon(std::span<const double> differences,
+                        WilcoxonZeroMethod zero_method = WilcoxonZeroMethod::kWilcox,
+                        bool correction = false, Alternative alternative = Alternative::kTwoSided,
+                        WilcoxonMethod method = WilcoxonMethod::kAuto);
+
 }  // namespace probity::stats
