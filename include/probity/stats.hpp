@@ -580,4 +580,21 @@ WilcoxonResult wilcoxon(std::span<const double> differences,
                         bool correction = false, Alternative alternative = Alternative::kTwoSided,
                         WilcoxonMethod method = WilcoxonMethod::kAuto);
 
+// scipy.stats.binomtest(k, n, p, alternative).pvalue of SciPy 1.10.1 (src/stats/sign_test.cpp):
+// kLess P(X <= k), kGreater P(X >= k); kTwoSided P(X <= k) plus the far tail's outcomes that are
+// no likelier than k, "no likelier" with SciPy's slack pmf <= pmf(k) (1 + 1e-7), capped at 1 (1
+// when k = np). NaN for n = 0 (SciPy raises); std::invalid_argument for k > n or p outside
+// [0, 1].
+double binom_test(std::size_t k, std::size_t n, double p = 0.5,
+                  Alternative alternative = Alternative::kTwoSided);
+// The sign test of paired differences: binomtest(k = #positive, n = #nonzero, p = 0.5,
+// alternative); zero differences are counted and left out. NaN p without a nonzero difference
+// (SciPy raises for n = 0) or with a NaN difference (a sign nobody knows).
+struct SignTestResult {
+  std::size_t positive = 0, negative = 0, zeros = 0;
+  double p = std::numeric_limits<double>::quiet_NaN();
+};
+SignTestResult sign_test(std::span<const double> differences,
+                         Alternative alternative = Alternative::kTwoSided);
+
 }  // namespace probity::stats
