@@ -597,4 +597,17 @@ struct SignTestResult {
 SignTestResult sign_test(std::span<const double> differences,
                          Alternative alternative = Alternative::kTwoSided);
 
+// McNemar's test of a paired 2x2 table, statsmodels mcnemar(table, exact, correction) with b =
+// table[0][1] and c = table[1][0], the discordant counts (the diagonal does not enter;
+// src/stats/mcnemar.cpp). exact: statistic min(b, c), p = min(1, 2 P(X <= min(b, c))) for X ~
+// Binomial(b + c, 1/2), 1 for b = c = 0. Otherwise statistic (|b - c| - correction)^2 / (b + c)
+// and p from chi-square with 1 df; statsmodels' correction is not clipped at 0, so b = c gives
+// 1 / (b + c). b = c = 0 without exact is NaN (statsmodels divides by zero: statistic inf and p 0
+// with correction, NaN without).
+struct McNemarResult {
+  double statistic = std::numeric_limits<double>::quiet_NaN();
+  double p = std::numeric_limits<double>::quiet_NaN();
+};
+McNemarResult mcnemar(std::size_t b, std::size_t c, bool exact = true, bool correction = true);
+
 }  // namespace probity::stats
