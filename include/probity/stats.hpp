@@ -610,4 +610,27 @@ struct McNemarResult {
 };
 McNemarResult mcnemar(std::size_t b, std::size_t c, bool exact = true, bool correction = true);
 
+// Replicability across K datasets, SacreROUGE's partial_conjunction_pvalue_test(method=
+// "bonferroni") (src/stats/partial_conjunction.cpp; Benjamini & Heller 2008, as Dror et al. 2017
+// use it for NLP): given one p-value per dataset for the same null hypothesis, in how many
+// datasets is it rejected, with the family-wise error at alpha? With p_(1) <= ... <= p_(K) (equal
+// ones by index), the Bonferroni partial-conjunction p-value of "the effect exists in at least u
+// of the K datasets" is (K - u + 1) p_(u); its running maximum over u (the nested nulls tested
+// in order) is the p-value reported, and k = #{u : running maximum <= alpha} datasets, those of
+// the k smallest p-values, are where the null is rejected. std::invalid_argument for a p-value
+// outside [0, 1] (NaN included); K = 0 gives k = 0.
+struct PartialConjunctionResult {
+  std::size_t k = 0;                     // the estimated number of datasets with an effect
+  std::vector<std::size_t> significant;  // those datasets' indices, smallest p first
+  // [u - 1]: the (monotone) partial-conjunction p-value of "at least u of K", capped at 1; k
+  // counts the uncapped values, as SacreROUGE does (different only for alpha >= 1).
+  std::vector<double> p_values;
+};
+PartialConjunctionResult partial_conjunction_test(std::span<const double> p_values,
+                                                  double alpha = 0.05);
+// Benjamini & Heller's Bonferroni p-value of "at least u of K" alone: min(1, (K - u + 1) p_(u)),
+// without the running maximum. std::invalid_argument unless 1 <= u <= K, and for p-values as
+// partial_conjunction_test.
+double partial_conjunction_pvalue(std::span<const double> p_values, std::size_t u);
+
 }  // namespace probity::stats
