@@ -581,10 +581,10 @@ WilcoxonResult wilcoxon(std::span<const double> differences,
                         WilcoxonMethod method = WilcoxonMethod::kAuto);
 
 // scipy.stats.binomtest(k, n, p, alternative).pvalue of SciPy 1.10.1 (src/stats/sign_test.cpp):
-// kLess P(X <= k), kGreater P(X >= k); kTwoSided P(X <= k) plus the far tail's outcomes that are
-// no likelier than k, "no likelier" with SciPy's slack pmf <= pmf(k) (1 + 1e-7), capped at 1 (1
-// when k = np). NaN for n = 0 (SciPy raises); std::invalid_argument for k > n or p outside
-// [0, 1].
+// kLess P(X <= k), kGreater P(X >= k); kTwoSided k's tail (away from the mode np) plus the
+// outcomes of the other tail no likelier than k, "no likelier" with SciPy's slack pmf <= pmf(k)
+// (1 + 1e-7), capped at 1 (1 when k = np). NaN for n = 0 (SciPy raises); std::invalid_argument for
+// k > n or p outside [0, 1].
 double binom_test(std::size_t k, std::size_t n, double p = 0.5,
                   Alternative alternative = Alternative::kTwoSided);
 // The sign test of paired differences: binomtest(k = #positive, n = #nonzero, p = 0.5,
