@@ -58,8 +58,21 @@ struct PairedTResult {
   double smd = 0.0;
   // normal_ppf(0.975) * (sd_delta / sqrt(n)) / sqrt((var_pert + var_orig) / 2); NaN with d.
   double smd_ci_half_width = 0.0;
+  double pooled_sd = 0.0;  // sqrt((var_pert + var_orig) / 2), d's denominator
 };
 PairedTResult paired_t(std::span<const double> perturbed, std::span<const double> original);
+
+// Equivalence of a paired test (TOST, the two one-sided t-tests of statsmodels' ttost_paired)
+// with the margin given in d units, i.e. margin * pooled_sd in score units:
+//   p_above_lower: H0 mean delta <= -margin * pooled_sd against H1 mean delta > -margin * sd;
+//   p_below_upper: H0 mean delta >= +margin * pooled_sd against H1 mean delta < +margin * sd.
+// p_below_upper < alpha is "a rise of the margin or more is ruled out" (the upper one-sided
+// 1 - alpha bound of d is below the margin); p_above_lower likewise for a drop. The pooled sd is
+// taken as known, as d itself takes it. NaN where the t-test is undefined.
+struct PairedEquivalence {
+  double p_above_lower = 0.0, p_below_upper = 0.0;
+};
+PairedEquivalence paired_equivalence(const PairedTResult& test, double margin);
 
 // The standardised mean difference of the audit's tests (Cohen's d form):
 //   d = (mean_pert - mean_orig) / sqrt((var_pert + var_orig) / 2), sample variances (ddof 1),

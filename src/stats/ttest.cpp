@@ -77,7 +77,7 @@ PairedTResult paired_t(std::span<const double> perturbed, std::span<const double
   if (r.n < 2) {
     r.mean_delta = r.n == 1 ? perturbed[0] - original[0] : kNaN;
     r.sd_delta = r.t = r.df = r.p_two_sided = r.p_less = r.p_greater = kNaN;
-    r.smd = r.smd_ci_half_width = kNaN;
+    r.smd = r.smd_ci_half_width = r.pooled_sd = kNaN;
     return r;
   }
   const double n = static_cast<double>(r.n);
@@ -95,10 +95,28 @@ PairedTResult paired_t(std::span<const double> perturbed, std::span<const double
   r.p_two_sided = student_t_cdf(-std::abs(r.t), r.df) * 2.0;
 
   r.smd = smd(perturbed, original);
-  r.smd_ci_half_width = std::isfinite(r.smd) ? normal_ppf(0.975) * (r.sd_delta / std::sqrt(n)) /
-                                                   pooled_sd(perturbed, original)
-                                             : kNaN;
+  r.pooled_sd = pooled_sd(perturbed, original);
+  r.smd_ci_half_width =
+      std::isfinite(r.smd) ? normal_ppf(0.975) * (r.sd_delta / std::sqrt(n)) / r.pooled_sd : kNaN;
   return r;
+}
+
+PairedEquivalence paired_equivalence(const PairedTResult& test, double margin) {
+  PairedEquivalence e{kNaN, kNaN};
+  const double se = test.sd_delta / std::sqrt(static_cast<double>(test.n));
+  if (test.n < 2 || !std::isfinite(test.mean_delta) || !(se >= 0.0) ||
+      !std::isfinite(test.pooled_sd))
+    return e;
+  const double bound = margin * test.pooled_sd;
+  // P(T <= x / se): with differences that do not vary the statistic is +-inf (p 0 or 1, as
+  // SciPy gives), and undefined only at 0 / 0.
+  auto cdf = [&](double x) {
+    if (se > 0.0) return student_t_cdf(x / se, test.df);
+    return x < 0.0 ? 0.0 : x > 0.0 ? 1.0 : kNaN;
+  };
+  e.p_above_lower = cdf(-(test.mean_delta + bound));
+  e.p_below_upper = cdf(test.mean_delta - bound);
+  return e;
 }
 
 double smd(std::span<const double> perturbed, std::span<const double> original,

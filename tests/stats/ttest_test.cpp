@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "probity/stats.hpp"
+#include "test_paths.hpp"
 
 namespace st = probity::stats;
 
@@ -96,4 +100,39 @@ TEST(StatsCem, PerfectAndInvalidInput) {
                std::invalid_argument);
   EXPECT_THROW(st::cem_ord(gold, gold, std::vector<double>{3, 2, 1}), std::invalid_argument);
   EXPECT_THROW(st::cem_ord(near, std::vector<double>{1, 2}, levels), std::invalid_argument);
+}
+
+// TOST with the margin in d units = statsmodels' ttost_paired with +-margin * pooled sd
+// (tests/golden/gen/equivalence.py).
+TEST(StatsEquivalence, MatchesStatsmodelsTtostPaired) {
+  std::ifstream in(probity::test::golden_path("equivalence.json"));
+  ASSERT_TRUE(in) << "missing tests/golden/equivalence.json";
+  const auto g = nlohmann::json::parse(in);
+  ASSERT_GE(g.at("cases").size(), 25u);
+  for (const auto& c : g.at("cases")) {
+    const auto o = c.at("original").get<std::vector<double>>();
+    const auto p = c.at("perturbed").get<std::vector<double>>();
+    const auto r = st::paired_t(p, o);
+    const auto e = st::paired_equivalence(r, c.at("margin").get<double>());
+    const std::string what = c.at("name").get<std::string>();
+    const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::abs(b); };
+    EXPECT_TRUE(near(r.pooled_sd, c.at("pooled_sd").get<double>())) << what;
+    EXPECT_TRUE(near(e.p_above_lower, c.at("p_above_lower").get<double>()))
+        << what << ": " << e.p_above_lower;
+    EXPECT_TRUE(near(e.p_below_upper, c.at("p_below_upper").get<double>()))
+        << what << ": " << e.p_below_upper;
+  }
+  // Differences that do not vary: the statistic is infinite, the equivalence certain or
+  // impossible (a rise of 1 = 1 pooled sd is above a margin of 0.1 sd, below one of 2 sd).
+  const std::vector<double> o = {1, 2, 3}, p = {2, 3, 4};
+  auto e = st::paired_equivalence(st::paired_t(p, o), 0.1);
+  EXPECT_EQ(e.p_above_lower, 0.0);
+  EXPECT_EQ(e.p_below_upper, 1.0);
+  e = st::paired_equivalence(st::paired_t(p, o), 2.0);
+  EXPECT_EQ(e.p_below_upper, 0.0);
+  e = st::paired_equivalence(st::paired_t(o, o), 0.1);  // no change at all: both ruled out
+  EXPECT_EQ(e.p_above_lower, 0.0);
+  EXPECT_EQ(e.p_below_upper, 0.0);
+  e = st::paired_equivalence(st::paired_t(std::vector<double>{1}, std::vector<double>{2}), 0.1);
+  EXPECT_TRUE(std::isnan(e.p_above_lower) && std::isnan(e.p_below_upper));
 }
