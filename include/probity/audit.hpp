@@ -22,6 +22,21 @@ namespace probity {
 
 class Engine;
 
+// The equivalence margin of the paired tests, in d units (docs/concepts.md): a change smaller
+// than this is too small to matter, so a test that rules out a change of this size or more shows
+// robustness, and one that can neither show a change nor rule it out is inconclusive.
+inline constexpr double kDefaultMargin = 0.1;
+// The power at which every test's minimum detectable effect is reported.
+inline constexpr double kMdePower = 0.8;
+
+// The paired test of the audit (--test): Student's t on the differences (the default, the
+// paper's), Wilcoxon's signed-rank test (SciPy's zero handling) or the sign test, for scores
+// whose differences are far from normal (ratings on a 1-5 scale, many ties). The equivalence
+// test is the same test on the differences shifted by the margin.
+enum class PairedTest { kT, kWilcoxon, kSign };
+std::string_view paired_test_name(PairedTest test);   // "t", "wilcoxon", "sign"
+PairedTest parse_paired_test(std::string_view name);  // std::invalid_argument when unknown
+
 // ---- probity attack (attack.hpp runs it; docs/attack.md) ----------------------------------
 
 struct AttackOptions {
@@ -38,6 +53,7 @@ struct AttackOptions {
   std::size_t programs = 10;          // programs (best on the search half) tested on held-out
   double split = 0.5;                 // share of tasks in the search half
   double alpha = 0.05;
+  double margin = kDefaultMargin;  // equivalence margin of the held-out tests (d units)
   std::size_t bootstrap = 1000;
   double confidence = 0.95;
   std::size_t min_applied = 30;
@@ -97,6 +113,8 @@ struct AuditOptions {
   // it has fewer): a handful of items cannot carry a verdict.
   std::size_t min_applied = 30;
   double alpha = 0.05;
+  double margin = kDefaultMargin;    // equivalence margin of every paired test (d units)
+  PairedTest test = PairedTest::kT;  // --test
   double confidence = 0.95;
   std::string out_dir;  // report files and the resume database (cache.sqlite)
   unsigned threads = 0;
@@ -172,12 +190,27 @@ struct PreferenceAgreement {
   double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = ci_lo;
 };
 
+// Agreement among the raters of one dimension (the human ceiling): Krippendorff's α over the
+// items' ratings, and how many raters and items there are.
+struct RaterAgreement {
+  std::string dimension;
+  std::size_t raters = 0;  // the most ratings any item has
+  std::size_t units = 0;   // items with at least two ratings
+  double alpha_interval = std::numeric_limits<double>::quiet_NaN();
+  double alpha_ordinal = std::numeric_limits<double>::quiet_NaN();
+};
+
 // The correlation section of one metric on one dataset: the pooled table (rows), the rows of
 // --level (levels), and the agreement with pairwise preferences when the dataset has them.
 struct MetricCorrelations {
   std::string dataset;
   std::string metric;
   bool baseline = false;  // a reference-free baseline (length, random) shown for comparison
+  // The `humans` row (metric "humans"): each rater against the mean of the item's other raters,
+  // averaged over rater positions, at the same levels and statistics as the metrics; with the
+  // raters' α per dimension. What correlation a metric can reach against noisy ratings.
+  bool humans = false;
+  std::vector<RaterAgreement> agreement;
   std::vector<CorrelationResult> rows;
   std::vector<LevelCorrelation> levels;
   std::optional<PreferenceAgreement> preference;
@@ -221,6 +254,18 @@ std::string_view not_testable_name(NotTestable reason);  // "too_few_applied", .
 // Inverse of not_testable_name; std::invalid_argument for an unknown name.
 NotTestable parse_not_testable(std::string_view name);
 
+// The three-way verdict of a paired test (docs/concepts.md). A degradation `detects` when the
+// score drops significantly and `misses` when a drop of the margin or more is ruled out (TOST);
+// a manipulation is `fooled` when the score rises significantly and `resists` when a rise of the
+// margin or more is ruled out. A test that shows neither is `inconclusive`: absence of evidence
+// is not robustness.
+enum class Outcome { kUntestable, kDetects, kMisses, kResists, kFooled, kInconclusive };
+std::string_view outcome_name(Outcome outcome);  // "untestable", "detects", ...
+Outcome parse_outcome(std::string_view name);    // std::invalid_argument for an unknown name
+// detects and resists are the good outcomes, misses and fooled the bad ones.
+bool outcome_good(Outcome outcome);
+bool outcome_bad(Outcome outcome);
+
 // One paired test: one metric, one dataset, one strategy.
 struct StrategyTest {
   std::string dataset;
@@ -235,13 +280,38 @@ struct StrategyTest {
   NotTestable reason = NotTestable::kNone;  // why not, as a kind
   std::string untestable;  // why not, in words: "8 applied items, fewer than 30", "constant scores"
   double mean_original = 0, mean_perturbed = 0, mean_delta = 0, sd_delta = 0;
+  double pooled_sd = 0;  // d's denominator: sqrt((var_perturbed + var_original) / 2)
   double t = 0, df = 0;
   double p = 0;         // one-sided: H1 mean Δ < 0 (degradation) or > 0 (manipulation)
   double p_holm = 0;    // Holm-adjusted within the family (dataset × metric × kind)
-  bool passed = false;  // degradation: p < α; manipulation: not (p < α)
+  bool passed = false;  // the effect test alone: degradation p < α; manipulation not (p < α)
   bool passed_holm = false;
-  double d = 0, d_lo = 0, d_hi = 0;     // SMD with its analytic CI
-  double d_boot_lo = 0, d_boot_hi = 0;  // paired bootstrap CI of d
+  // Equivalence (stats::paired_equivalence): the one-sided test that rules out a change of
+  // `margin` (d units) or more in the strategy's direction, raw and Holm-adjusted in the family.
+  double margin = kDefaultMargin;
+  double p_equiv = 0, p_equiv_holm = 0;
+  Outcome outcome = Outcome::kUntestable;       // from p and p_equiv
+  Outcome outcome_holm = Outcome::kUntestable;  // from p_holm and p_equiv_holm
+  double d = 0, d_lo = 0, d_hi = 0;             // SMD with its analytic CI
+  double d_boot_lo = 0, d_boot_hi = 0;          // paired bootstrap CI of d
+  PairedTest test = PairedTest::kT;             // which test gave p and p_equiv
+  // The smallest |d| this test finds with 80% power at its n and observed sd of Δ (one-sided
+  // paired t at α, statsmodels' TTestPower): a test blind to the effects that matter says so.
+  double mde = std::numeric_limits<double>::quiet_NaN();
+};
+
+// Replicability over datasets (the partial-conjunction test of Benjamini & Heller 2008, as
+// SacreROUGE computes it): for one metric and strategy audited on K datasets, in how many the
+// metric fails (misses the degradation / is fooled by the manipulation) with the family-wise
+// error controlled at α, and the p-value of "it fails in at least u of the K" for u = 1..K.
+struct Replicability {
+  std::string metric;
+  StrategyKind kind = StrategyKind::kDegradation;
+  std::string code, name;
+  std::vector<std::string> datasets;  // the K datasets where the strategy was testable
+  std::vector<double> p_fail;         // per dataset: p_equiv (degradation) or p (manipulation)
+  std::size_t failing = 0;            // k̂: datasets where the failure is shown
+  std::vector<double> p_at_least;     // [u - 1]: partial-conjunction p of "fails in >= u"
 };
 
 // The attack's results per metric (and dataset, in the audit).
@@ -410,6 +480,8 @@ struct AuditReport {
   std::uint64_t seed = 0;
   std::size_t sample = 0, bootstrap = 0, min_applied = 30;
   double alpha = 0.05, confidence = 0.95;
+  double margin = kDefaultMargin;
+  PairedTest test = PairedTest::kT;
   std::vector<DatasetSummary> datasets;
   std::vector<std::string> metrics;     // primary record names, in order
   std::vector<std::string> signatures;  // parallel to metrics
@@ -418,6 +490,7 @@ struct AuditReport {
   std::vector<MetricRanking> rankings;           // --rank: significance clusters
   std::vector<std::string> levels;               // --level, as given (empty: pooled only)
   std::vector<StrategyTest> tests;
+  std::vector<Replicability> replicability;         // two or more datasets
   std::vector<MetricAttack> attacks;                // --attack
   std::vector<JudgeDiagnostics> judge_diagnostics;  // every LLM judge metric
   std::vector<PerturbationExample> examples;
@@ -445,15 +518,25 @@ bool in_shard(std::string_view task_id, std::size_t index, std::size_t count);
 // The paired test of one strategy for one metric on aligned per-item scores: items whose
 // perturbation was not applied, or whose scores are undefined, are counted and left out.
 // Degradation: one-sided H1 mean Δ < 0, passes when p < alpha. Manipulation: H1 mean Δ > 0,
-// fails when p < alpha. `bootstrap` resamples give the paired bootstrap CI of d.
+// fails when p < alpha. With the equivalence test against `margin` this gives `outcome`.
+// `bootstrap` resamples give the paired bootstrap CI of d.
 StrategyTest test_strategy(StrategyKind kind, std::span<const double> original,
                            std::span<const double> perturbed,
                            std::span<const PerturbResult::Status> status, double alpha,
                            std::size_t bootstrap, double confidence, std::uint64_t seed,
-                           unsigned threads = 0, std::size_t min_applied = 2);
+                           unsigned threads = 0, std::size_t min_applied = 2,
+                           double margin = kDefaultMargin, PairedTest test = PairedTest::kT);
+// The three-way verdict of a testable test from its effect and equivalence p-values.
+Outcome decide_outcome(StrategyKind kind, double p, double p_equiv, double alpha);
 
-// Holm's adjustment within each family of tests (same dataset, metric and kind): sets p_holm and
-// passed_holm.
+// The partial-conjunction test per metric and strategy over the datasets where it was testable
+// (two or more): the p-value of the failure per dataset (p_equiv of a degradation, p of a
+// manipulation; 1 where undefined), in how many it is shown, and "in at least u" per u.
+std::vector<Replicability> replicability(std::span<const StrategyTest> tests, double alpha);
+
+// Holm's adjustment within each family of tests (same dataset, metric and kind), applied to the
+// effect tests and the equivalence tests alike: sets p_holm, passed_holm, p_equiv_holm and
+// outcome_holm.
 void apply_holm(std::vector<StrategyTest>& tests, double alpha);
 
 // Human ratings (annotator means) of `items` per dimension: result[d][i], NaN where missing.
@@ -485,6 +568,19 @@ std::vector<CorrelationResult> human_correlations(std::span<const double> scores
                                                   const std::vector<std::vector<double>>& human,
                                                   const std::vector<std::string>& dimensions,
                                                   const CorrelationOptions& options = {});
+
+// The human ceiling of `items` (docs/meta-eval.md), when some item has two or more ratings in a
+// dimension; nullopt otherwise. Rater k's rating of an item is correlated with the mean of the
+// item's other ratings, over the items with both, and the coefficients are averaged over k (the
+// positions in each item's rating list: SummEval's three experts rate in the same order). Pooled
+// rows as human_correlations gives them (the CI from one item resample for every position), the
+// --level rows as level_correlations (value averaged over positions; no CI), and Krippendorff's
+// α (interval, ordinal) per dimension.
+std::optional<MetricCorrelations> human_ceiling(const Dataset& ds, std::span<const ItemRef> items,
+                                                const std::vector<std::string>& dimensions,
+                                                std::span<const stats::Level> levels,
+                                                std::span<const stats::LevelStatistic> statistics,
+                                                const CorrelationOptions& options = {});
 
 // ---- Levels (docs/meta-eval.md) ---------------------------------------------------------------
 

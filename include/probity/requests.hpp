@@ -86,6 +86,38 @@ struct SignificanceRequest {
   bool skip_invalid = false;
 };
 
+// `probity power`: sample sizes and detectable effects of the audit's paired tests and of a
+// correlation difference (statsmodels' TTestPower and NormalIndPower; docs/concepts.md). Given
+// two of effect, n and power, the third; or per test of a pilot audit report, its MDE at its n
+// and the n that finds `effect` (default: the report's margin).
+struct PowerRequest {
+  std::optional<double> effect;  // d in pooled-sd units (the audit's), or dz without the sds
+  std::optional<double> n;       // paired items (tests) or items per correlation
+  std::optional<double> power;   // default 0.8 when solving n or the effect
+  double alpha = 0.05;
+  stats::Alternative alternative = stats::Alternative::kGreater;
+  // The sd of the differences and the pooled sd of the scores (from a pilot): d converts to
+  // TTestPower's dz = d * pooled_sd / sd_delta. Without them the effect is dz itself.
+  std::optional<double> sd_delta, pooled_sd;
+  // Two correlations with the human ratings: the test of their difference (Fisher z).
+  std::optional<double> r1, r2;
+  std::string report;  // a pilot's report.json: one row per testable test
+  bool json = false;
+};
+
+// One row of `probity power`: what was given and what was solved.
+struct PowerRow {
+  std::string what;  // "paired t-test", "correlation difference", or the test's dataset/metric/code
+  double n = 0, effect = 0, power = 0;
+  std::string solved;  // "n", "effect", "power"
+  std::string note;    // why a value is undefined, or how the effect converts
+};
+// The rows of a request, with the pilot report already read when `report` is given (nullptr
+// otherwise). UsageError when the request does not say what to solve.
+std::vector<PowerRow> plan_power(const PowerRequest& request, const AuditReport* pilot);
+// "greater", "two-sided", "less": statsmodels' "larger", "two-sided", "smaller".
+std::string_view alternative_name(stats::Alternative alternative);
+
 struct PerturbRequest {
   DataInput data;
   std::string lang;  // --lang: language of tasks without a `lang` field ("" detects it)

@@ -27,6 +27,7 @@ import collections.abc
 import functools
 import inspect
 import json
+import math
 import os
 import re
 import tempfile
@@ -56,7 +57,7 @@ __all__ = [
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
     "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
-    "paired_t", "paired_test", "pearson", "rouge_bootstrap",
+    "paired_t", "paired_test", "pearson", "power", "rouge_bootstrap",
     "permutation_correlation_diff", "perturb", "score", "score_dataset", "score_parts",
     "signature", "spearman", "strategies", "write_report",
 ]
@@ -960,7 +961,9 @@ def correlate(scores, human, *, dimensions=None, bootstrap=1000, confidence=0.95
 
     Returns:
         list of dict: per metric and dimension (plus a ``"mean"`` row when there are several),
-        the ``results`` rows of ``probity correlate --json``: metric, dimension, n, spearman,
+        after the ``"humans"`` rows (``humans: True``; when ``human`` is a :class:`Dataset` with
+        several ratings per item: each rater against the mean of the others, averaged), the
+        ``results`` rows of ``probity correlate --json``: metric, dimension, n, spearman,
         spearman_lo, spearman_hi, spearman_p, kendall, pearson, signature (the names of
         report.json, docs/json-fields.md). NaN where the CLI writes null. With levels, the rows
         of ``probity correlate --level --json``: metric, baseline, dimension, level, statistic,
@@ -973,6 +976,14 @@ def correlate(scores, human, *, dimensions=None, bootstrap=1000, confidence=0.95
     columns, signatures = _score_columns(scores)
     dims, human_cols = _human_columns(human, dimensions)
     out = []
+    # The human ceiling first, when the Dataset has several ratings per item.
+    ceiling = (_stats.human_ceiling(human, dims, [], [], bootstrap, confidence, seed, threads)
+               if isinstance(human, Dataset) else None)
+    if ceiling is not None:
+        for dim, n, rho, lo, hi, p, tau, r in ceiling[0]:
+            out.append({"metric": "humans", "dimension": dim, "n": n, "spearman": rho,
+                        "spearman_lo": lo, "spearman_hi": hi, "spearman_p": p, "kendall": tau,
+                        "pearson": r, "humans": True})
     for name, values in columns.items():
         rows = _stats.human_correlations(values, human_cols, dims, bootstrap, confidence, seed,
                                          threads)
@@ -1002,6 +1013,14 @@ def _level_correlate(scores, human, dimensions, level, statistic, bootstrap, con
     if baselines:
         columns += [(name, values, sig, True) for name, sig, values in _stats.baselines(human)]
     out = []
+    ceiling = _stats.human_ceiling(human, dims, levels, statistics, bootstrap, confidence, seed,
+                                   threads)
+    if ceiling is not None:
+        for dim, lv, st, value, n, groups, skipped in ceiling[1]:
+            out.append({"metric": "humans", "baseline": False, "humans": True, "dimension": dim,
+                        "level": lv, "statistic": st, "value": value, "ci_lo": math.nan,
+                        "ci_hi": math.nan, "resampled": "none", "n": n, "groups": groups,
+                        "skipped_groups": skipped})
     for name, values, sig, is_baseline in columns:
         rows = _stats.level_correlations(human, values, dims, levels, statistics, bootstrap,
                                          confidence, seed, threads, resample)
@@ -1013,6 +1032,40 @@ def _level_correlate(scores, human, dimensions, level, statistic, bootstrap, con
                 row["epsilon"] = epsilon
             out.append(row)
     return out
+
+
+def power(*, effect=None, n=None, power=None, alpha=0.05, alternative="greater", sd_delta=None,
+          pooled_sd=None, correlation=None, report=None):
+    """Sample sizes, detectable effects and power, as ``probity power --json``.
+
+    Args:
+        effect: the effect to detect: the audit's d with ``sd_delta`` and ``pooled_sd`` (or a
+            ``report``), else mean / sd of the paired differences.
+        n: paired items, or items per correlation.
+        power: target power (default 0.8 when solving n or the effect).
+        alpha, alternative: the test's level and direction ("greater", "two-sided", "less").
+        sd_delta, pooled_sd: a pilot's sd of the differences and pooled sd of the scores.
+        correlation: two correlations with the humans ``(r1, r2)``: the Fisher-z test of their
+            difference.
+        report: a pilot audit's report.json (path) or :class:`AuditReport`: per test its
+            detectable effect and the n that finds ``effect`` (default: the report's margin).
+
+    Returns:
+        list of dict: what, solved ("n", "effect" or "power"), n, effect, power, note.
+    """
+    request = _probity.PowerRequest()
+    request.effect, request.n, request.power = effect, n, power
+    request.alpha, request.alternative = alpha, alternative
+    request.sd_delta, request.pooled_sd = sd_delta, pooled_sd
+    if correlation is not None:
+        request.r1, request.r2 = correlation
+    text = ""
+    if isinstance(report, dict):
+        text = json.dumps(report)
+    elif report is not None:
+        with open(os.fspath(report), encoding="utf-8") as f:
+            text = f.read()
+    return _probity.power(request, text)
 
 
 def compare(scores, human, *, metrics=None, dimensions=None, correlation="spearman",
@@ -1087,7 +1140,8 @@ def _inputs(data):
 
 @_engine_function
 def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, seed=0,
-          bootstrap=1000, out=None, threads=0, *, alpha=0.05, confidence=0.95,
+          bootstrap=1000, out=None, threads=0, *, alpha=0.05, margin=0.1, test="t",
+          confidence=0.95,
           skip_invalid=False, progress=None, suite=None, min_applied=30, dimensions=None):
     """Audits metrics, as ``probity audit``: human correlation, degradation and manipulation
     tests with effect sizes and Holm's correction.
@@ -1111,6 +1165,11 @@ def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, see
             ``"paper"`` or ``"paper:summarization"``, ``"paper:peer-review"``, ``"paper:qa"``.
         min_applied: a strategy is tested only with at least this many applied items
             (``--min-applied``).
+        margin: the equivalence margin in d units (``--margin``): a manipulation ``resists``
+            only when a rise of this size or more is ruled out, a degradation ``misses`` only
+            when such a drop is ruled out; otherwise the test is ``inconclusive``.
+        test: the paired test (``--test``): ``"t"``, ``"wilcoxon"`` (signed-rank) or
+            ``"sign"``.
         dimensions: the human dimensions to correlate with (``--dimension``); None: every
             rating column, whose mean the scorecard reports.
 
@@ -1125,7 +1184,8 @@ def audit(self, data, metrics, degrade="all", manipulate="all", sample=None, see
     kwargs = dict(python_metrics=python_metrics,
                   degradations=_codes(degrade), manipulations=_codes(manipulate),
                   suite=suite or "", dimensions=_names(dimensions, []), sample=sample, seed=seed, bootstrap=bootstrap,
-                  min_applied=min_applied, alpha=alpha, confidence=confidence, threads=threads,
+                  min_applied=min_applied, alpha=alpha, margin=margin, test=test,
+                  confidence=confidence, threads=threads,
                   skip_invalid=skip_invalid, run_id=uuid.uuid4().hex[:16], progress=progress)
     inputs = _inputs(data)
     if out is None:
@@ -1144,7 +1204,7 @@ _ATTACK_ALIASES = {"copy_source": "include_content"}
 def attack(self, data, metrics, *, sample=0, skip_invalid=False, lang="", strategy=None,
            budget=None, steps=None, beam=None, proposals=None, guard=None, families=None,
            family=None, copy_source=None, delta=None, program_length=None, programs=None,
-           split=None, alpha=None, bootstrap=None, confidence=None, min_applied=None, seed=None,
+           split=None, alpha=None, margin=None, bootstrap=None, confidence=None, min_applied=None, seed=None,
            threads=None, examples=None, tolerance=None, phrase_words=None,
            phrase_candidates=None, suffix_words=None, suffix_iterations=None,
            transfer_endpoint=None, fit=None):
@@ -1308,12 +1368,16 @@ class AuditReport(dict):
                             cells.append("<td title='not testable'>–</td>")
                         else:
                             testable += 1
-                            ok = bool(t.get("passed_holm"))
+                            # The three-way outcome after Holm, as the scorecard counts it.
+                            outcome = t.get("outcome_holm") or "inconclusive"
+                            ok = outcome in ("detects", "resists")
                             passed += ok
-                            tip = (f"mean Δ {self._number(t.get('mean_delta'))}, "
+                            mark = "✓" if ok else "?" if outcome == "inconclusive" else "✗"
+                            tip = (f"{outcome}: mean Δ {self._number(t.get('mean_delta'))}, "
                                    f"p_holm {self._number(t.get('p_holm'), 4)}, "
+                                   f"p_equiv_holm {self._number(t.get('p_equiv_holm'), 4)}, "
                                    f"n {t.get('applied')}")
-                            cells.append(f"<td title='{e(tip)}'>{'✓' if ok else '✗'}</td>")
+                            cells.append(f"<td title='{e(tip)}'>{mark}</td>")
                     parts.append(f"<tr><td>{e(m)}</td>{''.join(cells)}"
                                  f"<td>{passed}/{testable}</td></tr>")
                 parts.append("</table>")

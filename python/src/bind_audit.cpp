@@ -6,6 +6,7 @@
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/report.hpp"
+#include "probity/requests.hpp"
 #include "python_metric.hpp"
 #include "report/json_value.hpp"
 
@@ -40,8 +41,9 @@ py::object audit(PyEngine& e, const std::vector<py::object>& data,
                  const std::vector<std::string>& manipulations, const std::string& suite,
                  const std::vector<std::string>& dimensions, std::optional<std::size_t> sample,
                  std::uint64_t seed, std::size_t bootstrap, std::size_t min_applied, double alpha,
-                 double confidence, const std::string& out, unsigned threads, bool skip_invalid,
-                 const std::string& run_id, const py::object& progress, bool write) {
+                 double margin, const std::string& test, double confidence, const std::string& out,
+                 unsigned threads, bool skip_invalid, const std::string& run_id,
+                 const py::object& progress, bool write) {
   AuditOptions opts;
   opts.data = inputs(data);
   opts.metrics = metrics;
@@ -54,6 +56,12 @@ py::object audit(PyEngine& e, const std::vector<py::object>& data,
   opts.bootstrap = bootstrap;
   opts.min_applied = min_applied;
   opts.alpha = alpha;
+  opts.margin = margin;
+  try {
+    opts.test = parse_paired_test(test);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   opts.confidence = confidence;
   opts.out_dir = out;
   opts.threads = threads;
@@ -113,6 +121,24 @@ py::object attack(PyEngine& e, const py::object& data, const std::vector<std::st
   return py::make_tuple(to_python(json), text);
 }
 
+// `probity power`: the request as the command line fills it, the pilot report as its JSON text.
+py::list power(const PowerRequest& request, const std::string& report_json) {
+  std::optional<AuditReport> pilot;
+  if (!report_json.empty()) pilot = report::from_json(report_json);
+  py::list out;
+  for (const auto& r : plan_power(request, pilot ? &*pilot : nullptr)) {
+    py::dict row;
+    row["what"] = r.what;
+    row["solved"] = r.solved;
+    row["n"] = r.n;
+    row["effect"] = r.effect;
+    row["power"] = r.power;
+    row["note"] = r.note;
+    out.append(row);
+  }
+  return out;
+}
+
 std::string render(const std::string& json, const std::string& format, bool unicode) {
   AuditReport report = report::from_json(json);
   if (format == "text") return report::to_text(report, unicode);
@@ -133,6 +159,7 @@ void bind_audit(py::module_& m, EngineClass& engine) {
              py::arg("dimensions") = d.dimensions, py::arg("sample") = py::none(),
              py::arg("seed") = d.seed, py::arg("bootstrap") = d.bootstrap,
              py::arg("min_applied") = d.min_applied, py::arg("alpha") = d.alpha,
+             py::arg("margin") = d.margin, py::arg("test") = std::string(paired_test_name(d.test)),
              py::arg("confidence") = d.confidence, py::arg("out") = "",
              py::arg("threads") = d.threads, py::arg("skip_invalid") = d.skip_invalid,
              py::arg("run_id") = "", py::arg("progress") = py::none(), py::arg("write") = true);
@@ -153,6 +180,7 @@ void bind_audit(py::module_& m, EngineClass& engine) {
       .def_readwrite("programs", &AttackOptions::programs)
       .def_readwrite("split", &AttackOptions::split)
       .def_readwrite("alpha", &AttackOptions::alpha)
+      .def_readwrite("margin", &AttackOptions::margin)
       .def_readwrite("bootstrap", &AttackOptions::bootstrap)
       .def_readwrite("confidence", &AttackOptions::confidence)
       .def_readwrite("min_applied", &AttackOptions::min_applied)
@@ -171,6 +199,29 @@ void bind_audit(py::module_& m, EngineClass& engine) {
              py::arg("skip_invalid") = false, py::arg("lang") = "", py::arg("batch") = 256,
              py::arg("run_id") = "");
   m.def("render_report", &render, py::arg("json"), py::arg("format"), py::arg("unicode") = true);
+  py::class_<PowerRequest>(m, "PowerRequest", "The request of `probity power`")
+      .def(py::init<>())
+      .def_readwrite("effect", &PowerRequest::effect)
+      .def_readwrite("n", &PowerRequest::n)
+      .def_readwrite("power", &PowerRequest::power)
+      .def_readwrite("alpha", &PowerRequest::alpha)
+      .def_property(
+          "alternative",
+          [](const PowerRequest& r) { return std::string(alternative_name(r.alternative)); },
+          [](PowerRequest& r, const std::string& name) {
+            for (auto a : {stats::Alternative::kGreater, stats::Alternative::kTwoSided,
+                           stats::Alternative::kLess})
+              if (alternative_name(a) == name) {
+                r.alternative = a;
+                return;
+              }
+            throw UsageError("power: alternative '" + name + "' (greater, two-sided, less)");
+          })
+      .def_readwrite("sd_delta", &PowerRequest::sd_delta)
+      .def_readwrite("pooled_sd", &PowerRequest::pooled_sd)
+      .def_readwrite("r1", &PowerRequest::r1)
+      .def_readwrite("r2", &PowerRequest::r2);
+  m.def("power", &power, py::arg("request"), py::arg("report_json") = "");
   m.def(
       "write_report",
       [](const std::string& json, const std::string& dir) {

@@ -1,6 +1,7 @@
 // Statistics with the C++ semantics (undefined values are NaN), plus the two meta-evaluation
 // computations of `probity correlate` and `probity compare` on aligned score columns.
 #include <cmath>
+#include <optional>
 
 #include "common.hpp"
 #include "probity/audit.hpp"
@@ -125,6 +126,43 @@ py::list level_rows(const Dataset& ds, const DoubleArray& scores,
                               r.ci_lo, r.ci_hi, r.unit, r.result.n, r.result.groups,
                               r.result.skipped, r.result.epsilon));
   return out;
+}
+
+// The human ceiling of every candidate of `ds` (None without several ratings per item):
+// (pooled rows as human_correlations, level rows as level_correlations, agreement rows
+// (dimension, raters, units, alpha_interval, alpha_ordinal)).
+py::object human_ceiling_rows(const Dataset& ds, const std::vector<std::string>& dimensions,
+                              const std::vector<std::string>& level_names,
+                              const std::vector<std::string>& statistic_names,
+                              std::size_t bootstrap, double confidence, std::uint64_t seed,
+                              unsigned threads) {
+  std::vector<stats::Level> levels;
+  std::vector<stats::LevelStatistic> statistics;
+  try {
+    for (const auto& l : level_names) levels.push_back(stats::parse_level(l));
+    for (const auto& st : statistic_names) statistics.push_back(stats::parse_level_statistic(st));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  std::optional<MetricCorrelations> c;
+  {
+    py::gil_scoped_release release;
+    c = human_ceiling(ds, all_items(ds), dimensions, levels, statistics,
+                      {bootstrap, confidence, seed, threads});
+  }
+  if (!c) return py::none();
+  py::list pooled, level, agreement;
+  for (const auto& r : c->rows)
+    pooled.append(py::make_tuple(r.dimension, r.n, r.spearman, r.spearman_lo, r.spearman_hi,
+                                 r.spearman_p, r.kendall, r.pearson));
+  for (const auto& r : c->levels)
+    level.append(py::make_tuple(r.dimension, std::string(stats::level_name(r.level)),
+                                std::string(stats::level_statistic_name(r.statistic)),
+                                r.result.value, r.result.n, r.result.groups, r.result.skipped));
+  for (const auto& a : c->agreement)
+    agreement.append(
+        py::make_tuple(a.dimension, a.raters, a.units, a.alpha_interval, a.alpha_ordinal));
+  return py::make_tuple(pooled, level, agreement);
 }
 
 // The length and random baselines of every candidate of `ds`: [(name, signature, values)].
@@ -259,6 +297,9 @@ void bind_stats(py::module_& m) {
         py::arg("dimensions"), py::arg("levels"), py::arg("statistics"), py::arg("bootstrap"),
         py::arg("confidence"), py::arg("seed"), py::arg("threads"), py::arg("resample"));
   s.def("baselines", &baseline_columns, py::arg("dataset"));
+  s.def("human_ceiling", &human_ceiling_rows, py::arg("dataset"), py::arg("dimensions"),
+        py::arg("levels"), py::arg("statistics"), py::arg("bootstrap"), py::arg("confidence"),
+        py::arg("seed"), py::arg("threads"));
   s.def(
       "rankdata_average",
       [](const DoubleArray& x) { return to_array(stats::rankdata_average(to_vector(x, "x"))); },

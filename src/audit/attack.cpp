@@ -579,7 +579,7 @@ std::vector<UniversalSuffix> suffix_attacks(const Dataset& ds, std::span<const I
     const auto after = score_texts(ds, held, texts, m, o.threads);
     StrategyTest t = test_strategy(
         StrategyKind::kManipulation, before, after, status, o.alpha, o.bootstrap, o.confidence,
-        o.seed ^ util::fnv1a64(name + '\x1f' + code), o.threads, o.min_applied);
+        o.seed ^ util::fnv1a64(name + '\x1f' + code), o.threads, o.min_applied, o.margin);
     t.dataset = "held-out";
     t.metric = m.oriented_name();
     t.code = t.name = code;
@@ -833,7 +833,7 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
                      [](const auto& x, const auto& y) { return x.second > y.second; });
     a.best_edits =
         test_strategy(StrategyKind::kManipulation, original, best, status, o.alpha, o.bootstrap,
-                      o.confidence, o.seed ^ util::fnv1a64(a.metric), o.threads, 2);
+                      o.confidence, o.seed ^ util::fnv1a64(a.metric), o.threads, 2, o.margin);
     if (!a.testable) a.best_edits.untestable = a.untestable;
     for (std::size_t p = 0; p < points.size() && a.testable; ++p) {
       BudgetPoint bp;
@@ -901,7 +901,7 @@ AttackReport run_attack(const Dataset& ds, std::span<const ItemRef> items,
             StrategyKind::kManipulation, held_original, tested[c].scores, tested[c].status, o.alpha,
             o.bootstrap, o.confidence,
             o.seed ^ util::fnv1a64(a.metric + fmt::format("{}", fmt::join(chosen[c], ","))),
-            o.threads, o.min_applied);
+            o.threads, o.min_applied, o.margin);
         t.dataset = "held-out";
         t.metric = a.metric;
         t.code = fmt::format("{}", fmt::join(program_names(ops, chosen[c]), "+"));

@@ -189,6 +189,13 @@ class CorrelationSection {
     return c;
   }
 
+  // The human ceiling (several ratings per item), shown above the metrics.
+  std::optional<MetricCorrelations> humans(const std::string& dataset) const {
+    auto c = human_ceiling(ds_, items_, dimensions_, options_.levels, statistics_, corr_);
+    if (c) c->dataset = dataset;
+    return c;
+  }
+
   // At each level (the item level when none is given), for the first statistic.
   std::vector<MetricRanking> rank(std::span<const NamedScores> columns) const {
     RankOptions ro;
@@ -428,9 +435,11 @@ StrategyTest test_strategy(StrategyKind kind, std::span<const double> orig_all,
                            std::span<const double> pert_all,
                            std::span<const PerturbResult::Status> status, double alpha,
                            std::size_t bootstrap, double confidence, std::uint64_t seed,
-                           unsigned threads, std::size_t min_applied) {
+                           unsigned threads, std::size_t min_applied, double margin,
+                           PairedTest test) {
   StrategyTest t;
   t.kind = kind;
+  t.margin = margin;
   t.considered = status.size();
   std::vector<double> orig, pert;
   for (std::size_t i = 0; i < status.size(); ++i) {
@@ -473,22 +482,60 @@ StrategyTest test_strategy(StrategyKind kind, std::span<const double> orig_all,
     t.untestable = "constant scores (the pooled sd is zero)";
   }
   if (!t.testable) {
-    t.mean_delta = t.sd_delta = t.t = t.df = t.p = t.p_holm = kNaN;
+    t.mean_delta = t.sd_delta = t.pooled_sd = t.t = t.df = t.p = t.p_holm = t.p_equiv =
+        t.p_equiv_holm = kNaN;
     t.d = t.d_lo = t.d_hi = t.d_boot_lo = t.d_boot_hi = kNaN;
     return t;
   }
   const bool degradation = kind == StrategyKind::kDegradation;
   t.mean_delta = r.mean_delta;
   t.sd_delta = r.sd_delta;
+  t.pooled_sd = r.pooled_sd;
   t.t = r.t;
   t.df = r.df;
-  t.p = degradation ? r.p_less : r.p_greater;
+  t.test = test;
+  const stats::Alternative direction =
+      degradation ? stats::Alternative::kLess : stats::Alternative::kGreater;
+  // The equivalence test is the same test of the differences shifted by the margin (in score
+  // units), in the other direction: a drop of margin or more (degradation), a rise (manipulation).
+  const double bound = margin * r.pooled_sd;
+  std::vector<double> delta(orig.size()), shifted(orig.size());
+  for (std::size_t i = 0; i < delta.size(); ++i) {
+    delta[i] = pert[i] - orig[i];
+    shifted[i] = delta[i] + (degradation ? bound : -bound);
+  }
+  const stats::Alternative within =
+      degradation ? stats::Alternative::kGreater : stats::Alternative::kLess;
+  switch (test) {
+    case PairedTest::kT: {
+      t.p = degradation ? r.p_less : r.p_greater;
+      const auto equivalence = stats::paired_equivalence(r, margin);
+      t.p_equiv = degradation ? equivalence.p_above_lower : equivalence.p_below_upper;
+      break;
+    }
+    case PairedTest::kWilcoxon:
+      // SciPy's defaults: zeros dropped ("wilcox"), exact for small n without ties.
+      t.p = stats::wilcoxon(delta, stats::WilcoxonZeroMethod::kWilcox, false, direction).p;
+      t.p_equiv = stats::wilcoxon(shifted, stats::WilcoxonZeroMethod::kWilcox, false, within).p;
+      break;
+    case PairedTest::kSign:
+      t.p = stats::sign_test(delta, direction).p;
+      t.p_equiv = stats::sign_test(shifted, within).p;
+      break;
+  }
   // A degradation passes when the metric detects the drop; a manipulation fails when the metric
   // rewards it. An undefined p (no variance in Δ) is no evidence either way.
   const bool significant = std::isfinite(t.p) && t.p < alpha;
   t.passed = degradation ? significant : !significant;
   t.passed_holm = t.passed;
   t.p_holm = t.p;
+  t.p_equiv_holm = t.p_equiv;
+  t.outcome = t.outcome_holm = decide_outcome(kind, t.p, t.p_equiv, alpha);
+  // The effect this test finds with 80% power, in the units of d (TTestPower's effect size is
+  // mean Δ / sd(Δ)).
+  t.mde =
+      stats::ttest_mde(static_cast<double>(r.n), kMdePower, alpha, stats::Alternative::kGreater) *
+      r.sd_delta / r.pooled_sd;
   t.d = r.smd;
   t.d_lo = r.smd - r.smd_ci_half_width;
   t.d_hi = r.smd + r.smd_ci_half_width;
@@ -519,15 +566,23 @@ void apply_holm(std::vector<StrategyTest>& tests, double alpha) {
         done[j] = true;
       }
     }
-    std::vector<double> p;
-    for (std::size_t j : family) p.push_back(tests[j].testable ? tests[j].p : kNaN);
-    auto adj = stats::holm(p, alpha);
+    std::vector<double> p, p_equiv;
+    for (std::size_t j : family) {
+      p.push_back(tests[j].testable ? tests[j].p : kNaN);
+      p_equiv.push_back(tests[j].testable ? tests[j].p_equiv : kNaN);
+    }
+    // Both families of hypotheses are corrected: a verdict of robustness from many equivalence
+    // tests needs the same protection as a finding from many effect tests.
+    const auto adj = stats::holm(p, alpha);
+    const auto adj_equiv = stats::holm(p_equiv, alpha);
     for (std::size_t k = 0; k < family.size(); ++k) {
       StrategyTest& t = tests[family[k]];
       t.p_holm = adj.adjusted[k];
+      t.p_equiv_holm = adj_equiv.adjusted[k];
       if (!t.testable) continue;
       const bool significant = std::isfinite(t.p_holm) && t.p_holm < alpha;
       t.passed_holm = t.kind == StrategyKind::kDegradation ? significant : !significant;
+      t.outcome_holm = decide_outcome(t.kind, t.p_holm, t.p_equiv_holm, alpha);
     }
   }
 }
@@ -585,6 +640,7 @@ AuditOptions with_protocol(const AuditOptions& request) {
   AttackOptions& a = o.attack_options;
   a.seed = o.seed;
   a.alpha = o.alpha;
+  a.margin = o.margin;
   a.bootstrap = o.bootstrap;
   a.min_applied = o.min_applied;
   a.threads = o.threads;
@@ -660,6 +716,8 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
   report.bootstrap = options.bootstrap;
   report.min_applied = options.min_applied;
   report.alpha = options.alpha;
+  report.margin = options.margin;
+  report.test = options.test;
   report.confidence = options.confidence;
   for (stats::Level level : options.levels) report.levels.emplace_back(stats::level_name(level));
   auto list_strategies = [&](const std::vector<std::unique_ptr<Perturbation>>& list) {
@@ -738,6 +796,7 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
     const std::vector<std::uint64_t> identity = item_identity(ds, items).item;
     const auto human = human_matrix(ds, items, summary.dimensions);
     const CorrelationSection section(ds, items, human, summary.dimensions, options);
+    if (auto humans = section.humans(name)) report.correlations.push_back(std::move(*humans));
     std::vector<std::vector<double>> original(metrics.size());
     std::vector<NamedScores> ranked;
     // Stages: each metric on the originals, then per strategy its perturbation and each metric.
@@ -836,9 +895,10 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
           perturbed[applied_pos[j]] = applied_scores[j];
         std::uint64_t boot_seed =
             options.seed ^ util::fnv1a64(name + strategy->name() + metrics[m].primary_name());
-        StrategyTest t = test_strategy(strategy->kind(), original[m], perturbed, statuses,
-                                       options.alpha, options.bootstrap, options.confidence,
-                                       boot_seed, options.threads, options.min_applied);
+        StrategyTest t =
+            test_strategy(strategy->kind(), original[m], perturbed, statuses, options.alpha,
+                          options.bootstrap, options.confidence, boot_seed, options.threads,
+                          options.min_applied, options.margin, options.test);
         // Untestable mostly because of the language: say so ("n/a (language)")
         // asks, rather than "too few applied items".
         if (!t.testable && wrong_language > 0 && 2 * wrong_language >= t.considered) {
@@ -864,6 +924,7 @@ AuditReport run_audit(const AuditOptions& request, Engine& engine) {
     }
   }
   apply_holm(report.tests, options.alpha);
+  report.replicability = replicability(report.tests, options.alpha);
   for (const auto& m : metrics) {
     report.metrics.push_back(m.oriented_name());
     report.signatures.push_back(m.metric->signature());

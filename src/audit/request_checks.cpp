@@ -30,6 +30,7 @@ void check_request(const AttackOptions& o) {
   util::check_real("tolerance", o.tolerance, {0, 1});
   util::check_real("split", o.split, kOpenUnit);
   util::check_real("alpha", o.alpha, kOpenUnit);
+  util::check_real("margin", o.margin, {0.0, 10.0});
   util::check_real("confidence", o.confidence, kOpenUnit);
 }
 
@@ -40,6 +41,7 @@ void check_request(const AuditOptions& o) {
   util::check_whole("threads", o.threads, {0, limits::kThreads});
   util::check_whole("rank_permutations", o.rank_permutations, {1, limits::kResamples});
   util::check_real("alpha", o.alpha, kOpenUnit);
+  util::check_real("margin", o.margin, {0.0, 10.0});
   util::check_real("confidence", o.confidence, kOpenUnit);
   if (o.attack) check_request(o.attack_options);
 }

@@ -145,6 +145,11 @@ void add_attack_command(CLI::App& app, Commands& commands) {
   atc->add_option("--alpha", atk.options.alpha, "Significance level of the held-out tests")
       ->check(real(kOpenUnit))
       ->capture_default_str();
+  atc->add_option("--margin", atk.options.margin,
+                  "Equivalence margin of the held-out tests in d units: a program is resisted "
+                  "only when a rise of this size is ruled out")
+      ->check(real({0.0, 10.0}))
+      ->capture_default_str();
   atc->add_option("--bootstrap", atk.options.bootstrap, "Bootstrap resamples for the CIs of d")
       ->check(whole(0, limits::kResamples))
       ->capture_default_str();

@@ -144,6 +144,16 @@ void add_audit_command(CLI::App& app, Commands& commands) {
   ac->add_option("--alpha", audit.alpha, "Significance level of the one-sided tests")
       ->check(real(kOpenUnit))
       ->capture_default_str();
+  ac->add_option("--margin", audit.margin,
+                 "Equivalence margin in d units: a manipulation resists (a degradation misses) "
+                 "only when a change of this size is ruled out, else the test is inconclusive")
+      ->check(real({0.0, 10.0}))
+      ->capture_default_str();
+  one_of(ac->add_option("--test", audit.test,
+                        "Paired test: t (Student's, the default), wilcoxon (signed-rank) or sign, "
+                        "for differences far from normal"),
+         {PairedTest::kT, PairedTest::kWilcoxon, PairedTest::kSign}, paired_test_name)
+      ->default_str(std::string(paired_test_name(audit.test)));
   levels(
       ac->add_option("--level", audit.levels,
                      "Also correlate at these levels: item (pooled over tasks' resamples), task, "

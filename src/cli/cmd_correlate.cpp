@@ -28,6 +28,31 @@ void report_gaps(const ScoreColumn& c) {
                c.metric, c.missing, c.null_scores);
 }
 
+// Krippendorff's α of the raters per dimension (the human ceiling's agreement).
+json agreement_json(const std::optional<MetricCorrelations>& humans) {
+  json out = json::array();
+  if (humans)
+    for (const auto& a : humans->agreement)
+      out.push_back({{"dimension", a.dimension},
+                     {"raters", a.raters},
+                     {"units", a.units},
+                     {"alpha_interval", number(a.alpha_interval)},
+                     {"alpha_ordinal", number(a.alpha_ordinal)}});
+  return out;
+}
+
+void print_agreement(const std::optional<MetricCorrelations>& humans) {
+  if (!humans) return;
+  fmt::print(
+      "\nhumans: each rater against the mean of the item's other raters, averaged over rater "
+      "positions (the ceiling a metric compared with the mean rating can be held to).\n"
+      "Krippendorff's alpha (interval / ordinal):");
+  for (const auto& a : humans->agreement)
+    fmt::print(" {} {} / {} ({} raters, {} items);", a.dimension, fixed(a.alpha_interval),
+               fixed(a.alpha_ordinal), a.raters, a.units);
+  fmt::print("\n");
+}
+
 }  // namespace
 
 namespace {
@@ -55,6 +80,29 @@ int run_level_correlate(const CorrelateRequest& args, const ScoredData& l,
   if (args.baselines)
     for (auto& b : baseline_scores(l.ds, l.items))
       columns.push_back({b.metric, b.signature, std::move(b.values), 0, 0});
+  // The human ceiling above the metrics (several ratings per item).
+  const auto humans = statistics.empty()
+                          ? std::nullopt
+                          : human_ceiling(l.ds, l.items, l.dims, levels, statistics, opts);
+  if (humans)
+    for (const auto& r : humans->levels) {
+      out.push_back({{"metric", "humans"},
+                     {"baseline", false},
+                     {"humans", true},
+                     {"dimension", r.dimension},
+                     {"level", stats::level_name(r.level)},
+                     {"statistic", stats::level_statistic_name(r.statistic)},
+                     {"value", number(r.result.value)},
+                     {"ci_lo", nullptr},
+                     {"ci_hi", nullptr},
+                     {"resampled", "none"},
+                     {"n", r.result.n},
+                     {"groups", r.result.groups},
+                     {"skipped_groups", r.result.skipped}});
+      table.push_back({"humans", r.dimension, std::string(stats::level_name(r.level)),
+                       std::string(stats::level_statistic_name(r.statistic)), fixed(r.result.value),
+                       "-", std::to_string(r.result.n), "-"});
+    }
   for (std::size_t col = 0; col < columns.size(); ++col) {
     const ScoreColumn& c = columns[col];
     const bool baseline = col >= user_columns;
@@ -118,10 +166,12 @@ int run_level_correlate(const CorrelateRequest& args, const ScoredData& l,
     json doc = {{"data", args.inputs.data.name()},       {"scores", files_json(args.inputs.scores)},
                 {"bootstrap", args.options.bootstrap},   {"seed", args.options.seed},
                 {"confidence", args.options.confidence}, {"results", out}};
+    doc["agreement"] = agreement_json(humans);
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
   print_table(table, 4);
+  print_agreement(humans);
   if (preference)
     fmt::print(
         "\npreference-acc: over the pairs with a human preference, 1 when the metric prefers the "
@@ -225,21 +275,32 @@ int run_correlate(const CorrelateRequest& args) {
   std::vector<std::vector<std::string>> table;
   const std::string ci_head = fmt::format("{:.0f}% CI", args.options.confidence * 100);
   table.push_back({"metric", "dimension", "n", "spearman", ci_head, "kendall", "pearson"});
+  // The human ceiling first (several ratings per item), then the metrics.
+  const auto humans = human_ceiling(l.ds, l.items, l.dims, {}, {}, opts);
+  std::vector<std::pair<const ScoreColumn*, std::vector<CorrelationResult>>> sections;
+  if (humans) sections.emplace_back(nullptr, humans->rows);
   for (const auto& c : l.columns) {
     report_gaps(c);
-    auto rows = human_correlations(c.values, human, l.dims, opts);
+    sections.emplace_back(&c, human_correlations(c.values, human, l.dims, opts));
+  }
+  for (const auto& [column, rows] : sections) {
+    const std::string metric = column ? column->metric : "humans";
     for (const auto& r : rows) {
-      out.push_back({{"metric", c.metric},
-                     {"dimension", r.dimension},
-                     {"n", r.n},
-                     {"spearman", number(r.spearman)},
-                     {"spearman_lo", number(r.spearman_lo)},
-                     {"spearman_hi", number(r.spearman_hi)},
-                     {"spearman_p", number(r.spearman_p)},
-                     {"kendall", number(r.kendall)},
-                     {"pearson", number(r.pearson)},
-                     {"signature", c.signature}});
-      table.push_back({c.metric, r.dimension, std::to_string(r.n), fixed(r.spearman),
+      json row = {{"metric", metric},
+                  {"dimension", r.dimension},
+                  {"n", r.n},
+                  {"spearman", number(r.spearman)},
+                  {"spearman_lo", number(r.spearman_lo)},
+                  {"spearman_hi", number(r.spearman_hi)},
+                  {"spearman_p", number(r.spearman_p)},
+                  {"kendall", number(r.kendall)},
+                  {"pearson", number(r.pearson)}};
+      if (column)
+        row["signature"] = column->signature;
+      else
+        row["humans"] = true;
+      out.push_back(std::move(row));
+      table.push_back({metric, r.dimension, std::to_string(r.n), fixed(r.spearman),
                        std::isfinite(r.spearman_lo)
                            ? fmt::format("[{}, {}]", fixed(r.spearman_lo), fixed(r.spearman_hi))
                            : "-",
@@ -250,10 +311,12 @@ int run_correlate(const CorrelateRequest& args) {
     json doc = {{"data", args.inputs.data.name()},       {"scores", files_json(args.inputs.scores)},
                 {"bootstrap", args.options.bootstrap},   {"seed", args.options.seed},
                 {"confidence", args.options.confidence}, {"results", out}};
+    doc["agreement"] = agreement_json(humans);
     fmt::print("{}\n", doc.dump(2));
     return kExitOk;
   }
   print_table(table, 2);
+  print_agreement(humans);
   fmt::print("\nSpearman CI: {} bootstrap resamples of items (percentile), seed {}.\n",
              args.options.bootstrap, args.options.seed);
   for (const auto& c : l.columns)

@@ -37,6 +37,7 @@ void add_correlate_command(CLI::App& app, Commands& commands);
 void add_compare_command(CLI::App& app, Commands& commands);
 void add_rank_command(CLI::App& app, Commands& commands);
 void add_significance_command(CLI::App& app, Commands& commands);
+void add_power_command(CLI::App& app, Commands& commands);
 void add_audit_command(CLI::App& app, Commands& commands);
 void add_perturb_command(CLI::App& app, Commands& commands);
 void add_merge_command(CLI::App& app, Commands& commands);

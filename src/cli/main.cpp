@@ -38,9 +38,10 @@ int main(int argc, char** argv) {
   cli::Commands commands;
   for (auto add : {cli::add_score_command, cli::add_fit_command, cli::add_correlate_command,
                    cli::add_compare_command, cli::add_rank_command, cli::add_significance_command,
-                   cli::add_audit_command, cli::add_perturb_command, cli::add_merge_command,
-                   cli::add_select_command, cli::add_attack_command, cli::add_meta_command,
-                   cli::add_bench_build_command, cli::add_metrics_command, cli::add_help_commands})
+                   cli::add_power_command, cli::add_audit_command, cli::add_perturb_command,
+                   cli::add_merge_command, cli::add_select_command, cli::add_attack_command,
+                   cli::add_meta_command, cli::add_bench_build_command, cli::add_metrics_command,
+                   cli::add_help_commands})
     add(app, commands);
   try {
     cli::require_bounds(app);

@@ -9,6 +9,11 @@
 namespace probity {
 namespace {
 
+constexpr auto kAlternatives = std::to_array<util::EnumName<stats::Alternative>>({
+    {stats::Alternative::kGreater, "greater"},
+    {stats::Alternative::kTwoSided, "two-sided"},
+    {stats::Alternative::kLess, "less"},
+});
 constexpr auto kBenchKinds = std::to_array<util::EnumName<BenchKind>>({
     {BenchKind::kLocal, "local"},
     {BenchKind::kGlobal, "global"},
@@ -24,6 +29,9 @@ constexpr auto kAnchorJudges = std::to_array<util::EnumName<BenchRealisation>>({
 
 }  // namespace
 
+std::string_view alternative_name(stats::Alternative alternative) {
+  return util::name_of(kAlternatives, alternative);
+}
 std::string_view bench_kind_name(BenchKind kind) {
   return util::name_of(kBenchKinds, kind);
 }

@@ -81,8 +81,15 @@ Table attack_search_table(std::span<const MetricAttack> attacks, double alpha, c
       ++vulnerable;
       if (!strongest || u.held_out.d > strongest->held_out.d) strongest = &u;
     }
+    // The others: resisted (a rise of the margin ruled out after Holm) or inconclusive.
+    std::size_t resisted = 0;
+    for (const auto& u : a.universal) resisted += u.held_out.outcome_holm == Outcome::kResists;
+    const std::size_t unsure = a.universal.size() - vulnerable - resisted;
     Cell programs(fmt::format("{}/{}", vulnerable, a.universal.size()));
-    programs.tone = vulnerable > 0 ? Tone::kFail : Tone::kPass;
+    if (unsure > 0) programs.text += fmt::format(" ({} ?)", unsure);
+    programs.tone = vulnerable > 0 ? Tone::kFail : unsure > 0 ? Tone::kWarn : Tone::kPass;
+    programs.title = fmt::format("{} raise the score, {} resisted, {} inconclusive", vulnerable,
+                                 resisted, unsure);
     Cell best(strongest ? fmt::format("{} d = {}, Holm p = {}", join(strongest->program, "+"),
                                       fmt_d_pm(strongest->held_out.d, strongest->held_out.d_lo,
                                                strongest->held_out.d_hi, sym),
@@ -125,8 +132,10 @@ Table attack_search_table(std::span<const MetricAttack> attacks, double alpha, c
         "attacked: share of items whose best edit found by the per-item search raises the "
         "score; held-out programs: of the {} best edit programs on the search half of the tasks "
         "({} searched), those that raise the score on the held-out half (one-sided paired t, "
-        "Holm over the programs, {} = {:g}). Edits add no task content (docs/attack.md).",
-        o.universal.size(), o.programs_searched, sym.alpha(), alpha);
+        "Holm over the programs, {} = {:g}); (k ?): k programs neither raise it nor are ruled "
+        "out to raise it by d >= {:g}. Edits add no task content (docs/attack.md).",
+        o.universal.size(), o.programs_searched, sym.alpha(), alpha,
+        o.universal.empty() ? kDefaultMargin : o.universal.front().held_out.margin);
   }
   return t;
 }

@@ -27,14 +27,17 @@ void add_dimension_columns(Table& t, const std::vector<std::string>& dims) {
   }
 }
 
-// The correlations of a dataset: the audited metrics in report order, then the baselines.
+// The correlations of a dataset: the human ceiling above, the audited metrics in report order,
+// then the baselines below.
 std::vector<const MetricCorrelations*> dataset_correlations(const TestIndex& index,
                                                             const std::string& ds) {
   const AuditReport& r = index.report();
   std::vector<const MetricCorrelations*> rows;
+  for (const auto& c : r.correlations)
+    if (c.dataset == ds && c.humans) rows.push_back(&c);
   for (const auto& m : index.metrics())
     for (const auto& c : r.correlations)
-      if (c.dataset == ds && c.metric == m && !c.baseline) {
+      if (c.dataset == ds && c.metric == m && !c.baseline && !c.humans) {
         rows.push_back(&c);
         break;
       }
@@ -142,6 +145,22 @@ Table preference_table(const TestIndex& index, const std::string& ds,
 
 }  // namespace
 
+std::string humans_note(const MetricCorrelations& humans, const Symbols& sym) {
+  std::size_t raters = 0;
+  std::vector<std::string> alphas;
+  for (const auto& a : humans.agreement) {
+    raters = std::max(raters, a.raters);
+    alphas.push_back(fmt::format("{} {} / {}", a.dimension, fmt_num(a.alpha_interval, 2),
+                                 fmt_num(a.alpha_ordinal, 2)));
+  }
+  return fmt::format(
+      "humans (the ceiling): each rater's rating against the mean of the item's other raters, "
+      "the coefficient averaged over the {} rater positions; a metric is compared with the mean "
+      "of all raters, so reaching this row is doing as well as one more rater. Krippendorff's {} "
+      "(interval / ordinal): {}.",
+      raters, sym.alpha(), join(alphas, ", "));
+}
+
 std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym) {
   const AuditReport& r = index.report();
   std::vector<Table> tables;
@@ -157,7 +176,10 @@ std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym
       t.header.push_back(ds);
       t.align.push_back(Align::kRight);
     }
-    std::vector<std::string> names = index.metrics();
+    std::vector<std::string> names;
+    for (const auto& c : r.correlations)
+      if (c.humans) add_unique(names, c.metric);
+    for (const auto& m : index.metrics()) add_unique(names, m);
     for (const auto& c : r.correlations)
       if (c.baseline) add_unique(names, c.metric);
     for (const auto& m : names) {
@@ -245,6 +267,8 @@ std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym
       t.note +=
           " baseline:length (characters of the candidate) and baseline:random (a seeded hash) "
           "need no reference: a metric not above them tracks length or nothing.";
+    for (const auto* mc : rows)
+      if (mc->humans) t.note += " " + humans_note(*mc, sym);
     if (!dims.empty()) tables.push_back(std::move(t));  // no ratings: preferences only
     for (auto& lt : level_tables(index, ds, rows, sym)) tables.push_back(std::move(lt));
     if (std::any_of(rows.begin(), rows.end(), [](const auto* mc) { return mc->preference; }))

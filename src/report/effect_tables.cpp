@@ -34,8 +34,9 @@ std::string test_details(const TestIndex& index, const StrategyTest& t, const Sy
                        t.considered);
     return out;
   }
-  out += raw == Verdict::kPass ? "pass" : "FAIL";
-  if (holm != raw) out += holm == Verdict::kPass ? " (pass after Holm)" : " (FAIL after Holm)";
+  out += outcome_word(t, false);
+  if (holm != raw || t.outcome != t.outcome_holm)
+    append(out, {" (", outcome_word(t, true), " after Holm)"});
   out += fmt::format("\nd = {}, {} CI {} analytic, {} bootstrap", fmt_num(t.d, 3), conf,
                      fmt_ci(t.d_lo, t.d_hi, 3), fmt_ci(t.d_boot_lo, t.d_boot_hi, 3));
   out +=
@@ -43,6 +44,10 @@ std::string test_details(const TestIndex& index, const StrategyTest& t, const Sy
                   fmt_num(t.sd_delta, 4), fmt_num(t.t, 3), fmt_num(t.df, 1));
   out += fmt::format("\np = {}, Holm p = {}; {} applied of {} considered", fmt_p(t.p),
                      fmt_p(t.p_holm), t.applied, t.considered);
+  out += fmt::format("\nequivalence (a {} of |d| >= {:g} ruled out): p = {}, Holm p = {}",
+                     t.kind == StrategyKind::kDegradation ? "drop" : "rise", t.margin,
+                     fmt_p(t.p_equiv), fmt_p(t.p_equiv_holm));
+  out += fmt::format("\nminimum detectable |d| at 80% power: {}", fmt_num(t.mde, 3));
   return out;
 }
 

@@ -116,6 +116,8 @@ std::string color_of(Verdict v) {
       return "#1a7f37";
     case Verdict::kFail:
       return "#cf222e";
+    case Verdict::kInconclusive:
+      return "#9a6700";
     case Verdict::kNotTestable:
     case Verdict::kMissing:
       break;
@@ -184,7 +186,7 @@ Figure forest_panel(const TestIndex& index, const std::string& dataset, Strategy
                     const StrategyRef& strategy, std::size_t chars, const Symbols& sym) {
   std::vector<const StrategyTest*> rows;
   std::vector<double> values;
-  std::size_t pass = 0, fail = 0, na = 0;
+  std::size_t pass = 0, fail = 0, unsure = 0, na = 0;
   for (const auto& m : index.metrics()) {
     const StrategyTest* t = index.find(dataset, m, kind, strategy.code);
     if (!t) continue;
@@ -192,6 +194,7 @@ Figure forest_panel(const TestIndex& index, const std::string& dataset, Strategy
     Verdict v = raw_verdict(t);
     pass += v == Verdict::kPass;
     fail += v == Verdict::kFail;
+    unsure += v == Verdict::kInconclusive;
     na += v == Verdict::kNotTestable;
     if (t->testable)
       for (double x : {t->d, t->d_lo, t->d_hi, t->d_boot_lo, t->d_boot_hi}) values.push_back(x);
@@ -202,6 +205,7 @@ Figure forest_panel(const TestIndex& index, const std::string& dataset, Strategy
   fig.code = strategy.code;
   fig.caption = strategy.name;
   fig.tally = fmt::format("{} pass{}{} fail", pass, sym.dot(), fail);
+  if (unsure) fig.tally += fmt::format("{}{} inconclusive", sym.dot(), unsure);
   if (na) fig.tally += fmt::format("{}{} n/a", sym.dot(), na);
 
   std::vector<std::vector<std::string>> labels;
@@ -321,9 +325,11 @@ std::optional<Figure> correlation_figure(const TestIndex& index, const std::stri
   auto add = [&](const MetricCorrelations& mc) {
     if (const CorrelationResult* c = summary_row(mc)) rows.push_back({&mc, c});
   };
+  for (const auto& mc : r.correlations)
+    if (mc.dataset == dataset && mc.humans) add(mc);  // the ceiling first
   for (const auto& m : index.metrics())
     for (const auto& mc : r.correlations)
-      if (mc.dataset == dataset && mc.metric == m && !mc.baseline) {
+      if (mc.dataset == dataset && mc.metric == m && !mc.baseline && !mc.humans) {
         add(mc);
         break;
       }

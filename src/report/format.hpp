@@ -105,20 +105,26 @@ std::string strategy_list(const TestIndex& index, StrategyKind kind);
 
 // ---- verdicts and grids ------------------------------------------------------------------
 
-enum class Verdict { kPass, kFail, kNotTestable, kMissing };
+// A test's three-way outcome as a verdict: pass (detects / resists), fail (misses / fooled),
+// inconclusive (neither shown), not testable, or missing (not run).
+enum class Verdict { kPass, kFail, kInconclusive, kNotTestable, kMissing };
 Verdict raw_verdict(const StrategyTest* t);
 Verdict holm_verdict(const StrategyTest* t);
-// True when Holm's adjustment turns a pass into a fail or back.
+// True when Holm's adjustment changes the outcome.
 bool holm_changes(const StrategyTest* t);
+// "detects", "MISSES", "resists", "FOOLED", "inconclusive", "n/a": raw or after Holm.
+std::string outcome_word(const StrategyTest& t, bool holm);
 
 // One cell of the pass/fail grid: one metric on one dataset, every strategy of one kind.
 struct GridCell {
-  bool run = false;                     // at least one test of this kind
-  std::size_t tested = 0;               // tests that were testable
-  std::vector<std::string> shown;       // codes that fail raw or after Holm, in paper order
-  std::vector<std::string> changed;     // the subset whose verdict Holm changes
-  std::vector<std::string> untestable;  // "n/a" codes
+  bool run = false;                       // at least one test of this kind
+  std::size_t tested = 0;                 // tests that were testable
+  std::vector<std::string> shown;         // codes that fail raw or after Holm, in paper order
+  std::vector<std::string> changed;       // the subset whose verdict Holm changes
+  std::vector<std::string> inconclusive;  // after Holm, and not shown as failing
+  std::vector<std::string> untestable;    // "n/a" codes
   std::size_t fails_raw = 0, fails_holm = 0;
+  std::size_t inconclusive_holm = 0;  // every test inconclusive after Holm, shown or not
 };
 
 struct Grid {
@@ -126,11 +132,13 @@ struct Grid {
   std::vector<std::string> datasets, metrics;
   std::vector<std::vector<GridCell>> cells;        // [metric][dataset]
   std::vector<std::size_t> fails_raw, fails_holm;  // per metric, over datasets
+  std::vector<std::size_t> inconclusive;           // per metric, after Holm
 };
 
 Grid build_grid(const TestIndex& index, StrategyKind kind);
 bool grid_has_tests(const Grid& grid);
-// "✓", "R,S,U†", "R n/a:O", "n/a", "—": the cell's text in the paper's notation.
+// "✓", "R,S,U†", "R ?:T n/a:O", "n/a", "—": the cell's text in the paper's notation, with the
+// inconclusive strategies after "?:".
 std::string grid_cell_text(const GridCell& cell, const Symbols& sym);
 
 // A test in a few lines: verdicts, d with both CIs, t, p, item counts (tooltips).
@@ -140,20 +148,31 @@ std::string test_details(const TestIndex& index, const StrategyTest& t, const Sy
 
 // ---- scorecard ---------------------------------------------------------------------------
 
-// The verdict of one metric on one dataset, derived from the report's per-strategy tests with
-// The audit's criteria (StrategyTest::passed: a degradation passes when its one-sided p < α, a
-// manipulation is resisted unless its one-sided p < α); untestable strategies count as neither.
+// The verdict of one metric on one dataset from all the evidence of the report: the human
+// correlation against the length and random baselines, the degradation and manipulation tests
+// by their three-way outcome after Holm's adjustment (the counts every rendering shows), the
+// attack's held-out findings, and what could not be tested (never counted as a pass).
 struct KindTally {
-  std::size_t passed = 0, tested = 0, untestable = 0;
+  std::size_t passed = 0, tested = 0, untestable = 0;    // passed: detects / resists, after Holm
   std::map<std::string, std::size_t> untestable_causes;  // StrategyTest::untestable, counted
-  std::vector<StrategyRef> failed;                       // spec criterion, in paper order
-  std::vector<std::string> holm;  // codes whose verdict Holm's adjustment changes
+  std::vector<StrategyRef> failed;                       // misses / fooled, after Holm
+  std::vector<StrategyRef> inconclusive;                 // after Holm
+  std::vector<std::string> holm;  // codes whose outcome Holm's adjustment changes
 };
+// The human correlation against a baseline: the metric's ρ is not above the baseline's CI.
+enum class SignalProblem { kNone, kNoSignal, kNoBetterThanLength };
 struct ScoreLine {
   std::string dataset, metric;
   const CorrelationResult* correlation = nullptr;  // "mean" dimension, or the only one
-  KindTally kinds[2];                              // [degradation, manipulation]
-  std::string verdict;                             // one line: "gameable: M meaningless-..."
+  SignalProblem signal = SignalProblem::kNone;
+  const CorrelationResult* baseline = nullptr;  // the baseline row behind `signal`
+  KindTally kinds[2];                           // [degradation, manipulation]
+  // The attack's held-out findings: what gamed the metric ("3/10 universal programs",
+  // "master-key", ...); empty without an attack or without a finding.
+  std::vector<std::string> attack_findings;
+  bool attacked = false;
+  bool robust = false;  // every test passed, nothing inconclusive, no finding at all
+  std::string verdict;  // one line: "gameable: meaningless-addition (M); ..."
 };
 std::vector<ScoreLine> scorecard(const TestIndex& index);
 
@@ -190,8 +209,10 @@ Cell missing_cell(const Symbols& sym);
 
 // One row per metric (and dataset when there are several): ρ [CI], x/n, y/n, verdict.
 Table scorecard_table(const TestIndex& index, const Symbols& sym);
-// The pooled table per dataset (metrics, then baselines), its --level tables and its preference
-// agreement table, after a summary over datasets when there are several.
+// The legend of the `humans` row: what it is and the raters' Krippendorff's α per dimension.
+std::string humans_note(const MetricCorrelations& humans, const Symbols& sym);
+// The pooled table per dataset (the humans row, metrics, then baselines), its --level tables and
+// its preference agreement table, after a summary over datasets when there are several.
 std::vector<Table> correlation_tables(const TestIndex& index, const Symbols& sym);
 // The attack's tables (attack_tables.cpp): the per-item search and held-out programs, the
 // replacement families, the universal suffixes, the defense matrix (two or more metrics); each
@@ -207,6 +228,8 @@ Table judge_diagnostics_table(const AuditReport& report, const Symbols& sym);
 // --rank: significance clusters per (dataset, level, statistic), one row per dimension.
 std::vector<Table> ranking_tables(const TestIndex& index, const Symbols& sym);
 Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym);
+// Per metric and strategy over the datasets (rows empty with one dataset).
+Table replicability_table(const AuditReport& report, const Symbols& sym);
 std::string grid_legend(StrategyKind kind, const TestIndex& index, const Symbols& sym);
 // One effect-size table per (dataset, kind) that has tests, in display order.
 std::vector<std::pair<std::string, StrategyKind>> effect_sections(const TestIndex& index);

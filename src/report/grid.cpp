@@ -14,6 +14,7 @@ Grid build_grid(const TestIndex& index, StrategyKind kind) {
   g.cells.assign(g.metrics.size(), std::vector<GridCell>(g.datasets.size()));
   g.fails_raw.assign(g.metrics.size(), 0);
   g.fails_holm.assign(g.metrics.size(), 0);
+  g.inconclusive.assign(g.metrics.size(), 0);
   for (std::size_t m = 0; m < g.metrics.size(); ++m) {
     for (std::size_t d = 0; d < g.datasets.size(); ++d) {
       GridCell& cell = g.cells[m][d];
@@ -29,11 +30,16 @@ Grid build_grid(const TestIndex& index, StrategyKind kind) {
         ++cell.tested;
         if (raw == Verdict::kFail) ++cell.fails_raw;
         if (holm == Verdict::kFail) ++cell.fails_holm;
-        if (raw == Verdict::kFail || holm == Verdict::kFail) cell.shown.push_back(s.code);
+        if (raw == Verdict::kFail || holm == Verdict::kFail)
+          cell.shown.push_back(s.code);
+        else if (holm == Verdict::kInconclusive)
+          cell.inconclusive.push_back(s.code);
+        if (holm == Verdict::kInconclusive) ++cell.inconclusive_holm;
         if (holm_changes(t)) cell.changed.push_back(s.code);
       }
       g.fails_raw[m] += cell.fails_raw;
       g.fails_holm[m] += cell.fails_holm;
+      g.inconclusive[m] += cell.inconclusive_holm;
     }
   }
   return g;
@@ -45,15 +51,24 @@ bool grid_has_tests(const Grid& grid) {
 
 std::string grid_cell_text(const GridCell& cell, const Symbols& sym) {
   if (!cell.run) return std::string(sym.dash());
-  if (cell.shown.empty() && cell.untestable.empty()) return std::string(sym.pass());
-  std::vector<std::string> codes;
-  for (const auto& code : cell.shown) {
-    bool changed = std::find(cell.changed.begin(), cell.changed.end(), code) != cell.changed.end();
-    codes.push_back(changed ? code + std::string(sym.holm()) : code);
-  }
+  if (cell.shown.empty() && cell.inconclusive.empty() && cell.untestable.empty())
+    return std::string(sym.pass());
+  auto marked = [&](const std::vector<std::string>& list) {
+    std::vector<std::string> codes;
+    for (const auto& code : list) {
+      bool changed =
+          std::find(cell.changed.begin(), cell.changed.end(), code) != cell.changed.end();
+      codes.push_back(changed ? code + std::string(sym.holm()) : code);
+    }
+    return join(codes, ",");
+  };
   // Nothing could be tested: plain "n/a" rather than a list of every code.
   if (cell.tested == 0) return "n/a";
-  std::string out = join(codes, ",");
+  std::string out = marked(cell.shown);
+  if (!cell.inconclusive.empty()) {
+    if (!out.empty()) out += ' ';
+    append(out, {"?:", marked(cell.inconclusive)});
+  }
   if (!cell.untestable.empty()) {
     if (!out.empty()) out += ' ';
     append(out, {"n/a:", join(cell.untestable, ",")});
@@ -75,6 +90,8 @@ Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym) {
   }
   t.header.push_back("fails");
   t.header.push_back("Holm");
+  t.header.push_back("inconclusive");
+  t.align.push_back(Align::kRight);
   t.align.push_back(Align::kRight);
   t.align.push_back(Align::kRight);
   for (std::size_t m = 0; m < grid.metrics.size(); ++m) {
@@ -88,7 +105,7 @@ Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym) {
         c.tone = Tone::kMissing;
       else if (gc.fails_raw > 0)
         c.tone = Tone::kFail;
-      else if (!gc.shown.empty())
+      else if (!gc.shown.empty() || !gc.inconclusive.empty())
         c.tone = Tone::kWarn;
       else if (!gc.untestable.empty())
         c.tone = Tone::kNa;
@@ -100,8 +117,9 @@ Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym) {
         if (const StrategyTest* st =
                 index.find(grid.datasets[d], grid.metrics[m], grid.kind, s.code)) {
           Verdict raw = raw_verdict(st), holm = holm_verdict(st);
-          std::string line_text = cat({s.code, " ", s.name, ": ", verdict_word(raw, sym)});
-          if (holm != raw) append(line_text, {" (Holm: ", verdict_word(holm, sym), ")"});
+          std::string line_text = cat({s.code, " ", s.name, ": ", outcome_word(*st, false)});
+          if (holm != raw || holm_changes(st))
+            append(line_text, {" (Holm: ", outcome_word(*st, true), ")"});
           if (raw != Verdict::kNotTestable) append(line_text, {", p = ", fmt_p(st->p)});
           lines.push_back(std::move(line_text));
         }
@@ -110,6 +128,7 @@ Table grid_table(const Grid& grid, const TestIndex& index, const Symbols& sym) {
     }
     line.push_back({std::to_string(grid.fails_raw[m])});
     line.push_back({std::to_string(grid.fails_holm[m])});
+    line.push_back({std::to_string(grid.inconclusive[m])});
     t.rows.push_back(std::move(line));
   }
   t.note = grid_legend(grid.kind, index, sym);
@@ -120,14 +139,16 @@ std::string grid_legend(StrategyKind kind, const TestIndex& index, const Symbols
   bool deg = kind == StrategyKind::kDegradation;
   double alpha = index.report().alpha;
   return fmt::format(
-      "{} = passed every {} test on the dataset; letters = failed strategies ({}). A {} test "
-      "{} when the one-sided paired p < {} = {:g}. n/a:X = strategy X was not testable (too few "
-      "applied items, or constant scores), never counted as a pass. {} = Holm's adjustment changes "
-      "the verdict "
-      "({}). fails / Holm = failures without / with Holm's adjustment.",
-      sym.pass(), kind_name(kind), strategy_list(index, kind), kind_name(kind),
-      deg ? "passes" : "fails", sym.alpha(), alpha, sym.holm(),
-      deg ? "fails only after adjustment" : "fails only without adjustment");
+      "{} = passed every {} test on the dataset; letters = failed strategies ({}); ?:X = "
+      "inconclusive. The metric {} when the one-sided paired p < {} = {:g}, and {} when a {} of "
+      "|d| >= {:g} is ruled out (equivalence test, p < {}); otherwise the test is inconclusive. "
+      "n/a:X = strategy X was not testable (too few applied items, or constant scores), never "
+      "counted as a pass. {} = Holm's adjustment (of both tests) changes the verdict. fails / "
+      "Holm = failures without / with Holm's adjustment; inconclusive: after Holm.",
+      sym.pass(), kind_name(kind), strategy_list(index, kind),
+      deg ? "detects the degradation" : "is fooled", sym.alpha(), alpha,
+      deg ? "misses it" : "resists", deg ? "drop" : "rise", index.report().margin, sym.alpha(),
+      sym.holm());
 }
 
 }  // namespace probity::report::detail

@@ -578,7 +578,8 @@ std::string to_html(const AuditReport& report) {
     out +=
         "<div class=\"legend\"><span><i class=\"sw cell pass\"></i>passed every test</span>"
         "<span><i class=\"sw cell fail\"></i>failed strategies (letter codes)</span>"
-        "<span><i class=\"sw cell warn\"></i>fails only after Holm's adjustment</span>"
+        "<span><i class=\"sw cell warn\"></i>inconclusive, or fails only after Holm's "
+        "adjustment</span>"
         "<span><i class=\"sw cell na\"></i>not testable (n/a)</span>"
         "<span><i class=\"sw cell holm\"></i>" +
         esc(std::string(sym.holm())) +
@@ -591,7 +592,13 @@ std::string to_html(const AuditReport& report) {
       t.title.clear();
       out += html_table(t, "grid", 2) + "</div>\n";
     }
-    out += "</div>\n</section>\n";
+    out += "</div>\n";
+    if (Table rep = replicability_table(report, sym); !rep.rows.empty()) {
+      append(out, {"<h3>", esc(rep.title), "</h3>\n"});
+      rep.title.clear();
+      out += html_table(rep, "plain");
+    }
+    out += "</section>\n";
   }
 
   if (!sections.empty()) {

@@ -53,17 +53,48 @@ void fields(Fields& f, Obj& t) {
   f("mean_perturbed", t.mean_perturbed);
   f("mean_delta", t.mean_delta);
   f("sd_delta", t.sd_delta);
+  f("pooled_sd", t.pooled_sd);
   f("t", t.t);
   f("df", t.df);
   f("p", t.p);
   f("p_holm", t.p_holm);
   f("passed", t.passed);
   f("passed_holm", t.passed_holm);
+  f("margin", t.margin);
+  f("p_equiv", t.p_equiv);
+  f("p_equiv_holm", t.p_equiv_holm);
+  f("outcome", t.outcome);
+  f("outcome_holm", t.outcome_holm);
+  f("test", t.test);
+  f("mde", t.mde);
   f("d", t.d);
   f("d_lo", t.d_lo);
   f("d_hi", t.d_hi);
   f("d_boot_lo", t.d_boot_lo);
   f("d_boot_hi", t.d_boot_hi);
+}
+
+template <class Fields, class Obj>
+requires std::same_as<std::remove_const_t<Obj>, Replicability>
+void fields(Fields& f, Obj& x) {
+  f("metric", x.metric);
+  f("kind", x.kind);
+  f("code", x.code);
+  f("name", x.name);
+  f("datasets", x.datasets);
+  f("p_fail", x.p_fail);
+  f("failing", x.failing);
+  f("p_at_least", x.p_at_least);
+}
+
+template <class Fields, class Obj>
+requires std::same_as<std::remove_const_t<Obj>, RaterAgreement>
+void fields(Fields& f, Obj& a) {
+  f("dimension", a.dimension);
+  f("raters", a.raters);
+  f("units", a.units);
+  f("alpha_interval", a.alpha_interval);
+  f("alpha_ordinal", a.alpha_ordinal);
 }
 
 template <class Fields, class Obj>
@@ -128,6 +159,14 @@ struct FieldWriter {
   void operator()(const char* key, double v) { j[key] = num(v); }
   void operator()(const char* key, StrategyKind v) { j[key] = kind_json(v); }
   void operator()(const char* key, NotTestable v) { j[key] = not_testable_name(v); }
+  void operator()(const char* key, Outcome v) { j[key] = outcome_name(v); }
+  void operator()(const char* key, PairedTest v) { j[key] = paired_test_name(v); }
+  void operator()(const char* key, const std::vector<std::string>& v) { j[key] = v; }
+  void operator()(const char* key, const std::vector<double>& v) {
+    ojson a = ojson::array();
+    for (double x : v) a.push_back(num(x));
+    j[key] = std::move(a);
+  }
   template <class T>
   void unless_default(const char* key, const T& v) {
     if (v != T{}) (*this)(key, v);
@@ -171,6 +210,11 @@ ojson correlation_json(const MetricCorrelations& c) {
   j["rows"] = ojson::array();
   for (const auto& r : c.rows) j["rows"].push_back(fields_json(r));
   if (c.baseline) j["baseline"] = true;
+  if (c.humans) {
+    j["humans"] = true;
+    j["agreement"] = ojson::array();
+    for (const auto& a : c.agreement) j["agreement"].push_back(fields_json(a));
+  }
   if (!c.levels.empty()) {
     j["levels"] = ojson::array();
     for (const auto& l : c.levels) {
@@ -392,6 +436,7 @@ nlohmann::ordered_json attack_document(const AttackRun& run) {
                  {"programs", o.programs},
                  {"split", o.split},
                  {"alpha", o.alpha},
+                 {"margin", o.margin},
                  {"bootstrap", o.bootstrap},
                  {"confidence", o.confidence},
                  {"min_applied", o.min_applied},
@@ -553,6 +598,10 @@ struct FieldReader {
   void operator()(const char* key, double& v) const { r.number(key, v); }
   void operator()(const char* key, StrategyKind& v) const { r.kind(key, v); }
   void operator()(const char* key, NotTestable& v) const { r.name(key, v, parse_not_testable); }
+  void operator()(const char* key, Outcome& v) const { r.name(key, v, parse_outcome); }
+  void operator()(const char* key, PairedTest& v) const { r.name(key, v, parse_paired_test); }
+  void operator()(const char* key, std::vector<std::string>& v) const { r.strings(key, v); }
+  void operator()(const char* key, std::vector<double>& v) const { r.numbers(key, v); }
   template <class T>
   void unless_default(const char* key, T& v) const {
     (*this)(key, v);
@@ -564,6 +613,20 @@ template <class T>
 void read_fields(const Reader& r, T& obj) {
   const FieldReader f{r};
   fields(f, obj);
+}
+
+// A paired test. Reports written before the three-way verdict have no "outcome": it is taken
+// from the effect test alone, which cannot show robustness (no equivalence test was run).
+void read_test(const Reader& r, StrategyTest& t) {
+  read_fields(r, t);
+  const bool degradation = t.kind == StrategyKind::kDegradation;
+  auto from_effect = [&](bool passed) {
+    if (!t.testable) return Outcome::kUntestable;
+    if (degradation) return passed ? Outcome::kDetects : Outcome::kInconclusive;
+    return passed ? Outcome::kInconclusive : Outcome::kFooled;
+  };
+  if (!r.get("outcome")) t.outcome = from_effect(t.passed);
+  if (!r.get("outcome_holm")) t.outcome_holm = from_effect(t.passed_holm);
 }
 
 void read_dataset(const Reader& r, DatasetSummary& d) {
@@ -607,6 +670,8 @@ void read_correlation(const Reader& r, MetricCorrelations& c) {
   r.str("dataset", c.dataset);
   r.str("metric", c.metric);
   r.boolean("baseline", c.baseline);
+  r.boolean("humans", c.humans);
+  r.objects("agreement", c.agreement, read_fields<RaterAgreement>);
   r.objects("rows", c.rows, read_fields<CorrelationResult>);
   r.objects("levels", c.levels, read_level_row);
   r.object("preference", c.preference, read_preference);
@@ -663,7 +728,7 @@ void read_attack(const Reader& r, MetricAttack& a) {
   r.number("success_rate", a.success_rate);
   r.number("mean_best_delta", a.mean_best_delta);
   std::optional<StrategyTest> best;
-  r.object("best_edits", best, read_fields<StrategyTest>);
+  r.object("best_edits", best, read_test);
   if (best) a.best_edits = *best;
   r.objects("families", a.families, [](const Reader& p, std::pair<std::string, std::size_t>& f) {
     p.str("family", f.first);
@@ -680,7 +745,7 @@ void read_attack(const Reader& r, MetricAttack& a) {
     p.unsigned_int("search_applied", u.search_applied);
     p.number("search_mean_delta", u.search_mean_delta);
     std::optional<StrategyTest> t;
-    p.object("held_out", t, read_fields<StrategyTest>);
+    p.object("held_out", t, read_test);
     if (t) u.held_out = *t;
   });
   const auto read_answer = [](const Reader& p, ReplacementAnswer& x) {
@@ -720,11 +785,11 @@ void read_attack(const Reader& r, MetricAttack& a) {
     p.unsigned_int("queries", u.queries);
     p.number("search_mean_delta", u.search_mean_delta);
     std::optional<StrategyTest> t;
-    p.object("held_out", t, read_fields<StrategyTest>);
+    p.object("held_out", t, read_test);
     if (t) u.held_out = *t;
     p.str("transfer_metric", u.transfer_metric);
     std::optional<StrategyTest> x;
-    p.object("transfer", x, read_fields<StrategyTest>);
+    p.object("transfer", x, read_test);
     if (x) u.transfer = *x;
   });
   r.objects("examples", a.examples, [](const Reader& p, AttackExample& e) {
@@ -787,14 +852,24 @@ ojson summary_json(const AuditReport& report) {
     for (StrategyKind kind : detail::kKinds) {
       const auto& tally = line.kinds[kind == StrategyKind::kDegradation ? 0 : 1];
       ojson k = ojson::object();
-      k[kind == StrategyKind::kDegradation ? "passed" : "resisted"] = tally.passed;
+      // Counts after Holm's adjustment, by three-way outcome (as every rendering shows them).
+      k[kind == StrategyKind::kDegradation ? "detected" : "resisted"] = tally.passed;
       k["tested"] = tally.tested;
       k["not_testable"] = tally.untestable;
-      k["failed"] = ojson::array();
-      for (const auto& s : tally.failed) k["failed"].push_back(s.code);
+      k[kind == StrategyKind::kDegradation ? "missed" : "fooled"] = ojson::array();
+      for (const auto& s : tally.failed)
+        k[kind == StrategyKind::kDegradation ? "missed" : "fooled"].push_back(s.code);
+      k["inconclusive"] = ojson::array();
+      for (const auto& s : tally.inconclusive) k["inconclusive"].push_back(s.code);
       k["holm_changes"] = tally.holm;
       j[kind == StrategyKind::kDegradation ? "degradations" : "manipulations"] = std::move(k);
     }
+    j["signal"] = line.signal == detail::SignalProblem::kNoSignal ? "no_signal"
+                  : line.signal == detail::SignalProblem::kNoBetterThanLength
+                      ? "no_better_than_length"
+                      : "ok";
+    j["attack_findings"] = line.attack_findings;
+    j["robust"] = line.robust;
     j["verdict"] = line.verdict;
     out.push_back(std::move(j));
   }
@@ -812,6 +887,8 @@ nlohmann::ordered_json to_json_value(const AuditReport& report) {
   j["bootstrap"] = report.bootstrap;
   j["min_applied"] = report.min_applied;
   j["alpha"] = num(report.alpha);
+  j["margin"] = num(report.margin);
+  j["test"] = std::string(paired_test_name(report.test));
   j["confidence"] = num(report.confidence);
   j["summary"] = summary_json(report);
   j["datasets"] = ojson::array();
@@ -829,6 +906,10 @@ nlohmann::ordered_json to_json_value(const AuditReport& report) {
   }
   j["tests"] = ojson::array();
   for (const auto& t : report.tests) j["tests"].push_back(test_json(t));
+  if (!report.replicability.empty()) {
+    j["replicability"] = ojson::array();
+    for (const auto& x : report.replicability) j["replicability"].push_back(fields_json(x));
+  }
   if (!report.attacks.empty()) {
     j["attacks"] = ojson::array();
     for (const auto& a : report.attacks) j["attacks"].push_back(attack_json(a));
@@ -873,6 +954,8 @@ AuditReport from_json(const std::string& text) {
   r.unsigned_int("bootstrap", report.bootstrap);
   r.unsigned_int("min_applied", report.min_applied);
   r.number("alpha", report.alpha);
+  r.number("margin", report.margin);
+  r.name("test", report.test, parse_paired_test);
   r.number("confidence", report.confidence);
   r.objects("datasets", report.datasets, read_dataset);
   r.strings("metrics", report.metrics);
@@ -881,7 +964,8 @@ AuditReport from_json(const std::string& text) {
   r.objects("correlations", report.correlations, read_correlation);
   r.strings("levels", report.levels);
   r.objects("rankings", report.rankings, read_ranking);
-  r.objects("tests", report.tests, read_fields<StrategyTest>);
+  r.objects("tests", report.tests, read_test);
+  r.objects("replicability", report.replicability, read_fields<Replicability>);
   r.objects("attacks", report.attacks, read_attack);
   r.objects("judge_diagnostics", report.judge_diagnostics, read_judge_diagnostics);
   r.objects("examples", report.examples, read_fields<PerturbationExample>);

@@ -175,6 +175,7 @@ std::vector<std::string> write_exports(const AuditReport& report, const std::str
       Grid grid = build_grid(index, kind);
       if (grid_has_tests(grid)) add(cat({"grid-", kind_name(kind)}), grid_table(grid, index, sym));
     }
+    add("replicability", replicability_table(report, sym));
     for (const auto& [dataset, kind] : effect_sections(index))
       add(cat({"effects-", file_stem(dataset), "-", kind_name(kind)}),
           effect_table(index, dataset, kind, sym));

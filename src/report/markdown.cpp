@@ -195,6 +195,7 @@ std::string to_markdown(const AuditReport& report) {
     Grid grid = build_grid(index, kind);
     if (grid_has_tests(grid)) out += md_section(grid_table(grid, index, sym), "##");
   }
+  if (Table rep = replicability_table(report, sym); !rep.rows.empty()) out += md_section(rep, "##");
   auto sections = effect_sections(index);
   if (!sections.empty()) {
     out += "## Effect sizes\n\n";

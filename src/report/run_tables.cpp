@@ -179,15 +179,17 @@ Table tests_table(const TestIndex& index, const Symbols& sym) {
               "df",
               "p",
               "p Holm",
+              "p equiv",
               "raw",
               "Holm",
               "d",
               fmt_percent(r.confidence) + " CI",
-              "bootstrap CI"};
-  t.align = {Align::kLeft,   Align::kLeft,  Align::kLeft,  Align::kCenter,
-             Align::kRight,  Align::kRight, Align::kRight, Align::kRight,
-             Align::kRight,  Align::kRight, Align::kRight, Align::kCenter,
-             Align::kCenter, Align::kRight, Align::kRight, Align::kRight};
+              "bootstrap CI",
+              "MDE"};
+  t.align = {Align::kLeft,  Align::kLeft,  Align::kLeft,   Align::kCenter, Align::kRight,
+             Align::kRight, Align::kRight, Align::kRight,  Align::kRight,  Align::kRight,
+             Align::kRight, Align::kRight, Align::kCenter, Align::kCenter, Align::kRight,
+             Align::kRight, Align::kRight, Align::kRight};
   for (StrategyKind kind : kKinds)
     for (const auto& ds : index.datasets())
       for (const auto& m : index.metrics())
@@ -199,7 +201,7 @@ Table tests_table(const TestIndex& index, const Symbols& sym) {
           auto num = [&](double v, int decimals) {
             return ok ? fmt_num(v, decimals) : std::string(sym.dash());
           };
-          Cell raw_cell{verdict_word(raw, sym)}, holm_cell{verdict_word(holm, sym)};
+          Cell raw_cell{outcome_word(*st, false)}, holm_cell{outcome_word(*st, true)};
           raw_cell.tone = tone_of(raw);
           holm_cell.tone = tone_of(holm);
           holm_cell.marked = holm_changes(st);
@@ -215,11 +217,13 @@ Table tests_table(const TestIndex& index, const Symbols& sym) {
                {num(st->df, 0)},
                {ok ? fmt_p(st->p) : std::string(sym.dash())},
                {ok ? fmt_p(st->p_holm) : std::string(sym.dash())},
+               {ok ? fmt_p(st->p_equiv) : std::string(sym.dash())},
                raw_cell,
                holm_cell,
                {num(st->d, 2)},
                {ok ? fmt_ci(st->d_lo, st->d_hi, 2) : std::string(sym.dash())},
-               {ok ? fmt_ci(st->d_boot_lo, st->d_boot_hi, 2) : std::string(sym.dash())}});
+               {ok ? fmt_ci(st->d_boot_lo, st->d_boot_hi, 2) : std::string(sym.dash())},
+               {num(st->mde, 2)}});
         }
   return t;
 }
@@ -278,24 +282,30 @@ std::vector<std::string> how_to_read(const TestIndex& index, const Symbols& sym)
       sym.rho(), fmt_percent(r.confidence), r.bootstrap));
   if (!index.strategies(StrategyKind::kDegradation).empty())
     out.push_back(fmt::format(
-        "Degradations make an answer worse ({}). A metric passes a degradation test when it scores "
-        "the degraded answers lower: one-sided paired t-test on {} = perturbed - original, "
-        "p < {} = {:g}.",
-        strategy_list(index, StrategyKind::kDegradation), sym.delta(), sym.alpha(), r.alpha));
+        "Degradations make an answer worse ({}). A metric detects a degradation when it scores "
+        "the degraded answers significantly lower (one-sided paired t-test on {} = perturbed - "
+        "original, p < {} = {:g}) and misses it when a drop of |d| >= {:g} is ruled out (the "
+        "one-sided equivalence test, p < {}); a test that shows neither is inconclusive.",
+        strategy_list(index, StrategyKind::kDegradation), sym.delta(), sym.alpha(), r.alpha,
+        r.margin, sym.alpha()));
   if (!index.strategies(StrategyKind::kManipulation).empty())
     out.push_back(fmt::format(
-        "Manipulations try to raise the score without adding content ({}). A metric fails a "
-        "manipulation test when it scores the manipulated answers significantly higher (one-sided "
-        "p < {}).",
-        strategy_list(index, StrategyKind::kManipulation), sym.alpha()));
+        "Manipulations try to raise the score without adding content ({}). A metric is fooled "
+        "when it scores the manipulated answers significantly higher (one-sided p < {}) and "
+        "resists only when a rise of d >= {:g} is ruled out; a test that shows neither is "
+        "inconclusive: too few items or too noisy scores are no evidence of robustness.",
+        strategy_list(index, StrategyKind::kManipulation), sym.alpha(), r.margin));
   out.push_back(fmt::format(
-      "In the grids, {} means every test on that dataset passed and letters name the failed "
-      "strategies. n/a marks a strategy with too few applied items (or constant scores) to test; "
+      "In the grids, {} means every test on that dataset passed, letters name the failed "
+      "strategies and ?:X the inconclusive ones. n/a marks a strategy with too few applied items "
+      "(or constant scores) to test; "
       "it never counts as "
       "a pass. {} marks a verdict that Holm's adjustment (within dataset {} metric {} kind) "
-      "changes. d is the standardised mean of {} with its {} CI.",
+      "changes. d is the standardised mean of {} with its {} CI; MDE (All tests) is the |d| the "
+      "test finds with 80% power at its n and sd of {}: a test whose MDE is above the effects "
+      "that matter cannot find them (plan a larger sample with `probity power`).",
       sym.pass(), sym.holm(), sym.unicode ? "\u00d7" : "x", sym.unicode ? "\u00d7" : "x",
-      sym.delta(), fmt_percent(r.confidence)));
+      sym.delta(), fmt_percent(r.confidence), sym.delta()));
   return out;
 }
 

@@ -39,7 +39,7 @@ TestIndex::TestIndex(const AuditReport& report) : report_(&report) {
   }
   for (const auto& c : report.correlations) {
     add_unique(datasets_, c.dataset);
-    if (!c.baseline) add_unique(metrics_, c.metric);  // baselines have no strategy tests
+    if (!c.baseline && !c.humans) add_unique(metrics_, c.metric);  // no strategy tests
   }
 }
 

@@ -42,6 +42,7 @@ std::string to_text_details(const AuditReport& report, const TextOptions& option
     Grid grid = build_grid(index, kind);
     if (grid_has_tests(grid)) add(grid_table(grid, index, sym));
   }
+  if (Table rep = replicability_table(report, sym); !rep.rows.empty()) add(rep);
   for (const auto& [dataset, kind] : effect_sections(index))
     add(effect_table(index, dataset, kind, sym));
   for (StrategyKind kind : kKinds) {

@@ -5,20 +5,40 @@
 
 namespace probity::report::detail {
 
+namespace {
+
+std::string to_upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+Verdict verdict_of(const StrategyTest& t, Outcome outcome) {
+  if (!t.testable || outcome == Outcome::kUntestable) return Verdict::kNotTestable;
+  if (outcome_good(outcome)) return Verdict::kPass;
+  if (outcome_bad(outcome)) return Verdict::kFail;
+  return Verdict::kInconclusive;
+}
+
+}  // namespace
+
 Verdict raw_verdict(const StrategyTest* t) {
-  if (!t) return Verdict::kMissing;
-  if (!t->testable) return Verdict::kNotTestable;
-  return t->passed ? Verdict::kPass : Verdict::kFail;
+  return t ? verdict_of(*t, t->outcome) : Verdict::kMissing;
 }
 
 Verdict holm_verdict(const StrategyTest* t) {
-  if (!t) return Verdict::kMissing;
-  if (!t->testable) return Verdict::kNotTestable;
-  return t->passed_holm ? Verdict::kPass : Verdict::kFail;
+  return t ? verdict_of(*t, t->outcome_holm) : Verdict::kMissing;
 }
 
 bool holm_changes(const StrategyTest* t) {
-  return t && t->testable && t->passed != t->passed_holm;
+  return t && t->testable && t->outcome != t->outcome_holm;
+}
+
+std::string outcome_word(const StrategyTest& t, bool holm) {
+  if (!t.testable) return "n/a";
+  const Outcome o = holm ? t.outcome_holm : t.outcome;
+  return outcome_bad(o) ? to_upper(outcome_name(o)) : std::string(outcome_name(o));
 }
 
 Cell missing_cell(const Symbols& sym) {
@@ -35,6 +55,8 @@ Tone tone_of(Verdict v) {
       return Tone::kPass;
     case Verdict::kFail:
       return Tone::kFail;
+    case Verdict::kInconclusive:
+      return Tone::kWarn;
     case Verdict::kNotTestable:
       return Tone::kNa;
     case Verdict::kMissing:
@@ -49,6 +71,8 @@ std::string verdict_word(Verdict v, const Symbols& sym) {
       return std::string(sym.pass());
     case Verdict::kFail:
       return "FAIL";
+    case Verdict::kInconclusive:
+      return "?";
     case Verdict::kNotTestable:
       return "n/a";
     case Verdict::kMissing:

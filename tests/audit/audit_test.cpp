@@ -70,6 +70,83 @@ TEST(AuditDecisions, PlantedInflationIsFlaggedAndNullIsNotAtExpectedRates) {
   EXPECT_GE(degraded_pass, reps - 2);
 }
 
+// Absence of evidence is not robustness: a manipulation resists only when a rise of the margin
+// is ruled out, which a handful of noisy items cannot do.
+TEST(AuditDecisions, ThreeWayOutcomesNeedEvidenceEitherWay) {
+  using probity::Outcome;
+  std::vector<double> o, p;
+  auto outcome = [&](StrategyKind kind, std::size_t n, double shift, std::uint64_t seed) {
+    planted(n, shift, seed, o, p);
+    std::vector<Status> applied(n, Status::kApplied);
+    return test_strategy(kind, o, p, applied, 0.05, 0, 0.95, seed, 0, 2, 0.1);
+  };
+  std::size_t resists = 0, small_inconclusive = 0, small_resists = 0, at_margin_resists = 0,
+              misses = 0, detects = 0, fooled = 0;
+  // d = shift / pooled sd, the pooled sd of planted() being sqrt((1 + 2) / 2).
+  const double margin_shift = 0.1 * std::sqrt(1.5);
+  for (std::uint64_t r = 0; r < 100; ++r) {
+    // No change, many items: the upper bound of d falls below 0.1 (power ~1 at n = 4000).
+    resists +=
+        outcome(StrategyKind::kManipulation, 4000, 0.0, 100 + r).outcome == Outcome::kResists;
+    // No change, 8 items: mostly neither a rise nor its absence can be shown; "resists" only
+    // when the sample happens to drop far enough (the test's power at d = 0 is about 10%).
+    const auto few = outcome(StrategyKind::kManipulation, 8, 0.0, 300 + r).outcome;
+    small_inconclusive += few == Outcome::kInconclusive;
+    small_resists += few == Outcome::kResists;
+    // A rise of exactly the margin: "resists" is the error the equivalence test controls at α.
+    at_margin_resists += outcome(StrategyKind::kManipulation, 30, margin_shift, 1100 + r).outcome ==
+                         Outcome::kResists;
+    misses += outcome(StrategyKind::kDegradation, 4000, 0.0, 500 + r).outcome == Outcome::kMisses;
+    detects += outcome(StrategyKind::kDegradation, 100, -0.5, 700 + r).outcome == Outcome::kDetects;
+    fooled += outcome(StrategyKind::kManipulation, 100, 0.5, 900 + r).outcome == Outcome::kFooled;
+  }
+  EXPECT_GE(resists, 90u);
+  EXPECT_GE(small_inconclusive, 70u);
+  EXPECT_LE(small_resists, 20u);
+  EXPECT_LE(at_margin_resists, 10u);  // α = 5% of 100, with binomial noise
+  EXPECT_GE(misses, 90u);
+  EXPECT_GE(detects, 98u);
+  EXPECT_GE(fooled, 98u);
+  // The decision itself: significance first, then equivalence.
+  EXPECT_EQ(probity::decide_outcome(StrategyKind::kManipulation, 0.01, 0.01, 0.05),
+            Outcome::kFooled);
+  EXPECT_EQ(probity::decide_outcome(StrategyKind::kManipulation, 0.5, 0.01, 0.05),
+            Outcome::kResists);
+  EXPECT_EQ(probity::decide_outcome(StrategyKind::kDegradation, 0.5, 0.2, 0.05),
+            Outcome::kInconclusive);
+  EXPECT_EQ(probity::decide_outcome(StrategyKind::kDegradation, NAN, NAN, 0.05),
+            Outcome::kInconclusive);
+  for (Outcome x : {Outcome::kUntestable, Outcome::kDetects, Outcome::kMisses, Outcome::kResists,
+                    Outcome::kFooled, Outcome::kInconclusive})
+    EXPECT_EQ(probity::parse_outcome(probity::outcome_name(x)), x);
+  EXPECT_THROW(probity::parse_outcome("robust"), std::invalid_argument);
+}
+
+// Holm adjusts the equivalence tests too: five borderline equivalences in one family do not all
+// survive.
+TEST(AuditDecisions, HolmCorrectsBothFamiliesOfTests) {
+  using probity::Outcome;
+  std::vector<probity::StrategyTest> tests(5);
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    auto& t = tests[i];
+    t.dataset = "d";
+    t.metric = "m";
+    t.kind = StrategyKind::kManipulation;
+    t.code = std::string(1, static_cast<char>('A' + i));
+    t.testable = true;
+    t.p = 0.5;
+    t.p_equiv = 0.02;
+    t.outcome = probity::decide_outcome(t.kind, t.p, t.p_equiv, 0.05);
+  }
+  probity::apply_holm(tests, 0.05);
+  for (const auto& t : tests) {
+    EXPECT_EQ(t.outcome, Outcome::kResists);
+    EXPECT_EQ(t.outcome_holm, Outcome::kInconclusive);
+    EXPECT_DOUBLE_EQ(t.p_equiv_holm, 0.1);
+    EXPECT_TRUE(t.passed_holm);  // the effect test alone finds nothing either way
+  }
+}
+
 TEST(AuditDecisions, NotAppliedItemsAreCountedAndLeftOut) {
   std::vector<double> o = {1, 2, 3, 4, 5, 6}, p = {0, 1, 2, 9, 9, NAN};
   std::vector<Status> s = {Status::kApplied,       Status::kApplied,   Status::kApplied,
@@ -92,6 +169,9 @@ TEST(AuditDecisions, NotAppliedItemsAreCountedAndLeftOut) {
   EXPECT_TRUE(std::isnan(z.p));
   EXPECT_FALSE(z.passed);
   EXPECT_EQ(z.d, 0.0);
+  // ...but no change at all rules a drop out: the metric misses it.
+  EXPECT_EQ(z.p_equiv, 0.0);
+  EXPECT_EQ(z.outcome, probity::Outcome::kMisses);
 
   std::vector<Status> none(6, Status::kNotApplicable);
   auto u = test_strategy(StrategyKind::kManipulation, o, p, none, 0.05, 0, 0.95, 1);

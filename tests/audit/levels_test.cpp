@@ -72,6 +72,7 @@ TEST(AuditLevels, LevelRowsAreMtMetricsEvalsValuesAndBaselinesSitBesideTheMetric
   std::vector<std::string> names;
   for (const json& c : report["correlations"]) {
     names.push_back(c["metric"].get<std::string>());
+    if (c.value("humans", false)) continue;  // the ceiling, checked below
     const bool baseline = c.value("baseline", false);
     EXPECT_EQ(baseline, c["metric"].get<std::string>().starts_with("baseline:"));
     // 4 dimensions x 3 levels x 3 statistics, for metrics and baselines alike.
@@ -87,13 +88,20 @@ TEST(AuditLevels, LevelRowsAreMtMetricsEvalsValuesAndBaselinesSitBesideTheMetric
     }
   }
   EXPECT_GE(compared, 30u);  // every golden cell of relevance and coherence, both metrics
-  ASSERT_EQ(names.size(), 4u);
-  EXPECT_EQ(names[2], "baseline:length");
-  EXPECT_EQ(names[3], "baseline:random");
+  // The human ceiling above the metrics (SummEval has three experts per summary), the
+  // baselines below.
+  ASSERT_EQ(names.size(), 5u);
+  EXPECT_EQ(names[0], "humans");
+  EXPECT_EQ(names[3], "baseline:length");
+  EXPECT_EQ(names[4], "baseline:random");
+  EXPECT_EQ(report["correlations"][0]["levels"].size(), 36u);
+  EXPECT_EQ(report["correlations"][0]["agreement"].size(), 4u);
 
   // The tables a reader sees: the pooled table with baseline rows and one table per level.
   const std::string md = read_text(dir + "/report.md");
   EXPECT_NE(md.find("| baseline:length |"), std::string::npos);
+  EXPECT_LT(md.find("| humans |"), md.find("| baseline:length |"));
+  EXPECT_NE(md.find("Krippendorff"), std::string::npos);
   EXPECT_NE(md.find("Human correlation by level — summeval: task level, kendall"),
             std::string::npos);
   EXPECT_NE(md.find("system level, acc-eq"), std::string::npos);
@@ -106,6 +114,8 @@ TEST(AuditLevels, LevelRowsAreMtMetricsEvalsValuesAndBaselinesSitBesideTheMetric
   const std::string grid_md = read_text(grid_dir + "/report.md");
   ASSERT_NE(grid_md.find("## Manipulation tests"), std::string::npos);
   EXPECT_EQ(grid_md.substr(grid_md.find("## Manipulation tests")).find("baseline:"),
+            std::string::npos);
+  EXPECT_EQ(grid_md.substr(grid_md.find("## Manipulation tests")).find("| humans"),
             std::string::npos);
   EXPECT_NE(grid_md.find("| baseline:length |"), std::string::npos);
 

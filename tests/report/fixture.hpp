@@ -120,6 +120,7 @@ inline AuditReport make_sample_report() {
             t.df = nan;
             t.p = nan;
             t.p_holm = nan;
+            t.p_equiv = t.p_equiv_holm = nan;
             t.d = t.d_lo = t.d_hi = t.d_boot_lo = t.d_boot_hi = nan;
             r.tests.push_back(t);
             continue;
@@ -133,26 +134,36 @@ inline AuditReport make_sample_report() {
           t.testable = true;
           t.df = static_cast<double>(t.applied - 1);
           t.mean_original = 0.31 + 0.01 * static_cast<double>(mi);
+          // p_equiv: the equivalence test (a change of the margin ruled out). A pass resists a
+          // manipulation by it; a failed degradation misses by it; a Holm flip turns
+          // inconclusive after the adjustment.
           switch (p) {
             case Planted::kPass:
               t.p = deg_kind ? 0.0004 : 0.62;
+              t.p_equiv = deg_kind ? 0.9 : 0.001;
               t.d = deg_kind ? -0.84 - wobble : -0.05 + wobble / 3;
               break;
             case Planted::kFail:
               t.p = deg_kind ? 0.41 : 0.0007;
+              t.p_equiv = deg_kind ? 0.002 : 0.9;
               t.d = deg_kind ? -0.04 - wobble / 2 : 0.55 + wobble;
               break;
             case Planted::kHolmFlip:
               t.p = deg_kind ? 0.03 : 0.02;
+              t.p_equiv = 0.3;
               t.d = deg_kind ? -0.31 : 0.33;
               break;
             case Planted::kNotTestable:
               break;
           }
           t.p_holm = std::min(1.0, t.p * 6);
+          t.p_equiv_holm = std::min(1.0, t.p_equiv * 6);
           t.passed = deg_kind ? t.p < r.alpha : !(t.p < r.alpha);
           t.passed_holm = deg_kind ? t.p_holm < r.alpha : !(t.p_holm < r.alpha);
+          t.outcome = probity::decide_outcome(kind, t.p, t.p_equiv, r.alpha);
+          t.outcome_holm = probity::decide_outcome(kind, t.p_holm, t.p_equiv_holm, r.alpha);
           t.sd_delta = 0.12;
+          t.pooled_sd = 0.2;
           t.mean_delta = t.d * t.sd_delta;
           t.mean_perturbed = t.mean_original + t.mean_delta;
           t.t = t.d * std::sqrt(static_cast<double>(t.applied));

@@ -163,12 +163,12 @@ TEST(ReportJson, HasSchemaAndEveryFieldInOrder) {
   AuditReport r = probity::test::make_sample_report();
   auto j = nlohmann::ordered_json::parse(to_json(r));
   EXPECT_EQ(j["schema"], "probity.audit/1");
-  EXPECT_EQ(keys(j),
-            (std::vector<std::string>{"schema",     "version",      "seed",    "sample",
-                                      "bootstrap",  "min_applied",  "alpha",   "confidence",
-                                      "summary",    "datasets",     "metrics", "signatures",
-                                      "strategies", "correlations", "tests",   "examples",
-                                      "cache_hits", "cache_misses", "seconds", "llm_usage"}));
+  EXPECT_EQ(keys(j), (std::vector<std::string>{
+                         "schema",       "version",  "seed",     "sample",     "bootstrap",
+                         "min_applied",  "alpha",    "margin",   "test",       "confidence",
+                         "summary",      "datasets", "metrics",  "signatures", "strategies",
+                         "correlations", "tests",    "examples", "cache_hits", "cache_misses",
+                         "seconds",      "llm_usage"}));
   EXPECT_EQ(j["seed"].get<std::uint64_t>(), 18446744073709551557ull);
   EXPECT_EQ(keys(j["datasets"][0]), (std::vector<std::string>{"name", "path", "tasks", "candidates",
                                                               "audited", "dimensions", "skipped"}));
@@ -198,12 +198,20 @@ TEST(ReportJson, HasSchemaAndEveryFieldInOrder) {
                                                            "mean_perturbed",
                                                            "mean_delta",
                                                            "sd_delta",
+                                                           "pooled_sd",
                                                            "t",
                                                            "df",
                                                            "p",
                                                            "p_holm",
                                                            "passed",
                                                            "passed_holm",
+                                                           "margin",
+                                                           "p_equiv",
+                                                           "p_equiv_holm",
+                                                           "outcome",
+                                                           "outcome_holm",
+                                                           "test",
+                                                           "mde",
                                                            "d",
                                                            "d_lo",
                                                            "d_hi",

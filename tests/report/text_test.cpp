@@ -68,30 +68,33 @@ std::vector<std::string> row(const std::string& text, const std::string& title,
 TEST(ReportText, DegradationGridShowsPassesFailuresAndTotals) {
   std::string text = to_text(probity::test::make_sample_report());
   using V = std::vector<std::string>;
-  EXPECT_EQ(row(text, "Degradation tests", "bleu"), (V{"bleu", "R,S,U", "\u2713", "3", "3"}));
+  EXPECT_EQ(row(text, "Degradation tests", "bleu"), (V{"bleu", "R,S,U", "\u2713", "3", "3", "0"}));
   EXPECT_EQ(row(text, "Degradation tests", "rouge-L"),
-            (V{"rouge-L", "\u2713", "U\u2020", "0", "1"}));
+            (V{"rouge-L", "\u2713", "?:U\u2020", "0", "0", "1"}));
   EXPECT_EQ(row(text, "Degradation tests", probity::test::kOddMetric),
-            (V{probity::test::kOddMetric, "D n/a:O", "\u2713", "1", "1"}));
+            (V{probity::test::kOddMetric, "D n/a:O", "\u2713", "1", "1", "0"}));
   auto header = row(text, "Degradation tests", "metric");
-  EXPECT_EQ(header, (V{"metric", "summeval", "topical_chat", "fails", "Holm"}));
+  EXPECT_EQ(header, (V{"metric", "summeval", "topical_chat", "fails", "Holm", "inconclusive"}));
 }
 
 TEST(ReportText, ManipulationGridMarksHolmAndUntestable) {
   std::string text = to_text(probity::test::make_sample_report());
   using V = std::vector<std::string>;
-  EXPECT_EQ(row(text, "Manipulation tests", "bleu"), (V{"bleu", "M,N\u2020", "\u2713", "2", "1"}));
-  EXPECT_EQ(row(text, "Manipulation tests", "rouge-L"), (V{"rouge-L", "\u2713", "P", "1", "1"}));
+  EXPECT_EQ(row(text, "Manipulation tests", "bleu"),
+            (V{"bleu", "M,N\u2020", "\u2713", "2", "1", "1"}));
+  EXPECT_EQ(row(text, "Manipulation tests", "rouge-L"),
+            (V{"rouge-L", "\u2713", "P", "1", "1", "0"}));
   // Every strategy untestable: n/a, never a pass.
   EXPECT_EQ(row(text, "Manipulation tests", probity::test::kOddMetric),
-            (V{probity::test::kOddMetric, "\u2713", "n/a", "0", "0"}));
+            (V{probity::test::kOddMetric, "\u2713", "n/a", "0", "0", "0"}));
 }
 
 TEST(ReportText, AsciiModeUsesPlainGlyphs) {
   std::string text = to_text(probity::test::make_sample_report(), false);
   for (unsigned char c : text) ASSERT_LT(c, 0x80) << "non-ASCII byte in ASCII rendering";
   using V = std::vector<std::string>;
-  EXPECT_EQ(row(text, "Degradation tests", "rouge-L", "|"), (V{"rouge-L", "ok", "U*", "0", "1"}));
+  EXPECT_EQ(row(text, "Degradation tests", "rouge-L", "|"),
+            (V{"rouge-L", "ok", "?:U*", "0", "0", "1"}));
   EXPECT_NE(text.find("-0.84+/-0.12"), std::string::npos);
 }
 
