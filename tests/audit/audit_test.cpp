@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cli_runner.hpp"
+#include "probity/stats.hpp"
 #include "test_paths.hpp"
 #include "util/random.hpp"
 
@@ -353,3 +354,77 @@ TEST(AuditTest, DegenerateTestsAreNotTestableAndSayWhy) {
   EXPECT_EQ(t.untestable, "constant scores (the pooled sd is zero)");
   EXPECT_TRUE(std::isnan(t.d) && std::isnan(t.d_lo) && std::isnan(t.d_boot_hi));
 }
+
+namespace {
+
+// The rank tests instead of t: SciPy's signed-rank and sign tests of the differences, and of the
+// differences shifted by the margin for the equivalence.
+TEST(AuditDecisions, WilcoxonAndSignTestsReplaceTheTTest) {
+  std::vector<double> o, p;
+  planted(40, 0.3, 17, o, p);
+  std::vector<Status> applied(o.size(), Status::kApplied);
+  const auto t = test_strategy(StrategyKind::kManipulation, o, p, applied, 0.05, 0, 0.95, 1, 0, 2,
+                               0.1, probity::PairedTest::kT);
+  std::vector<double> delta, shifted;
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    delta.push_back(p[i] - o[i]);
+    shifted.push_back(p[i] - o[i] - 0.1 * t.pooled_sd);
+  }
+  namespace st = probity::stats;
+  const auto w = test_strategy(StrategyKind::kManipulation, o, p, applied, 0.05, 0, 0.95, 1, 0, 2,
+                               0.1, probity::PairedTest::kWilcoxon);
+  EXPECT_EQ(w.test, probity::PairedTest::kWilcoxon);
+  EXPECT_EQ(
+      w.p,
+      st::wilcoxon(delta, st::WilcoxonZeroMethod::kWilcox, false, st::Alternative::kGreater).p);
+  EXPECT_EQ(
+      w.p_equiv,
+      st::wilcoxon(shifted, st::WilcoxonZeroMethod::kWilcox, false, st::Alternative::kLess).p);
+  const auto s = test_strategy(StrategyKind::kManipulation, o, p, applied, 0.05, 0, 0.95, 1, 0, 2,
+                               0.1, probity::PairedTest::kSign);
+  EXPECT_EQ(s.p, st::sign_test(delta, st::Alternative::kGreater).p);
+  EXPECT_EQ(s.p_equiv, st::sign_test(shifted, st::Alternative::kLess).p);
+  // d and the detectable effect stay those of the t framework.
+  EXPECT_EQ(w.d, t.d);
+  EXPECT_EQ(s.mde, t.mde);
+  EXPECT_GT(t.mde, 0.0);
+  EXPECT_EQ(probity::parse_paired_test("wilcoxon"), probity::PairedTest::kWilcoxon);
+}
+
+// The partial-conjunction test over datasets: the failure's p-value per dataset (p_equiv for a
+// degradation, p for a manipulation), strategies tested on one dataset left out.
+TEST(AuditDecisions, ReplicabilityCountsTheDatasetsWhereAFailureIsShown) {
+  std::vector<probity::StrategyTest> tests;
+  auto add = [&](const std::string& ds, StrategyKind kind, const std::string& code, double p,
+                 double p_equiv) {
+    probity::StrategyTest t;
+    t.dataset = ds;
+    t.metric = "m";
+    t.kind = kind;
+    t.code = t.name = code;
+    t.testable = true;
+    t.p = p;
+    t.p_equiv = p_equiv;
+    tests.push_back(t);
+  };
+  add("a", StrategyKind::kManipulation, "M", 0.001, 0.9);
+  add("b", StrategyKind::kManipulation, "M", 0.01, 0.9);
+  add("c", StrategyKind::kManipulation, "M", 0.5, 0.01);
+  add("a", StrategyKind::kDegradation, "S", 0.9, 0.2);
+  add("b", StrategyKind::kDegradation, "S", 0.9, NAN);    // undefined: counts as p = 1
+  add("a", StrategyKind::kDegradation, "O", 0.9, 0.001);  // one dataset only
+  const auto r = probity::replicability(tests, 0.05);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].code, "M");
+  EXPECT_EQ(r[0].datasets, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(r[0].failing, 2u);  // 3 * 0.001 and 2 * 0.01 are below 0.05, 1 * 0.5 is not
+  ASSERT_EQ(r[0].p_at_least.size(), 3u);
+  EXPECT_DOUBLE_EQ(r[0].p_at_least[0], 0.003);
+  EXPECT_DOUBLE_EQ(r[0].p_at_least[1], 0.02);
+  EXPECT_DOUBLE_EQ(r[0].p_at_least[2], 0.5);
+  EXPECT_EQ(r[1].code, "S");
+  EXPECT_EQ(r[1].p_fail, (std::vector<double>{0.2, 1.0}));
+  EXPECT_EQ(r[1].failing, 0u);
+}
+
+}  // namespace
