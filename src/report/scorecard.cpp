@@ -75,6 +75,13 @@ void tally_attack(const AuditReport& r, ScoreLine& line) {
   for (const auto& a : r.attacks) {
     if (a.dataset != line.dataset || a.metric != line.metric) continue;
     line.attacked = true;
+    // The per-item search: its best edits against the originals. The best of many edits per
+    // item is chosen on the same item, so a deterministic metric that any edit moves shows up
+    // here; the rate and d say how far the search got.
+    if (a.testable && a.best_edits.testable && a.best_edits.outcome_holm == Outcome::kFooled)
+      line.attack_findings.push_back(fmt::format("per-item search raised {} of items (d = {})",
+                                                 fmt_percent(a.success_rate),
+                                                 fmt_num(a.best_edits.d, 2)));
     std::size_t programs = 0;
     for (const auto& u : a.universal) programs += u.held_out.testable && !u.held_out.passed_holm;
     if (programs > 0)

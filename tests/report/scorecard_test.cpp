@@ -188,6 +188,15 @@ TEST(ReportScorecard, VerdictUsesBaselinesAttackAndInconclusiveTests) {
   line = verdict_of(attacked, "topical_chat", "bleu");
   EXPECT_FALSE(line.robust);
   EXPECT_EQ(line.verdict, "gameable: attack: 1/2 universal edit programs, master-key");
+  // The per-item search counts when its best edits raise the score significantly after Holm.
+  auto searched = attacked;
+  searched.attacks[0].success_rate = 0.5;
+  searched.attacks[0].best_edits.testable = true;
+  searched.attacks[0].best_edits.d = 0.3;
+  searched.attacks[0].best_edits.outcome_holm = probity::Outcome::kFooled;
+  EXPECT_EQ(verdict_of(searched, "topical_chat", "bleu").verdict,
+            "gameable: attack: per-item search raised 50% of items (d = 0.30), 1/2 universal "
+            "edit programs, master-key");
   // Every rendering and the JSON summary say the same.
   EXPECT_NE(to_text(attacked).find("1/2 universal edit programs"), std::string::npos);
   const auto j = nlohmann::json::parse(to_json(attacked));
