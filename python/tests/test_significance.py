@@ -53,8 +53,11 @@ class PairedTest(unittest.TestCase):
             probity.paired_test(systems, refs, test="xx")
         with self.assertRaises(probity.UsageError):
             probity.paired_test(systems[:1], refs)
-        with self.assertRaises(probity.UsageError):
-            probity.paired_test(systems, refs, metrics=["rouge1"])
+        # Any metric: ROUGE's item means (of its primary part, F).
+        got = probity.paired_test(systems, refs, metrics=["rouge1"], samples=50)
+        self.assertEqual(got["rouge1"]["aggregation"], "mean")
+        self.assertTrue(close(got["rouge1"]["systems"][0]["score"],
+                              probity.corpus_score("rouge1", systems[0], refs)))
 
 
 class RougeBootstrap(unittest.TestCase):

@@ -107,7 +107,7 @@ int run_significance(const SignificanceRequest& args, Engine& engine) {
       const auto first = stats[m].stats.begin() + static_cast<std::ptrdiff_t>(s * n_items * k);
       per_system[s].assign(first, first + static_cast<std::ptrdiff_t>(n_items * k));
     }
-    results.push_back(paired_test(*metrics[m].metric, per_system, po));
+    results.push_back(paired_test(*metrics[m].metric, per_system, po, metrics[m].primary));
   }
 
   const std::string test = paired_bs ? "bs" : "ar";
