@@ -23,10 +23,14 @@
 #include <string_view>
 #include <vector>
 
+#include "probity/dataset.hpp"
+#include "probity/inputs.hpp"
 #include "probity/metric.hpp"
 #include "probity/stats.hpp"
 
 namespace probity {
+
+class Engine;
 
 enum class PairedTestKind { kBootstrap, kRandomization };
 std::string_view paired_test_kind_name(PairedTestKind kind);   // "bs", "ar" (sacreBLEU's names)
@@ -113,5 +117,62 @@ struct SignificanceClusters {
 // UsageError when `test` was not run with all_pairs.
 SignificanceClusters significance_clusters(const PairedTestResult& test, bool higher_is_better,
                                            stats::RankCorrection correction, double alpha);
+
+// `probity significance` (and probity.significance in Python): the systems of a dataset (the
+// candidates' `system`, one candidate per system in every task; --hyp files are systems too)
+// compared by each metric with a paired test, the first system (or `baseline`) against each
+// other as sacreBLEU prints it, and every pair of systems ranked into significance clusters.
+struct SignificanceRequest {
+  // Approximate randomization unless asked otherwise: sacreBLEU's PairedTest defaults to it, and
+  // its 10,000 trials resolve p-values down to 1e-4, which a Holm family of many pairs needs.
+  SignificanceRequest() { options.kind = PairedTestKind::kRandomization; }
+  DataInput data;
+  std::vector<std::string> metrics{"bleu"};  // any metric specs, e.g. rougeL.f, scores:FILE,...
+  PairedTestOptions options;                 // the test, its samples, seed and threads
+  std::string baseline;                      // empty: the first system
+  // The clusters of all pairs; nullopt: with more than two systems (two: the one pair is the
+  // baseline test).
+  std::optional<bool> clusters;
+  // Holm by default: n systems make n(n-1)/2 tests, and a cluster boundary is a claim about
+  // them all (as `probity rank`).
+  stats::RankCorrection correction = stats::RankCorrection::kHolm;
+  double alpha = 0.05;
+  // Decimals of the scores shown; nullopt: 1 for sacreBLEU's metrics (sacreBLEU's --width, its
+  // scores are percentages), 4 for the others (most score in [0, 1]).
+  std::optional<int> width;
+  bool json = false;
+  bool skip_invalid = false;
+};
+
+struct SignificanceMetric {
+  std::string name;  // the selected part's record name, e.g. "bleu", "rougeL.f"
+  std::string spec;  // as given
+  bool higher_is_better = true;
+  int width = 1;  // decimals shown
+  PairedTestResult test;
+  std::optional<SignificanceClusters> clusters;
+};
+
+struct SignificanceRun {
+  std::string data;                  // the input's name
+  std::vector<std::string> systems;  // the baseline first
+  std::size_t items = 0;             // tasks, each with one candidate per system
+  std::vector<SkipRecord> skipped;
+  PairedTestKind kind = PairedTestKind::kRandomization;
+  std::size_t samples = 0;
+  std::uint64_t seed = 0;
+  bool clusters = false;
+  stats::RankCorrection correction = stats::RankCorrection::kHolm;
+  double alpha = 0.05;
+  std::vector<SignificanceMetric> metrics;
+  // What the caller should say before the results (e.g. that Holm cannot separate anything at
+  // the p-values the samples allow).
+  std::vector<std::string> warnings;
+};
+
+// UsageError for a request that cannot run (no metric, alpha outside (0, 1), a width outside
+// 0..10), fewer than two systems or an unknown baseline; InputError (file, line, field) for a task
+// without a candidate of some system, or with two, and for an undefined item score.
+SignificanceRun run_significance(const SignificanceRequest& request, Engine& engine);
 
 }  // namespace probity
