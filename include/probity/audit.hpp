@@ -85,11 +85,6 @@ struct AttackRequest {
   AttackOptions options;
 };
 
-// Multiple-comparison control over the pairs of a ranking (rank_metrics).
-enum class RankCorrection { kNone, kHolm, kBenjaminiHochberg };
-RankCorrection parse_rank_correction(std::string_view name);  // "none", "holm", "bh"
-std::string_view rank_correction_name(RankCorrection correction);
-
 struct AuditOptions {
   std::vector<DataInput> data;       // the datasets
   std::vector<std::string> metrics;  // metric specs
@@ -134,7 +129,7 @@ struct AuditOptions {
   bool baselines = true;
   bool rank = false;
   std::size_t rank_permutations = 1000;
-  RankCorrection rank_correction = RankCorrection::kHolm;
+  stats::RankCorrection rank_correction = stats::RankCorrection::kHolm;
   // --attack: the attack section (run_attack on the audited items of each dataset), with the
   // audit's seed, alpha, bootstrap, min_applied and threads in place of attack_options' own.
   bool attack = false;
@@ -226,7 +221,7 @@ struct MetricRanking {
   stats::Level level = stats::Level::kItem;
   stats::LevelStatistic statistic = stats::LevelStatistic::kKendallB;
   std::size_t permutations = 0;
-  RankCorrection correction = RankCorrection::kHolm;
+  stats::RankCorrection correction = stats::RankCorrection::kHolm;
   double alpha = 0.05;
   struct Entry {
     std::string metric;
@@ -632,7 +627,7 @@ struct RankOptions {
   stats::Level level = stats::Level::kItem;
   stats::LevelStatistic statistic = stats::LevelStatistic::kKendallB;
   std::size_t permutations = 1000;
-  RankCorrection correction = RankCorrection::kHolm;
+  stats::RankCorrection correction = stats::RankCorrection::kHolm;
   double alpha = 0.05;
   std::uint64_t seed = 0;  // each pair's test is seeded from it, the dimension and the two names
   unsigned threads = 0;

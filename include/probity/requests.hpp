@@ -1,7 +1,8 @@
 #pragma once
 // The requests of the probity commands whose work the command line renders itself: what each
 // takes, with its defaults, declared once here and filled by the command line's flags (the
-// audit's and attack's requests are in audit.hpp, the score request in score_run.hpp).
+// audit's and attack's requests are in audit.hpp, the score request in score_run.hpp, the
+// significance request beside its run in significance.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -72,18 +73,6 @@ struct RankRequest {
   ScoredInputs inputs;
   RankOptions options;
   bool json = false;
-};
-
-// `probity significance`: sacreBLEU's paired significance tests between systems (--paired-bs,
-// --paired-ar; probity/significance.hpp), the first system (or --baseline) against each other.
-struct SignificanceRequest {
-  DataInput data;
-  std::vector<std::string> metrics{"bleu"};  // sacreBLEU's metrics: bleu, chrf, chrf++, ter
-  PairedTestOptions options;                 // the test, its samples, seed and threads
-  std::string baseline;                      // empty: the first system
-  int width = 1;                             // decimals of the scores (sacreBLEU's --width)
-  bool json = false;
-  bool skip_invalid = false;
 };
 
 // `probity power`: sample sizes and detectable effects of the audit's paired tests and of a

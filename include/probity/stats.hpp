@@ -98,6 +98,14 @@ struct MultipleTestingResult {
 MultipleTestingResult holm(std::span<const double> p, double alpha = 0.05);
 MultipleTestingResult benjamini_hochberg(std::span<const double> p, double alpha = 0.05);
 
+// Multiple-comparison control over the pairs of a ranking (rank_metrics, significance clusters).
+enum class RankCorrection { kNone, kHolm, kBenjaminiHochberg };
+RankCorrection parse_rank_correction(std::string_view name);  // "none", "holm", "bh"
+std::string_view rank_correction_name(RankCorrection correction);
+// The p-values adjusted by `correction` (holm or benjamini_hochberg at alpha; kNone: as given).
+std::vector<double> adjust_p_values(std::span<const double> p, RankCorrection correction,
+                                    double alpha = 0.05);
+
 // ---- CEM-ORD (Amigo et al. 2020) ----------------------------------------------------------------
 
 // Closeness Evaluation Measure for ordinal classes. `levels` are the ordered classes (strictly

@@ -59,7 +59,7 @@ __all__ = [
     "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
     "paired_t", "paired_test", "pearson", "power", "rouge_bootstrap",
     "permutation_correlation_diff", "perturb", "score", "score_dataset", "score_parts",
-    "signature", "spearman", "strategies", "write_report",
+    "signature", "significance", "spearman", "strategies", "write_report",
 ]
 
 # Items per call of a Python metric when probity scores a dataset with it.
@@ -671,16 +671,19 @@ def paired_test(self, systems, references, *, metrics=("bleu",), test="bs", samp
         systems: a list of systems, each a list of candidate texts (the same items in the same
             order); the first is the baseline.
         references: one entry per item: a reference text or a list of reference texts.
-        metrics: metric names: ``bleu``, ``chrf``, ``chrf++`` or ``ter``, with options.
+        metrics: metric names with options: ``bleu``, ``chrf``, ``chrf++`` or ``ter`` (sacreBLEU's
+            numbers), or any other metric (its summed statistics or the mean of its item scores,
+            of its primary part) that is not fitted on the data: each system's texts are scored
+            on their own here; :func:`significance` scores a dataset's systems together.
         test: ``"bs"`` (paired bootstrap resampling) or ``"ar"`` (approximate randomization).
         samples: resamples (bs) or trials (ar); 0: sacreBLEU's defaults, 1000 and 10000.
         seed: sacreBLEU's ``SACREBLEU_SEED`` (default 12345).
         threads: worker threads (0: all cores); the results do not depend on them.
 
     Returns:
-        dict: metric name -> ``{"signature", "samples", "systems"}``, ``systems`` one dict per
-        system (``score``, ``p_value``, ``mean``, ``ci``; ``None`` where the test gives none: the
-        baseline's p-value, the means and CIs of ``ar``).
+        dict: metric name -> ``{"signature", "samples", "aggregation", "systems"}``, ``systems``
+        one dict per system (``score``, ``p_value``, ``mean``, ``ci``; ``None`` where the test
+        gives none: the baseline's p-value, the means and CIs of ``ar``).
     """
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -693,6 +696,48 @@ def paired_test(self, systems, references, *, metrics=("bleu",), test="bs", samp
                               threads)["stats"].ravel() for s in systems]
         out[metric] = self._native.paired_test(metric, stats, test, samples, seed, threads)
     return out
+
+
+@_engine_function
+def significance(self, data, metrics=None, *, test=None, samples=None, seed=None, baseline=None,
+                 clusters=None, correction=None, alpha=None, threads=None, skip_invalid=False):
+    """Paired significance tests between the systems of a dataset, for any metric, as
+    ``probity significance --json``: sacreBLEU's paired bootstrap (``test="bs"``) or approximate
+    randomization (``"ar"``, the default) over each metric's corpus aggregation (sacreBLEU's own
+    scoring for bleu, chrf, chrf++ and ter, the same numbers as sacreBLEU; summed statistics or
+    the mean of the item scores for any other metric), each system against the baseline and,
+    with more than two systems, every pair ranked into significance clusters.
+
+    Args:
+        data: a dataset file or a :class:`Dataset` whose tasks each have one candidate per
+            system (the candidates' ``system``, else their id).
+        metrics: metric names (``"rougeL.f"``, ``"bertscore"``, ``"scores:FILE,data=..."``, an
+            ``llm-judge`` through :func:`configure_llm`); default ``["bleu"]``.
+        test: ``"ar"`` or ``"bs"``. samples: trials or resamples (0: 10000 for ar, 1000 for
+            bs). seed: NumPy's ``default_rng`` seed, as sacreBLEU's ``SACREBLEU_SEED`` (12345).
+        baseline: the baseline system (default: the first).
+        clusters: test every pair and rank the systems into clusters (None: with more than two
+            systems). correction: ``"holm"`` (default), ``"bh"`` or ``"none"`` over the pairs.
+            alpha: the clusters' significance level (0.05).
+        threads: worker threads (0: all cores); the results do not depend on them.
+
+    Returns:
+        dict: ``data``, ``test``, ``samples``, ``seed``, ``items``, ``baseline``, ``systems``
+        (the order of the matrices), ``clusters``, ``correction``, ``alpha``, ``warnings`` and
+        per metric (``metrics[i]``) its ``metric`` name, ``spec``, ``signature``,
+        ``aggregation`` (``sacrebleu``, ``stats`` or ``mean``), ``higher_is_better``,
+        ``systems`` (per system ``score``, ``p_value`` against the baseline, bootstrap ``mean``
+        and ``ci``) and ``clusters`` (``ranking``: ``system``, ``rank``, ``score`` best first;
+        ``p`` and ``p_adjusted``: the pairwise p-values, ``None`` on the diagonal), or ``None``.
+    """
+    inputs = _inputs(data)
+    if len(inputs) != 1:
+        raise UsageError("significance takes one dataset")
+    given = {"metrics": None if metrics is None else _names(metrics, ()), "test": test,
+             "samples": samples, "seed": seed, "baseline": baseline, "clusters": clusters,
+             "correction": correction, "alpha": alpha, "threads": threads}
+    return self._native.significance(inputs[0], skip_invalid=skip_invalid,
+                                     **{k: v for k, v in given.items() if v is not None})
 
 
 @_engine_function

@@ -268,6 +268,20 @@ def paired_test(
     seed: int = ...,
     threads: int = ...,
 ) -> Dict[str, Dict[str, Any]]: ...
+def significance(
+    data: _DatasetLike,
+    metrics: Optional[Union[str, Sequence[str]]] = ...,
+    *,
+    test: Optional[str] = ...,
+    samples: Optional[int] = ...,
+    seed: Optional[int] = ...,
+    baseline: Optional[str] = ...,
+    clusters: Optional[bool] = ...,
+    correction: Optional[str] = ...,
+    alpha: Optional[float] = ...,
+    threads: Optional[int] = ...,
+    skip_invalid: bool = ...,
+) -> Dict[str, Any]: ...
 def rouge_bootstrap(
     candidates: Sequence[str],
     references: Sequence[Union[str, Sequence[str]]],
@@ -489,6 +503,21 @@ class Engine:
         seed: int = ...,
         threads: int = ...,
     ) -> Dict[str, Dict[str, Any]]: ...
+    def significance(
+        self,
+        data: _DatasetLike,
+        metrics: Optional[Union[str, Sequence[str]]] = ...,
+        *,
+        test: Optional[str] = ...,
+        samples: Optional[int] = ...,
+        seed: Optional[int] = ...,
+        baseline: Optional[str] = ...,
+        clusters: Optional[bool] = ...,
+        correction: Optional[str] = ...,
+        alpha: Optional[float] = ...,
+        threads: Optional[int] = ...,
+        skip_invalid: bool = ...,
+    ) -> Dict[str, Any]: ...
     def rouge_bootstrap(
         self,
         candidates: Sequence[str],

@@ -1,5 +1,7 @@
 // The audit (`probity audit`) and the attack (`probity attack`) with registry metrics and Python
-// callables, and the report renderings.
+// callables, the report renderings, and the systems' significance (`probity significance`).
+#include <stdexcept>
+
 #include "common.hpp"
 #include "probity/attack.hpp"
 #include "probity/audit.hpp"
@@ -7,6 +9,7 @@
 #include "probity/error.hpp"
 #include "probity/report.hpp"
 #include "probity/requests.hpp"
+#include "probity/significance.hpp"
 #include "python_metric.hpp"
 #include "report/json_value.hpp"
 
@@ -59,8 +62,8 @@ py::object audit(PyEngine& e, const std::vector<py::object>& data,
   opts.margin = margin;
   try {
     opts.test = parse_paired_test(test);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
   }
   opts.confidence = confidence;
   opts.out_dir = out;
@@ -139,6 +142,38 @@ py::list power(const PowerRequest& request, const std::string& report_json) {
   return out;
 }
 
+// `probity significance` on one dataset: what `--json` prints, as a dict. The names of the test
+// and the correction are the command line's.
+py::object significance(PyEngine& e, const py::object& data,
+                        const std::vector<std::string>& metrics, const std::string& test,
+                        std::size_t samples, std::uint64_t seed, const std::string& baseline,
+                        std::optional<bool> clusters, const std::string& correction, double alpha,
+                        unsigned threads, bool skip_invalid) {
+  SignificanceRequest request;
+  request.data = inputs({data}).front();
+  request.metrics = metrics;
+  request.options.kind = parse_paired_test_kind(test);
+  request.options.samples = samples;
+  request.options.seed = seed;
+  request.options.threads = threads;
+  request.baseline = baseline;
+  request.clusters = clusters;
+  try {
+    request.correction = stats::parse_rank_correction(correction);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(std::string("significance: ") + error.what());
+  }
+  request.alpha = alpha;
+  request.skip_invalid = skip_invalid;
+  nlohmann::ordered_json json;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(e.mutex);
+    json = report::significance_document(run_significance(request, e.engine));
+  }
+  return to_python(json);
+}
+
 std::string render(const std::string& json, const std::string& format, bool unicode) {
   AuditReport report = report::from_json(json);
   if (format == "text") return report::to_text(report, unicode);
@@ -198,6 +233,14 @@ void bind_audit(py::module_& m, EngineClass& engine) {
              py::arg("python_metrics") = py::list(), py::arg("options") = a, py::arg("sample") = 0,
              py::arg("skip_invalid") = false, py::arg("lang") = "", py::arg("batch") = 256,
              py::arg("run_id") = "");
+  const SignificanceRequest sr;  // the library's defaults, as the command line's
+  engine.def("significance", &significance, py::arg("data"), py::arg("metrics") = sr.metrics,
+             py::kw_only(), py::arg("test") = std::string(paired_test_kind_name(sr.options.kind)),
+             py::arg("samples") = sr.options.samples, py::arg("seed") = sr.options.seed,
+             py::arg("baseline") = sr.baseline, py::arg("clusters") = sr.clusters,
+             py::arg("correction") = std::string(stats::rank_correction_name(sr.correction)),
+             py::arg("alpha") = sr.alpha, py::arg("threads") = sr.options.threads,
+             py::arg("skip_invalid") = sr.skip_invalid);
   m.def("render_report", &render, py::arg("json"), py::arg("format"), py::arg("unicode") = true);
   py::class_<PowerRequest>(m, "PowerRequest", "The request of `probity power`")
       .def(py::init<>())
@@ -209,10 +252,10 @@ void bind_audit(py::module_& m, EngineClass& engine) {
           "alternative",
           [](const PowerRequest& r) { return std::string(alternative_name(r.alternative)); },
           [](PowerRequest& r, const std::string& name) {
-            for (auto a : {stats::Alternative::kGreater, stats::Alternative::kTwoSided,
-                           stats::Alternative::kLess})
-              if (alternative_name(a) == name) {
-                r.alternative = a;
+            for (auto alt : {stats::Alternative::kGreater, stats::Alternative::kTwoSided,
+                             stats::Alternative::kLess})
+              if (alternative_name(alt) == name) {
+                r.alternative = alt;
                 return;
               }
             throw UsageError("power: alternative '" + name + "' (greater, two-sided, less)");

@@ -365,20 +365,13 @@ py::object optional_value(const std::optional<double>& v) {
   return v ? py::object(py::float_(*v)) : py::object(py::none());
 }
 
-// sacreBLEU's paired test of one metric on the systems' item statistics (score_texts "stats").
+// sacreBLEU's paired test of one metric on the systems' item statistics (score_texts "stats"),
+// of the metric's primary part (or the part its name selects).
 py::dict paired(PyEngine& e, const std::string& spec, const std::vector<DoubleArray>& systems,
                 const std::string& test, std::size_t samples, std::uint64_t seed,
                 unsigned threads) {
   PairedTestOptions options;
-  if (test == "bs")
-    options.kind = PairedTestKind::kBootstrap;
-  else if (test == "ar")
-    options.kind = PairedTestKind::kRandomization;
-  else
-    throw UsageError(
-        "paired_test: test must be 'bs' (paired bootstrap) or 'ar' (approximate "
-        "randomization), not '" +
-        test + "'");
+  options.kind = parse_paired_test_kind(test);
   options.samples = samples;
   options.seed = seed;
   options.threads = threads;
@@ -387,12 +380,12 @@ py::dict paired(PyEngine& e, const std::string& spec, const std::vector<DoubleAr
   PairedTestResult r;
   {
     py::gil_scoped_release release;
-    std::unique_ptr<Metric> metric;
+    MetricSelection sel;
     {
       std::lock_guard lock(e.mutex);
-      metric = select_metric(spec, e.engine).metric;
+      sel = select_metric(spec, e.engine);
     }
-    r = paired_test(*metric, stats, options);
+    r = paired_test(*sel.metric, stats, options, sel.primary);
   }
   py::list rows;
   for (const auto& s : r.systems) {
@@ -406,6 +399,7 @@ py::dict paired(PyEngine& e, const std::string& spec, const std::vector<DoubleAr
   py::dict out;
   out["signature"] = r.signature;
   out["samples"] = r.samples;
+  out["aggregation"] = std::string(paired_aggregation_name(r.aggregation));
   out["systems"] = rows;
   return out;
 }

@@ -1,13 +1,15 @@
 """probity.paired_test and probity.rouge_bootstrap against the reference tools' own numbers:
 sacreBLEU 2.6.0's PairedTest (tests/golden/significance/paired.json) and rouge-score's
-BootstrapAggregator after numpy.random.seed (tests/golden/significance/rouge_bootstrap.json)."""
+BootstrapAggregator after numpy.random.seed (tests/golden/significance/rouge_bootstrap.json);
+probity.significance against the NumPy reference of the same tests on item means
+(tests/golden/significance/any_metric.json) and against `probity significance --json`."""
 
 import json
 import math
 import unittest
 
 import probity
-from support import REPO
+from support import REPO, SAMPLE, SUMMEVAL, run_cli
 
 GOLDEN = REPO / "tests" / "golden" / "significance"
 
@@ -53,8 +55,70 @@ class PairedTest(unittest.TestCase):
             probity.paired_test(systems, refs, test="xx")
         with self.assertRaises(probity.UsageError):
             probity.paired_test(systems[:1], refs)
+        # Any metric: ROUGE's item means (of its primary part, F).
+        got = probity.paired_test(systems, refs, metrics=["rouge1"], samples=50)
+        self.assertEqual(got["rouge1"]["aggregation"], "mean")
+        self.assertTrue(close(got["rouge1"]["systems"][0]["score"],
+                              probity.corpus_score("rouge1", systems[0], refs)))
+
+
+class Significance(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        golden = json.loads((GOLDEN / "any_metric.json").read_text(encoding="utf-8"))
+        cls.cases = {c["name"]: c for c in golden["cases"]}
+        cls.scores = ("scores:" + str(REPO / "tests" / "golden" / "meta_eval" /
+                                      "summeval_scores.jsonl")
+                      + f",data={SUMMEVAL},metric=rougeL.f")
+
+    def test_defaults_equal_the_numpy_reference(self):
+        c = self.cases["rougeL_ar_holm"]
+        got = probity.significance(str(SUMMEVAL), [self.scores], threads=2)
+        self.assertEqual((got["test"], got["samples"], got["seed"], got["correction"]),
+                         ("ar", 10000, 12345, "holm"))
+        self.assertEqual(got["systems"], c["systems"])
+        (m,) = got["metrics"]
+        want = c["results"]
+        for s, row in enumerate(m["systems"]):
+            self.assertTrue(close(row["score"], want["systems"][s]["score"]))
+            self.assertEqual(row["p_value"], want["systems"][s]["p_value"])
+        self.assertEqual(m["clusters"]["p"], want["pairwise"])
+        for a, b in zip(sum(m["clusters"]["p_adjusted"], []), sum(want["adjusted"], [])):
+            self.assertTrue(a is None and b is None or close(a, b), (a, b))
+        self.assertEqual([r["system"] for r in m["clusters"]["ranking"]],
+                         [c["systems"][s] for s in want["order"]])
+        self.assertEqual([r["rank"] for r in m["clusters"]["ranking"]],
+                         [want["rank"][s] for s in want["order"]])
+
+    def test_bootstrap_equals_the_numpy_reference(self):
+        c = self.cases["rouge1_bs_holm_seed7"]
+        got = probity.significance(SUMMEVAL, "rouge1.f", test="bs", samples=c["n"], seed=7)
+        (m,) = got["metrics"]
+        for row, want in zip(m["systems"], c["results"]["systems"], strict=True):
+            for key in ("score", "mean", "ci"):
+                self.assertTrue(close(row[key], want[key]), (key, row, want))
+            self.assertEqual(row["p_value"], want["p_value"])
+        self.assertEqual(m["clusters"]["p"], c["results"]["pairwise"])
+
+    def test_equals_the_command_line(self):
+        args = ["--paired-bs", "--paired-bs-n", "200", "--seed", "3", "--baseline", "M5",
+                "--correction", "none"]
+        cli = json.loads(run_cli("significance", "--data", SAMPLE, "-m", "rougeL.f", "-m",
+                                 "chrf", *args, "--json").stdout)
+        py = probity.significance(probity.load_dataset(str(SAMPLE)), ["rougeL.f", "chrf"],
+                                  test="bs", samples=200, seed=3, baseline="M5",
+                                  correction="none")
+        cli.pop("data")
+        py.pop("data")
+        self.assertEqual(py, cli)
+
+    def test_errors(self):
         with self.assertRaises(probity.UsageError):
-            probity.paired_test(systems, refs, metrics=["rouge1"])
+            probity.significance(SAMPLE, "bleu", test="xx")
+        with self.assertRaises(probity.UsageError):
+            probity.significance(SAMPLE, "bleu", correction="bonferroni")
+        with self.assertRaises(probity.UsageError):
+            probity.significance(SAMPLE, "bleu", baseline="nobody")
 
 
 class RougeBootstrap(unittest.TestCase):

@@ -323,24 +323,6 @@ std::vector<BaselineScores> baseline_scores(const Dataset& ds, std::span<const I
   return out;
 }
 
-namespace {
-constexpr auto kRankCorrections = std::to_array<util::EnumName<RankCorrection>>({
-    {RankCorrection::kNone, "none"},
-    {RankCorrection::kHolm, "holm"},
-    {RankCorrection::kBenjaminiHochberg, "bh"},
-});
-}  // namespace
-
-RankCorrection parse_rank_correction(std::string_view name) {
-  if (const auto c = util::parse_enum(kRankCorrections, name)) return *c;
-  throw std::invalid_argument(
-      fmt::format("unknown correction '{}' ({})", name, util::listed_names(kRankCorrections)));
-}
-
-std::string_view rank_correction_name(RankCorrection correction) {
-  return util::name_of(kRankCorrections, correction, "none");
-}
-
 std::vector<MetricRanking> rank_metrics(const Dataset& ds, std::span<const ItemRef> items,
                                         std::span<const NamedScores> columns,
                                         const std::vector<std::vector<double>>& human,
@@ -378,11 +360,8 @@ std::vector<MetricRanking> rank_metrics(const Dataset& ds, std::span<const ItemR
                                              data[j].metric, po)
                    .p;
     }
-    std::vector<double> adjusted = raw;
-    if (options.correction == RankCorrection::kHolm)
-      adjusted = stats::holm(raw, options.alpha).adjusted;
-    if (options.correction == RankCorrection::kBenjaminiHochberg)
-      adjusted = stats::benjamini_hochberg(raw, options.alpha).adjusted;
+    const std::vector<double> adjusted =
+        stats::adjust_p_values(raw, options.correction, options.alpha);
     std::vector<std::vector<double>> p(m, std::vector<double>(m, std::nan("")));
     for (std::size_t k = 0; k < pairs.size(); ++k)  // an undefined test separates nothing
       p[pairs[k].first][pairs[k].second] = std::isnan(adjusted[k]) ? 1.0 : adjusted[k];

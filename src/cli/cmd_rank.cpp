@@ -54,7 +54,7 @@ int run_rank(const RankRequest& args) {
                 {"level", level},
                 {"statistic", statistic},
                 {"permutations", ro.permutations},
-                {"correction", std::string(rank_correction_name(ro.correction))},
+                {"correction", std::string(stats::rank_correction_name(ro.correction))},
                 {"alpha", ro.alpha},
                 {"seed", ro.seed},
                 {"results", out}};
@@ -67,9 +67,9 @@ int run_rank(const RankRequest& args) {
       "paired permutation test ({} permutations, each metric z-scored, scores swapped per {}), "
       "{} over all {} pairs, alpha {}.\n",
       ro.permutations, ro.level == stats::Level::kSystem ? "system" : "candidate",
-      ro.correction == RankCorrection::kNone   ? "no correction"
-      : ro.correction == RankCorrection::kHolm ? "Holm"
-                                               : "Benjamini-Hochberg",
+      ro.correction == stats::RankCorrection::kNone   ? "no correction"
+      : ro.correction == stats::RankCorrection::kHolm ? "Holm"
+                                                      : "Benjamini-Hochberg",
       m * (m - 1) / 2, ro.alpha);
   return kExitOk;
 }
@@ -105,7 +105,7 @@ void add_rank_command(CLI::App& app, Commands& commands) {
   rank_corrections(rc->add_option("--correction", rank.options.correction,
                                   "Multiple-comparison control over all pairs: holm, bh "
                                   "(Benjamini-Hochberg) or none"))
-      ->default_str(std::string(rank_correction_name(rank.options.correction)));
+      ->default_str(std::string(stats::rank_correction_name(rank.options.correction)));
   rc->add_option("--alpha", rank.options.alpha, "Significance level")
       ->check(real(kOpenUnit))
       ->capture_default_str();

@@ -1,30 +1,23 @@
 // `probity significance`: sacreBLEU's multi-system paired significance tests (--paired-bs,
-// --paired-ar; probity/significance.hpp) on systems given as plain-text files (--hyp, the first
-// is the baseline) or as the candidates of a dataset's tasks, one per system.
+// --paired-ar) for any metric, on systems given as plain-text files (--hyp, the first is the
+// baseline) or as the candidates of a dataset's tasks, one per system; with more than two
+// systems, also every pair ranked into significance clusters. The work is run_significance
+// (probity/significance.hpp); this file declares the flags and renders the tables.
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "cli/flags.hpp"
 #include "cli/llm_context.hpp"
 #include "cli/output.hpp"
-#include "probity/dataset.hpp"
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
-#include "probity/requests.hpp"
-#include "probity/scoring.hpp"
 #include "probity/significance.hpp"
+#include "report/json_value.hpp"
 
 namespace probity::cli {
 namespace {
-namespace {
-
-std::string system_of(const Candidate& c) {
-  return c.system.empty() ? c.id : c.system;
-}
 
 // sacreBLEU's utils._format_score_lines with multiline=False (no colours): "score",
 // "score (mean ± ci)", then " (p = 0.0123)" and "*" when p <= 0.05.
@@ -35,131 +28,78 @@ std::string cell(const PairedSystemResult& r, int width) {
   return s;
 }
 
-json optional_number(const std::optional<double>& v) {
-  return v ? number(*v) : json(nullptr);
-}
-
-}  // namespace
-
-int run_significance(const SignificanceRequest& args, Engine& engine) {
-  const Dataset ds = args.data.load(ReadOptions{args.skip_invalid});
-  print_skipped(ds.skipped);
-
-  // The systems in order of first appearance; the baseline first.
-  std::vector<std::string> systems;
-  for (const auto& t : ds.tasks)
-    for (const auto& c : t.candidates)
-      if (std::find(systems.begin(), systems.end(), system_of(c)) == systems.end())
-        systems.push_back(system_of(c));
-  if (!args.baseline.empty()) {
-    auto it = std::find(systems.begin(), systems.end(), args.baseline);
-    if (it == systems.end())
-      throw UsageError(fmt::format("--baseline {}: no such system (systems: {})", args.baseline,
-                                   fmt::join(systems, ", ")));
-    std::rotate(systems.begin(), it, it + 1);
-  }
-  if (systems.size() < 2)
-    throw UsageError(fmt::format(
-        "significance: paired tests need at least two systems ({} found in {}); give one --hyp "
-        "file per system",
-        systems.size(), args.data.name()));
-
-  // Item i of every system is the candidate of that system in task i.
-  std::vector<ItemRef> items(systems.size() * ds.tasks.size());
-  for (std::size_t t = 0; t < ds.tasks.size(); ++t) {
-    const Task& task = ds.tasks[t];
-    std::vector<int> found(systems.size(), -1);
-    for (std::size_t c = 0; c < task.candidates.size(); ++c) {
-      const auto s = static_cast<std::size_t>(
-          std::find(systems.begin(), systems.end(), system_of(task.candidates[c])) -
-          systems.begin());
-      if (found[s] >= 0)
-        throw InputError(
-            ds.path, task.line, "candidates",
-            fmt::format("task '{}' has two candidates of system '{}'", task.task_id, systems[s]));
-      found[s] = static_cast<int>(c);
-    }
-    for (std::size_t s = 0; s < systems.size(); ++s) {
-      if (found[s] < 0)
-        throw InputError(ds.path, task.line, "candidates",
-                         fmt::format("task '{}' has no candidate of system '{}': paired tests "
-                                     "need every system on every task",
-                                     task.task_id, systems[s]));
-      items[s * ds.tasks.size() + t] = {t, static_cast<std::size_t>(found[s])};
-    }
-  }
-
-  std::vector<MetricSelection> metrics;
-  for (const auto& m : args.metrics) metrics.push_back(select_metric(m, engine));
-  for (const auto& m : metrics) require_references(ds, items, m);
-  ScoreOptions so;
-  so.threads = args.options.threads;
-  const auto stats = compute_stats(ds, items, metrics, so);
-
-  const PairedTestOptions& po = args.options;
-  const bool paired_bs = po.kind == PairedTestKind::kBootstrap;
-  const std::size_t n_items = ds.tasks.size();
-  std::vector<PairedTestResult> results;
-  for (std::size_t m = 0; m < metrics.size(); ++m) {
-    const std::size_t k = stats[m].num_stats;
-    std::vector<std::vector<double>> per_system(systems.size());
-    for (std::size_t s = 0; s < systems.size(); ++s) {
-      const auto first = stats[m].stats.begin() + static_cast<std::ptrdiff_t>(s * n_items * k);
-      per_system[s].assign(first, first + static_cast<std::ptrdiff_t>(n_items * k));
-    }
-    results.push_back(paired_test(*metrics[m].metric, per_system, po));
-  }
-
-  const std::string test = paired_bs ? "bs" : "ar";
-  const std::size_t samples = results.front().samples;
-  if (args.json) {
-    json out = json::array();
-    for (std::size_t m = 0; m < metrics.size(); ++m) {
-      json rows = json::array();
-      for (std::size_t s = 0; s < systems.size(); ++s) {
-        const auto& r = results[m].systems[s];
-        rows.push_back({{"system", systems[s]},
-                        {"baseline", s == 0},
-                        {"score", number(r.score)},
-                        {"p_value", optional_number(r.p_value)},
-                        {"mean", optional_number(r.mean)},
-                        {"ci", optional_number(r.ci)}});
-      }
-      out.push_back(
-          {{"metric", metrics[m].spec}, {"signature", results[m].signature}, {"systems", rows}});
-    }
-    json doc = {{"data", args.data.name()},
-                {"test", test},
-                {"samples", samples},
-                {"seed", po.seed},
-                {"items", n_items},
-                {"baseline", systems[0]},
-                {"metrics", out}};
-    fmt::print("{}\n", doc.dump(2));
-    return kExitOk;
-  }
-
-  std::vector<std::vector<std::string>> table(systems.size() + 1);
+// sacreBLEU's table: every system against the baseline.
+void print_baseline_table(const SignificanceRun& run) {
+  const bool bs = run.kind == PairedTestKind::kBootstrap;
+  std::vector<std::vector<std::string>> table(run.systems.size() + 1);
   table[0].push_back("System");
-  for (std::size_t s = 0; s < systems.size(); ++s)
-    table[s + 1].push_back(s == 0 ? "Baseline: " + systems[s] : systems[s]);
-  for (std::size_t m = 0; m < metrics.size(); ++m) {
-    table[0].push_back(metrics[m].spec + (paired_bs ? " (μ ± 95% CI)" : ""));
-    for (std::size_t s = 0; s < systems.size(); ++s)
-      table[s + 1].push_back(cell(results[m].systems[s], args.width));
+  for (std::size_t s = 0; s < run.systems.size(); ++s)
+    table[s + 1].push_back(s == 0 ? "Baseline: " + run.systems[s] : run.systems[s]);
+  for (const auto& m : run.metrics) {
+    table[0].push_back(m.name + (bs ? " (μ ± 95% CI)" : ""));
+    for (std::size_t s = 0; s < run.systems.size(); ++s)
+      table[s + 1].push_back(cell(m.test.systems[s], m.width));
   }
   print_table(table, 1);
   fmt::print("\nPaired {} test with {} {} (seed {}), each system against the baseline {}.\n",
-             paired_bs ? "bootstrap resampling" : "approximate randomization", samples,
-             paired_bs ? "resampling trials" : "trials", po.seed, systems[0]);
-  if (paired_bs)
-    fmt::print("Actual system score / bootstrap estimated true mean / 95% CI per metric.\n");
+             bs ? "bootstrap resampling" : "approximate randomization", run.samples,
+             bs ? "resampling trials" : "trials", run.seed, run.systems[0]);
+  if (bs) fmt::print("Actual system score / bootstrap estimated true mean / 95% CI per metric.\n");
   fmt::print(
       "p: the chance of the absolute score difference or a larger one if the system and the "
       "baseline came from the same process; \"*\" marks p <= 0.05 (a difference, not which is "
-      "better).\n\nMetric signatures\n");
-  for (std::size_t m = 0; m < metrics.size(); ++m)
-    fmt::print(" - {}  {}\n", metrics[m].spec, results[m].signature);
+      "better).\n");
+}
+
+// The clusters: per metric its rank and score, the systems in the first metric's order.
+void print_cluster_table(const SignificanceRun& run) {
+  const std::size_t n = run.systems.size();
+  const auto& first = *run.metrics.front().clusters;
+  std::vector<std::vector<std::string>> table(n + 1);
+  for (std::size_t m = 0; m < run.metrics.size(); ++m) {
+    const SignificanceMetric& metric = run.metrics[m];
+    table[0].push_back("Rank");
+    if (m == 0) table[0].push_back("System");
+    table[0].push_back(metric.name);
+    for (std::size_t row = 0; row < n; ++row) {
+      const std::size_t s = first.order[row];
+      table[row + 1].push_back(std::to_string(metric.clusters->rank[s]));
+      if (m == 0) table[row + 1].push_back(run.systems[s]);
+      table[row + 1].push_back(fmt::format("{:.{}f}", metric.test.systems[s].score, metric.width));
+    }
+  }
+  const std::size_t pairs = n * (n - 1) / 2;
+  const char* correction = run.correction == stats::RankCorrection::kHolm ? "Holm-adjusted "
+                           : run.correction == stats::RankCorrection::kBenjaminiHochberg
+                               ? "Benjamini-Hochberg-adjusted "
+                               : "";
+  fmt::print(
+      "\nSignificance clusters: every pair of the {} systems tested ({} pairs per metric).\n", n,
+      pairs);
+  print_table(table, 2);
+  std::vector<std::string> lower;
+  for (const auto& m : run.metrics)
+    if (!m.higher_is_better) lower.push_back(m.name);
+  fmt::print(
+      "\nBest first; a system starts a new cluster (rank + 1) when a system of the cluster above "
+      "differs from it with {}p <= {} (WMT's clusters){}.\n",
+      correction, run.alpha,
+      lower.empty() ? std::string()
+                    : fmt::format("; lower is better for {}", fmt::join(lower, ", ")));
+}
+
+int run_significance_command(const SignificanceRequest& request, Engine& engine) {
+  const SignificanceRun run = run_significance(request, engine);
+  print_skipped(run.skipped);
+  for (const auto& w : run.warnings) fmt::print(stderr, "warning: {}\n", w);
+  if (request.json) {
+    fmt::print("{}\n", report::significance_document(run).dump(2));
+    return kExitOk;
+  }
+  print_baseline_table(run);
+  if (run.clusters) print_cluster_table(run);
+  fmt::print("\nMetric signatures\n");
+  for (const auto& m : run.metrics) fmt::print(" - {}  {}\n", m.name, m.test.signature);
   return kExitOk;
 }
 
@@ -168,17 +108,22 @@ int run_significance(const SignificanceRequest& args, Engine& engine) {
 void add_significance_command(CLI::App& app, Commands& commands) {
   struct State {
     SignificanceRequest request;
+    LlmFlags llm;
     // sacreBLEU's flags: the test, and the samples of each (one of them is used).
     bool paired_bs = false, paired_ar = false;
     std::size_t paired_bs_n = default_paired_samples(PairedTestKind::kBootstrap);
     std::size_t paired_ar_n = default_paired_samples(PairedTestKind::kRandomization);
+    bool clusters = false, no_clusters = false;
+    int width = 1;
+    CLI::Option* width_option = nullptr;
   };
   auto state = std::make_shared<State>();
   SignificanceRequest& sig = state->request;
   auto* sigc = app.add_subcommand(
       "significance",
       "Paired significance tests between systems as sacreBLEU computes them (--paired-bs, "
-      "--paired-ar): the first system is the baseline");
+      "--paired-ar), for any metric: the first system is the baseline; with more than two "
+      "systems, significance clusters over every pair");
   sigc->add_option("--data", sig.data,
                    "Dataset whose tasks each have one candidate per system (or --hyp FILE per "
                    "system, --ref FILE)")
@@ -186,13 +131,15 @@ void add_significance_command(CLI::App& app, Commands& commands) {
       ->check(CLI::ExistingFile);
   add_input_options(sigc, sig.data);
   sigc->add_option("--metric,-m", sig.metrics,
-                   "bleu, chrf, chrf++ or ter, with options; repeatable")
+                   "Any metric with options (bleu, chrf, rougeL.f, bertscore, llm-judge, "
+                   "scores:FILE,...); repeatable")
       ->capture_default_str();
   auto* bs_flag = sigc->add_flag("--paired-bs", state->paired_bs,
                                  "Paired bootstrap resampling: p-values and each system's mean "
                                  "and 95% CI (sacreBLEU --paired-bs)");
   sigc->add_flag("--paired-ar", state->paired_ar,
-                 "Paired approximate randomization: p-values (sacreBLEU --paired-ar)")
+                 "Paired approximate randomization: p-values (sacreBLEU --paired-ar; the "
+                 "default)")
       ->excludes(bs_flag);
   sigc->add_option("--paired-bs-n", state->paired_bs_n, "Bootstrap resamples")
       ->check(whole(1, limits::kResamples))
@@ -205,24 +152,44 @@ void add_significance_command(CLI::App& app, Commands& commands) {
       ->check(whole(0))
       ->capture_default_str();
   sigc->add_option("--baseline", sig.baseline, "The baseline system (default: the first)");
-  sigc->add_option("--width,-w", sig.width, "Decimals of the scores in the table")
-      ->check(whole(0, 10))
+  auto* clusters_flag = sigc->add_flag(
+      "--clusters", state->clusters,
+      "Test every pair of systems and rank them into significance clusters (default: with more "
+      "than two systems)");
+  sigc->add_flag("--no-clusters", state->no_clusters,
+                 "Only each system against the baseline, as sacreBLEU")
+      ->excludes(clusters_flag);
+  rank_corrections(sigc->add_option("--correction", sig.correction,
+                                    "Multiple-comparison control over the pairs of the "
+                                    "clusters: holm, bh (Benjamini-Hochberg) or none"))
+      ->default_str(std::string(stats::rank_correction_name(sig.correction)));
+  sigc->add_option("--alpha", sig.alpha, "Significance level of the clusters")
+      ->check(real(kOpenUnit))
       ->capture_default_str();
-  sigc->add_flag("--json", sig.json, "Print JSON instead of a table");
+  state->width_option =
+      sigc->add_option("--width,-w", state->width,
+                       "Decimals of the scores in the tables (default: 1 for sacreBLEU's "
+                       "metrics, as sacreBLEU; 4 for the others)")
+          ->check(whole(0, 10));
+  sigc->add_flag("--json", sig.json, "Print JSON instead of the tables");
   sigc->add_flag("--skip-invalid", sig.skip_invalid, "Skip invalid items and report them");
   add_threads(sigc, sig.options.threads);
+  add_llm_flags(sigc, state->llm);
 
-  commands.push_back(
-      {sigc, [state](RunContext& context) {
-         State& s = *state;
-         if (s.paired_bs == s.paired_ar)
-           throw UsageError("significance: give one test, --paired-bs or --paired-ar");
-         s.request.options.kind =
-             s.paired_bs ? PairedTestKind::kBootstrap : PairedTestKind::kRandomization;
-         s.request.options.samples = s.paired_bs ? s.paired_bs_n : s.paired_ar_n;
-         return run_with_llm(LlmFlags{}, context, "",
-                             [&s](Engine& engine) { return run_significance(s.request, engine); });
-       }});
+  commands.push_back({sigc, [state](RunContext& context) {
+                        State& s = *state;
+                        SignificanceRequest& r = s.request;
+                        if (s.paired_bs) r.options.kind = PairedTestKind::kBootstrap;
+                        if (s.paired_ar) r.options.kind = PairedTestKind::kRandomization;
+                        r.options.samples = r.options.kind == PairedTestKind::kBootstrap
+                                                ? s.paired_bs_n
+                                                : s.paired_ar_n;
+                        if (s.clusters || s.no_clusters) r.clusters = s.clusters;
+                        if (s.width_option->count() > 0) r.width = s.width;
+                        return run_with_llm(s.llm, context, "", [&r](Engine& engine) {
+                          return run_significance_command(r, engine);
+                        });
+                      }});
 }
 
 }  // namespace probity::cli

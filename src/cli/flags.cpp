@@ -53,8 +53,9 @@ std::vector<std::string> level_statistic_names() {
 
 CLI::Option* rank_corrections(CLI::Option* option) {
   return one_of(option,
-                {RankCorrection::kHolm, RankCorrection::kBenjaminiHochberg, RankCorrection::kNone},
-                rank_correction_name);
+                {stats::RankCorrection::kHolm, stats::RankCorrection::kBenjaminiHochberg,
+                 stats::RankCorrection::kNone},
+                stats::rank_correction_name);
 }
 
 void add_llm_flags(CLI::App* cmd, LlmFlags& f) {

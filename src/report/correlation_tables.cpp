@@ -320,9 +320,9 @@ std::vector<Table> ranking_tables(const TestIndex& index, const Symbols& sym) {
           "AssignRanks; docs/meta-eval.md).",
           stats::level_name(level), any->permutations,
           level == stats::Level::kSystem ? "system" : "candidate",
-          any->correction == RankCorrection::kHolm                ? "Holm"
-          : any->correction == RankCorrection::kBenjaminiHochberg ? "Benjamini-Hochberg"
-                                                                  : "none",
+          any->correction == stats::RankCorrection::kHolm                ? "Holm"
+          : any->correction == stats::RankCorrection::kBenjaminiHochberg ? "Benjamini-Hochberg"
+                                                                         : "none",
           sym.alpha(), any->alpha);
     tables.push_back(std::move(t));
   }

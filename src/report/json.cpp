@@ -258,7 +258,7 @@ ojson ranking_json(const MetricRanking& r) {
   j["level"] = std::string(stats::level_name(r.level));
   j["statistic"] = std::string(stats::level_statistic_name(r.statistic));
   j["permutations"] = r.permutations;
-  j["correction"] = std::string(rank_correction_name(r.correction));
+  j["correction"] = std::string(stats::rank_correction_name(r.correction));
   j["alpha"] = num(r.alpha);
   j["ranking"] = ojson::array();
   for (const auto& e : r.ranking) {
@@ -690,7 +690,7 @@ void read_ranking(const Reader& r, MetricRanking& m) {
   r.name("level", m.level, stats::parse_level);
   r.name("statistic", m.statistic, stats::parse_level_statistic);
   r.unsigned_int("permutations", m.permutations);
-  r.name("correction", m.correction, parse_rank_correction);
+  r.name("correction", m.correction, stats::parse_rank_correction);
   r.number("alpha", m.alpha);
   r.objects("ranking", m.ranking, read_ranking_entry);
   r.objects("tests", m.tests, read_fields<MetricRanking::Test>);

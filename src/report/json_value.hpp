@@ -5,6 +5,7 @@
 
 #include "probity/attack.hpp"
 #include "probity/audit.hpp"
+#include "probity/significance.hpp"
 
 namespace probity::report {
 
@@ -14,5 +15,7 @@ nlohmann::ordered_json attack_json(const MetricAttack& attack);
 // `probity attack`'s attack.json (and the dict probity.attack returns in Python): the run, its
 // options and each metric's attack_json.
 nlohmann::ordered_json attack_document(const AttackRun& run);
+// `probity significance --json` (and the dict probity.significance returns in Python).
+nlohmann::ordered_json significance_document(const SignificanceRun& run);
 
 }  // namespace probity::report

@@ -1,12 +1,17 @@
 // Holm and Benjamini-Hochberg adjustments, step for step as statsmodels 0.13 multipletests
-// (methods "holm" and "fdr_bh"), so adjusted values match it to the last bit.
+// (methods "holm" and "fdr_bh"), so adjusted values match it to the last bit; the names of the
+// corrections a ranking's pairs take.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 
 #include "probity/stats.hpp"
+#include "util/enum_names.hpp"
 
 namespace probity::stats {
 
@@ -87,6 +92,37 @@ MultipleTestingResult benjamini_hochberg(std::span<const double> p, double alpha
     adj[k] = running;
   }
   return scatter(s, p.size(), adj, reject);
+}
+
+namespace {
+constexpr auto kRankCorrections = std::to_array<util::EnumName<RankCorrection>>({
+    {RankCorrection::kNone, "none"},
+    {RankCorrection::kHolm, "holm"},
+    {RankCorrection::kBenjaminiHochberg, "bh"},
+});
+}  // namespace
+
+RankCorrection parse_rank_correction(std::string_view name) {
+  if (const auto c = util::parse_enum(kRankCorrections, name)) return *c;
+  throw std::invalid_argument(
+      fmt::format("unknown correction '{}' ({})", name, util::listed_names(kRankCorrections)));
+}
+
+std::string_view rank_correction_name(RankCorrection correction) {
+  return util::name_of(kRankCorrections, correction, "none");
+}
+
+std::vector<double> adjust_p_values(std::span<const double> p, RankCorrection correction,
+                                    double alpha) {
+  switch (correction) {
+    case RankCorrection::kHolm:
+      return holm(p, alpha).adjusted;
+    case RankCorrection::kBenjaminiHochberg:
+      return benjamini_hochberg(p, alpha).adjusted;
+    case RankCorrection::kNone:
+      break;
+  }
+  return {p.begin(), p.end()};
 }
 
 }  // namespace probity::stats

@@ -1,6 +1,7 @@
 // `probity significance` (sacreBLEU's --paired-bs / --paired-ar) on plain-text systems: the cells
 // sacreBLEU's CLI prints (tests/golden/significance/paired.json), --json equal to sacreBLEU's
-// numbers, the same bytes at any --threads, and errors naming the file and line.
+// numbers, the same bytes at any --threads, and errors naming the file and line; any metric and
+// the clusters of all pairs against the NumPy reference (significance/any_metric.json).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "llm/mock_server.hpp"
 #include "test_paths.hpp"
 
 namespace probity::test {
@@ -126,7 +128,7 @@ TEST(CliSignificance, BadInputIsAnErrorNamingFileAndLine) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("sys.txt:3"), std::string::npos) << r.err;
 
-  // One system only; both tests; neither; a metric sacreBLEU has no paired test for.
+  // One system only; both tests; --clusters and --no-clusters.
   r = run_probity("significance --hyp " + base + " --ref " + ref + " --paired-bs");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("at least two systems"), std::string::npos) << r.err;
@@ -134,15 +136,94 @@ TEST(CliSignificance, BadInputIsAnErrorNamingFileAndLine) {
   const std::string both = " --hyp " + base + " --hyp " + two + " --ref " + ref;
   r = run_probity("significance" + both + " --paired-bs --paired-ar");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  r = run_probity("significance" + both);
+  r = run_probity("significance" + both + " --clusters --no-clusters");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--paired-bs or --paired-ar"), std::string::npos) << r.err;
-  r = run_probity("significance" + both + " --paired-ar -m rouge1");
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("bleu, chrf, chrf++ and ter"), std::string::npos) << r.err;
+  // Neither test: approximate randomization (sacreBLEU's PairedTest default); two systems: no
+  // clusters unless asked; any metric.
+  r = run_probity("significance" + both + " --paired-ar-n 50 -m rouge1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["test"], "ar");
+  EXPECT_EQ(doc["clusters"], false);
+  EXPECT_EQ(doc["metrics"][0]["metric"], "rouge1.f");
+  EXPECT_EQ(doc["metrics"][0]["aggregation"], "mean");
+  EXPECT_TRUE(doc["metrics"][0]["clusters"].is_null());
   r = run_probity("significance" + both + " --paired-ar --paired-ar-n 50 --baseline two");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Baseline: two"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Significance clusters"), std::string::npos) << r.out;
+  r = run_probity("significance" + both + " --paired-ar-n 50 --clusters");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Significance clusters"), std::string::npos) << r.out;
+}
+
+// SummEval's 16 systems with the defaults (approximate randomization, 10000 trials, seed 12345,
+// every pair, Holm, alpha 0.05) on rougeL.f computed and read from a scores file: the NumPy
+// reference's numbers (tests/golden/significance/any_metric.json, case rougeL_ar_holm).
+TEST(CliSignificance, AnyMetricClustersEqualTheNumpyReference) {
+  std::ifstream gin(golden_path("significance/any_metric.json"));
+  const auto golden_any = nlohmann::json::parse(gin);
+  const nlohmann::json* c = nullptr;
+  for (const auto& x : golden_any["cases"])
+    if (x["name"] == "rougeL_ar_holm") c = &x;
+  ASSERT_NE(c, nullptr);
+  const std::string data = data_path("summeval/summeval.jsonl");
+  const std::string scores = "scores:" + golden_path("meta_eval/summeval_scores.jsonl") +
+                             ",data=" + data + ",metric=rougeL.f";
+  const auto r = run_probity("significance --data " + data + " -m rougeL.f -m '" + scores +
+                             "' --json --threads 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["test"], "ar");
+  EXPECT_EQ(doc["samples"], 10000);
+  EXPECT_EQ(doc["correction"], "holm");
+  EXPECT_EQ(doc["systems"], (*c)["systems"]);
+  const auto& want = (*c)["results"];
+  ASSERT_EQ(doc["metrics"].size(), 2u);
+  for (const auto& m : doc["metrics"]) {
+    EXPECT_EQ(m["aggregation"], "mean");
+    const std::size_t n = want["systems"].size();
+    for (std::size_t s = 0; s < n; ++s) {
+      const double w = want["systems"][s]["score"].get<double>();
+      EXPECT_NEAR(m["systems"][s]["score"].get<double>(), w, 1e-9 * std::abs(w)) << s;
+      for (std::size_t t = 0; t < n; ++t) {
+        if (s == t) continue;
+        EXPECT_EQ(m["clusters"]["p"][s][t].get<double>(), want["pairwise"][s][t].get<double>())
+            << m["metric"] << " " << s << "," << t;
+      }
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto& row = m["clusters"]["ranking"][k];
+      const auto s = want["order"][k].get<std::size_t>();
+      EXPECT_EQ(row["system"], (*c)["systems"][s]) << k;
+      EXPECT_EQ(row["rank"], want["rank"][s]) << k;
+    }
+  }
+  // Both named: the scores file's own record name is taken, so its spec names it.
+  EXPECT_EQ(doc["metrics"][0]["metric"], "rougeL.f");
+  EXPECT_NE(doc["metrics"][1]["metric"].get<std::string>().find("scores:"), std::string::npos);
+}
+
+// The text: sacreBLEU's table first, then the clusters; Holm over 120 pairs with 1000 resamples
+// can separate nothing, which a warning says.
+TEST(CliSignificance, ClusterTableFollowsTheBaselineTable) {
+  const std::string data = data_path("summeval/summeval_sample20.jsonl");
+  auto r = run_probity("significance --data " + data + " -m rougeL.f -m ter --paired-bs");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto table = r.out.find("Baseline: M0");
+  const auto clusters = r.out.find("Significance clusters: every pair of the 16 systems");
+  const auto signatures = r.out.find("Metric signatures");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  ASSERT_NE(clusters, std::string::npos) << r.out;
+  EXPECT_LT(table, clusters);
+  EXPECT_LT(clusters, signatures);
+  EXPECT_NE(r.out.find("Holm-adjusted p <= 0.05"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lower is better for ter"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("warning: Holm over 120 pairs cannot separate"), std::string::npos) << r.err;
+  r = run_probity("significance --data " + data + " -m rougeL.f --paired-bs --no-clusters");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("Significance clusters"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
 // Systems as the candidates of a dataset's tasks (the candidates' system names), and a task
@@ -228,6 +309,30 @@ TEST(CliSignificance, ScoreAggregateBootstrapIsRougeScoresAggregator) {
   EXPECT_NE(bad.err.find("give a ROUGE metric"), std::string::npos) << bad.err;
   bad = run_probity("score --data " + data + " --metric rouge1 --aggregate bootstrap --shard 0/2");
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+// An LLM judge through the command's --llm-* flags: its ratings' item means, tested and clustered.
+TEST(CliSignificance, LlmJudgeThroughTheLlmFlags) {
+  MockServer server;
+  server.set_handler([](const nlohmann::json& request) {
+    const std::string prompt = request["messages"][0]["content"].get<std::string>();
+    const auto b = prompt.find("CANDIDATE:\n<<<\n");
+    const std::size_t length = b == std::string::npos ? 0 : prompt.find("\n>>>", b) - b;
+    return nlohmann::json{{"rating", 1 + length % 5}}.dump();
+  });
+  const auto r =
+      run_probity("significance --data " + data_path("summeval/summeval_sample20.jsonl") +
+                  " -m llm-judge --llm-base-url " + server.base_url() +
+                  " --llm-model m --paired-ar-n 200 --correction none --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 16 systems x 20 tasks, one rating each but for texts asked already (the session's cache).
+  EXPECT_GT(server.count(), 300u);
+  EXPECT_LE(server.count(), 320u);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["metrics"][0]["metric"], "llm-judge");
+  EXPECT_EQ(doc["metrics"][0]["aggregation"], "mean");
+  EXPECT_EQ(doc["metrics"][0]["clusters"]["ranking"].size(), 16u);
+  EXPECT_NE(r.err.find("requests"), std::string::npos) << r.err;  // the LLM usage table
 }
 
 }  // namespace

@@ -89,6 +89,20 @@ TEST(StatsMultipleTesting, UndefinedPValuesAreLeftOut) {
   EXPECT_THROW(st::benjamini_hochberg(std::vector<double>{0.5}, 0.0), std::invalid_argument);
 }
 
+TEST(StatsMultipleTesting, RankCorrectionsByName) {
+  const std::vector<double> p = {0.01, NAN, 0.04, 0.03};
+  EXPECT_EQ(st::adjust_p_values(p, st::RankCorrection::kHolm, 0.05)[3], st::holm(p).adjusted[3]);
+  EXPECT_EQ(st::adjust_p_values(p, st::RankCorrection::kBenjaminiHochberg)[0],
+            st::benjamini_hochberg(p).adjusted[0]);
+  const auto none = st::adjust_p_values(p, st::RankCorrection::kNone);
+  EXPECT_EQ(none[2], 0.04);
+  EXPECT_TRUE(std::isnan(none[1]));
+  for (auto c : {st::RankCorrection::kNone, st::RankCorrection::kHolm,
+                 st::RankCorrection::kBenjaminiHochberg})
+    EXPECT_EQ(st::parse_rank_correction(st::rank_correction_name(c)), c);
+  EXPECT_THROW(st::parse_rank_correction("bonferroni"), std::invalid_argument);
+}
+
 TEST(StatsCem, PerfectAndInvalidInput) {
   const std::vector<double> levels = {1, 2, 3};
   const std::vector<double> gold = {1, 2, 2, 3, 3, 3};
