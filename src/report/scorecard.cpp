@@ -101,7 +101,8 @@ std::string named(const std::vector<StrategyRef>& refs) {
   return join(parts, ", ");
 }
 
-std::string verdict_of(const ScoreLine& line, double margin) {
+// The one-line verdict; sets line.robust when it is "robust".
+std::string verdict_of(ScoreLine& line, double margin) {
   const KindTally &deg = line.kinds[0], &man = line.kinds[1];
   std::vector<std::string> parts;
   // Findings first: any of them makes the metric unsafe to optimise against.
@@ -137,11 +138,13 @@ std::string verdict_of(const ScoreLine& line, double margin) {
   if (parts.empty() && na > tested)
     return fmt::format("no verdict: {} of {} tests could run ({} not testable: {})", tested,
                        tested + na, na, join(why, "; "));
-  if (parts.empty() && tested > 0)
+  if (parts.empty() && tested > 0) {
+    line.robust = true;
     parts.push_back(
         fmt::format("robust: {} of {} tests passed at margin {:g}", tested, tested, margin));
-  else if (parts.empty())
+  } else if (parts.empty()) {
     parts.push_back("no finding (no degradation or manipulation test ran)");
+  }
   if (na > 0) parts.push_back(fmt::format("{} not testable ({})", na, join(why, "; ")));
   return join(parts, "; ");
 }
@@ -166,7 +169,6 @@ std::vector<ScoreLine> scorecard(const TestIndex& index) {
       if (!any) continue;
       judge_signal(r, line);
       line.verdict = verdict_of(line, r.margin);
-      line.robust = line.verdict.starts_with("robust");
       lines.push_back(std::move(line));
     }
   return lines;
