@@ -6,15 +6,12 @@
 #include <cmath>
 
 #include "probity/stats.hpp"
+#include "stats/boost_policy.hpp"
 
 namespace probity::stats {
 namespace {
 
-using Policy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
+using Policy = detail::IgnoreErrors;
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "probity/stats.hpp"
+#include "stats/boost_policy.hpp"
 
 namespace probity::stats {
 namespace {
@@ -20,11 +21,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Failures come back as values (NaN, 0, inf), never as exceptions; callers check NaN.
-using Policy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
+using Policy = detail::IgnoreErrors;
 
 bool valid_alpha(double alpha) {
   return alpha > 0 && alpha < 1;

@@ -9,15 +9,12 @@
 #include <string>
 
 #include "probity/stats.hpp"
+#include "stats/boost_policy.hpp"
 
 namespace probity::stats {
 namespace {
 
-using Policy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
+using Policy = detail::IgnoreErrors;
 
 // Binomial(n, p) with SciPy's conventions outside the support: the pmf is 0 there, the cdf 0
 // below and 1 from n on, the survival function the reverse (rv_discrete's masking).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "probity/stats.hpp"
+#include "stats/boost_policy.hpp"
 #include "stats/kernels.hpp"
 
 namespace probity::stats {
@@ -20,11 +21,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Report every failure as a value (NaN, 0, inf) instead of throwing; callers check NaN.
-using Policy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::underflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<boost::math::policies::ignore_error>>;
+using Policy = detail::IgnoreErrors;
 
 // Sample variance as SciPy's _var: mean of squared deviations times n / (n - 1).
 double sample_variance(std::span<const double> v, double mean) {
