@@ -66,12 +66,14 @@ double mtme_soft_pairwise_accuracy(const PceDraws& draws, std::span<const double
 
 struct MtmeSigDiffOptions {
   std::size_t k = 1000;  // resampling runs
-  // PermutationSigDiffParams: stop at a block boundary once p < early_min or p > early_max.
+  // PermutationSigDiffParams: stop at a block boundary once p < early_min or p > early_max
+  // (block_size 0: never; MTME would divide by zero).
   std::size_t block_size = 1000;
   double early_min = 0.02, early_max = 0.5;
   // The coins: numpy's legacy global stream after np.random.seed(seed) (np.random.binomial(1,
   // 0.5, ...), equal to MTME bit for bit), or, with mtme_stream false, probity's own
-  // default_rng(seed) bits (same test, other draws, several times faster).
+  // default_rng(seed) bits (same test, other draws, several times faster: the pairs test then
+  // draws coins only for the pairs the two metrics get differently right).
   std::uint32_t seed = 0;
   bool mtme_stream = true;
   // When averaging over groups, count a NaN group value as 0 instead of dropping it.

@@ -1,5 +1,6 @@
 // MTME's PairwisePermutationSigDiff (variant acc23): a permutation test that swaps the two
 // metrics' pairwise comparisons instead of their scores.
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
@@ -19,6 +20,7 @@ struct PairsGroup {
   std::int64_t both = 0, only1 = 0, only2 = 0;  // correct under both, metric1 only, metric2 only
   std::vector<std::uint32_t> split;             // i * n + j of the pairs correct under one metric
   std::vector<std::uint8_t> correct1;           // per split pair: correct under metric1
+  std::vector<std::uint64_t> correct1_bits;     // the same, 64 a word (fast coins)
 };
 
 bool correct(double dg, double dm, double eps) {
@@ -81,6 +83,9 @@ MtmeSigDiffResult mtme_pairs_permutation_test(
         }
       }
     }
+    pg.correct1_bits.assign((pg.correct1.size() + 63) / 64, 0);
+    for (std::size_t s = 0; s < pg.correct1.size(); ++s)
+      if (pg.correct1[s]) pg.correct1_bits[s / 64] |= std::uint64_t{1} << (s % 64);
     prepared.push_back(std::move(pg));
   }
 
@@ -113,8 +118,15 @@ MtmeSigDiffResult mtme_pairs_permutation_test(
         for (std::size_t s = 0; s < pg.split.size(); ++s)
           h1 += w[pg.split[s]] ? pg.correct1[s] : !pg.correct1[s];
       } else {
-        for (std::size_t s = 0; s < pg.split.size(); ++s)
-          h1 += coins.next_fast() ? pg.correct1[s] : !pg.correct1[s];
+        // A split pair is correct in hybrid 1 exactly when its coin equals correct1: 64 pairs
+        // per popcount.
+        const std::size_t words = pg.correct1_bits.size();
+        for (std::size_t wi = 0; wi < words; ++wi) {
+          const std::size_t left = pg.split.size() - 64 * wi;
+          const std::uint64_t mask =
+              left >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << left) - 1;
+          h1 += std::popcount(~(coins.next_fast64() ^ pg.correct1_bits[wi]) & mask);
+        }
       }
       const std::int64_t h2 = 2 * pg.both + pg.only1 + pg.only2 - h1;
       v1[t] = group_value(pg, h1);
