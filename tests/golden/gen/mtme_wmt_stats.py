@@ -32,7 +32,7 @@ and python3-scipy 1.10.1):
     /usr/bin/python3 tests/golden/gen/mtme_wmt_stats.py --mme /tmp/mme-src \
         --out tests/golden/meta_eval/wmt_stats.json
 
-About a minute on one core. Deterministic: the inputs come from default_rng(SEED) and every
+About 30 seconds on one core. Deterministic: the inputs come from default_rng(SEED) and every
 permutation test is preceded by np.random.seed(its seed), recorded with it.
 """
 
@@ -294,8 +294,10 @@ NOTES = [
     "pdp: Correlation.Pearson(average_by, pdp=True); kendall_like: "
     "Correlation.KendallLike(average_by, thresh); williams: WilliamsSigDiff with "
     "AverageCorrelation(scipy.stats.pearsonr, num_sys, 'none'); williams_test: WilliamsTest.",
-    "MTME's matmul in compute_pairwise_p_values is float32 BLAS: an exact reimplementation can "
-    "differ from it on permutations whose null delta ties the observed one to float32 rounding.",
+    "MTME's matmul in compute_pairwise_p_values is a float32 BLAS sgemm. Debian's NumPy links the "
+    "reference BLAS, which sums each permutation's +-scores in segment order (checked: equal to "
+    "np.cumsum in float32); an optimized BLAS sums in another order, so MTME's own p-values then "
+    "differ at permutations whose null delta ties the observed one to float32 rounding.",
 ]
 
 
