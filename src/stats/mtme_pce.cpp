@@ -1,5 +1,6 @@
 // Soft pairwise accuracy: MTME's pce.compute_pairwise_p_values and compute_one_minus_pce.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -186,7 +187,7 @@ std::vector<double> p_values_exact(const PceDraws& draws, std::span<const double
       double* t = table.data() + g * 256;
       t[0] = 0.0;
       for (unsigned b = 1; b < 256; ++b) {
-        const unsigned low = static_cast<unsigned>(__builtin_ctz(b));
+        const unsigned low = static_cast<unsigned>(std::countr_zero(b));
         const std::size_t l = g * 8 + low;
         t[b] = t[b & (b - 1)] + (l < n ? x[l] : 0.0);
       }
