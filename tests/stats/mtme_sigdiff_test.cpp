@@ -81,6 +81,23 @@ TEST(MtmePceSigDiff, MatchesMtme) {
   }
 }
 
+TEST(MtmePceSigDiff, FastCoinsAndExactSumsAgreeInDistribution) {
+  const mt::Input in = mt::input("small");
+  const st::PceDraws draws(in.items);
+  st::MtmeSigDiffOptions o;
+  o.k = 400;
+  o.block_size = 0;
+  o.seed = 12;
+  const auto m1 = in.metric("m2"), m2 = in.metric("m1");
+  const auto a = st::mtme_pce_permutation_test(draws, in.gold, m1, m2, in.systems, o);
+  o.mtme_stream = false;
+  o.pce_arithmetic = st::PceArithmetic::kExact;
+  const auto b = st::mtme_pce_permutation_test(draws, in.gold, m1, m2, in.systems, o);
+  EXPECT_EQ(b.draws, 400u);
+  EXPECT_NEAR(a.delta, b.delta, 0.005);  // near-ties only
+  EXPECT_NEAR(a.p_value, b.p_value, 0.06);
+}
+
 TEST(MtmePairsSigDiff, MatchesMtme) {
   for (const auto& c : mt::golden().at("pairs_sigdiff")) {
     const std::string what = name_of(c);
