@@ -424,6 +424,7 @@ class Reader {
                          "bad name for ratings (expected LP.NAME.seg.rating)");
       const std::string name = stem.substr(lp().size() + 1, dot - lp().size() - 1);
       auto r = read_mtme_rating_file(path.string(), name);
+      // MTME checks neither; a rating must belong to a system and a segment.
       for (const auto& [sys, segs] : r) {
         if (!es_.sys_names.count(sys))
           throw InputError(path.string(), 0, "system", fmt::format("unknown system '{}'", sys));

@@ -116,5 +116,10 @@ struct MtmeProtocol {
 const MtmeProtocol* find_mtme_protocol(const std::string& test_set, const std::string& lp);
 // The pairs the task function uses by default (sorted, as it sorts them); empty if unknown.
 std::vector<std::string> mtme_task_lps(const std::string& test_set);
+// EvalSet's checks of its meta-info against the data read: the standard reference is a
+// reference, each level's standard gold scores exist, the outliers are systems. Throws
+// InputError (the test-set directory, line 0, field std_ref / std_gold / outlier_systems).
+void check_mtme_protocol(const MtmeEvalSet& eval_set, const MtmeProtocol& protocol,
+                         const std::string& test_set_dir);
 
 }  // namespace probity

@@ -3,9 +3,13 @@
 // DATA entries) and mt_metrics_eval/tasks.py (WMT23, WMT24, WMT25: default lps and
 // lps_with_multiple_refs), google-research/mt-metrics-eval at commit
 // 68a481aea1a787392d55af8f76ac8ef40c5f4664. Only the pairs the task functions use by default.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
 #include "data/mtme_eval_set.hpp"
+#include "probity/dataset.hpp"
 
 namespace probity {
 namespace {
@@ -158,6 +162,30 @@ std::vector<std::string> mtme_task_lps(const std::string& test_set) {
     if (p.test_set == test_set) out.push_back(p.lp);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+void check_mtme_protocol(const MtmeEvalSet& eval_set, const MtmeProtocol& protocol,
+                         const std::string& test_set_dir) {
+  if (!eval_set.ref_names.count(protocol.std_ref))
+    throw InputError(test_set_dir, 0, "std_ref",
+                     fmt::format("standard reference '{}' of {} {} is not among the references "
+                                 "({})",
+                                 protocol.std_ref, protocol.test_set, protocol.lp,
+                                 fmt::join(eval_set.ref_names, ", ")));
+  for (const auto& [level, gold] : protocol.std_gold) {
+    const auto l = eval_set.human_scores.find(level);
+    if (l == eval_set.human_scores.end() || !l->second.count(gold))
+      throw InputError(
+          test_set_dir, 0, "std_gold",
+          fmt::format("no {}-level human scores '{}' (human-scores/{}.{}.{}.score), "
+                      "the standard gold of {} {}",
+                      level, gold, protocol.lp, gold, level, protocol.test_set, protocol.lp));
+  }
+  for (const auto& s : protocol.outlier_systems)
+    if (!eval_set.sys_names.count(s))
+      throw InputError(test_set_dir, 0, "outlier_systems",
+                       fmt::format("outlier system '{}' of {} {} has no output", s,
+                                   protocol.test_set, protocol.lp));
 }
 
 }  // namespace probity

@@ -60,6 +60,15 @@ std::string read(const std::string& path) {
   return s.str();
 }
 
+// Removes a system's lines from a score file.
+void drop_system(const std::string& path, const std::string& sys) {
+  std::istringstream in(read(path));
+  std::string kept;
+  for (std::string line; std::getline(in, line);)
+    if (!line.starts_with(sys + "\t")) kept += line + "\n";
+  write(path, kept);
+}
+
 void expect_input_error(const std::function<void()>& f, const std::string& file_end,
                         std::size_t line, const std::string& field, const std::string& fragment) {
   try {
@@ -287,6 +296,27 @@ TEST(MtmeProtocols, TaskSets) {
   EXPECT_EQ(find_mtme_protocol("wmt25", "en-cs_CZ")->std_gold.at("seg"), "esa-human1");
   EXPECT_EQ(find_mtme_protocol("wmt25", "ja-zh_CN")->std_gold.at("seg"), "mqm");
   EXPECT_EQ(find_mtme_protocol("wmt24", "en-cs"), nullptr);  // not a WMT24 task pair
+
+  for (const auto& lp : mtme_task_lps("wmt24"))
+    EXPECT_NO_THROW(check_mtme_protocol(read_mtme_eval_set(tree(), lp),
+                                        *find_mtme_protocol("wmt24", lp), tree()));
+  const auto root = copy_tree("mtme_no_domain_gold");
+  fs::remove(root + "/human-scores/en-es.mqm.domain.score");
+  fs::remove(root + "/system-outputs/en-es/MSLC.txt");
+  for (const auto& f : fs::directory_iterator(root + "/metric-scores/en-es"))
+    drop_system(f.path().string(), "MSLC");
+  for (const std::string level : {"seg", "doc", "sys"})
+    drop_system(root + "/human-scores/en-es.mqm." + level + ".score", "MSLC");
+  const auto es = read_mtme_eval_set(root, "en-es");
+  expect_input_error([&] { check_mtme_protocol(es, *find_mtme_protocol("wmt24", "en-es"), root); },
+                     "wmt24", 0, "std_gold", "no domain-level human scores 'mqm'");
+  auto p = *find_mtme_protocol("wmt24", "en-es");
+  p.std_gold.erase("domain");
+  expect_input_error([&] { check_mtme_protocol(es, p, root); }, "wmt24", 0, "outlier_systems",
+                     "outlier system 'MSLC'");
+  p.std_ref = "refC";
+  expect_input_error([&] { check_mtme_protocol(es, p, root); }, "wmt24", 0, "std_ref",
+                     "standard reference 'refC'");
 }
 
 }  // namespace
