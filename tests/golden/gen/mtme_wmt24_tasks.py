@@ -217,6 +217,16 @@ def main():
             "std_gold": dict(evs.info.std_gold),
         }
 
+    def full_names(evs, task, shown):
+        """Display name -> MTME's full metric name (BASE-REFS) for the metrics of a task."""
+        out = {}
+        for m in sorted(evs.metric_names):
+            d = evs.DisplayName(m, "spreadsheet")
+            if d in shown and evs.ReferencesUsed(m).issubset(task.refs):
+                assert d not in out, d
+                out[d] = m
+        return {d: out[d] for d in shown}
+
     task_set, weights = tasks.WMT24(k=args.k)
     results = []
     records = []
@@ -233,6 +243,7 @@ def main():
             "range": list(res.range),
             "systems": systems_used[ti],
             "metrics": res.metrics,
+            "metric_full_names": full_names(evs_dict[("wmt24", task.lang)], task, res.metrics),
             "corr": [clean(res.Corr(m)) for m in res.metrics],
             "rank": [res.Rank(m) for m in res.metrics],
             "seeds": seeds_used[first_seed:],
