@@ -29,6 +29,7 @@ set(PUBLIC_attack audit)
 set(PUBLIC_score_run audit)
 set(PUBLIC_report report)
 set(PUBLIC_meta meta)
+set(PUBLIC_wmt report)  # types drawn by report; run_wmt_protocol is in meta
 
 function(layer_index name out)
   list(FIND LAYERS "${name}" i)

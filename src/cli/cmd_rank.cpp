@@ -14,11 +14,60 @@
 #include "probity/error.hpp"
 #include "probity/requests.hpp"
 #include "probity/stats.hpp"
+#include "probity/wmt.hpp"
+#include "report/wmt_report.hpp"
 
 namespace probity::cli {
 namespace {
 
+// --protocol: the WMT task set over the language pairs of an mt-metrics-eval test set.
+int run_protocol(const RankRequest& args, WmtRankRequest request) {
+  const DataInput& data = args.inputs.data;
+  if (data.kind != DataInput::Kind::kMtme)
+    throw UsageError(
+        "--protocol ranks the metric scores stored in an mt-metrics-eval test set: give --mtme "
+        "DIR (e.g. mt-metrics-eval-v2/wmt24), and --lp PAIR[,PAIR...] for other pairs than the "
+        "protocol's");
+  if (!args.inputs.scores.empty())
+    throw UsageError(
+        "--protocol reads the metrics from DIR/metric-scores/<lp>/NAME-REF.seg.score; put "
+        "your metric's scores there (mt-metrics-eval's layout) instead of --scores");
+  request.test_set_dir = data.path;
+  request.lps.clear();
+  for (std::size_t b = 0; b < data.lp.size();) {
+    std::size_t e = data.lp.find(',', b);
+    if (e == std::string::npos) e = data.lp.size();
+    if (e > b) request.lps.push_back(data.lp.substr(b, e - b));
+    b = e + 1;
+  }
+  const RankOptions& ro = args.options;
+  request.permutations = ro.permutations;
+  request.seed = ro.seed;
+  request.alpha = ro.alpha;
+  request.threads = ro.threads;
+  const WmtRankResult result =
+      run_wmt_protocol(request, [&](const std::string& s) { fmt::print(stderr, "{}\n", s); });
+  if (args.json) {
+    fmt::print("{}\n", report::wmt_rank_document(result, request).dump(2));
+    return kExitOk;
+  }
+  fmt::print("{} protocol: {} language pairs, {} tasks, equal weights\n",
+             wmt_protocol_name(result.protocol), result.lps.size(), result.tasks.size());
+  print_table(report::wmt_rank_table(result), 1);
+  fmt::print(
+      "\nTask columns: cluster rank and value. spa: soft pairwise accuracy (1 - PCE; 1000 "
+      "permutations of segment scores, seed 4); acc-eq: tie-calibrated pairwise accuracy grouped "
+      "by segment. A metric starts a new cluster when a metric of the cluster above beats it at "
+      "p <= {} without correction ({} permutations per pair: the `scores` test for spa, the "
+      "`pairs` test for acc-eq; the average reuses each task's draws). '*' contrastive, '_' "
+      "baseline, [noref] reference-free.\n",
+      request.alpha, request.permutations);
+  for (const auto& c : result.conventions) fmt::print("{}\n", c);
+  return kExitOk;
+}
+
 int run_rank(const RankRequest& args) {
+  if (args.inputs.scores.empty()) throw UsageError("rank needs --scores (or --protocol)");
   ScoredData l = load_scored(args.inputs);
   if (l.columns.size() < 2) throw UsageError("rank needs at least two metrics");
   const RankOptions& ro = args.options;
@@ -81,6 +130,7 @@ void add_rank_command(CLI::App& app, Commands& commands) {
   RankRequest& rank = *request;
   auto* rc = app.add_subcommand(
       "rank", "Rank metrics into significance clusters (paired permutation tests at a level)");
+  auto wmt = std::make_shared<WmtRankRequest>();
   rc->add_option("--data", rank.inputs.data, "Dataset with human ratings")
       ->required()
       ->check(CLI::ExistingFile);
@@ -89,8 +139,18 @@ void add_rank_command(CLI::App& app, Commands& commands) {
         "--scores", rank.inputs.scores,
         "Scores JSONL from `probity score`; repeatable (each metric in one file); '-' reads "
         "standard input")
-      ->required()
       ->check(file_or_stdin());
+  auto* protocol =
+      one_of(rc->add_option("--protocol", wmt->protocol,
+                            "A WMT meta-evaluation protocol over the metric scores stored in "
+                            "--mtme DIR (mt-metrics-eval tasks.py; docs/meta-eval.md)"),
+             {WmtProtocol::kWmt24, WmtProtocol::kWmt25}, wmt_protocol_name);
+  rc->add_option("--primary", wmt->extra,
+                 "With --protocol: count this metric basename as a primary submission "
+                 "(repeatable; your metric, which the test set does not list)");
+  rc->add_flag(
+      "--all-metrics", [wmt](std::int64_t) { wmt->primary_only = false; },
+      "With --protocol: rank contrastive (non-primary) submissions too");
   rc->add_option("--metric", rank.inputs.metrics, "Only these metrics (default: all in the file)");
   rc->add_option("--dimension", rank.inputs.dimensions,
                  "Only these human dimensions (default: all)");
@@ -118,7 +178,10 @@ void add_rank_command(CLI::App& app, Commands& commands) {
                "Use a scores file that leaves items without a score (their number is reported)");
   add_threads(rc, rank.options.threads);
 
-  commands.push_back({rc, [request](RunContext&) { return run_rank(*request); }});
+  commands.push_back({rc, [request, wmt, protocol](RunContext&) {
+                        return protocol->count() ? run_protocol(*request, *wmt)
+                                                 : run_rank(*request);
+                      }});
 }
 
 }  // namespace probity::cli

@@ -44,8 +44,10 @@ std::vector<DataInput> resolve(const InputFlags& f, std::vector<DataInput> data,
                                "--mtme DIR --lp PAIR");
   if (!plain && (!f.ref.empty() || !f.human.empty()))
     throw CLI::ValidationError("--ref/--human", "plain-text references and scores go with --hyp");
-  if (mtme != !f.lp.empty())
-    throw CLI::ValidationError("--mtme/--lp", "--mtme DIR and --lp PAIR (e.g. en-de) go together");
+  // --mtme without --lp is refused where the pair is read (it lists the pairs there), since
+  // rank --protocol takes the protocol's pairs by default.
+  if (!mtme && !f.lp.empty())
+    throw CLI::ValidationError("--mtme/--lp", "--lp PAIR (e.g. en-de) goes with --mtme DIR");
   if ((plain || mtme) && (!f.map.empty() || !f.format.empty()))
     throw CLI::ValidationError("--map/--format", "apply to --data files, not to --hyp or --mtme");
   if (data.empty() && !plain && !mtme) {

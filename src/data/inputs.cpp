@@ -646,6 +646,7 @@ Dataset load_mtme(const std::string& dir, const std::string& lp, ReadOptions opt
     throw InputError(dir, 0, "",
                      "not a directory (expected an mt-metrics-eval test-set "
                      "directory such as mt-metrics-eval-v2/wmt22)");
+  if (lp.empty()) throw UsageError("--mtme DIR needs --lp PAIR (e.g. en-de)");
   const fs::path sources = root / "sources" / (lp + ".txt");
   if (!fs::is_regular_file(sources)) {
     std::vector<std::string> lps;

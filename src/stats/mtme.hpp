@@ -5,6 +5,7 @@
 // flat layout (all items of system 0, then of system 1, ...); NaN gold is MTME's None (missing).
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <utility>
@@ -61,6 +62,20 @@ double soft_pairwise_accuracy(std::span<const double> human_p, std::span<const d
 double mtme_soft_pairwise_accuracy(const PceDraws& draws, std::span<const double> gold,
                                    std::span<const double> metric, std::size_t systems,
                                    PceArithmetic arithmetic = PceArithmetic::kMtmeFloat32);
+
+// ---- Tie-calibrated accuracy (tau_optimization.py) ---------------------------------------------
+
+struct MtmeTauResult {
+  double value = std::numeric_limits<double>::quiet_NaN();  // best mean acc23 (NaN: no pair)
+  double epsilon = 0.0;                                     // its threshold
+  std::size_t rows = 0;                                     // rows with at least one pair
+};
+// KendallWithTiesOpt(variant='acc23', sample_rate=1.0) on the rows given as flat indices (as
+// detail::mtme_groups makes them), with MTME's float running sum and first-maximum rule; a cell
+// whose gold or metric is NaN is left out. Rows with pairs are summed in ascending order (MTME
+// iterates a Python set of row numbers, which is ascending for the row counts of a test set).
+MtmeTauResult mtme_tau_optimization(std::span<const double> gold, std::span<const double> metric,
+                                    const std::vector<std::vector<std::size_t>>& rows);
 
 // ---- Permutation tests (stats.PermutationSigDiff, stats.PairwisePermutationSigDiff) -------------
 

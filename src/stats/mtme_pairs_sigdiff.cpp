@@ -31,19 +31,9 @@ bool correct(double dg, double dm, double eps) {
 
 double epsilon_of(std::span<const double> gold, std::span<const double> metric,
                   const std::vector<std::vector<std::size_t>>& groups) {
-  // KendallWithTiesOpt(..., sample_rate=1.0) on the unfiltered rows; tau_optimization drops the
-  // missing gold.
-  std::vector<detail::LevelGroup> level;
-  for (const auto& members : groups) {
-    detail::LevelGroup lg;
-    for (std::size_t idx : members) {
-      if (std::isnan(gold[idx])) continue;
-      lg.gold.push_back(gold[idx]);
-      lg.metric.push_back(metric[idx]);
-    }
-    level.push_back(std::move(lg));
-  }
-  return detail::acc_eq(level).second;
+  // KendallWithTiesOpt(..., sample_rate=1.0) on the unfiltered rows, with MTME's float search:
+  // where two thresholds reach the same exact accuracy, its running sum decides which is kept.
+  return mtme_tau_optimization(gold, metric, groups).epsilon;
 }
 
 }  // namespace
