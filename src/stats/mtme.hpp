@@ -42,7 +42,8 @@ enum class PceArithmetic {
   // As MTME does on NumPy with the reference BLAS (Debian's NumPy, which made the goldens):
   // each permutation's float32 sum in segment order (sgemm's loop), NumPy's pairwise float32
   // sums for the observed totals, float32 differences. Bit for bit there; an optimized BLAS
-  // (OpenBLAS, MKL) sums in another order, so MTME itself differs at float32 near-ties.
+  // (OpenBLAS, MKL; not checked) may sum in another order, and MTME itself then differs at
+  // float32 near-ties.
   kMtmeFloat32,
   // Exact sums of the float32 values (in doubles): ties decided by the numbers, not by rounding.
   kExact,
