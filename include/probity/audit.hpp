@@ -220,6 +220,7 @@ struct MetricRanking {
   std::string dimension;
   stats::Level level = stats::Level::kItem;
   stats::LevelStatistic statistic = stats::LevelStatistic::kKendallB;
+  stats::PermTest perm_test = stats::PermTest::kScores;
   std::size_t permutations = 0;
   stats::RankCorrection correction = stats::RankCorrection::kHolm;
   double alpha = 0.05;
@@ -626,6 +627,7 @@ std::vector<BaselineScores> baseline_scores(const Dataset& ds, std::span<const I
 struct RankOptions {
   stats::Level level = stats::Level::kItem;
   stats::LevelStatistic statistic = stats::LevelStatistic::kKendallB;
+  stats::PermTest perm_test = stats::PermTest::kScores;
   std::size_t permutations = 1000;
   stats::RankCorrection correction = stats::RankCorrection::kHolm;
   double alpha = 0.05;

@@ -59,6 +59,10 @@ struct CompareRequest {
   // (stats::level_permutation_test), which also takes kendall-c, pairwise-acc and acc-eq.
   stats::LevelStatistic correlation = stats::LevelStatistic::kSpearman;
   std::optional<stats::Level> level;
+  stats::PermTest perm_test = stats::PermTest::kScores;  // at a level
+  // The Williams test (Graham & Baldwin 2014; mt-metrics-eval WilliamsSigDiff) instead of a
+  // permutation: Pearson at the item level, one-sided, from r(A,h), r(B,h) and r(A,B).
+  bool williams = false;
   std::size_t permutations = 1000;
   std::uint64_t seed = 0;
   unsigned threads = 0;

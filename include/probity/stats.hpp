@@ -231,6 +231,14 @@ struct PermutationOptions {
   bool standardize = true;
 };
 
+// Which paired permutation test compares two metrics at a level: `scores` swaps their scores per
+// cell (mt-metrics-eval PermutationSigDiff); `pairs` swaps their pairwise comparison outcomes,
+// each metric with its own tie threshold (PairwisePermutationSigDiff, what WMT23-25 use for
+// acc-eq; acc-eq only).
+enum class PermTest { kScores, kPairs };
+PermTest parse_perm_test(std::string_view name);  // std::invalid_argument
+std::string_view perm_test_name(PermTest test);
+
 struct PermutationResult {
   double delta = 0.0;            // observed statistic
   double p = 0.0;                // NaN when delta is undefined
@@ -275,6 +283,10 @@ enum class LevelStatistic {
   kKendallC,     // "kendall-c"
   kPairwiseAcc,  // "pairwise-acc": sign agreement over pairs (Kocmi et al. 2021)
   kAccEq,        // "acc-eq": pairwise accuracy with ties and tie calibration (WMT23 acc23)
+  // mt-metrics-eval's other statistics (src/stats/mtme*.cpp, docs/meta-eval.md):
+  kSpa,          // "spa": soft pairwise accuracy, 1 - PCE (WMT24/25), system level only
+  kPdp,          // "pdp": Pearson of the pairwise differences (average_by none / item)
+  kKendallLike,  // "kendall-like": WMT20's Kendall-like tau (gold pairs >= 25 apart)
 };
 LevelStatistic parse_level_statistic(std::string_view name);  // std::invalid_argument
 std::string_view level_statistic_name(LevelStatistic statistic);
@@ -346,6 +358,14 @@ std::vector<double> level_bootstrap_values(LevelStatistic statistic, Level level
 PermutationResult level_permutation_test(LevelStatistic statistic, Level level,
                                          const LevelData& data, std::span<const double> metric_b,
                                          const PermutationOptions& options = {});
+// The `pairs` test (PermTest::kPairs) for acc-eq: mt-metrics-eval's PairwisePermutationSigDiff
+// on the level's cells (task level grouped by task, item level one group, system level the
+// systems' means), each metric with its own tie threshold; probity's coins from options.seed, no
+// early stopping. delta = acc-eq(A) - acc-eq(B); kGreater gives mt-metrics-eval's one-sided p,
+// kTwoSided the share of permutations with |delta*| >= |delta|.
+PermutationResult level_pairs_permutation_test(Level level, const LevelData& data,
+                                               std::span<const double> metric_b,
+                                               const PermutationOptions& options = {});
 
 // WMT's significance clusters (mt-metrics-eval AssignRanks): metrics in decreasing order of
 // `values` (NaN last; ties by index); `p[i][j]` the p-value that metric i beats metric j. Walking

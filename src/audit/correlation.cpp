@@ -11,6 +11,7 @@
 #include "probity/engine.hpp"
 #include "probity/error.hpp"
 #include "probity/stats.hpp"
+#include "stats/mtme.hpp"
 #include "util/enum_names.hpp"
 #include "util/hash.hpp"
 
@@ -183,11 +184,18 @@ std::vector<LevelCorrelation> level_correlations(const Dataset& ds, std::span<co
                                                  std::span<const stats::LevelStatistic> statistics,
                                                  const CorrelationOptions& options) {
   std::vector<LevelCorrelation> rows;
+  for (stats::LevelStatistic statistic : statistics)
+    if (std::none_of(levels.begin(), levels.end(), [&](stats::Level level) {
+          return stats::detail::level_defines(statistic, level);
+        }))
+      throw UsageError(fmt::format("{} is computed at the system level only: add --level system",
+                                   stats::level_statistic_name(statistic)));
   for (std::size_t dim = 0; dim < dimensions.size(); ++dim) {
     const stats::LevelData data = level_data(ds, items, scores, human[dim]);
     for (stats::Level level : levels) {
       require_systems(level, data);
       for (stats::LevelStatistic statistic : statistics) {
+        if (!stats::detail::level_defines(statistic, level)) continue;
         LevelCorrelation row;
         row.dimension = dimensions[dim];
         row.level = level;
@@ -329,6 +337,9 @@ std::vector<MetricRanking> rank_metrics(const Dataset& ds, std::span<const ItemR
                                         const std::vector<std::string>& dimensions,
                                         const RankOptions& options) {
   if (columns.size() < 2) throw UsageError("rank needs at least two metrics");
+  if (options.perm_test == stats::PermTest::kPairs &&
+      options.statistic != stats::LevelStatistic::kAccEq)
+    throw UsageError("the pairs test swaps tie-calibrated comparisons: it goes with acc-eq");
   const std::size_t m = columns.size();
   std::vector<MetricRanking> out;
   for (std::size_t d = 0; d < dimensions.size(); ++d) {
@@ -356,9 +367,12 @@ std::vector<MetricRanking> rank_metrics(const Dataset& ds, std::span<const ItemR
       po.threads = options.threads;
       po.seed = options.seed ^ util::fnv1a64(dimensions[d] + '\x1f' + columns[i].metric + '\x1f' +
                                              columns[j].metric);
-      raw[k] = stats::level_permutation_test(options.statistic, options.level, data[i],
-                                             data[j].metric, po)
-                   .p;
+      raw[k] =
+          options.perm_test == stats::PermTest::kPairs
+              ? stats::level_pairs_permutation_test(options.level, data[i], data[j].metric, po).p
+              : stats::level_permutation_test(options.statistic, options.level, data[i],
+                                              data[j].metric, po)
+                    .p;
     }
     const std::vector<double> adjusted =
         stats::adjust_p_values(raw, options.correction, options.alpha);
@@ -371,6 +385,7 @@ std::vector<MetricRanking> rank_metrics(const Dataset& ds, std::span<const ItemR
     r.dimension = dimensions[d];
     r.level = options.level;
     r.statistic = options.statistic;
+    r.perm_test = options.perm_test;
     r.permutations = options.permutations;
     r.correction = options.correction;
     r.alpha = options.alpha;

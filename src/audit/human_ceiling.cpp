@@ -8,6 +8,7 @@
 
 #include "probity/audit.hpp"
 #include "probity/stats.hpp"
+#include "stats/mtme.hpp"
 
 namespace probity {
 
@@ -164,6 +165,7 @@ std::optional<MetricCorrelations> human_ceiling(const Dataset& ds, std::span<con
   for (std::size_t d = 0; d < dimensions.size(); ++d)
     for (stats::Level level : levels)
       for (stats::LevelStatistic statistic : statistics) {
+        if (!stats::detail::level_defines(statistic, level)) continue;
         LevelCorrelation lc;
         lc.dimension = dimensions[d];
         lc.level = level;

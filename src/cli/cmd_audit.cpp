@@ -161,7 +161,7 @@ void add_audit_command(CLI::App& app, Commands& commands) {
   level_statistics(ac->add_option(
       "--statistic", audit.level_statistics,
       "Statistics of the --level rows (default kendall): pearson, spearman, kendall, "
-      "kendall-c, pairwise-acc, acc-eq; repeatable"));
+      "kendall-c, pairwise-acc, acc-eq, spa (system level), pdp, kendall-like; repeatable"));
   ac->add_flag("!--no-baselines", audit.baselines,
                "Leave out the length and random baseline rows of the correlation tables");
   ac->add_flag("--rank", audit.rank,

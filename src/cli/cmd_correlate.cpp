@@ -17,6 +17,7 @@
 #include "probity/scores.hpp"
 #include "probity/scoring.hpp"
 #include "probity/stats.hpp"
+#include "stats/mtme.hpp"
 
 namespace probity::cli {
 namespace {
@@ -197,6 +198,8 @@ int run_level_compare(const CompareRequest& args, const ScoredData& l,
                       const std::vector<std::vector<double>>& human) {
   const stats::Level level = args.level.value_or(stats::Level::kItem);
   const stats::LevelStatistic statistic = args.correlation;
+  if (args.perm_test == stats::PermTest::kPairs && statistic != stats::LevelStatistic::kAccEq)
+    throw UsageError("--perm-test pairs swaps tie-calibrated comparisons: it goes with acc-eq");
   const auto& a = l.columns[0];
   const auto& b = l.columns[1];
   report_gaps(a);
@@ -213,7 +216,9 @@ int run_level_compare(const CompareRequest& args, const ScoredData& l,
     const stats::LevelData db = level_data(l.ds, l.items, b.values, human[d]);
     const auto va = stats::level_statistic(statistic, level, da);
     const auto vb = stats::level_statistic(statistic, level, db);
-    const auto r = stats::level_permutation_test(statistic, level, da, b.values, po);
+    const auto r = args.perm_test == stats::PermTest::kPairs
+                       ? stats::level_pairs_permutation_test(level, da, b.values, po)
+                       : stats::level_permutation_test(statistic, level, da, b.values, po);
     out.push_back({{"dimension", l.dims[d]},
                    {"level", stats::level_name(level)},
                    {"statistic", stats::level_statistic_name(statistic)},
@@ -239,12 +244,76 @@ int run_level_compare(const CompareRequest& args, const ScoredData& l,
     return kExitOk;
   }
   print_table(table, 1);
+  if (args.perm_test == stats::PermTest::kPairs)
+    fmt::print(
+        "\nPaired permutation test of {0}({1}) - {0}({2}) at the {3} level: each of {4} "
+        "permutations swaps the two metrics' pairwise comparisons (each with its own tie "
+        "threshold) with probability 1/2, mt-metrics-eval's `pairs` test; two-sided p, seed "
+        "{5}.\n",
+        stats::level_statistic_name(statistic), a.metric, b.metric, stats::level_name(level),
+        args.permutations, args.seed);
+  else
+    fmt::print(
+        "\nPaired permutation test of {0}({1}) - {0}({2}) at the {3} level: each of {4} "
+        "permutations swaps the two metrics' z-scored scores per {5} with probability 1/2; "
+        "two-sided p, seed {6}.\n",
+        stats::level_statistic_name(statistic), a.metric, b.metric, stats::level_name(level),
+        args.permutations, level == stats::Level::kSystem ? "system" : "candidate", args.seed);
+  return kExitOk;
+}
+
+// compare --test williams: Williams' test of r(A, h) vs r(B, h) given r(A, B) (Graham & Baldwin
+// 2014; mt-metrics-eval WilliamsSigDiff), Pearson over the candidates scored by both metrics.
+int run_williams(const CompareRequest& args, const ScoredData& l,
+                 const std::vector<std::vector<double>>& human) {
+  const auto& a = l.columns[0];
+  const auto& b = l.columns[1];
+  report_gaps(a);
+  report_gaps(b);
+  json out = json::array();
+  std::vector<std::vector<std::string>> table{
+      {"dimension", "n", a.metric, b.metric, "r(A,B)", "p one-sided", "p two-sided"}};
+  for (std::size_t d = 0; d < l.dims.size(); ++d) {
+    std::vector<double> g, x, y;
+    for (std::size_t i = 0; i < human[d].size(); ++i)
+      if (std::isfinite(human[d][i]) && std::isfinite(a.values[i]) && std::isfinite(b.values[i])) {
+        g.push_back(human[d][i]);
+        x.push_back(a.values[i]);
+        y.push_back(b.values[i]);
+      }
+    if (g.size() < 4)
+      throw UsageError(
+          fmt::format("compare --test williams: {} items scored by both metrics in "
+                      "'{}'; the test needs at least 4",
+                      g.size(), l.dims[d]));
+    const auto one = stats::mtme_williams_sig_diff(g, x, y, true);
+    const auto two = stats::mtme_williams_sig_diff(g, x, y, false);
+    const double rab = stats::pearson(x, y).statistic;
+    out.push_back({{"dimension", l.dims[d]},
+                   {"n", g.size()},
+                   {a.metric, number(one.r1)},
+                   {b.metric, number(one.r2)},
+                   {"r_ab", number(rab)},
+                   {"p_one_sided", number(one.p_value)},
+                   {"p_two_sided", number(two.p_value)}});
+    table.push_back({l.dims[d], std::to_string(g.size()), fixed(one.r1), fixed(one.r2), fixed(rab),
+                     fixed(one.p_value), fixed(two.p_value)});
+  }
+  if (args.json) {
+    json doc = {{"data", args.inputs.data.name()},
+                {"metric_a", a.metric},
+                {"metric_b", b.metric},
+                {"test", "williams"},
+                {"results", out}};
+    fmt::print("{}\n", doc.dump(2));
+    return kExitOk;
+  }
+  print_table(table, 1);
   fmt::print(
-      "\nPaired permutation test of {0}({1}) - {0}({2}) at the {3} level: each of {4} "
-      "permutations swaps the two metrics' z-scored scores per {5} with probability 1/2; "
-      "two-sided p, seed {6}.\n",
-      stats::level_statistic_name(statistic), a.metric, b.metric, stats::level_name(level),
-      args.permutations, level == stats::Level::kSystem ? "system" : "candidate", args.seed);
+      "\nWilliams test of Pearson r({0}, human) vs r({1}, human), dependent correlations "
+      "sharing the human scores (Graham & Baldwin 2014); one-sided p is for the larger r being "
+      "larger.\n",
+      a.metric, b.metric);
   return kExitOk;
 }
 
@@ -335,6 +404,13 @@ int run_compare(const CompareRequest& args) {
   if (l.columns.size() != 2)
     throw UsageError("compare needs two metrics present in the scores file");
   const auto human = human_matrix(l.ds, l.items, l.dims);
+  if (args.williams) {
+    if (args.level || args.correlation != stats::LevelStatistic::kPearson)
+      throw UsageError(
+          "--test williams compares Pearson correlations over items: give "
+          "--correlation pearson and no --level");
+    return run_williams(args, l, human);
+  }
   const auto pooled = stats::pooled_correlation(args.correlation);
   if (args.level || !pooled) return run_level_compare(args, l, human);
   const stats::CorrelationType type = *pooled;
@@ -430,8 +506,9 @@ void add_correlate_command(CLI::App& app, Commands& commands) {
           }
         },
         "pearson, spearman, kendall (tau-b), kendall-c, pairwise-acc, acc-eq "
-        "(pairwise accuracy with tie calibration) or preference-acc (agreement with the "
-        "tasks' human pairwise preferences); repeatable")
+        "(pairwise accuracy with tie calibration), spa (soft pairwise accuracy, system level), "
+        "pdp (Pearson of pairwise differences), kendall-like (WMT20) or preference-acc "
+        "(agreement with the tasks' human pairwise preferences); repeatable")
       ->check(CLI::IsMember([] {
         auto names = level_statistic_names();
         names.push_back("preference-acc");
@@ -479,6 +556,7 @@ void add_compare_command(CLI::App& app, Commands& commands) {
   struct State {
     CompareRequest request;
     stats::Level level = stats::Level::kItem;  // --level, when given
+    std::string test = "permutation";          // --test
   };
   auto state = std::make_shared<State>();
   CompareRequest& cmp = state->request;
@@ -500,11 +578,21 @@ void add_compare_command(CLI::App& app, Commands& commands) {
                  "Only these human dimensions (default: all)");
   level_statistics(mc->add_option("--correlation", cmp.correlation,
                                   "pearson, spearman or kendall; with --level also kendall-c, "
-                                  "pairwise-acc or acc-eq"))
+                                  "pairwise-acc, acc-eq, spa, pdp or kendall-like"))
       ->default_str(std::string(stats::level_statistic_name(cmp.correlation)));
   auto* level = levels(mc->add_option("--level", state->level,
                                       "item, task or system: the test at that level "
                                       "(docs/meta-eval.md); default: the pooled test"));
+  perm_tests(mc->add_option("--perm-test", cmp.perm_test,
+                            "With --level: scores (swap the metrics' scores per cell) or pairs "
+                            "(swap their pairwise comparisons, each with its own tie threshold: "
+                            "WMT23-25's test for acc-eq)"))
+      ->default_str(std::string(stats::perm_test_name(cmp.perm_test)));
+  mc->add_option("--test", state->test,
+                 "permutation, or williams (Williams' test of two dependent Pearson "
+                 "correlations over items)")
+      ->check(CLI::IsMember({"permutation", "williams"}))
+      ->capture_default_str();
   mc->add_option("--permutations", cmp.permutations, "Number of permutations")
       ->check(whole(1, limits::kResamples))
       ->capture_default_str();
@@ -520,6 +608,7 @@ void add_compare_command(CLI::App& app, Commands& commands) {
   commands.push_back({mc, [state, level](RunContext&) {
                         CompareRequest& request = state->request;
                         if (level->count() > 0) request.level = state->level;
+                        request.williams = state->test == "williams";
                         if (request.inputs.metrics.size() != 2)
                           throw UsageError("compare needs exactly two --metric options");
                         return run_compare(request);

@@ -222,7 +222,8 @@ void add_select_command(CLI::App& app, Commands& commands) {
                    "Only these human dimensions (default: all)");
   level_statistics(selc->add_option("--correlation", sel.correlation,
                                     "pearson, spearman or kendall; with --level also kendall-c, "
-                                    "pairwise-acc or acc-eq"))
+                                    "pairwise-acc, acc-eq, spa (system level), pdp or "
+                                    "kendall-like"))
       ->default_str(std::string(stats::level_statistic_name(sel.correlation)));
   auto* level = levels(selc->add_option("--level", state->level,
                                         "item, task or system: choose and report the variants at "

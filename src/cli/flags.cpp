@@ -51,6 +51,10 @@ std::vector<std::string> level_statistic_names() {
   return names;
 }
 
+CLI::Option* perm_tests(CLI::Option* option) {
+  return one_of(option, {stats::PermTest::kScores, stats::PermTest::kPairs}, stats::perm_test_name);
+}
+
 CLI::Option* rank_corrections(CLI::Option* option) {
   return one_of(option,
                 {stats::RankCorrection::kHolm, stats::RankCorrection::kBenjaminiHochberg,

@@ -27,7 +27,9 @@ struct LlmFlags;
 inline constexpr std::initializer_list<stats::LevelStatistic> kLevelStatistics = {
     stats::LevelStatistic::kPearson,     stats::LevelStatistic::kSpearman,
     stats::LevelStatistic::kKendallB,    stats::LevelStatistic::kKendallC,
-    stats::LevelStatistic::kPairwiseAcc, stats::LevelStatistic::kAccEq};
+    stats::LevelStatistic::kPairwiseAcc, stats::LevelStatistic::kAccEq,
+    stats::LevelStatistic::kSpa,         stats::LevelStatistic::kPdp,
+    stats::LevelStatistic::kKendallLike};
 // Their names (stats::level_statistic_name), for a flag that takes more than these.
 std::vector<std::string> level_statistic_names();
 
@@ -78,6 +80,7 @@ CLI::Option* one_of(CLI::Option* option, std::initializer_list<E> values,
 CLI::Option* levels(CLI::Option* option);
 CLI::Option* level_statistics(CLI::Option* option);
 CLI::Option* rank_corrections(CLI::Option* option);
+CLI::Option* perm_tests(CLI::Option* option);
 
 // The LLM endpoint flags of commands whose metrics may call a model (they override
 // [llm.default] of the --config file).

@@ -17,6 +17,7 @@
 
 #include "probity/stats.hpp"
 #include "stats/kernels.hpp"
+#include "stats/mtme.hpp"
 #include "util/random.hpp"
 
 namespace probity::stats {
@@ -509,8 +510,26 @@ std::vector<double> level_bootstrap_values(LevelStatistic statistic, Level level
     if (units == LevelUnits::kTasksAndSystems)
       throw std::invalid_argument("two-stage: the candidates carry no system");
   }
-  const Plan plan = make_plan(statistic, level, data, units);
   std::vector<double> values(resamples, kNaN);
+  if (detail::is_mtme_statistic(statistic)) {
+    // spa, pdp, kendall-like: each resample materialised (the same draws), then the statistic.
+    detail::parallel_chunks(resamples, threads, [&](std::size_t begin, std::size_t end) {
+      Draw d;
+      for (std::size_t b = begin; b < end; ++b) {
+        draw_units(seed, b, units, data.num_tasks, data.num_systems, d);
+        const std::vector<std::size_t> tasks(d.tasks.begin(), d.tasks.end()),
+            systems(d.systems.begin(), d.systems.end());
+        const LevelData r =
+            units == LevelUnits::kTasksAndSystems
+                ? resample_tasks_and_systems(data, tasks, systems)
+                : resample_units(data, units == LevelUnits::kTasks ? Level::kTask : Level::kSystem,
+                                 units == LevelUnits::kTasks ? tasks : systems);
+        values[b] = level_statistic(statistic, level, r).value;
+      }
+    });
+    return values;
+  }
+  const Plan plan = make_plan(statistic, level, data, units);
   detail::parallel_chunks(resamples, threads, [&](std::size_t begin, std::size_t end) {
     Evaluator eval(plan);
     Draw d;

@@ -14,6 +14,7 @@
 
 #include "probity/stats.hpp"
 #include "stats/kernels.hpp"
+#include "stats/mtme.hpp"
 #include "util/enum_names.hpp"
 #include "util/hash.hpp"
 #include "util/random.hpp"
@@ -272,8 +273,25 @@ constexpr auto kLevelStatisticNames = std::to_array<util::EnumName<LevelStatisti
     {.value = LevelStatistic::kKendallC, .name = "kendall_c", .printed = false, .listed = false},
     {LevelStatistic::kPairwiseAcc, "pairwise-acc"},
     {LevelStatistic::kAccEq, "acc-eq"},
+    {LevelStatistic::kSpa, "spa"},
+    {LevelStatistic::kPdp, "pdp"},
+    {LevelStatistic::kKendallLike, "kendall-like"},
+});
+constexpr auto kPermTestNames = std::to_array<util::EnumName<PermTest>>({
+    {PermTest::kScores, "scores"},
+    {PermTest::kPairs, "pairs"},
 });
 }  // namespace
+
+PermTest parse_perm_test(std::string_view name) {
+  if (const auto t = util::parse_enum(kPermTestNames, name)) return *t;
+  throw std::invalid_argument("unknown permutation test '" + std::string(name) + "' (expected " +
+                              util::listed_names(kPermTestNames, " or ") + ")");
+}
+
+std::string_view perm_test_name(PermTest test) {
+  return util::name_of(kPermTestNames, test);
+}
 
 Level parse_level(std::string_view name) {
   if (const auto level = util::parse_enum(kLevelNames, name)) return *level;
@@ -307,6 +325,8 @@ std::optional<CorrelationType> pooled_correlation(LevelStatistic statistic) {
 
 LevelResult level_statistic(LevelStatistic statistic, Level level, const LevelData& data) {
   check(data);
+  if (detail::is_mtme_statistic(statistic))
+    return detail::mtme_level_statistic(statistic, level, data);
   LevelResult r;
   if (level == Level::kTask) {
     const std::vector<Group> groups = by_task(data);
@@ -418,7 +438,8 @@ PermutationResult level_permutation_test(LevelStatistic statistic, Level level,
   b.gold = a.gold;
   b.task = a.task;
   b.system = a.system;
-  if (level == Level::kSystem) {
+  // SPA is computed from the systems' segment scores, not their means: its cells stay segments.
+  if (level == Level::kSystem && statistic != LevelStatistic::kSpa) {
     const Group ga = system_means(a), gb = system_means(b);
     LevelData sa;
     sa.gold = ga.gold;
@@ -439,8 +460,9 @@ PermutationResult level_permutation_test(LevelStatistic statistic, Level level,
   // Fast paths; each computes exactly what level_statistic does, without copying the data per
   // permutation. Item level (and the system level, now one group of systems) with a correlation:
   // the pooled test's evaluator, which never sorts inside the loop.
-  const bool correlation =
-      statistic != LevelStatistic::kPairwiseAcc && statistic != LevelStatistic::kAccEq;
+  const bool correlation = statistic != LevelStatistic::kPairwiseAcc &&
+                           statistic != LevelStatistic::kAccEq &&
+                           !detail::is_mtme_statistic(statistic);
   if (level == Level::kItem && correlation) {
     PermutationOptions o = options;
     o.standardize = false;  // done above, keeping a constant metric as it is

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "probity/stats.hpp"
+
 namespace probity::stats {
 
 // MTME's average_by: one group of everything, one group per item (column), one per system (row).
@@ -146,5 +148,17 @@ struct WilliamsResult {
 // gold (missing gold dropped), r12 between the metrics, n = all items (missing ones too).
 WilliamsResult mtme_williams_sig_diff(std::span<const double> gold, std::span<const double> metric1,
                                       std::span<const double> metric2, bool one_sided = true);
+
+namespace detail {
+// spa, pdp, kendall-like: the LevelStatistic values computed by the functions above
+// (mtme_levels.cpp); level_statistic and the level bootstrap and permutation test route them here.
+bool is_mtme_statistic(LevelStatistic s);
+// False where the statistic has no value at the level (spa exists at the system level only):
+// tables of several levels leave that cell out.
+inline bool level_defines(LevelStatistic s, Level level) {
+  return s != LevelStatistic::kSpa || level == Level::kSystem;
+}
+LevelResult mtme_level_statistic(LevelStatistic s, Level level, const LevelData& data);
+}  // namespace detail
 
 }  // namespace probity::stats

@@ -205,8 +205,11 @@ TEST(Levels, ResamplingDrawsWholeTasksOrSystems) {
 
 TEST(Levels, NamesRoundTripAndUnknownOnesAreRejected) {
   for (auto n : {"item", "task", "system"}) EXPECT_EQ(st::level_name(st::parse_level(n)), n);
-  for (auto n : {"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc", "acc-eq"})
+  for (auto n : {"pearson", "spearman", "kendall", "kendall-c", "pairwise-acc", "acc-eq", "spa",
+                 "pdp", "kendall-like"})
     EXPECT_EQ(st::level_statistic_name(st::parse_level_statistic(n)), n);
+  for (auto n : {"scores", "pairs"}) EXPECT_EQ(st::perm_test_name(st::parse_perm_test(n)), n);
+  EXPECT_THROW(st::parse_perm_test("items"), std::invalid_argument);
   // The plain correlations' spellings are accepted too; the printed names stay.
   EXPECT_EQ(st::parse_level_statistic("kendall_c"), st::LevelStatistic::kKendallC);
   EXPECT_EQ(st::parse_level_statistic("kendall_b"), st::LevelStatistic::kKendallB);
@@ -217,7 +220,7 @@ TEST(Levels, NamesRoundTripAndUnknownOnesAreRejected) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown statistic 'tau' (expected pearson, spearman, kendall, "
-                 "kendall-c, pairwise-acc or acc-eq)");
+                 "kendall-c, pairwise-acc, acc-eq, spa, pdp or kendall-like)");
   }
 }
 
