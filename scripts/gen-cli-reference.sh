@@ -72,7 +72,7 @@ EOF_CONVENTIONS
   echo '```text'
   "$bin" --help
   echo '```'
-  for cmd in score fit correlate compare significance power audit perturb merge select "meta global" "meta local" bench-build metrics; do
+  for cmd in score fit correlate compare rank significance power audit perturb merge select "meta global" "meta local" bench-build metrics; do
     echo
     echo "## probity $cmd"
     echo

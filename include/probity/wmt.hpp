@@ -37,6 +37,11 @@ struct WmtRankRequest {
   std::size_t permutations = 1000;  // k per pair of metrics and task; 0: no significance
   std::uint64_t seed = 0;           // numpy.random.seed(seed + 100000 task + pair) per test
   double alpha = 0.05;              // clusters on raw p-values (data.AssignRanks)
+  // Gold from MQM error spans instead of the stored segment scores: the rating set
+  // human-scores/<lp>.<mqm_ratings>.seg.rating (empty: the one named as the gold, or the only
+  // one starting with it) re-weighted with score_mqm.py's --weights rules ("major:5 minor:1
+  // ..."; "default": score_mqm.py's defaults). Empty: the stored gold.
+  std::string mqm_weights, mqm_ratings;
   // The tests' coins: numpy's legacy global stream after np.random.seed (equal to
   // mt-metrics-eval bit for bit), or probity's own generator (other draws, several times faster).
   bool mtme_stream = true;

@@ -57,7 +57,7 @@ __all__ = [
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
     "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
-    "paired_t", "paired_test", "pearson", "power", "rouge_bootstrap",
+    "paired_t", "paired_test", "pearson", "power", "rank_protocol", "rouge_bootstrap",
     "permutation_correlation_diff", "perturb", "score", "score_dataset", "score_parts",
     "signature", "significance", "spearman", "strategies", "write_report",
 ]
@@ -1077,6 +1077,58 @@ def _level_correlate(scores, human, dimensions, level, statistic, bootstrap, con
                 row["epsilon"] = epsilon
             out.append(row)
     return out
+
+
+def rank_protocol(protocol, mtme, *, lps=None, primary=None, all_metrics=False,
+                  permutations=None, seed=None, alpha=None, threads=None, mqm_weights=None,
+                  mqm_ratings=None, probity_coins=False):
+    """A WMT meta-evaluation protocol over the metric scores stored in an mt-metrics-eval test
+    set, as ``probity rank --protocol P --mtme DIR --json`` (docs/meta-eval.md, "WMT's
+    protocols"): per language pair soft pairwise accuracy at the system level and tie-calibrated
+    accuracy grouped by segment, clusters on raw p-values, the weighted average, the average rank
+    and clusters of the average, equal to mt-metrics-eval's ``tasks.WMT24()`` run.
+
+    Args:
+        protocol: ``"wmt24"`` or ``"wmt25"``.
+        mtme: the test-set directory (e.g. ``mt-metrics-eval-v2/wmt24``) with
+            ``metric-scores/<lp>/NAME-REF.seg.score`` files (put your metric's there).
+        lps: language pairs (default: the protocol's).
+        primary: metric basenames to count as primary submissions (yours).
+        all_metrics: rank contrastive submissions too.
+        permutations: per pair of metrics and task (1000; 0: no significance, no clusters).
+        seed: the tests' seed (0). alpha: the clusters' level (0.05). threads: 0 = all cores.
+        mqm_weights: the gold from the MQM error spans, weighted as score_mqm.py ``--weights``
+            (``"major:5 minor:1 ..."`` or ``"default"``); mqm_ratings: the rating set's name.
+        probity_coins: draw the tests' coins from probity's generator (much faster; other
+            draws than mt-metrics-eval's NumPy stream).
+
+    Returns:
+        dict: ``protocol``, ``lps``, ``conventions``, ``average`` (metric, status, value, rank,
+        average_rank), ``average_tests`` and ``tasks`` (lp, level, statistic, human, weight,
+        systems, segments, metrics with value and rank, tests with p).
+    """
+    request = _probity.WmtRankRequest()
+    request.protocol = protocol
+    request.test_set_dir = os.fspath(mtme)
+    if lps is not None:
+        request.lps = [lps] if isinstance(lps, str) else list(lps)
+    if primary is not None:
+        request.extra = [primary] if isinstance(primary, str) else list(primary)
+    request.primary_only = not all_metrics
+    if permutations is not None:
+        request.permutations = permutations
+    if seed is not None:
+        request.seed = seed
+    if alpha is not None:
+        request.alpha = alpha
+    if threads is not None:
+        request.threads = threads
+    if mqm_weights is not None:
+        request.mqm_weights = mqm_weights
+    if mqm_ratings is not None:
+        request.mqm_ratings = mqm_ratings
+    request.mtme_stream = not probity_coins
+    return _probity.wmt_rank(request)
 
 
 def power(*, effect=None, n=None, power=None, alpha=0.05, alternative="greater", sd_delta=None,

@@ -349,6 +349,21 @@ def correlate(
     baselines: bool = ...,
     resample: str = ...,
 ) -> List[Dict[str, Any]]: ...
+def rank_protocol(
+    protocol: str,
+    mtme: _Path,
+    *,
+    lps: Union[str, Sequence[str], None] = ...,
+    primary: Union[str, Sequence[str], None] = ...,
+    all_metrics: bool = ...,
+    permutations: Optional[int] = ...,
+    seed: Optional[int] = ...,
+    alpha: Optional[float] = ...,
+    threads: Optional[int] = ...,
+    mqm_weights: Optional[str] = ...,
+    mqm_ratings: Optional[str] = ...,
+    probity_coins: bool = ...,
+) -> Dict[str, Any]: ...
 def power(
     *,
     effect: Optional[float] = ...,

@@ -10,8 +10,10 @@
 #include "probity/report.hpp"
 #include "probity/requests.hpp"
 #include "probity/significance.hpp"
+#include "probity/wmt.hpp"
 #include "python_metric.hpp"
 #include "report/json_value.hpp"
+#include "report/wmt_report.hpp"
 
 namespace probity::python {
 
@@ -125,6 +127,15 @@ py::object attack(PyEngine& e, const py::object& data, const std::vector<std::st
 }
 
 // `probity power`: the request as the command line fills it, the pilot report as its JSON text.
+py::object wmt_rank(const WmtRankRequest& request) {
+  nlohmann::ordered_json json;
+  {
+    py::gil_scoped_release release;
+    json = report::wmt_rank_document(run_wmt_protocol(request), request);
+  }
+  return to_python(json);
+}
+
 py::list power(const PowerRequest& request, const std::string& report_json) {
   std::optional<AuditReport> pilot;
   if (!report_json.empty()) pilot = report::from_json(report_json);
@@ -265,6 +276,30 @@ void bind_audit(py::module_& m, EngineClass& engine) {
       .def_readwrite("r1", &PowerRequest::r1)
       .def_readwrite("r2", &PowerRequest::r2);
   m.def("power", &power, py::arg("request"), py::arg("report_json") = "");
+  py::class_<WmtRankRequest>(m, "WmtRankRequest", "The request of `probity rank --protocol`")
+      .def(py::init<>())
+      .def_property(
+          "protocol",
+          [](const WmtRankRequest& r) { return std::string(wmt_protocol_name(r.protocol)); },
+          [](WmtRankRequest& r, const std::string& name) {
+            try {
+              r.protocol = parse_wmt_protocol(name);
+            } catch (const std::invalid_argument& e) {
+              throw UsageError(e.what());
+            }
+          })
+      .def_readwrite("test_set_dir", &WmtRankRequest::test_set_dir)
+      .def_readwrite("lps", &WmtRankRequest::lps)
+      .def_readwrite("extra", &WmtRankRequest::extra)
+      .def_readwrite("primary_only", &WmtRankRequest::primary_only)
+      .def_readwrite("permutations", &WmtRankRequest::permutations)
+      .def_readwrite("seed", &WmtRankRequest::seed)
+      .def_readwrite("alpha", &WmtRankRequest::alpha)
+      .def_readwrite("mtme_stream", &WmtRankRequest::mtme_stream)
+      .def_readwrite("mqm_weights", &WmtRankRequest::mqm_weights)
+      .def_readwrite("mqm_ratings", &WmtRankRequest::mqm_ratings)
+      .def_readwrite("threads", &WmtRankRequest::threads);
+  m.def("wmt_rank", &wmt_rank, py::arg("request"));
   m.def(
       "write_report",
       [](const std::string& json, const std::string& dir) {

@@ -102,6 +102,7 @@ int run_rank(const RankRequest& args) {
                 {"scores", files_json(args.inputs.scores)},
                 {"level", level},
                 {"statistic", statistic},
+                {"perm_test", std::string(stats::perm_test_name(ro.perm_test))},
                 {"permutations", ro.permutations},
                 {"correction", std::string(stats::rank_correction_name(ro.correction))},
                 {"alpha", ro.alpha},
@@ -148,6 +149,18 @@ void add_rank_command(CLI::App& app, Commands& commands) {
   rc->add_option("--primary", wmt->extra,
                  "With --protocol: count this metric basename as a primary submission "
                  "(repeatable; your metric, which the test set does not list)");
+  rc->add_option("--mqm-weights", wmt->mqm_weights,
+                 "With --protocol: the gold from the MQM error spans of the rating files, "
+                 "weighted as score_mqm.py --weights, e.g. \"major:5 minor:1 "
+                 "minor/punctuation:0.1\", or \"default\" for its defaults");
+  rc->add_option("--mqm-ratings", wmt->mqm_ratings,
+                 "With --mqm-weights: the rating set (human-scores/<lp>.NAME.seg.rating; "
+                 "default: the one named like the gold)");
+  rc->add_flag(
+      "--probity-coins", [wmt](std::int64_t) { wmt->mtme_stream = false; },
+      "With --protocol: draw the tests' coins from probity's generator (the same tests, other "
+      "draws, much faster) instead of NumPy's legacy stream, which equals mt-metrics-eval bit "
+      "for bit");
   rc->add_flag(
       "--all-metrics", [wmt](std::int64_t) { wmt->primary_only = false; },
       "With --protocol: rank contrastive (non-primary) submissions too");
@@ -157,8 +170,14 @@ void add_rank_command(CLI::App& app, Commands& commands) {
   levels(rc->add_option("--level", rank.options.level, "item, task or system (docs/meta-eval.md)"))
       ->default_str(std::string(stats::level_name(rank.options.level)));
   level_statistics(rc->add_option("--statistic", rank.options.statistic,
-                                  "pearson, spearman, kendall, kendall-c, pairwise-acc or acc-eq"))
+                                  "pearson, spearman, kendall, kendall-c, pairwise-acc, acc-eq, "
+                                  "spa (system level), pdp or kendall-like"))
       ->default_str(std::string(stats::level_statistic_name(rank.options.statistic)));
+  perm_tests(rc->add_option("--perm-test", rank.options.perm_test,
+                            "scores (swap the metrics' scores per cell) or pairs (swap their "
+                            "pairwise comparisons, each with its own tie threshold: WMT23-25's "
+                            "test for acc-eq)"))
+      ->default_str(std::string(stats::perm_test_name(rank.options.perm_test)));
   rc->add_option("--permutations", rank.options.permutations, "Permutations per pair of metrics")
       ->check(whole(1, limits::kResamples))
       ->capture_default_str();

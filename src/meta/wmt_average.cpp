@@ -72,8 +72,9 @@ void average_wmt_tasks(WmtRankResult& result, double alpha) {
     row.average_rank = python_sum(ranks);
     rows.push_back(std::move(row));
   }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const WmtAverageRow& a, const WmtAverageRow& b) { return a.value > b.value; });
+  std::stable_sort(rows.begin(), rows.end(), [](const WmtAverageRow& a, const WmtAverageRow& b) {
+    return a.value > b.value;
+  });
 
   const std::size_t n = rows.size();
   std::vector<std::vector<double>> sig(n, std::vector<double>(n, 1.0));
@@ -86,8 +87,7 @@ void average_wmt_tasks(WmtRankResult& result, double alpha) {
         std::vector<std::vector<double>> per_task;
         std::size_t max_draws = 0;
         for (const auto& t : tasks) {
-          const auto d =
-              draws_of(t, index_of(t, rows[i].metric), index_of(t, rows[j].metric));
+          const auto d = draws_of(t, index_of(t, rows[i].metric), index_of(t, rows[j].metric));
           std::vector<double> deltas;
           for (const auto& pair : d)
             deltas.push_back(t.weight * (pair[0] - kRangeLow) / (kRangeHigh - kRangeLow) -

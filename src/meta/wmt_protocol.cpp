@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "data/mtme_eval_set.hpp"
@@ -57,6 +57,33 @@ std::string display_name(const std::string& base, bool primary, bool noref) {
   return (primary ? "" : "*") + base + (noref ? "[noref]" : "");
 }
 
+std::map<std::string, double> mqm_weight_table(const WmtRankRequest& request) {
+  return parse_mqm_weights(request.mqm_weights == "default" ? default_mqm_weights()
+                                                            : request.mqm_weights);
+}
+
+// The rating set --mqm-ratings names, or the one named as the gold, or the only one whose name
+// starts with it (mt-metrics-eval ships e.g. en-de.mqm.merged.seg.rating beside en-de.mqm).
+const MtmeRatings& mqm_ratings_of(const MtmeEvalSet& evs, const std::string& gold,
+                                  const WmtRankRequest& request) {
+  std::vector<std::string> names, candidates;
+  for (const auto& [name, r] : evs.ratings) {
+    names.push_back(name);
+    if (request.mqm_ratings.empty() ? name == gold || name.rfind(gold + ".", 0) == 0
+                                    : name == request.mqm_ratings)
+      candidates.push_back(name);
+  }
+  if (candidates.size() != 1)
+    throw InputError(
+        request.test_set_dir + "/human-scores", 0, evs.lp,
+        fmt::format("--mqm-weights needs one rating set {} (rating sets of {}: {}); name it "
+                    "with --mqm-ratings",
+                    request.mqm_ratings.empty() ? "named like the gold '" + gold + "'"
+                                                : "'" + request.mqm_ratings + "'",
+                    evs.lp, names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+  return evs.ratings.at(candidates.front());
+}
+
 // data.GetCorrelations(evs, 'seg', {std_ref}, close_refs = {}, human, use_outliers = false,
 // gold, primary): systems are the outputs minus the standard reference, minus human outputs
 // unless `human`, minus outliers, among those with any human score; metrics use only the
@@ -65,10 +92,15 @@ TaskData task_data(const MtmeEvalSet& evs, const MtmeProtocol& info,
                    const WmtRankRequest& request) {
   const std::string& gold_name = info.std_gold.at("seg");
   const MtmeScores* gold_scores = evs.scores("seg", gold_name);
+  MtmeScores reweighted;
+  if (!request.mqm_weights.empty()) {
+    reweighted = mqm_scores(mqm_ratings_of(evs, gold_name, request), mqm_weight_table(request));
+    gold_scores = &reweighted;
+  }
   if (!gold_scores)
-    throw InputError(request.test_set_dir, 0, "human-scores",
-                     fmt::format("no {}.{}.seg.score: the protocol's gold for {}", evs.lp,
-                                 gold_name, evs.lp));
+    throw InputError(
+        request.test_set_dir, 0, "human-scores",
+        fmt::format("no {}.{}.seg.score: the protocol's gold for {}", evs.lp, gold_name, evs.lp));
   std::set<std::string> primaries = info.primary_metrics;
   primaries.insert(request.extra.begin(), request.extra.end());
   TaskData d;
@@ -98,15 +130,15 @@ TaskData task_data(const MtmeEvalSet& evs, const MtmeProtocol& info,
       continue;
     MetricColumn c;
     c.name = display_name(base, primary, refs.empty());
-    c.status = !primary                          ? WmtMetricStatus::kContrastive
+    c.status = !primary                            ? WmtMetricStatus::kContrastive
                : info.baseline_metrics.count(base) ? WmtMetricStatus::kBaseline
                                                    : WmtMetricStatus::kPrimary;
     for (const auto& sys : d.systems) {
       const auto s = scores->find(sys);
       if (s == scores->end())
-        throw InputError(request.test_set_dir + "/metric-scores/" + evs.lp + "/" + metric +
-                             ".seg.score",
-                         0, sys, "no scores for this system, which the protocol ranks");
+        throw InputError(
+            request.test_set_dir + "/metric-scores/" + evs.lp + "/" + metric + ".seg.score", 0, sys,
+            "no scores for this system, which the protocol ranks");
       c.scores.insert(c.scores.end(), s->second.begin(), s->second.end());
     }
     d.metrics.push_back(std::move(c));
@@ -168,8 +200,7 @@ WmtTaskResult run_task(const TaskData& d, WmtStatistic statistic, std::size_t ta
       stats::detail::mtme_groups(d.gold.size(), r.systems, stats::MtmeAverageBy::kItem);
   util::parallel_for(m, request.threads, [&](std::size_t k) {
     if (statistic == WmtStatistic::kSpa) {
-      value[k] = stats::mtme_soft_pairwise_accuracy(*draws, d.gold, d.metrics[k].scores,
-                                                    r.systems);
+      value[k] = stats::mtme_soft_pairwise_accuracy(*draws, d.gold, d.metrics[k].scores, r.systems);
     } else {
       // KendallWithTiesOpt(avg_by='item') with MTME's float search, whose last bits order
       // metrics of equal exact accuracy as the WMT tables do.
@@ -257,7 +288,9 @@ WmtRankResult run_wmt_protocol(const WmtRankRequest& request,
     if (!info)
       throw UsageError(fmt::format("{} has no language pair '{}' (pairs: {})", test_set, lp,
                                    fmt::join(mtme_task_lps(test_set), ", ")));
-    const MtmeEvalSet evs = read_mtme_eval_set(request.test_set_dir, lp);
+    MtmeReadOptions read;
+    read.read_ratings = !request.mqm_weights.empty();
+    const MtmeEvalSet evs = read_mtme_eval_set(request.test_set_dir, lp, read);
     check_mtme_protocol(evs, *info, request.test_set_dir);
     const TaskData d = task_data(evs, *info, request);
     if (d.metrics.size() < 2)
@@ -277,11 +310,14 @@ WmtRankResult run_wmt_protocol(const WmtRankRequest& request,
       result.tasks.push_back(std::move(t));
     }
     result.conventions.push_back(fmt::format(
-        "{}: reference {}; human translations {}; outliers left out: {}; gold '{}'", lp,
+        "{}: reference {}; human translations {}; outliers left out: {}; gold '{}'{}", lp,
         info->std_ref, info->human ? "ranked as systems" : "left out",
         info->outlier_systems.empty() ? std::string("none")
                                       : fmt::format("{}", fmt::join(info->outlier_systems, ", ")),
-        info->std_gold.at("seg")));
+        info->std_gold.at("seg"),
+        request.mqm_weights.empty()
+            ? std::string()
+            : fmt::format(" re-weighted from its MQM error spans ({})", request.mqm_weights)));
   }
   detail::average_wmt_tasks(result, request.alpha);
   for (auto& row : result.average) row.status = status.at(row.metric);

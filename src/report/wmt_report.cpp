@@ -85,9 +85,7 @@ nlohmann::ordered_json wmt_rank_document(const WmtRankResult& r, const WmtRankRe
   for (const auto& t : r.tasks) {
     json metrics = json::array();
     for (std::size_t i = 0; i < t.metrics.size(); ++i)
-      metrics.push_back({{"metric", t.metrics[i]},
-                         {"value", t.values[i]},
-                         {"rank", t.ranks[i]}});
+      metrics.push_back({{"metric", t.metrics[i]}, {"value", t.values[i]}, {"rank", t.ranks[i]}});
     json sig = json::array();
     for (std::size_t i = 0; i < t.sig.size(); ++i)
       for (std::size_t j = i + 1; j < t.sig.size(); ++j)

@@ -272,6 +272,8 @@ def fixtures(source, work, probity, fakes=None):
     else:
         (work / "examples").symlink_to(source / "examples")
     (work / "wmt22").symlink_to(source / "tests/golden/inputs/mtme")  # a four-segment WMT layout
+    # A synthetic WMT24-shaped test set with stored metric scores (rank --protocol).
+    (work / "wmt24").symlink_to(source / "tests/golden/inputs/mtme_wmt/wmt24")
     bin_dir = work / ".bin"
     bin_dir.mkdir()
     (bin_dir / "probity").symlink_to(probity)

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "probity/dataset.hpp"
 #include "probity/error.hpp"
 #include "probity/wmt.hpp"
 #include "test_paths.hpp"
@@ -92,6 +93,32 @@ TEST(WmtProtocol, WithoutPermutationsNothingIsClustered) {
     for (std::size_t rank : t.ranks) EXPECT_EQ(rank, 0u);
   for (const auto& a : r.average) EXPECT_EQ(a.rank, 0u);
   EXPECT_TRUE(r.average_sig.empty());
+}
+
+TEST(WmtProtocol, MqmWeightsRebuildTheGoldFromErrorSpans) {
+  // The tree's en-de mqm scores are its MQM ratings under score_mqm.py's default weights
+  // (gen/mtme_tree.py): re-weighting them by default gives the same run; other weights another.
+  const json g = golden();
+  WmtRankRequest req = request(g);
+  req.lps = {"en-de"};
+  req.permutations = 50;
+  const WmtRankResult stored = run_wmt_protocol(req);
+  req.mqm_weights = "default";
+  const WmtRankResult spans = run_wmt_protocol(req);
+  ASSERT_EQ(spans.tasks.size(), stored.tasks.size());
+  for (std::size_t t = 0; t < spans.tasks.size(); ++t) {
+    EXPECT_EQ(spans.tasks[t].metrics, stored.tasks[t].metrics);
+    EXPECT_EQ(spans.tasks[t].values, stored.tasks[t].values);
+    EXPECT_EQ(spans.tasks[t].sig, stored.tasks[t].sig);
+  }
+  req.mqm_weights = "major:1 minor:1";
+  const WmtRankResult flat = run_wmt_protocol(req);
+  bool differs = false;
+  for (std::size_t t = 0; t < flat.tasks.size(); ++t)
+    differs = differs || flat.tasks[t].values != stored.tasks[t].values;
+  EXPECT_TRUE(differs);
+  req.lps = {"en-es"};  // no rating files there
+  EXPECT_THROW(run_wmt_protocol(req), InputError);
 }
 
 TEST(WmtProtocol, RefusesAPairTheProtocolLacks) {

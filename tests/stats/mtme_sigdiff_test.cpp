@@ -4,8 +4,6 @@
 // and resampled (c2, c1) list.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <iostream>
 #include <map>
 
 #include "mtme_golden.hpp"
@@ -138,32 +136,4 @@ TEST(MtmePairsSigDiff, FastCoinsAgreeInDistribution) {
   EXPECT_NEAR(a.p_value, b.p_value, 0.05);
   EXPECT_GE(b.p_value, 0.0);
   EXPECT_LE(b.p_value, 1.0);
-}
-
-TEST(MtmePairsSigDiff, TimePerDraw) {
-  // 15 systems x 1000 items, as a WMT segment-level task; the set-up (a run with k = 0) is
-  // subtracted.
-  const mt::Input in = mt::input("wmt");
-  const auto m1 = in.metric("m1"), m2 = in.metric("m2");
-  auto run_ms = [&](st::MtmeAverageBy ab, bool mtme, std::size_t k) {
-    st::MtmeSigDiffOptions o;
-    o.k = k;
-    o.block_size = 0;  // no early stop
-    o.mtme_stream = mtme;
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto r = st::mtme_pairs_permutation_test(in.gold, m1, m2, in.systems, ab, o, 0.0, 0.0);
-    EXPECT_EQ(r.resampled.size(), k);
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  };
-  for (const auto ab : {st::MtmeAverageBy::kItem, st::MtmeAverageBy::kSys}) {
-    const std::size_t k = ab == st::MtmeAverageBy::kItem ? 200 : 10;
-    const double setup = run_ms(ab, true, 0);
-    for (const bool mtme : {true, false}) {
-      std::cout << "pairs test draw, 15 x 1000, average_by "
-                << (ab == st::MtmeAverageBy::kItem ? "item" : "sys")
-                << (mtme ? ", MTME stream: " : ", fast coins: ")
-                << (run_ms(ab, mtme, k) - setup) / static_cast<double>(k) << " ms per draw (set-up "
-                << setup << " ms)\n";
-    }
-  }
 }

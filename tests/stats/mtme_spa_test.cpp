@@ -2,7 +2,6 @@
 // path bit for bit; the exact path apart from permutations at float32 near-ties, counted.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -122,22 +121,4 @@ TEST(MtmeSpa, Properties) {
   std::vector<double> reversed(in.gold);
   for (double& v : reversed) v = -v;
   EXPECT_LT(st::mtme_soft_pairwise_accuracy(draws, in.gold, reversed, in.systems), 0.5);
-}
-
-TEST(MtmeSpa, TimePerCall) {
-  const mt::Input in = mt::input("wmt");
-  const st::PceDraws draws(in.items, 1000);
-  const auto metric = in.metric("m1");
-  const int calls = 20;
-  for (const auto arithmetic : {st::PceArithmetic::kMtmeFloat32, st::PceArithmetic::kExact}) {
-    const auto t0 = std::chrono::steady_clock::now();
-    double sink = 0;
-    for (int i = 0; i < calls; ++i)
-      sink += st::pce_pairwise_p_values(draws, metric, in.systems, arithmetic)[0];
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "pce_pairwise_p_values, 15 systems x 1000 segments x 1000 permutations, "
-              << (arithmetic == st::PceArithmetic::kExact ? "exact: " : "float32: ") << ms / calls
-              << " ms per call (" << sink << ")\n";
-  }
 }
