@@ -38,16 +38,10 @@ std::string status_name(WmtMetricStatus s) {
 
 std::vector<std::vector<std::string>> wmt_rank_table(const WmtRankResult& r) {
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> lp{"", "", ""}, level{"", "", ""},
-      statistic{"metric", "average", "avg rank"};
-  for (const auto& t : r.tasks) {
-    lp.push_back(t.lp);
-    level.push_back(level_of(t.statistic));
-    statistic.push_back(std::string(wmt_statistic_name(t.statistic)));
-  }
-  rows.push_back(lp);
-  rows.push_back(level);
-  rows.push_back(statistic);
+  std::vector<std::string> header{"metric", "average", "avg rank"};
+  for (const auto& t : r.tasks)
+    header.push_back(fmt::format("{} {}", t.lp, wmt_statistic_name(t.statistic)));
+  rows.push_back(std::move(header));
   // The label marks baselines with '_' as mt-metrics-eval's tables do; `metric` is the name.
   auto add_row = [&](const std::string& label, const std::string& metric,
                      const std::string& average, const std::string& avg_rank) {

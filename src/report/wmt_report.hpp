@@ -10,8 +10,9 @@
 
 namespace probity::report {
 
-// Rows of the table: three header rows (language pair, level, statistic), then one row per
-// metric of the average, in its order, then the metrics missing from some task.
+// Rows of the table: a header (per task its language pair and statistic: spa is the system
+// level, acc-eq the segment level), then one row per metric of the average, in its order, then
+// the metrics missing from some task.
 std::vector<std::vector<std::string>> wmt_rank_table(const WmtRankResult& result);
 nlohmann::ordered_json wmt_rank_document(const WmtRankResult& result,
                                          const WmtRankRequest& request);
