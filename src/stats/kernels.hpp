@@ -120,5 +120,9 @@ std::pair<double, double> acc_eq(std::span<const LevelGroup* const> groups);
 std::pair<double, double> acc_eq(const std::vector<LevelGroup>& groups);
 // The statistic of one group, as level_statistic computes it at the item or system level.
 double level_group_value(LevelStatistic s, const LevelGroup& g);
+// The system level's cells: per system the mean gold and metric score over its usable candidates
+// (systems without one, and candidates without a system, left out); invalid_argument without
+// systems.
+LevelGroup level_system_means(const LevelData& d);
 
 }  // namespace probity::stats::detail

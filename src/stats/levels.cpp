@@ -242,6 +242,10 @@ std::pair<double, double> detail::acc_eq(const std::vector<LevelGroup>& groups) 
   return acc_eq(pointers);
 }
 
+detail::LevelGroup detail::level_system_means(const LevelData& d) {
+  return system_means(d);
+}
+
 double detail::level_group_value(LevelStatistic s, const LevelGroup& g) {
   if (s == LevelStatistic::kPairwiseAcc) return pairwise_accuracy(g);
   const LevelGroup* one[] = {&g};

@@ -31,8 +31,12 @@ Matrix by_task(const LevelData& d) {
   Matrix m;
   std::vector<std::size_t> row(d.gold.size());
   std::vector<std::size_t> seen(d.num_tasks, 0);
+  // Rows are systems only when every candidate names one.
+  const bool by_system =
+      !d.system.empty() &&
+      std::none_of(d.system.begin(), d.system.end(), [](std::size_t s) { return s == kNoSystem; });
   for (std::size_t i = 0; i < d.gold.size(); ++i) {
-    row[i] = d.system.empty() ? seen[d.task[i]]++ : d.system[i];
+    row[i] = by_system ? d.system[i] : seen[d.task[i]]++;
     m.rows = std::max(m.rows, row[i] + 1);
   }
   m.columns = d.num_tasks;
@@ -48,31 +52,32 @@ Matrix by_task(const LevelData& d) {
   return m;
 }
 
-// Per system with a candidate, the mean gold and metric score (as the system level means them).
+// The systems' means (the system level's cells) as one row.
 Matrix system_means_row(const LevelData& d) {
-  if (d.system.empty()) throw std::invalid_argument("system level: the candidates carry no system");
-  std::vector<double> g(d.num_systems, 0.0), mt(d.num_systems, 0.0);
-  std::vector<std::size_t> n(d.num_systems, 0);
-  for (std::size_t i = 0; i < d.gold.size(); ++i) {
-    g[d.system[i]] += d.gold[i];
-    mt[d.system[i]] += d.metric[i];
-    ++n[d.system[i]];
-  }
+  LevelGroup g = level_system_means(d);
   Matrix m;
   m.rows = 1;
-  for (std::size_t s = 0; s < d.num_systems; ++s)
-    if (n[s]) {
-      m.gold.push_back(g[s] / static_cast<double>(n[s]));
-      m.metric.push_back(mt[s] / static_cast<double>(n[s]));
-    }
-  m.columns = m.gold.size();
+  m.columns = g.gold.size();
+  m.gold = std::move(g.gold);
+  m.metric = std::move(g.metric);
   return m;
 }
 
 // SPA needs every system on the same segments: the tasks every system answers.
 LevelResult spa(const LevelData& d) {
   if (d.system.empty()) throw std::invalid_argument("spa: the candidates carry no system");
-  const Matrix full = by_task(d);
+  // Candidates without a system take no part, as at the system level.
+  LevelData named;
+  named.num_tasks = d.num_tasks;
+  named.num_systems = d.num_systems;
+  for (std::size_t i = 0; i < d.gold.size(); ++i) {
+    if (d.system[i] == kNoSystem) continue;
+    named.gold.push_back(d.gold[i]);
+    named.metric.push_back(d.metric[i]);
+    named.task.push_back(d.task[i]);
+    named.system.push_back(d.system[i]);
+  }
+  const Matrix full = by_task(named);
   std::vector<std::size_t> systems;
   for (std::size_t s = 0; s < full.rows; ++s)
     for (std::size_t t = 0; t < full.columns; ++t)
@@ -130,7 +135,18 @@ bool is_mtme_statistic(LevelStatistic s) {
          s == LevelStatistic::kKendallLike;
 }
 
-LevelResult mtme_level_statistic(LevelStatistic s, Level level, const LevelData& d) {
+LevelResult mtme_level_statistic(LevelStatistic s, Level level, const LevelData& all) {
+  // The usable candidates (finite gold and metric), as every level statistic takes them.
+  LevelData d;
+  d.num_tasks = all.num_tasks;
+  d.num_systems = all.num_systems;
+  for (std::size_t i = 0; i < all.gold.size(); ++i) {
+    if (!std::isfinite(all.gold[i]) || !std::isfinite(all.metric[i])) continue;
+    d.gold.push_back(all.gold[i]);
+    d.metric.push_back(all.metric[i]);
+    d.task.push_back(all.task[i]);
+    if (!all.system.empty()) d.system.push_back(all.system[i]);
+  }
   if (s == LevelStatistic::kSpa) {
     if (level != Level::kSystem)
       throw UsageError(

@@ -108,6 +108,25 @@ TEST(MtmeLevels, BootstrapAndPermutationTakeThem) {
   }
 }
 
+TEST(MtmeLevels, CandidatesWithoutASystemOrAScoreTakeNoPart) {
+  const json g = golden();
+  const LevelData d = level_data(g["inputs"]["small"], "m1");
+  LevelData more = d;
+  more.gold.push_back(3.0);  // a candidate without a system
+  more.metric.push_back(0.5);
+  more.task.push_back(0);
+  more.system.push_back(kNoSystem);
+  more.gold.push_back(2.0);  // one without a metric score
+  more.metric.push_back(std::nan(""));
+  more.task.push_back(1);
+  more.system.push_back(0);
+  EXPECT_EQ(level_statistic(LevelStatistic::kSpa, Level::kSystem, more).value,
+            level_statistic(LevelStatistic::kSpa, Level::kSystem, d).value);
+  EXPECT_EQ(level_statistic(LevelStatistic::kPdp, Level::kSystem, more).value,
+            level_statistic(LevelStatistic::kPdp, Level::kSystem, d).value);
+  EXPECT_TRUE(std::isfinite(level_statistic(LevelStatistic::kPdp, Level::kTask, more).value));
+}
+
 TEST(MtmeLevels, PairsTestSeparatesAClearlyBetterMetric) {
   const json g = golden();
   const LevelData good = level_data(g["inputs"]["small"], "m1");
