@@ -124,5 +124,10 @@ double level_group_value(LevelStatistic s, const LevelGroup& g);
 // (systems without one, and candidates without a system, left out); invalid_argument without
 // systems.
 LevelGroup level_system_means(const LevelData& d);
+// The cells two metrics are compared on: the candidates with a gold score and both metric
+// scores; `a` holds data's metric, `b` metric_b, with the same gold, tasks and systems.
+// invalid_argument when metric_b's length is not data's.
+void paired_cells(const LevelData& data, std::span<const double> metric_b, LevelData& a,
+                  LevelData& b);
 
 }  // namespace probity::stats::detail

@@ -242,6 +242,29 @@ std::pair<double, double> detail::acc_eq(const std::vector<LevelGroup>& groups) 
   return acc_eq(pointers);
 }
 
+void detail::paired_cells(const LevelData& data, std::span<const double> metric_b, LevelData& a,
+                          LevelData& b) {
+  if (metric_b.size() != data.metric.size())
+    throw std::invalid_argument("level permutation test: the two metrics differ in length");
+  a = LevelData{};
+  a.num_tasks = data.num_tasks;
+  a.num_systems = data.num_systems;
+  b.metric.clear();
+  for (std::size_t i = 0; i < data.gold.size(); ++i) {
+    if (!usable(data, i) || !std::isfinite(metric_b[i])) continue;
+    a.gold.push_back(data.gold[i]);
+    a.metric.push_back(data.metric[i]);
+    b.metric.push_back(metric_b[i]);
+    a.task.push_back(data.task[i]);
+    if (!data.system.empty()) a.system.push_back(data.system[i]);
+  }
+  b.gold = a.gold;
+  b.task = a.task;
+  b.system = a.system;
+  b.num_tasks = a.num_tasks;
+  b.num_systems = a.num_systems;
+}
+
 detail::LevelGroup detail::level_system_means(const LevelData& d) {
   return system_means(d);
 }
@@ -425,23 +448,9 @@ PermutationResult level_permutation_test(LevelStatistic statistic, Level level,
                                          const LevelData& data, std::span<const double> metric_b,
                                          const PermutationOptions& options) {
   check(data);
-  if (metric_b.size() != data.metric.size())
-    throw std::invalid_argument("level permutation test: the two metrics differ in length");
   // The cells: candidates with all three scores, or (system level) the systems' means over them.
   LevelData a, b;
-  a.num_tasks = b.num_tasks = data.num_tasks;
-  a.num_systems = b.num_systems = data.num_systems;
-  for (std::size_t i = 0; i < data.gold.size(); ++i) {
-    if (!usable(data, i) || !std::isfinite(metric_b[i])) continue;
-    a.gold.push_back(data.gold[i]);
-    a.metric.push_back(data.metric[i]);
-    b.metric.push_back(metric_b[i]);
-    a.task.push_back(data.task[i]);
-    if (!data.system.empty()) a.system.push_back(data.system[i]);
-  }
-  b.gold = a.gold;
-  b.task = a.task;
-  b.system = a.system;
+  detail::paired_cells(data, metric_b, a, b);
   // SPA is computed from the systems' segment scores, not their means: its cells stay segments.
   if (level == Level::kSystem && statistic != LevelStatistic::kSpa) {
     const Group ga = system_means(a), gb = system_means(b);

@@ -201,27 +201,9 @@ namespace probity::stats {
 PermutationResult level_pairs_permutation_test(Level level, const LevelData& data,
                                                std::span<const double> metric_b,
                                                const PermutationOptions& options) {
-  if (metric_b.size() != data.metric.size())
-    throw std::invalid_argument("pairs permutation test: the two metrics differ in length");
   // The cells: candidates with all three scores.
   LevelData a, b;
-  a.num_tasks = data.num_tasks;
-  a.num_systems = data.num_systems;
-  for (std::size_t i = 0; i < data.gold.size(); ++i) {
-    if (!std::isfinite(data.gold[i]) || !std::isfinite(data.metric[i]) ||
-        !std::isfinite(metric_b[i]))
-      continue;
-    a.gold.push_back(data.gold[i]);
-    a.metric.push_back(data.metric[i]);
-    b.metric.push_back(metric_b[i]);
-    a.task.push_back(data.task[i]);
-    if (!data.system.empty()) a.system.push_back(data.system[i]);
-  }
-  b.gold = a.gold;
-  b.task = a.task;
-  b.system = a.system;
-  b.num_tasks = a.num_tasks;
-  b.num_systems = a.num_systems;
+  detail::paired_cells(data, metric_b, a, b);
   detail::Matrix ma, mb;
   MtmeAverageBy by = MtmeAverageBy::kNone;
   if (level == Level::kTask) {
