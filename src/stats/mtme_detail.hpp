@@ -20,6 +20,14 @@ std::vector<std::vector<std::size_t>> mtme_groups(std::size_t size, std::size_t 
 // them); 0 when nothing is left.
 double mtme_average(std::vector<double> values, bool replace_nans_with_zeros);
 
+// The end of MTME's resampling loops: `i` is the loop counter where the loop stopped (k + 1 after
+// a full run), Python's loop variable is k then (1 when k is 0); p = large / that count.
+inline void finish_sig_diff(MtmeSigDiffResult& r, std::size_t i, std::size_t large, std::size_t k) {
+  if (i > k) i = k == 0 ? 1 : k;
+  r.draws = i;
+  r.p_value = static_cast<double>(large) / static_cast<double>(i);
+}
+
 // scipy.stats.zscore (ddof 0); a constant input gives NaN throughout, as scipy 1.10 does.
 std::vector<double> scipy_zscore(std::span<const double> v);
 

@@ -134,9 +134,7 @@ MtmeSigDiffResult mtme_pairs_permutation_test(
       }
     }
   }
-  if (i > options.k) i = options.k == 0 ? 1 : options.k;  // Python's loop variable after the loop
-  r.draws = i;
-  r.p_value = static_cast<double>(large) / static_cast<double>(i);
+  detail::finish_sig_diff(r, i, large, options.k);
   return r;
 }
 

@@ -67,6 +67,27 @@ void signs_of(const PceDraws& draws, std::size_t p, const SignTable& table,
     std::memcpy(out.data() + 8 * g, table.v[row[g]], sizeof table.v[0]);
 }
 
+// The upper triangle of p(i > j): the share of permutations whose null delta (the per-system
+// sums of the +1 segments, or the signed sums; the difference is the same) reaches the observed
+// one, in the arithmetic T of the sums.
+template <class T>
+std::vector<double> upper_triangle_p_values(const std::vector<T>& sys, const std::vector<T>& sums,
+                                            std::size_t systems, std::size_t perms) {
+  std::vector<double> p_values;
+  p_values.reserve(systems * (systems - 1) / 2);
+  for (std::size_t i = 0; i < systems; ++i) {
+    for (std::size_t j = i + 1; j < systems; ++j) {
+      const T observed = sys[i] - sys[j];
+      const T* a = sums.data() + i * perms;
+      const T* b = sums.data() + j * perms;
+      std::size_t count = 0;
+      for (std::size_t p = 0; p < perms; ++p) count += a[p] - b[p] >= observed;
+      p_values.push_back(static_cast<double>(count) / static_cast<double>(perms));
+    }
+  }
+  return p_values;
+}
+
 std::vector<double> p_values_float32(const PceDraws& draws, std::span<const double> scores,
                                      std::size_t systems) {
   const std::size_t n = draws.segments(), perms = draws.permutations();
@@ -124,18 +145,7 @@ std::vector<double> p_values_float32(const PceDraws& draws, std::span<const doub
       }
     }
   }
-  std::vector<double> p_values;
-  for (std::size_t i = 0; i < systems; ++i) {
-    for (std::size_t j = i + 1; j < systems; ++j) {
-      const float observed = sys[i] - sys[j];
-      const float* a = partial.data() + i * perms;
-      const float* b = partial.data() + j * perms;
-      std::size_t count = 0;
-      for (std::size_t p = 0; p < perms; ++p) count += a[p] - b[p] >= observed;
-      p_values.push_back(static_cast<double>(count) / static_cast<double>(perms));
-    }
-  }
-  return p_values;
+  return upper_triangle_p_values(sys, partial, systems, perms);
 }
 
 std::vector<double> p_values_exact(const PceDraws& draws, std::span<const double> scores,
@@ -208,19 +218,7 @@ std::vector<double> p_values_exact(const PceDraws& draws, std::span<const double
       out[p] = (a0 + a1) + (a2 + a3);
     }
   }
-  std::vector<double> p_values;
-  p_values.reserve(systems * (systems - 1) / 2);
-  for (std::size_t i = 0; i < systems; ++i) {
-    for (std::size_t j = i + 1; j < systems; ++j) {
-      const double observed = sys[i] - sys[j];
-      const double* a = plus.data() + i * perms;
-      const double* b = plus.data() + j * perms;
-      std::size_t count = 0;
-      for (std::size_t p = 0; p < perms; ++p) count += a[p] - b[p] >= observed;
-      p_values.push_back(static_cast<double>(count) / static_cast<double>(perms));
-    }
-  }
-  return p_values;
+  return upper_triangle_p_values(sys, plus, systems, perms);
 }
 
 }  // namespace

@@ -54,9 +54,7 @@ MtmeSigDiffResult mtme_pce_permutation_test(const PceDraws& draws, std::span<con
       if (p < options.early_min || p > options.early_max) break;
     }
   }
-  if (i > options.k) i = options.k == 0 ? 1 : options.k;  // Python's loop variable after the loop
-  r.draws = i;
-  r.p_value = static_cast<double>(large) / static_cast<double>(i);
+  detail::finish_sig_diff(r, i, large, options.k);
   return r;
 }
 
