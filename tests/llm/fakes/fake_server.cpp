@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "llm/fakes/fake_batch.hpp"
 #include "llm/mock_server.hpp"
 #include "text/ascii.hpp"
 
@@ -2209,6 +2210,30 @@ std::string mask_key(const std::string& key) {
 
 }  // namespace
 
+std::optional<Reply> openai_auth_failure(const FakeOptions& o,
+                                         const std::map<std::string, std::string>& headers) {
+  if (o.api_key.empty()) return std::nullopt;
+  const std::string auth = header(headers, "Authorization");
+  const auto space = auth.find(' ');
+  if (space != std::string::npos && text::ascii_lower(auth.substr(0, space)) == "bearer" &&
+      auth.substr(space + 1) == o.api_key)
+    return std::nullopt;
+  if (auth.empty())
+    return reply_json(401,
+                      openai_error("You didn't provide an API key. You need to provide your API "
+                                   "key in an Authorization header using Bearer auth (i.e. "
+                                   "Authorization: Bearer YOUR_KEY), or as the password field "
+                                   "(with blank username) if you're accessing the API from your "
+                                   "browser and are prompted for a username. You can obtain an "
+                                   "API key from https://platform.openai.com/account/api-keys.",
+                                   "invalid_request_error", nullptr, nullptr));
+  const std::string given = space == std::string::npos ? auth : auth.substr(space + 1);
+  return reply_json(401, openai_error("Incorrect API key provided: " + mask_key(given) +
+                                          ". You can find your API key at "
+                                          "https://platform.openai.com/account/api-keys.",
+                                      "invalid_request_error", nullptr, "invalid_api_key"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Public helpers
 
@@ -2374,20 +2399,44 @@ FakeServer::FakeServer(FakeOptions options)
   auto handler = [this](const httplib::Request& req, httplib::Response& res) {
     std::map<std::string, std::string> headers;
     for (const auto& [k, v] : req.headers) headers.emplace(k, v);
-    Reply reply = handle(req.method, req.path, req.body, headers);
+    std::string body = req.body;
+    if (!req.files.empty()) {
+      // httplib has already split a multipart/form-data body into its parts: joined again (with
+      // a boundary of ours), the handlers read it as it was sent (POST /v1/files).
+      const std::string boundary = "probity-fake-boundary";
+      body.clear();
+      for (const auto& [name, part] : req.files) {
+        body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + name + "\"";
+        if (!part.filename.empty()) body += "; filename=\"" + part.filename + "\"";
+        body += "\r\n";
+        if (!part.content_type.empty()) body += "Content-Type: " + part.content_type + "\r\n";
+        body += "\r\n" + part.content + "\r\n";
+      }
+      body += "--" + boundary + "--\r\n";
+      for (auto it = headers.begin(); it != headers.end();)
+        it = text::ascii_lower(it->first) == "content-type" ? headers.erase(it) : std::next(it);
+      headers["Content-Type"] = "multipart/form-data; boundary=" + boundary;
+    }
+    Reply reply = handle(req.method, req.path, body, headers);
     if (options_.flavour == Flavour::kLlamaCpp && reply.content_type == "application/json")
       reply.content_type += "; charset=utf-8";  // as its HTTP layer sends JSON
     res.status = reply.status;
     for (const auto& [k, v] : reply.headers) res.set_header(k, v);
     res.set_content(reply.body, reply.content_type.c_str());
     std::lock_guard lock(mutex_);
-    calls_.push_back({req.path, req.body, headers, reply.status});
+    calls_.push_back({req.path, body, headers, reply.status});
   };
   server_->Post(".*", handler);
   server_->Get(".*", handler);
   port_ = server_->bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw std::runtime_error("fake server: cannot bind 127.0.0.1");
   widen_backlog(port_);
+  if (options_.batch_api)
+    batch_ = std::make_unique<BatchApi>(
+        options_,
+        [this](const std::string& m, const std::string& p, const std::string& b,
+               const std::map<std::string, std::string>& h) { return handle(m, p, b, h); },
+        root_url());
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   for (int i = 0; i < 5000 && !server_->is_running(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -2429,6 +2478,8 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
       !o.api_key.empty() && text::ascii_lower(auth.substr(0, auth.find(' '))) == "bearer" &&
       auth.find(' ') != std::string::npos && auth.substr(auth.find(' ') + 1) == o.api_key;
   const bool post = method == "POST";
+  if (batch_)
+    if (auto batch_reply = batch_->handle(method, path, body, headers)) return *batch_reply;
   auto error_500 = [&](const std::string& message) -> Reply {
     switch (o.flavour) {
       case Flavour::kVllm:
@@ -2574,23 +2625,7 @@ FakeServer::Reply FakeServer::handle(const std::string& method, const std::strin
       case Flavour::kOpenAiChat:
       case Flavour::kOpenAiReasoning:
       case Flavour::kOpenAiLegacyCompletions: {
-        if (!o.api_key.empty() && !bearer_ok) {
-          if (auth.empty())
-            return reply_json(
-                401, openai_error("You didn't provide an API key. You need to provide your API "
-                                  "key in an Authorization header using Bearer auth (i.e. "
-                                  "Authorization: Bearer YOUR_KEY), or as the password field "
-                                  "(with blank username) if you're accessing the API from your "
-                                  "browser and are prompted for a username. You can obtain an "
-                                  "API key from https://platform.openai.com/account/api-keys.",
-                                  "invalid_request_error", nullptr, nullptr));
-          const std::string given =
-              auth.find(' ') == std::string::npos ? auth : auth.substr(auth.find(' ') + 1);
-          return reply_json(401, openai_error("Incorrect API key provided: " + mask_key(given) +
-                                                  ". You can find your API key at "
-                                                  "https://platform.openai.com/account/api-keys.",
-                                              "invalid_request_error", nullptr, "invalid_api_key"));
-        }
+        if (auto denied = openai_auth_failure(o, headers)) return *denied;
         if (!post && path == "/v1/models")
           return reply_json(200, ojson{{"object", "list"},
                                        {"data", ojson::array({{{"id", o.model},

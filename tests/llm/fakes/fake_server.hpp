@@ -79,9 +79,30 @@ struct FakeOptions {
   // (one {"method","path","request"} line, for record_transcript.py send).
   std::shared_ptr<Transcript> transcript;
   bool transcript_fallback = false;
+
+  // Batch APIs (tests/llm/fakes/fake_batch.cpp): OpenAI's Files + Batches (/v1/files,
+  // /v1/batches) and Anthropic's Message Batches (/v1/messages/batches), whatever the flavour.
+  // Every request of a batch is answered by this flavour's own /v1/chat/completions (or
+  // /v1/completions) handler, so a batch answer equals the online one.
+  bool batch_api = false;
+  // GETs of a batch it spends in each status (OpenAI: validating, in_progress, finalizing;
+  // Anthropic: in_progress) before moving on; its requests are answered in that many equal parts
+  // while in progress. A cancelled batch ends on the next GET.
+  int batch_polls_per_step = 1;
+  std::size_t batch_max_requests = 50000;                        // OpenAI: requests per batch
+  std::size_t batch_max_file_bytes = 200ull * 1024 * 1024;       // OpenAI: input file size
+  std::size_t anthropic_batch_max_requests = 100000;             // Anthropic: requests per batch
+  std::size_t anthropic_batch_max_bytes = 256ull * 1024 * 1024;  // Anthropic: request body
+  // 1-based: this request of every batch fails with a server error (OpenAI: a 500 line in the
+  // error file; Anthropic: an errored api_error result). 0 = none.
+  std::size_t batch_fail_request = 0;
+  // The batch expires after answering this many of its requests: OpenAI "expired" with the rest
+  // as batch_expired lines in the error file, Anthropic "expired" results. nullopt = never.
+  std::optional<std::size_t> batch_expire_after;
 };
 
 struct FakeState;
+class BatchApi;
 
 struct FakeCall {
   std::string path;
@@ -120,6 +141,13 @@ class FakeServer {
     std::map<std::string, std::string> headers;
   };
 
+  // The answer to one request without HTTP (not recorded in calls()): how the batch APIs and
+  // vllm_run_batch() answer each of their requests, exactly as the online route would.
+  Reply answer(const std::string& method, const std::string& path, const std::string& body,
+               const std::map<std::string, std::string>& headers = {}) {
+    return handle(method, path, body, headers);
+  }
+
  private:
   Reply handle(const std::string& method, const std::string& path, const std::string& body,
                const std::map<std::string, std::string>& headers);
@@ -132,6 +160,7 @@ class FakeServer {
   std::vector<FakeCall> calls_;
   int generation_requests_ = 0;
   std::unique_ptr<FakeState> state_;  // per-server state of a flavour (llama.cpp slots)
+  std::unique_ptr<BatchApi> batch_;   // FakeOptions::batch_api
 };
 
 // The log-probability every fake gives token `token` after `context` (all ids before it, BOS
