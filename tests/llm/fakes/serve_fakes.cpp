@@ -11,10 +11,10 @@
 // JSON line per server, {"kind": "llm"|"tei"|"vllm_embed", "model": MODEL, "url": URL}, in the
 // order given (an LLM's URL is its /v1 base), and serves until standard input reaches EOF or it
 // gets SIGTERM or SIGINT. The servers are the in-process ones of probity_tests, unchanged; what
-// the LLM fakes' "model" writes is copy_model() below, except that a model named
-// judge-<behaviour> (overlap, gullible, first, longer) answers probity's judge prompts as the
-// simulated judge of tests/llm/fakes/judge_models.hpp does. --batch-api switches on the batch
-// APIs (OpenAI /v1/files + /v1/batches, Anthropic /v1/messages/batches) of the --llm servers.
+// the LLM fakes' "model" writes is copy_model() (tests/llm/fakes/fake_models.hpp), except that a
+// model named judge-<behaviour> (overlap, gullible, first, longer) answers probity's judge prompts
+// as the simulated judge of tests/llm/fakes/judge_models.hpp does. --batch-api switches on the
+// batch APIs (OpenAI /v1/files + /v1/batches, Anthropic /v1/messages/batches) of the --llm servers.
 //
 // --run-batch plays `vllm run-batch -i IN -o OUT --model MODEL`: it answers IN's lines with the
 // same vLLM-flavour fake an --llm MODEL would be, writes the output file vLLM writes
@@ -35,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "llm/fakes/fake_models.hpp"
 #include "llm/fakes/fake_server.hpp"
 #include "llm/fakes/judge_models.hpp"
 #include "llm/fakes/run_batch.hpp"
@@ -43,87 +44,6 @@
 namespace {
 
 using nlohmann::json;
-
-std::string prompt_text(const json& request) {
-  std::string out;
-  if (request.contains("messages") && request["messages"].is_array())
-    for (const auto& m : request["messages"])
-      if (m.contains("content") && m["content"].is_string()) out += m["content"].get<std::string>();
-  if (request.contains("prompt") && request["prompt"].is_string())
-    out += request["prompt"].get<std::string>();
-  return out;
-}
-
-// The first code points of `text` (a schema's maxLength counts characters).
-std::string cut(const std::string& text, const json& schema) {
-  if (!schema.contains("maxLength") || !schema["maxLength"].is_number_integer()) return text;
-  auto left = schema["maxLength"].get<std::size_t>();
-  std::size_t i = 0;
-  for (; i < text.size() && left > 0; --left)
-    for (++i; i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;) ++i;
-  return text.substr(0, i);
-}
-
-// An instance of `schema` whose strings hold `text` and whose arrays of strings hold its
-// sentences (within minItems..maxItems); everything else as schema_instance() makes it.
-json fill(const json& schema, json value, const std::string& text) {
-  // A constrained server writes only an enum's or a const's values there.
-  if (schema.contains("enum") || schema.contains("const")) return value;
-  if (value.is_string()) return cut(text, schema);
-  if (value.is_object() && schema.contains("properties") && schema["properties"].is_object()) {
-    for (auto& [name, sub] : value.items())
-      if (schema["properties"].contains(name)) sub = fill(schema["properties"][name], sub, text);
-    return value;
-  }
-  if (value.is_array() && !value.empty() && value[0].is_string() && schema.contains("items")) {
-    const auto lo = schema.value("minItems", std::size_t{1});
-    const auto hi = schema.value("maxItems", std::size_t{0});
-    json list = json::array();
-    for (std::size_t from = 0; from < text.size() && (hi == 0 || list.size() < hi);) {
-      auto end = text.find(". ", from);
-      end = end == std::string::npos ? text.size() : end + 1;
-      list.push_back(cut(text.substr(from, end - from), schema["items"]));
-      from = end + 1;
-    }
-    if (list.size() < lo) return value;
-    return list;
-  }
-  return value;
-}
-
-// The model behind the LLM fakes (a real server answers with whatever its model writes): a
-// structured question gets the schema's smallest instance (schema_reply(), as the fakes answer
-// by default) with its strings filled from the first <<<quoted>>> text of the prompt, which is
-// how probity's prompts show the text to work on (a decomposition gets that text's sentences, a
-// rewrite the text itself); anything else gets the fakes' "ok".
-std::string copy_model(const json& request) {
-  const auto schema = probity::test::request_schema(request);
-  if (!schema) return "ok";
-  const std::string prompt = prompt_text(request);
-  const auto open = prompt.find("<<<\n");
-  const auto close = prompt.find("\n>>>", open == std::string::npos ? 0 : open);
-  if (open == std::string::npos || close == std::string::npos)
-    return probity::test::schema_instance(*schema).dump();
-  const std::string text = prompt.substr(open + 4, close - open - 4);
-  return fill(*schema, probity::test::schema_instance(*schema), text).dump();
-}
-
-// The options of the vLLM-flavour fake serving `model` (--llm and --run-batch); nullopt for an
-// unknown judge behaviour.
-std::optional<probity::test::FakeOptions> llm_options(const std::string& model) {
-  probity::test::FakeOptions o;
-  o.flavour = probity::test::Flavour::kVllm;
-  o.model = model;
-  o.reply = copy_model;
-  if (model.starts_with("judge-")) {
-    const auto behaviour = probity::test::judge_behaviour_named(model.substr(6));
-    if (!behaviour) return std::nullopt;
-    o.reply = [b = *behaviour](const json& request) {
-      return probity::test::judge_answer(request, b).value_or(copy_model(request));
-    };
-  }
-  return o;
-}
 
 int usage(const char* why) {
   std::cerr << "probity_fake_servers: " << why
@@ -178,7 +98,7 @@ int main(int argc, char** argv) {
   if (!run_batch_model.empty() || !run_batch_in.empty() || !run_batch_out.empty()) {
     if (run_batch_model.empty() || run_batch_in.empty() || run_batch_out.empty() || !wanted.empty())
       return usage("--run-batch MODEL needs -i IN.jsonl and -o OUT.jsonl, and no servers");
-    auto o = llm_options(run_batch_model);
+    auto o = probity::test::fake_llm_options(run_batch_model);
     if (!o) return usage(("unknown judge behaviour in " + run_batch_model).c_str());
     try {
       std::ifstream in(run_batch_in, std::ios::binary);
@@ -212,7 +132,7 @@ int main(int argc, char** argv) {
     for (const auto& [kind, model] : wanted) {
       std::string url;
       if (kind == "llm") {
-        auto o = llm_options(model);
+        auto o = probity::test::fake_llm_options(model);
         if (!o) return usage(("unknown judge behaviour in " + model).c_str());
         o->batch_api = batch_api;
         llms.push_back(std::make_unique<FakeServer>(*o));
