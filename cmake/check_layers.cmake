@@ -16,6 +16,7 @@ set(PUBLIC_scores data)
 set(PUBLIC_text text)
 set(PUBLIC_stats stats)
 set(PUBLIC_llm llm)
+set(PUBLIC_cache_tools llm)
 set(PUBLIC_mi predict)  # the predictor interface; the measures are implemented in metrics
 set(PUBLIC_metric metrics)
 set(PUBLIC_scoring metrics)

@@ -31,6 +31,7 @@ enum ExitCode : int {
   kExitInvalidInput = 3,  // bad data, or no valid items
   kExitOutput = 4,        // an output could not be written
   kExitLlmFailures = 5,   // more LLM-backed items failed than --max-failed allows
+  kExitBatchPending = 6,  // requests were written to a batch file (--batch file): run it, import
   kExitInterrupted = 130  // Ctrl-C (128 + SIGINT)
 };
 

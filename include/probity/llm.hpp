@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,14 @@ std::string_view structured_mode_name(StructuredMode mode);
 enum class ServerKind { kAuto, kOpenAi, kVllm, kSglang, kLlamaCpp, kOllama };
 ServerKind parse_server_kind(std::string_view name);  // "auto", "openai", "vllm", ...
 std::string_view server_kind_name(ServerKind kind);
+
+// How a role's cache misses are sent. Batch modes send each round's misses as one or more
+// batches (half the online price on OpenAI and Anthropic), wait for them and import the answers
+// into the cache; `file` writes OpenAI batch JSONL for `vllm run-batch` or any other runner and
+// stops (BatchPending). Requests a batch API does not take (tokenize, kJson) go online.
+enum class BatchMode { kOff, kOpenAi, kAnthropic, kFile };
+BatchMode parse_batch_mode(std::string_view name);  // "off", "openai", "anthropic", "file"
+std::string_view batch_mode_name(BatchMode mode);
 
 struct EndpointConfig {
   std::string name = "default";  // role ("judge", "oracle", ...), used in accounting and messages
@@ -82,6 +91,15 @@ struct EndpointConfig {
   std::string extra_body;  // a JSON object whose fields are added to generation request bodies
   StructuredMode structured = StructuredMode::kSchema;
   ServerKind server = ServerKind::kAuto;
+  BatchMode batch = BatchMode::kOff;
+  std::string batch_dir;  // file mode: where requests-<n>.jsonl are written
+  // Polls of a submitted batch: the first after batch_poll_s, then doubling to batch_poll_max_s.
+  double batch_poll_s = 10, batch_poll_max_s = 300;
+  // Requests and JSONL bytes per batch; 0 = the provider's limit (OpenAI 50,000 and 200 MB,
+  // Anthropic 100,000 and 256 MB; file mode 50,000 and 200 MB, OpenAI's format).
+  std::size_t batch_max_requests = 0, batch_max_bytes = 0;
+  // USD per 1M tokens answered through a batch; unset: half price_in / price_out.
+  std::optional<double> price_batch_in, price_batch_out;
 };
 
 // ---- Requests and responses ------------------------------------------------------------------
@@ -158,6 +176,8 @@ enum class ErrorKind {
   kCircuitOpen,     // not sent: the endpoint failed circuit_breaker times in a row
   kMalformed,       // a success status with a body that is not the expected JSON
   kCacheMiss,       // read-only cache without the entry (no request was sent)
+  kBatchExpired,    // the batch ended (expired, cancelled) before this request was answered
+  kBatchFailed,     // the provider refused the whole batch (validation), or its line was unusable
 };
 std::string_view error_kind_name(ErrorKind kind);  // "invalid_request", "rate_limited", ...
 
@@ -225,8 +245,44 @@ class Cache {
   void erase_many(const std::vector<std::string>& keys);
   std::size_t size();
 
+  // ---- Batches (--batch): their ids and request keys, so that a rerun polls what an earlier
+  // process submitted instead of paying twice. Kept in the same database.
+  struct BatchRecord {
+    std::string id;        // the provider's batch id; file mode: the requests file's path
+    std::string provider;  // batch_mode_name
+    std::string endpoint, model, base_url;
+    std::string status;  // the provider's last status ("in_progress", "ended", "written", ...)
+    bool open = true;    // its answers are not imported yet
+    std::vector<std::string> keys;  // request keys (the lines' custom_id)
+    std::uint64_t completed = 0, failed = 0;
+    double created = 0, updated = 0;  // Unix seconds
+    double cost_usd = 0;              // of the answers imported
+    double estimated_cost_usd = 0;    // at submission
+  };
+  void put_batch(const BatchRecord& record);  // inserts or replaces by id
+  std::vector<BatchRecord> batches();         // by creation time
+  // Failures a batch reported for single requests (the line's status and message): kept until
+  // the run that asked for them takes them (they are then counted there, and a later run asks
+  // again: a failure is never served like an answer).
+  struct BatchFailure {
+    std::string key;
+    ErrorKind kind = ErrorKind::kNone;
+    std::string message;
+  };
+  void put_batch_failures(const std::vector<BatchFailure>& failures);
+  std::vector<BatchFailure> take_batch_failures(const std::vector<std::string>& keys);
+
+  // Every stored answer, in key order, with its creation time (export, merge, stats).
+  void for_each(const std::function<void(const std::string& key, const std::string& body,
+                                         double created)>& visit);
+  // Stores answers keeping their creation times; an existing key is kept unless `replace`.
+  // Returns how many were written.
+  std::size_t put_entries(const std::vector<std::tuple<std::string, std::string, double>>& entries,
+                          bool replace);
+
  private:
   void exec(const char* sql);
+  void ensure_batch_tables();
   std::string path_;
   CacheMode mode_;
   std::mutex mutex_;
@@ -264,14 +320,25 @@ struct EndpointUsage {
   std::uint64_t tokens_in = 0, tokens_out = 0;  // from `usage` of live answers
   std::uint64_t tokens_cached_in = 0;           // of tokens_in, served from the server's cache
   double wall_s = 0;                            // summed over run() calls
-  double price_in = 0, price_out = 0;           // USD per 1M tokens (0 in a total)
-  std::optional<double> price_cached_in;        // USD per 1M cached input tokens (price_in)
-  double cost_usd = 0;                          // tokens priced when they were counted
+  // Batches (--batch): requests answered through one, batches submitted, status polls, and the
+  // tokens and cost of those answers (also in tokens_in/out and cost_usd); `online_cost_usd` is
+  // what the same tokens cost at the online prices.
+  std::uint64_t batch_requests = 0, batches = 0, batch_polls = 0;
+  std::uint64_t batch_tokens_in = 0, batch_tokens_out = 0;
+  double batch_cost_usd = 0, batch_online_cost_usd = 0;
+  double price_in = 0, price_out = 0;                     // USD per 1M tokens (0 in a total)
+  std::optional<double> price_batch_in, price_batch_out;  // unset: half the online prices
+  std::optional<double> price_cached_in;  // USD per 1M cached input tokens (price_in)
+  double cost_usd = 0;                    // tokens priced when they were counted
 };
 
 // Per-endpoint counters shared by any number of clients. Thread-safe.
 class Accounting {
  public:
+  // Spending limit of the run in USD (0: none): a batch whose estimated cost would take the
+  // run's cost past it is not submitted (BudgetExceeded).
+  void set_budget_usd(double budget) { budget_usd_ = budget; }
+  double budget_usd() const { return budget_usd_; }
   void register_endpoint(const EndpointConfig& config);
   // Adds `delta`'s counters to (endpoint, model) and prices its tokens; prices in `delta` are
   // ignored.
@@ -284,6 +351,7 @@ class Accounting {
  private:
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, EndpointUsage> by_endpoint_;
+  double budget_usd_ = 0;
 };
 
 // ---- Client ----------------------------------------------------------------------------------
@@ -296,6 +364,20 @@ class EndpointDown : public std::runtime_error {
 };
 
 using Progress = std::function<void(std::size_t done, std::size_t total)>;
+
+// --batch file wrote the round's requests to files and the run stops (CLI exit 6): the message
+// names the files and the commands that answer them and import the answers; the rerun of the
+// same command then continues from the cache.
+class BatchPending : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A batch was not submitted because its estimated cost would take the run past --budget-usd.
+class BudgetExceeded : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Interrupted while waiting for answers (Ctrl-C in Python): the batch's requests in flight were
 // cancelled; the answers that had arrived are cached.
@@ -384,6 +466,11 @@ struct EndpointSettings {
   std::optional<std::string> extra_body;  // JSON text of an [llm.<role>.extra_body] table
   std::optional<StructuredMode> structured;
   std::optional<ServerKind> server;
+  std::optional<BatchMode> batch;
+  std::optional<std::string> batch_dir;
+  std::optional<double> batch_poll_s, batch_poll_max_s;
+  std::optional<std::size_t> batch_max_requests, batch_max_bytes;
+  std::optional<double> price_batch_in, price_batch_out;
   void apply_to(EndpointConfig& config) const;
 };
 
@@ -402,6 +489,7 @@ struct LlmConfig {
   std::string path;        // the file it was read from ("" when none)
   std::string cache_path;  // "" = no cache
   CacheMode cache_mode = CacheMode::kReadWrite;
+  double budget_usd = 0;  // [llm] budget_usd / --budget-usd: 0 = none
   std::map<std::string, EndpointSettings, std::less<>> roles;
 
   bool has_role(std::string_view role) const;
@@ -439,6 +527,9 @@ struct CliOverrides {
   std::optional<StructuredMode> structured;  // --llm-structured
   std::optional<ServerKind> server;          // --llm-server
   std::optional<int> max_tokens;             // --llm-max-tokens
+  std::optional<BatchMode> batch;            // --batch (every role that does not set its own)
+  std::optional<std::string> batch_dir;      // --batch-dir
+  std::optional<double> budget_usd;          // --budget-usd
 };
 void apply_cli_overrides(LlmConfig& config, const CliOverrides& overrides);
 

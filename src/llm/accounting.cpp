@@ -34,6 +34,13 @@ void merge(EndpointUsage& into, const EndpointUsage& delta) {
   into.tokens_cached_in += delta.tokens_cached_in;
   into.wall_s += delta.wall_s;
   into.cost_usd += delta.cost_usd;
+  into.batch_requests += delta.batch_requests;
+  into.batches += delta.batches;
+  into.batch_polls += delta.batch_polls;
+  into.batch_tokens_in += delta.batch_tokens_in;
+  into.batch_tokens_out += delta.batch_tokens_out;
+  into.batch_cost_usd += delta.batch_cost_usd;
+  into.batch_online_cost_usd += delta.batch_online_cost_usd;
 }
 
 std::uint64_t failed(const EndpointUsage& u) {
@@ -75,6 +82,19 @@ nlohmann::json to_json_object(const EndpointUsage& u, bool with_endpoint) {
   j["tokens_cached_in"] = u.tokens_cached_in;
   j["wall_s"] = u.wall_s;
   j["cost_usd"] = u.cost_usd;
+  if (u.batches > 0 || u.batch_requests > 0) {
+    j["batch"] = {{"requests", u.batch_requests},
+                  {"batches", u.batches},
+                  {"polls", u.batch_polls},
+                  {"tokens_in", u.batch_tokens_in},
+                  {"tokens_out", u.batch_tokens_out},
+                  {"cost_usd", u.batch_cost_usd},
+                  {"online_cost_usd", u.batch_online_cost_usd}};
+    if (with_endpoint) {
+      j["batch"]["price_in_per_mtok"] = u.price_batch_in.value_or(u.price_in / 2);
+      j["batch"]["price_out_per_mtok"] = u.price_batch_out.value_or(u.price_out / 2);
+    }
+  }
   return j;
 }
 
@@ -88,6 +108,8 @@ void Accounting::register_endpoint(const EndpointConfig& config) {
   u.price_in = config.price_in;
   u.price_out = config.price_out;
   u.price_cached_in = config.price_cached_in;
+  u.price_batch_in = config.price_batch_in;
+  u.price_batch_out = config.price_batch_out;
   u.structured = structured_mode_name(config.structured);
 }
 
@@ -98,12 +120,24 @@ void Accounting::add(const std::string& endpoint, const std::string& model,
   u.endpoint = endpoint;
   u.model = model;
   EndpointUsage priced = delta;
-  // Cached prompt tokens are billed at their own (discounted) rate when one is configured.
-  const std::uint64_t cached = std::min(delta.tokens_cached_in, delta.tokens_in);
-  priced.cost_usd = (static_cast<double>(delta.tokens_in - cached) * u.price_in +
+  // Tokens answered through a batch are billed at the batch prices (half the online ones unless
+  // configured); of the rest, cached prompt tokens at their own rate when one is configured.
+  const std::uint64_t batch_in = std::min(delta.batch_tokens_in, delta.tokens_in);
+  const std::uint64_t batch_out = std::min(delta.batch_tokens_out, delta.tokens_out);
+  const std::uint64_t online_in = delta.tokens_in - batch_in;
+  const std::uint64_t cached = std::min(delta.tokens_cached_in, online_in);
+  priced.batch_cost_usd =
+      (static_cast<double>(batch_in) * u.price_batch_in.value_or(u.price_in / 2) +
+       static_cast<double>(batch_out) * u.price_batch_out.value_or(u.price_out / 2)) /
+      1e6;
+  priced.batch_online_cost_usd =
+      (static_cast<double>(batch_in) * u.price_in + static_cast<double>(batch_out) * u.price_out) /
+      1e6;
+  priced.cost_usd = (static_cast<double>(online_in - cached) * u.price_in +
                      static_cast<double>(cached) * u.price_cached_in.value_or(u.price_in) +
-                     static_cast<double>(delta.tokens_out) * u.price_out) /
-                    1e6;
+                     static_cast<double>(delta.tokens_out - batch_out) * u.price_out) /
+                        1e6 +
+                    priced.batch_cost_usd;
   merge(u, priced);
 }
 
@@ -144,6 +178,14 @@ std::string Accounting::summary() const {
           "structured output {}/{}: the server rejected it ({}); {} request{} sent without it\n",
           u.endpoint, u.model, u.structured_rejection, u.unstructured,
           u.unstructured == 1 ? " was" : "s were");
+  for (const auto& u : rows)
+    if (u.batches > 0 || u.batch_requests > 0)
+      out += fmt::format(
+          "batch {}/{}: {} of the requests answered through {} batch{} ({} poll{}), {} tokens in, "
+          "{} out: {:.4f} USD at the batch prices, {:.4f} USD online\n",
+          u.endpoint, u.model, u.batch_requests, u.batches, u.batches == 1 ? "" : "es",
+          u.batch_polls, u.batch_polls == 1 ? "" : "s", u.batch_tokens_in, u.batch_tokens_out,
+          u.batch_cost_usd, u.batch_online_cost_usd);
   for (const auto& u : rows) {
     if (u.rejected_by_check.empty()) continue;
     std::string checks;

@@ -24,6 +24,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "llm/batch.hpp"
 #include "llm/internal.hpp"
 #include "llm/redact.hpp"
 #include "probity/signature.hpp"
@@ -147,6 +148,7 @@ struct Client::Impl {
   std::string secret;                // the API key, for the header and for redaction only
   std::vector<std::string> secrets;  // the key and the extra header values: redacted
   curl_slist* headers = nullptr;
+  std::vector<std::string> batch_headers;  // the same credentials as "Name: value" lines
   CURLM* multi = nullptr;
 
   std::mutex mutex;  // guards incoming, cancelled and stop
@@ -199,6 +201,64 @@ struct Client::Impl {
     curl_slist_free_all(headers);
     std::fill(secret.begin(), secret.end(), '\0');
     for (auto& v : secrets) std::fill(v.begin(), v.end(), '\0');
+    for (auto& v : batch_headers) std::fill(v.begin(), v.end(), '\0');
+  }
+
+  // --batch: the jobs' requests answered through batches (llm/batch.hpp); returns how many.
+  std::size_t run_batched(const std::vector<std::unique_ptr<Job>>& jobs,
+                          std::vector<Response>& out) {
+    Cache* cache = options.cache;
+    const bool writes =
+        cache && (cache->mode() == CacheMode::kReadWrite || cache->mode() == CacheMode::kRefresh);
+    detail::BatchContext ctx;
+    ctx.config = &config;
+    ctx.cache = writes ? cache : nullptr;
+    ctx.accounting = accounting;
+    ctx.auth_headers = batch_headers;
+    ctx.redact = [this](std::string text) { return redact(text); };
+    ctx.log = options.log;
+    ctx.interrupted = options.interrupted;
+    std::vector<detail::BatchItem> items;
+    items.reserve(jobs.size());
+    for (const auto& job : jobs)
+      items.push_back(
+          {job->wire.key,
+           job->request->endpoint == Endpoint::kChat ? "/v1/chat/completions" : "/v1/completions",
+           job->wire.body, job->wire.est_tokens});
+    EndpointUsage delta;
+    std::vector<detail::BatchOutcome> outcomes;
+    try {
+      outcomes = detail::run_batches(ctx, items, delta);
+    } catch (...) {
+      count(delta);  // what was submitted before the stop is still counted
+      throw;
+    }
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+      Response r;
+      auto& o = outcomes[k];
+      if (!o.ok) {
+        r.error_kind = o.kind;
+        r.error = o.error;
+      } else if (detail::parse_success(*jobs[k]->request, o.body, r)) {
+        r.body = std::move(o.body);
+        ++delta.batch_requests;
+        if (r.usage.present) {
+          const auto in =
+              static_cast<std::uint64_t>(std::max<std::int64_t>(r.usage.prompt_tokens, 0));
+          const auto out_tokens =
+              static_cast<std::uint64_t>(std::max<std::int64_t>(r.usage.completion_tokens, 0));
+          delta.tokens_in += in;
+          delta.tokens_out += out_tokens;
+          delta.batch_tokens_in += in;
+          delta.batch_tokens_out += out_tokens;
+        }
+      } else if (r.error_kind == ErrorKind::kNone) {
+        r.error_kind = ErrorKind::kMalformed;
+      }
+      out[jobs[k]->index] = std::move(r);
+    }
+    count(delta);
+    return jobs.size();
   }
 
   std::string redact(const std::string& s) const { return detail::redact_text(s, secrets); }
@@ -450,23 +510,10 @@ struct Client::Impl {
     } else {
       const std::string message = detail::error_message(job->rx);
       r.error = fmt::format("HTTP {}: {}", status, message);
-      if (status == 429 && detail::is_quota_exhausted(job->rx)) {
-        r.error_kind = ErrorKind::kQuota;
-      } else if (status == 429) {
-        r.error_kind = ErrorKind::kRateLimited;
-        retryable = true;
-      } else if (status == 408) {
-        r.error_kind = ErrorKind::kTimeout;
-        retryable = true;
-      } else if (detail::is_deterministic_refusal(static_cast<int>(status), message)) {
-        r.error_kind = ErrorKind::kUnsupported;
-      } else if (status == 401 || status == 403) {
-        r.error_kind = ErrorKind::kAuth;
-      } else if (status >= 500) {
-        r.error_kind = ErrorKind::kServer;
-        retryable = true;
-      } else {
-        r.error_kind = ErrorKind::kInvalidRequest;
+      r.error_kind = detail::error_kind_of_status(static_cast<int>(status), job->rx);
+      retryable = r.error_kind == ErrorKind::kRateLimited || r.error_kind == ErrorKind::kTimeout ||
+                  r.error_kind == ErrorKind::kServer;
+      if (r.error_kind == ErrorKind::kInvalidRequest) {
         if (!job->wire.unstructured_body.empty() &&
             detail::rejects_structured_output(static_cast<int>(status), message)) {
           // Sent again at once without the fields, noted in the usage table: a server without
@@ -656,6 +703,15 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
         fmt::format("llm endpoint '{}': rpm, tpm and the rate period must be "
                     "non-negative (period positive)",
                     name));
+  if (config_.batch == BatchMode::kFile && config_.batch_dir.empty())
+    throw UsageError(fmt::format(
+        "llm endpoint '{}': --batch file needs a directory for the batch files (--batch-dir, or "
+        "batch_dir in [llm.{}] or [llm.default])",
+        name, name));
+  if (!(config_.batch_poll_s > 0) || !(config_.batch_poll_max_s >= config_.batch_poll_s))
+    throw UsageError(fmt::format(
+        "llm endpoint '{}': batch_poll must be positive and batch_poll_max at least batch_poll",
+        name));
   try {
     detail::build_request(config_, Request{});
   } catch (const std::invalid_argument& e) {
@@ -716,6 +772,7 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
     }
     impl_->secrets.push_back(value);
     std::string line = header + ": " + value;
+    impl_->batch_headers.push_back(line);
     std::fill(value.begin(), value.end(), '\0');
     impl_->headers = curl_slist_append(impl_->headers, line.c_str());
     std::fill(line.begin(), line.end(), '\0');
@@ -728,6 +785,10 @@ Client::Client(EndpointConfig config, ClientOptions options) : config_(std::move
   // libcurl would otherwise wait for "100 Continue" before sending bodies over 1 KiB.
   impl_->headers = curl_slist_append(impl_->headers, "Expect:");
   if (!impl_->secret.empty()) {
+    // Anthropic's native API (its Message Batches) takes the key as x-api-key.
+    impl_->batch_headers.push_back(
+        (config_.batch == BatchMode::kAnthropic ? "x-api-key: " : "Authorization: Bearer ") +
+        impl_->secret);
     std::string header = "Authorization: Bearer " + impl_->secret;
     impl_->headers = curl_slist_append(impl_->headers, header.c_str());
     std::fill(header.begin(), header.end(), '\0');
@@ -823,6 +884,25 @@ std::vector<Response> Client::run(const std::vector<Request>& requests, const Pr
     }
   };
   if (done > 0) report();
+  if (config_.batch != BatchMode::kOff) {
+    // Generation requests go through the batch; what a batch API does not take goes online.
+    std::vector<std::unique_ptr<Job>> batched, online;
+    for (auto& job : jobs)
+      (job->request->endpoint == Endpoint::kChat || job->request->endpoint == Endpoint::kCompletion
+           ? batched
+           : online)
+          .push_back(std::move(job));
+    jobs = std::move(online);
+    batch.remaining = jobs.size();
+    if (!batched.empty()) done += impl_->run_batched(batched, out);
+    for (const auto& job : batched) {
+      auto it = copies.find(job->index);
+      if (it == copies.end()) continue;
+      for (std::size_t j : it->second) out[j] = out[job->index];
+      done += it->second.size();
+    }
+    report();
+  }
   if (!jobs.empty()) {
     impl_->submit(std::move(jobs));
     const bool write = mode == CacheMode::kReadWrite || mode == CacheMode::kRefresh;

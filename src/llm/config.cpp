@@ -64,6 +64,14 @@ void EndpointSettings::apply_to(EndpointConfig& c) const {
   if (extra_body) c.extra_body = *extra_body;
   if (structured) c.structured = *structured;
   if (server) c.server = *server;
+  if (batch) c.batch = *batch;
+  if (batch_dir) c.batch_dir = *batch_dir;
+  if (batch_poll_s) c.batch_poll_s = *batch_poll_s;
+  if (batch_poll_max_s) c.batch_poll_max_s = *batch_poll_max_s;
+  if (batch_max_requests) c.batch_max_requests = *batch_max_requests;
+  if (batch_max_bytes) c.batch_max_bytes = *batch_max_bytes;
+  if (price_batch_in) c.price_batch_in = *price_batch_in;
+  if (price_batch_out) c.price_batch_out = *price_batch_out;
 }
 
 EndpointSettings role_defaults(std::string_view role) {
@@ -292,6 +300,28 @@ struct Reader {
         s.price_out = number(table, key, v, 0);
       else if (name == "price_cached_in")
         s.price_cached_in = number(table, key, v, 0);
+      else if (name == "price_batch_in")
+        s.price_batch_in = number(table, key, v, 0);
+      else if (name == "price_batch_out")
+        s.price_batch_out = number(table, key, v, 0);
+      else if (name == "batch") {
+        try {
+          s.batch = parse_batch_mode(string(table, key, v));
+        } catch (const UsageError& e) {
+          fail(table, key, e.what());
+        }
+      } else if (name == "batch_dir")
+        s.batch_dir = string(table, key, v);
+      else if (name == "batch_poll") {
+        s.batch_poll_s = number(table, key, v, 0);
+        if (*s.batch_poll_s > 86400) fail(table, key, "must be at most 86400 (seconds)");
+      } else if (name == "batch_poll_max") {
+        s.batch_poll_max_s = number(table, key, v, 0);
+        if (*s.batch_poll_max_s > 86400) fail(table, key, "must be at most 86400 (seconds)");
+      } else if (name == "batch_max_requests")
+        s.batch_max_requests = static_cast<std::size_t>(integer(table, key, v, 1, 1000000));
+      else if (name == "batch_max_bytes")
+        s.batch_max_bytes = static_cast<std::size_t>(integer(table, key, v, 1024, 1LL << 32));
       // The value is not repeated in the message: it may be a secret.
       else if (name == "api_key" || name == "key" || name == "token")
         fail(table, key,
@@ -302,7 +332,9 @@ struct Reader {
              "unknown key (expected base_url, model, api_key_env, headers, concurrency, rpm, "
              "tpm, timeout, rate_limit_budget, max_attempts, circuit_breaker, "
              "max_response_bytes, temperature, max_tokens, max_completion_tokens, seed, "
-             "structured, server, price_in, price_out, price_cached_in or extra_body)");
+             "structured, server, price_in, price_out, price_cached_in, batch, batch_dir, "
+             "batch_poll, batch_poll_max, batch_max_requests, batch_max_bytes, price_batch_in, "
+             "price_batch_out or extra_body)");
     }
     if (s.max_tokens && s.max_completion_tokens)
       fail(table, *max_completion_tokens_key,
@@ -361,13 +393,16 @@ LlmConfig parse_config(std::string_view text, const std::string& path) {
       } catch (const UsageError& e) {
         reader.fail("llm", key, e.what());
       }
+    } else if (name == "budget_usd") {
+      config.budget_usd = reader.number("llm", key, v, 0);
     } else if (std::find(names.begin(), names.end(), name) != names.end()) {
       if (!v.is_table()) reader.fail("llm", key, "expected a table [llm." + name + "]");
       config.roles[name] = reader.role("llm." + name, *v.as_table());
     } else if (v.is_table()) {
       reader.fail("llm", key, fmt::format("unknown role (expected {})", role_list()));
     } else {
-      reader.fail("llm", key, "unknown key (expected cache, cache_mode or a role table)");
+      reader.fail("llm", key,
+                  "unknown key (expected cache, cache_mode, budget_usd or a role table)");
     }
   }
   return config;
@@ -395,6 +430,9 @@ void apply_cli_overrides(LlmConfig& config, const CliOverrides& o) {
   if (o.cache_mode) config.cache_mode = parse_cache_mode(*o.cache_mode);
   if (o.structured) d.structured = *o.structured;
   if (o.server) d.server = *o.server;
+  if (o.batch) d.batch = *o.batch;
+  if (o.batch_dir) d.batch_dir = *o.batch_dir;
+  if (o.budget_usd) config.budget_usd = *o.budget_usd;
   if (o.max_tokens) {
     d.max_tokens = *o.max_tokens;
     d.max_completion_tokens.reset();

@@ -16,8 +16,9 @@
 namespace probity::llm {
 namespace {
 
-// An answer larger than this is not a list of scores: stop reading.
-constexpr std::size_t kMaxBody = std::size_t{256} << 20;
+// An answer larger than this is neither a list of scores nor a batch's results file (OpenAI's
+// input files are at most 200 MB): stop reading.
+constexpr std::size_t kMaxBody = std::size_t{1} << 30;
 
 struct Transfer {
   std::string body;
@@ -56,12 +57,19 @@ bool transient(const PostResult& r) {
 }  // namespace
 
 PostResult post_json(const std::string& url, const std::string& body, const PostOptions& options) {
+  return http_request("POST", url, body, "application/json", options);
+}
+
+PostResult http_request(const std::string& method, const std::string& url, const std::string& body,
+                        const std::string& content_type, const PostOptions& options) {
   static std::once_flag once;
   std::call_once(once, [] {
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
       throw std::runtime_error("libcurl initialisation failed");
   });
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  const bool get = method == "GET";
+  curl_slist* headers = nullptr;
+  if (!get) headers = curl_slist_append(headers, ("Content-Type: " + content_type).c_str());
   headers = curl_slist_append(headers, "Accept: application/json");
   headers = curl_slist_append(headers, "Expect:");
   for (const auto& h : options.headers) headers = curl_slist_append(headers, h.c_str());
@@ -79,9 +87,14 @@ PostResult post_json(const std::string& url, const std::string& body, const Post
     std::array<char, CURL_ERROR_SIZE> errbuf{};
     curl_easy_reset(easy);
     curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body.data());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    if (get) {
+      curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+    } else {
+      curl_easy_setopt(easy, CURLOPT_POST, 1L);
+      curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body.data());
+      curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+      if (method != "POST") curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method.c_str());
+    }
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t);
@@ -104,8 +117,9 @@ PostResult post_json(const std::string& url, const std::string& body, const Post
                             : std::string(curl_easy_strerror(code));
     }
     if (!transient(r) || t.too_large || attempt >= options.retries) break;
-    const double wait = t.retry_after_s ? std::min(*t.retry_after_s, options.backoff_max_s)
-                                        : detail::backoff_delay(backoff, url + body, attempt + 1);
+    const double wait = t.retry_after_s
+                            ? std::min(*t.retry_after_s, options.backoff_max_s)
+                            : detail::backoff_delay(backoff, method + url + body, attempt + 1);
     std::this_thread::sleep_for(std::chrono::duration<double>(wait));
   }
   curl_easy_cleanup(easy);

@@ -23,6 +23,12 @@ struct PostResult {
   int attempts = 0;
 };
 
+// One HTTP exchange with the same retries: GET when `method` is "GET" (body ignored), else that
+// method with `body` sent as `content_type` (the batch clients: file uploads, batch creation and
+// polls, result downloads). `headers` may hold secrets; they are never part of a message.
+PostResult http_request(const std::string& method, const std::string& url, const std::string& body,
+                        const std::string& content_type, const PostOptions& options);
+
 // POSTs `body` (JSON) to `url`; returns the last attempt's result (a transient failure retried
 // `retries` times). Never throws for a network failure: the caller names what happened.
 PostResult post_json(const std::string& url, const std::string& body, const PostOptions& options);

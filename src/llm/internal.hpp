@@ -61,6 +61,13 @@ bool is_deterministic_refusal(int status, const std::string& message);
 // help, unlike a rate limit.
 bool is_quota_exhausted(const std::string& body);
 
+// The kind named by error_kind_name (kBatchFailed for a name it does not know: a cache written
+// by a newer probity).
+ErrorKind parse_error_kind(std::string_view name);
+
+// What a failed HTTP answer (`status` >= 300, its body) is, as the client classifies it.
+ErrorKind error_kind_of_status(int status, const std::string& body);
+
 // Seconds to wait from a Retry-After value: delta-seconds or an HTTP date relative to `now`.
 std::optional<double> parse_retry_after(std::string_view value, std::time_t now);
 

@@ -37,24 +37,42 @@ std::string sha256_hex(std::string_view data) {
   return out;
 }
 
+namespace {
+constexpr auto kErrorKinds = std::to_array<util::EnumName<ErrorKind>>({
+    {ErrorKind::kNone, "none"},
+    {ErrorKind::kInvalidRequest, "invalid_request"},
+    {ErrorKind::kAuth, "auth"},
+    {ErrorKind::kUnsupported, "unsupported"},
+    {ErrorKind::kTls, "tls"},
+    {ErrorKind::kTooLarge, "too_large"},
+    {ErrorKind::kCircuitOpen, "circuit_open"},
+    {ErrorKind::kRateLimited, "rate_limited"},
+    {ErrorKind::kQuota, "quota"},
+    {ErrorKind::kServer, "server"},
+    {ErrorKind::kTimeout, "timeout"},
+    {ErrorKind::kConnection, "connection"},
+    {ErrorKind::kMalformed, "malformed"},
+    {ErrorKind::kCacheMiss, "cache_miss"},
+    {ErrorKind::kBatchExpired, "batch_expired"},
+    {ErrorKind::kBatchFailed, "batch_failed"},
+});
+}  // namespace
+
 std::string_view error_kind_name(ErrorKind kind) {
-  static constexpr auto kNames = std::to_array<util::EnumName<ErrorKind>>({
-      {ErrorKind::kNone, "none"},
-      {ErrorKind::kInvalidRequest, "invalid_request"},
-      {ErrorKind::kAuth, "auth"},
-      {ErrorKind::kUnsupported, "unsupported"},
-      {ErrorKind::kTls, "tls"},
-      {ErrorKind::kTooLarge, "too_large"},
-      {ErrorKind::kCircuitOpen, "circuit_open"},
-      {ErrorKind::kRateLimited, "rate_limited"},
-      {ErrorKind::kQuota, "quota"},
-      {ErrorKind::kServer, "server"},
-      {ErrorKind::kTimeout, "timeout"},
-      {ErrorKind::kConnection, "connection"},
-      {ErrorKind::kMalformed, "malformed"},
-      {ErrorKind::kCacheMiss, "cache_miss"},
-  });
-  return util::name_of(kNames, kind, "unknown");
+  return util::name_of(kErrorKinds, kind, "unknown");
+}
+
+ErrorKind detail::parse_error_kind(std::string_view name) {
+  return util::parse_enum(kErrorKinds, name).value_or(ErrorKind::kBatchFailed);
+}
+
+ErrorKind detail::error_kind_of_status(int status, const std::string& body) {
+  if (status == 429) return is_quota_exhausted(body) ? ErrorKind::kQuota : ErrorKind::kRateLimited;
+  if (status == 408) return ErrorKind::kTimeout;
+  if (is_deterministic_refusal(status, error_message(body))) return ErrorKind::kUnsupported;
+  if (status == 401 || status == 403) return ErrorKind::kAuth;
+  if (status >= 500) return ErrorKind::kServer;
+  return ErrorKind::kInvalidRequest;
 }
 
 bool capability_absent(const Response& response) {

@@ -7,7 +7,9 @@
 namespace probity::llm {
 // ---- Session -----------------------------------------------------------------------------------
 
-Session::Session(LlmConfig config) : config_(std::move(config)), cache_(config_.open_cache()) {}
+Session::Session(LlmConfig config) : config_(std::move(config)), cache_(config_.open_cache()) {
+  accounting_.set_budget_usd(config_.budget_usd);
+}
 
 std::shared_ptr<Session> require_session(std::shared_ptr<Session> session) {
   if (!session)
@@ -31,6 +33,7 @@ Client& Session::client(std::string_view role) {
   opts.cache = cache_.get();
   opts.accounting = &accounting_;
   opts.interrupted = interrupt_check_;
+  opts.log = log_;
   auto client = std::make_unique<Client>(std::move(cfg), opts);
   auto& ref = *client;
   clients_.emplace(std::string(role), std::move(client));
@@ -46,6 +49,7 @@ Client& Session::client(const EndpointConfig& config) {
   opts.cache = cache_.get();
   opts.accounting = &accounting_;
   opts.interrupted = interrupt_check_;
+  opts.log = log_;
   auto client = std::make_unique<Client>(config, opts);
   auto& ref = *client;
   configured_.emplace(key, std::move(client));

@@ -28,6 +28,9 @@ class Session {
   // Polled by every client of the session while it waits for answers (see
   // ClientOptions::interrupted); set before the first client is made.
   void set_interrupt_check(std::function<bool()> check) { interrupt_check_ = std::move(check); }
+  // Where every client of the session writes its notes (retries, a rejected structured-output
+  // field, batch progress); set before the first client is made. Unset: nowhere.
+  void set_log(std::function<void(std::string_view)> log) { log_ = std::move(log); }
   Accounting& accounting() { return accounting_; }
   Cache* cache() { return cache_.get(); }
   const LlmConfig& config() const { return config_; }
@@ -40,6 +43,7 @@ class Session {
   std::map<std::string, std::unique_ptr<Client>, std::less<>> clients_;
   std::map<std::string, std::unique_ptr<Client>> configured_;
   std::function<bool()> interrupt_check_;
+  std::function<void(std::string_view)> log_;
 };
 
 // `session` itself; throws UsageError naming the flags when it is null.

@@ -342,7 +342,10 @@ std::vector<Answer> ask_structured(Client& client, const std::vector<std::string
                                error)});
       again.push_back(i);
     }
-    client.forget(unusable);
+    // A batch file run stops at every round and replays the answers so far when rerun: its
+    // unusable answers stay cached, or each rerun would ask the first question again and never
+    // reach the re-ask that the last import answered.
+    if (client.config().batch != BatchMode::kFile) client.forget(unusable);
     pending = std::move(again);
   }
   EndpointUsage delta;
