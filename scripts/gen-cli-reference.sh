@@ -46,7 +46,8 @@ bin=${1:-./build/probity}
   (installed by `cmake --install`); `probity man` prints the man page (`man probity` once
   installed). Both are generated from the same option tables as `--help`.
 - Exit codes: 0 success, 1 internal error, 2 usage, 3 invalid input, 4 output not written, 5 too
-  many LLM failures, 130 interrupted.
+  many LLM failures (or a batch over `--budget-usd`), 6 batch files written (`--batch file`: run
+  them, `probity cache import`, rerun), 130 interrupted.
 - Outputs: every file is written complete or not at all (a temporary beside it, renamed over it).
   Before any work, every file a command will write (`--out`, `--explain`, and in an output
   directory `report.*`, `cache.sqlite`, `attack.json`, `llm_usage.json`, `fig-*.svg`,
@@ -72,7 +73,7 @@ EOF_CONVENTIONS
   echo '```text'
   "$bin" --help
   echo '```'
-  for cmd in score fit correlate compare rank significance power audit perturb merge select "meta global" "meta local" bench-build metrics; do
+  for cmd in score fit correlate compare rank significance power audit perturb merge select "meta global" "meta local" bench-build metrics "cache stats" "cache batches" "cache import" "cache export" "cache merge"; do
     echo
     echo "## probity $cmd"
     echo

@@ -46,6 +46,8 @@ void add_attack_command(CLI::App& app, Commands& commands);
 void add_meta_command(CLI::App& app, Commands& commands);  // meta global, meta local
 void add_bench_build_command(CLI::App& app, Commands& commands);
 void add_metrics_command(CLI::App& app, Commands& commands);
+// cache stats | batches | import | export | merge: the LLM response cache and its batches.
+void add_cache_command(CLI::App& app, Commands& commands);
 // help, completion and the hidden man page: texts made from `app`'s own option tables.
 void add_help_commands(CLI::App& app, Commands& commands);
 

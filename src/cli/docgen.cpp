@@ -198,7 +198,10 @@ Invalid input data, or no valid items.
 An output could not be written (a full disk, a closed pipe).
 .TP
 5
-More LLM requests failed than \-\-max\-failed or \-\-max\-unparsed allow.
+More LLM requests failed than \-\-max\-failed or \-\-max\-unparsed allow, an endpoint was given up, or a batch would pass \-\-budget\-usd.
+.TP
+6
+\-\-batch file wrote the requests to batch files: answer them (e.g. vllm run\-batch), load the answers with probity cache import, and run the command again.
 .TP
 130
 Interrupted (Ctrl\-C).

@@ -88,6 +88,20 @@ void add_llm_flags(CLI::App* cmd, LlmFlags& f) {
          {llm::ServerKind::kAuto, llm::ServerKind::kOpenAi, llm::ServerKind::kVllm,
           llm::ServerKind::kSglang, llm::ServerKind::kLlamaCpp, llm::ServerKind::kOllama},
          llm::server_kind_name);
+  one_of(cmd->add_option("--batch", f.overrides.batch,
+                         "Send the LLM requests a run misses in its cache as batches: openai "
+                         "(Files + Batches API), anthropic (Message Batches) or file (write "
+                         "OpenAI batch JSONL to --batch-dir for vllm run-batch and stop with "
+                         "exit 6); half the online price on OpenAI and Anthropic"),
+         {llm::BatchMode::kOff, llm::BatchMode::kOpenAi, llm::BatchMode::kAnthropic,
+          llm::BatchMode::kFile},
+         llm::batch_mode_name);
+  cmd->add_option("--batch-dir", f.overrides.batch_dir,
+                  "Where --batch file writes its requests files");
+  cmd->add_option("--budget-usd", f.overrides.budget_usd,
+                  "Stop before submitting a batch whose estimated cost would take the run past "
+                  "this many US dollars")
+      ->check(real(kNonNegative));
   cmd->add_option("--max-failed", f.max_failed,
                   "Share of an endpoint's LLM requests that may fail (transport, auth, HTTP "
                   "errors) before the run exits with code 5")

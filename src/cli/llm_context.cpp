@@ -20,14 +20,18 @@ bool LlmFlags::any() const {
          o.cache_mode;
 }
 
-std::unique_ptr<Engine> make_engine(const LlmFlags& flags) {
+std::unique_ptr<Engine> make_engine(const LlmFlags& flags, const Console& console) {
   auto engine = std::make_unique<Engine>();
   // OPENAI_BASE_URL names an endpoint as the flags do (the OpenAI client convention).
   if (!flags.any() && !llm::environment_names_endpoint()) return engine;
   llm::LlmConfig config = flags.config.empty() ? llm::LlmConfig{} : llm::load_config(flags.config);
   llm::apply_cli_overrides(config, flags.overrides);
   llm::apply_environment(config);
-  engine->set_llm(std::make_shared<llm::Session>(std::move(config)));
+  auto session = std::make_shared<llm::Session>(std::move(config));
+  // Retries, servers that refuse a structured-output field, batch progress: notes on stderr.
+  if (!console.quiet())
+    session->set_log([](std::string_view line) { fmt::print(stderr, "probity: {}\n", line); });
+  engine->set_llm(std::move(session));
   return engine;
 }
 
@@ -123,7 +127,7 @@ int run_reporting_llm_usage(const std::shared_ptr<llm::Session>& session,
 
 int run_with_llm(const LlmFlags& flags, RunContext& context, const std::string& json_path,
                  const std::function<int(Engine&)>& run) {
-  auto engine = make_engine(flags);
+  auto engine = make_engine(flags, context.console);
   context.llm = engine->llm_or_null();
   const int code = run_reporting_llm_usage(context.llm, json_path, [&] { return run(*engine); });
   return with_llm_failures(code, context.llm, flags);

@@ -26,7 +26,8 @@ struct LlmFlags {
 };
 
 // The command's engine, with an LLM session when any LLM flag (or OPENAI_BASE_URL) was given.
-std::unique_ptr<Engine> make_engine(const LlmFlags& flags);
+// Its session writes the clients' notes (retries, batch progress) to stderr unless -q.
+std::unique_ptr<Engine> make_engine(const LlmFlags& flags, const Console& console);
 // Renames the selected strategies to their LLM realisations ("all" → every LLM strategy of the
 // kind); an empty list stays empty. UsageError when the engine has no LLM session.
 void use_llm_perturber(const Engine& engine, std::vector<std::string>& degradations,

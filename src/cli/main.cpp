@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
                    cli::add_power_command, cli::add_audit_command, cli::add_perturb_command,
                    cli::add_merge_command, cli::add_select_command, cli::add_attack_command,
                    cli::add_meta_command, cli::add_bench_build_command, cli::add_metrics_command,
-                   cli::add_help_commands})
+                   cli::add_cache_command, cli::add_help_commands})
     add(app, commands);
   try {
     cli::require_bounds(app);
@@ -99,6 +99,12 @@ int main(int argc, char** argv) {
   } catch (const OutputError& e) {
     fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
     return kExitOutput;
+  } catch (const llm::BatchPending& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBatchPending;
+  } catch (const llm::BudgetExceeded& e) {
+    fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
+    return kExitLlmFailures;
   } catch (const llm::EndpointDown& e) {
     fmt::print(stderr, "{} {}\n", error_prefix(), e.what());
     // Only a cache that is written keeps the answers for a rerun.
