@@ -37,6 +37,8 @@ import numpy as np
 
 from . import _probity
 from ._probity import (
+    BatchPending,
+    BudgetExceeded,
     Candidate,
     Dataset,
     InputError,
@@ -51,9 +53,10 @@ from ._probity import (
 __version__ = _probity.__version__
 
 __all__ = [
-    "AttackResult", "AuditReport", "BootstrapResult", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
+    "AttackResult", "AuditReport", "BatchPending", "BootstrapResult", "BudgetExceeded", "Candidate", "CorrelationResult", "Dataset", "InputError", "OutputError",
     "MultipleTestingResult", "PairedTResult", "PermutationResult", "PerturbResult", "Preference",
-    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "attack", "audit", "benjamini_hochberg", "bleu_from_stats", "bootstrap_correlation",
+    "PythonMetric", "Reference", "Scores", "SkipRecord", "Task", "UsageError", "attack", "audit", "benjamini_hochberg", "bleu_from_stats", "bootstrap_correlation", "cache_batches", "cache_export", "cache_import",
+    "cache_merge", "cache_stats",
     "cem_ord", "compare", "configure_llm", "corpus_score", "correlate", "correlation",
     "disconnect_llm", "Engine", "format_report", "holm", "llm_usage",
     "kendall_tau_b", "kendall_tau_c", "LevelResult", "level_statistic", "load_dataset", "metrics",
@@ -1508,7 +1511,7 @@ def write_report(report, out):
 @_engine_function
 def configure_llm(self, config=None, *, base_url=None, model=None, api_key_env=None,
                   concurrency=None, cache=None, cache_mode=None, structured=None, server=None,
-                  max_tokens=None):
+                  max_tokens=None, batch=None, batch_dir=None, budget_usd=None):
     """Connects probity to an OpenAI-compatible server, as the CLI's LLM flags do.
 
     ``config`` is a ``probity.toml`` (named endpoints per role: judge, oracle, perturber, lm);
@@ -1517,7 +1520,10 @@ def configure_llm(self, config=None, *, base_url=None, model=None, api_key_env=N
     ``--llm-concurrency``, ``--cache``, ``--cache-mode``, ``--llm-structured`` (``"schema"``,
     the default: each answer's JSON Schema is sent; ``"json"``; ``"off"``), ``--llm-server``
     (``"auto"``, ``"openai"``, ``"vllm"``, ``"sglang"``, ``"llamacpp"``, ``"ollama"``) and
-    ``--llm-max-tokens`` (the longest answer of every role); what neither sets comes from
+    ``--llm-max-tokens`` (the longest answer of every role), ``--batch`` (``"openai"``,
+    ``"anthropic"`` or ``"file"``: cache misses go out as batches at the batch price; ``"file"``
+    writes them to ``batch_dir`` and raises :class:`BatchPending` naming the files to run and
+    import), ``--batch-dir`` and ``--budget-usd``; what neither sets comes from
     ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and ``OPENAI_API_KEY`` as in the OpenAI clients (so
     ``configure_llm()`` alone uses them). Every metric created afterwards
     that uses a model (``llm-judge``, ``predictor=llm``, ``expert,llm=judge``, ``style=llm``)
@@ -1533,7 +1539,8 @@ def configure_llm(self, config=None, *, base_url=None, model=None, api_key_env=N
         config=str(config) if config else "", base_url=base_url, model=model,
         api_key_env=api_key_env, concurrency=concurrency,
         cache=str(cache) if cache else None, cache_mode=cache_mode, structured=structured,
-        server=server, max_tokens=max_tokens)
+        server=server, max_tokens=max_tokens, batch=batch,
+        batch_dir=str(batch_dir) if batch_dir else None, budget_usd=budget_usd)
 
 
 @_engine_function
@@ -1548,6 +1555,47 @@ def llm_usage(self):
     unparsed answers, tokens and cost per endpoint) as a dict, or None without a session."""
     text = self._native.llm_usage()
     return None if text is None else json.loads(text)
+
+
+# ---- the LLM response cache -----------------------------------------------------------------------
+
+def cache_stats(cache):
+    """What an LLM response cache holds: ``entries``, ``bytes``, ``oldest`` and ``newest`` (Unix
+    seconds), ``batches`` recorded by batch runs and ``open_batches`` not yet imported."""
+    return _probity.cache_stats(str(cache))
+
+
+def cache_batches(cache):
+    """The batches runs submitted (``batch=``): one dict per batch with its ``id``, ``provider``,
+    ``endpoint`` (role), ``status``, ``open``, ``requests``, ``completed``, ``failed``,
+    ``estimated_cost_usd`` and ``cost_usd``, by submission time."""
+    return list(_probity.cache_batches(str(cache)))
+
+
+def cache_import(cache, files):
+    """Loads batch results into ``cache``, as ``probity cache import`` does: vllm run-batch's and
+    OpenAI's output and error files, Anthropic's results, or a :func:`cache_export` file. A
+    failed line becomes that request's failure, counted (with its cause) by the next run that
+    asks for it; the run after asks again. Returns the counts (``answers``, ``kept``,
+    ``failures``, ``closed_batches``, ...). Raises :class:`InputError` naming file, line and
+    field for a line of another kind."""
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    return _probity.cache_import(str(cache), [str(f) for f in files])
+
+
+def cache_export(cache, out):
+    """Writes every answer of ``cache`` to ``out`` as JSONL (key, body, created), in key order,
+    atomically; returns how many. :func:`cache_import` reads it on another machine."""
+    return _probity.cache_export(str(cache), str(out))
+
+
+def cache_merge(cache, files):
+    """Adds the answers and batch records of other cache files (a sharded run's) to ``cache``;
+    answers already there are kept. Returns the counts."""
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    return _probity.cache_merge(str(cache), [str(f) for f in files])
 
 
 # ---- engines -------------------------------------------------------------------------------------

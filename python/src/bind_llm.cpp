@@ -12,6 +12,7 @@
 #include "llm/prompts.hpp"
 #include "llm/session.hpp"
 #include "llm/structured.hpp"
+#include "probity/cache_tools.hpp"
 #include "probity/llm.hpp"
 
 namespace probity::python {
@@ -23,7 +24,9 @@ void bind_llm(EngineClass& engine) {
          std::optional<std::string> model, std::optional<std::string> api_key_env,
          std::optional<std::size_t> concurrency, std::optional<std::string> cache,
          std::optional<std::string> cache_mode, std::optional<std::string> structured,
-         std::optional<std::string> server, std::optional<int> max_tokens) {
+         std::optional<std::string> server, std::optional<int> max_tokens,
+         std::optional<std::string> batch, std::optional<std::string> batch_dir,
+         std::optional<double> budget_usd) {
         llm::LlmConfig config =
             config_path.empty() ? llm::LlmConfig{} : llm::load_config(config_path);
         llm::CliOverrides o;
@@ -38,6 +41,11 @@ void bind_llm(EngineClass& engine) {
         if (max_tokens && *max_tokens < 1)
           throw UsageError(fmt::format("max_tokens must be at least 1, got {}", *max_tokens));
         o.max_tokens = max_tokens;
+        if (batch) o.batch = llm::parse_batch_mode(*batch);
+        o.batch_dir = std::move(batch_dir);
+        if (budget_usd && !(*budget_usd >= 0))
+          throw UsageError(fmt::format("budget_usd must be at least 0, got {}", *budget_usd));
+        o.budget_usd = budget_usd;
         llm::apply_cli_overrides(config, o);
         llm::apply_environment(config);
         auto session = std::make_shared<llm::Session>(std::move(config));
@@ -56,7 +64,8 @@ void bind_llm(EngineClass& engine) {
       py::arg("api_key_env") = py::none(), py::arg("concurrency") = py::none(),
       py::arg("cache") = py::none(), py::arg("cache_mode") = py::none(),
       py::arg("structured") = py::none(), py::arg("server") = py::none(),
-      py::arg("max_tokens") = py::none());
+      py::arg("max_tokens") = py::none(), py::arg("batch") = py::none(),
+      py::arg("batch_dir") = py::none(), py::arg("budget_usd") = py::none());
   engine.def("disconnect_llm", [](PyEngine& e) {
     py::gil_scoped_release release;
     std::lock_guard lock(e.mutex);
@@ -67,6 +76,87 @@ void bind_llm(EngineClass& engine) {
     if (!session) return std::nullopt;
     return session->accounting().to_json();
   });
+}
+
+void bind_cache(py::module_& m) {
+  m.def(
+      "cache_stats",
+      [](const std::string& cache) {
+        llm::Cache c(cache, llm::CacheMode::kReadOnly);
+        const auto s = llm::cache_stats(c);
+        py::dict d;
+        d["entries"] = s.entries;
+        d["bytes"] = s.bytes;
+        d["oldest"] = s.oldest;
+        d["newest"] = s.newest;
+        d["batches"] = s.batches;
+        d["open_batches"] = s.open_batches;
+        return d;
+      },
+      py::arg("cache"));
+  m.def(
+      "cache_batches",
+      [](const std::string& cache) {
+        llm::Cache c(cache, llm::CacheMode::kReadOnly);
+        py::list out;
+        for (const auto& r : c.batches()) {
+          py::dict d;
+          d["id"] = r.id;
+          d["provider"] = r.provider;
+          d["endpoint"] = r.endpoint;
+          d["model"] = r.model;
+          d["status"] = r.status;
+          d["open"] = r.open;
+          d["requests"] = r.keys.size();
+          d["completed"] = r.completed;
+          d["failed"] = r.failed;
+          d["created"] = r.created;
+          d["updated"] = r.updated;
+          d["estimated_cost_usd"] = r.estimated_cost_usd;
+          d["cost_usd"] = r.cost_usd;
+          out.append(d);
+        }
+        return out;
+      },
+      py::arg("cache"));
+  m.def(
+      "cache_import",
+      [](const std::string& cache, const std::vector<std::string>& files) {
+        llm::Cache c(cache, llm::CacheMode::kReadWrite);
+        const auto s = llm::import_into_cache(c, files);
+        py::dict d;
+        d["files"] = s.files;
+        d["lines"] = s.lines;
+        d["answers"] = s.answers;
+        d["kept"] = s.kept;
+        d["failures"] = s.failures;
+        d["closed_batches"] = s.closed_batches;
+        return d;
+      },
+      py::arg("cache"), py::arg("files"));
+  m.def(
+      "cache_export",
+      [](const std::string& cache, const std::string& out) {
+        llm::Cache c(cache, llm::CacheMode::kReadOnly);
+        return llm::export_cache(c, out);
+      },
+      py::arg("cache"), py::arg("out"));
+  m.def(
+      "cache_merge",
+      [](const std::string& cache, const std::vector<std::string>& files) {
+        for (const auto& f : files)
+          if (f == cache)
+            throw UsageError(fmt::format("'{}' is both the target and an input of the merge", f));
+        llm::Cache c(cache, llm::CacheMode::kReadWrite);
+        const auto s = llm::merge_caches(c, files);
+        py::dict d;
+        d["files"] = s.files;
+        d["read"] = s.read;
+        d["written"] = s.written;
+        d["batches"] = s.batches;
+        return d;
+      },
+      py::arg("cache"), py::arg("files"));
 }
 
 }  // namespace probity::python

@@ -87,5 +87,6 @@ void bind_scoring(py::module_& m, EngineClass& engine);
 void bind_stats(py::module_& m);
 void bind_audit(py::module_& m, EngineClass& engine);
 void bind_llm(EngineClass& engine);
+void bind_cache(py::module_& m);  // probity cache: stats, batches, import, export, merge
 
 }  // namespace probity::python

@@ -77,6 +77,19 @@ PYBIND11_MODULE(_probity, m) {
                      "directory); `path` names it. What the file held before is unchanged.",
                      {"path"}, PyExc_OSError)
           .release();
+  static py::handle batch_pending =
+      make_exception(m, "BatchPending",
+                     "batch=\"file\" wrote the requests the run needs to batch files: the "
+                     "message names them and the commands that answer and import them; the "
+                     "same call then goes on from the cache.",
+                     {}, PyExc_RuntimeError)
+          .release();
+  static py::handle budget_exceeded =
+      make_exception(m, "BudgetExceeded",
+                     "A batch was not submitted: its estimated cost would take the session "
+                     "past budget_usd.",
+                     {}, PyExc_RuntimeError)
+          .release();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -89,6 +102,10 @@ PYBIND11_MODULE(_probity, m) {
       PyErr_SetObject(input_error.ptr(), exc.ptr());
     } catch (const probity::UsageError& e) {
       PyErr_SetString(usage_error.ptr(), e.what());
+    } catch (const probity::llm::BatchPending& e) {
+      PyErr_SetString(batch_pending.ptr(), e.what());
+    } catch (const probity::llm::BudgetExceeded& e) {
+      PyErr_SetString(budget_exceeded.ptr(), e.what());
     } catch (const probity::llm::Interrupted&) {
       // The interrupt check already raised KeyboardInterrupt; keep it.
       if (!PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
@@ -111,4 +128,5 @@ PYBIND11_MODULE(_probity, m) {
   bind_stats(m);
   bind_audit(m, engine);
   bind_llm(engine);
+  bind_cache(m);
 }
