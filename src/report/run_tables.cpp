@@ -97,10 +97,17 @@ Table llm_usage_table(const AuditReport& report) {
   auto count = [](const nlohmann::json& u, const char* key) {
     return std::to_string(u.value(key, std::uint64_t{0}));
   };
-  std::vector<std::string> failures, examples, unstructured;
+  std::vector<std::string> failures, examples, unstructured, batched;
   for (const auto& u : j["endpoints"]) {
     if (!u.is_object()) continue;
     const std::string endpoint = u.value("endpoint", std::string());
+    if (auto b = u.find("batch"); b != u.end() && b->is_object())
+      batched.push_back(fmt::format(
+          "{}: {} answered through {} batch{} ({} polls), {} USD at the batch prices, {} USD "
+          "online",
+          endpoint, count(*b, "requests"), count(*b, "batches"),
+          b->value("batches", std::uint64_t{0}) == 1 ? "" : "es", count(*b, "polls"),
+          fmt_num(b->value("cost_usd", 0.0), 4), fmt_num(b->value("online_cost_usd", 0.0), 4)));
     if (const auto n = u.value("unstructured", std::uint64_t{0}); n > 0)
       unstructured.push_back(fmt::format("{}: {} request{} ({})", endpoint, n, n == 1 ? "" : "s",
                                          u.value("structured_rejection", std::string())));
@@ -130,6 +137,7 @@ Table llm_usage_table(const AuditReport& report) {
       "scores, failed perturbations), never replaced by defaults. answers = answers handed to the "
       "run: "
       "requests answered, cache hits, and repeats of a request within one batch (sent once).";
+  if (!batched.empty()) t.note += " Batches (--batch): " + join(batched, "; ") + ".";
   if (!unstructured.empty())
     t.note += " Sent without structured output after the server rejected it: " +
               join(unstructured, "; ") + ".";
