@@ -633,6 +633,9 @@ class Engine:
         structured: Optional[str] = ...,
         server: Optional[str] = ...,
         max_tokens: Optional[int] = ...,
+        batch: Optional[str] = ...,
+        batch_dir: Optional[_Path] = ...,
+        budget_usd: Optional[float] = ...,
     ) -> None: ...
     def disconnect_llm(self) -> None: ...
     def llm_usage(self) -> Optional[Dict[str, Any]]: ...

@@ -180,6 +180,23 @@ void import_results(const BatchContext& ctx, Cache::BatchRecord& record,
   if (ctx.cache) ctx.cache->put_batch(record);
 }
 
+// The record of a batch just written or submitted.
+Cache::BatchRecord new_record(const EndpointConfig& config, const std::string& id,
+                              const std::string& status,
+                              const std::vector<const BatchItem*>& group) {
+  Cache::BatchRecord record;
+  record.id = id;
+  record.provider = batch_mode_name(config.batch);
+  record.endpoint = config.name;
+  record.model = config.model;
+  record.base_url = normalize_base(config.base_url);
+  record.status = status;
+  for (const auto* item : group) record.keys.push_back(item->key);
+  record.created = record.updated = unix_now();
+  record.estimated_cost_usd = estimated_cost(config, group);
+  return record;
+}
+
 std::string progress_line(const EndpointConfig& config, const Cache::BatchRecord& record,
                           const BatchApi::Status& s, int polls, double next_s) {
   return fmt::format("llm[{}]: batch {} {}: {}/{} completed, {} failed (poll {}{})", config.name,
@@ -276,16 +293,7 @@ std::vector<BatchOutcome> run_batches(const BatchContext& ctx, const std::vector
               .string();
       std::filesystem::create_directories(config.batch_dir);
       util::write_file_atomically(path, jsonl);
-      Cache::BatchRecord record;
-      record.id = path;
-      record.provider = provider;
-      record.endpoint = config.name;
-      record.model = config.model;
-      record.base_url = base;
-      record.status = "written";
-      for (const auto* item : group) record.keys.push_back(item->key);
-      record.created = record.updated = unix_now();
-      record.estimated_cost_usd = estimated_cost(config, group);
+      const auto record = new_record(config, path, "written", group);
       if (ctx.cache) ctx.cache->put_batch(record);
       ++delta.batches;
       written.push_back(path);
@@ -321,16 +329,7 @@ std::vector<BatchOutcome> run_batches(const BatchContext& ctx, const std::vector
         throw EndpointDown(fmt::format("llm[{}]: submitting a batch of {} requests failed: {}",
                                        config.name, group.size(), e.what()));
       }
-      Cache::BatchRecord record;
-      record.id = id;
-      record.provider = provider;
-      record.endpoint = config.name;
-      record.model = config.model;
-      record.base_url = base;
-      record.status = "submitted";
-      for (const auto* item : group) record.keys.push_back(item->key);
-      record.created = record.updated = unix_now();
-      record.estimated_cost_usd = estimated_cost(config, group);
+      auto record = new_record(config, id, "submitted", group);
       // Recorded before any wait: a run killed from here on polls this batch when rerun.
       if (ctx.cache) ctx.cache->put_batch(record);
       ++delta.batches;

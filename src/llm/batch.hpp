@@ -6,17 +6,13 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "llm/http_post.hpp"
 #include "probity/llm.hpp"
-
-namespace probity::llm {
-struct PostResult;
-}
 
 namespace probity::llm::detail {
 
@@ -63,6 +59,9 @@ class BatchTransportError : public std::runtime_error {
 
 struct BatchContext;
 
+// The endpoint's timeout, retries, backoff and credentials, for the batch APIs' HTTP exchanges.
+PostOptions batch_post_options(const BatchContext& context);
+
 // A failed exchange with a batch API as one message (HTTP status and the provider's words, or
 // the transport's), secrets removed.
 std::string describe_http(const BatchContext& context, const PostResult& result);
@@ -93,8 +92,8 @@ std::vector<BatchOutcome> run_batches(const BatchContext& context,
 
 // An OpenAI / vLLM batch output line: {custom_id, response: {status_code, body}, error}.
 // Returns false when the line is not one (the caller names file and line).
-bool parse_openai_result_line(std::string_view line, std::string& custom_id,
-                              BatchOutcome& outcome, std::string& problem);
+bool parse_openai_result_line(std::string_view line, std::string& custom_id, BatchOutcome& outcome,
+                              std::string& problem);
 
 // An OpenAI chat request body as Anthropic Messages params, and an Anthropic Message as an
 // OpenAI chat completion body (what the cache keeps and the parser reads).

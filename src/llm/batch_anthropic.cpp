@@ -23,27 +23,27 @@ std::string anthropic_params(const std::string& openai_body, const EndpointConfi
         config.name));
   for (const char* field : {"logprobs", "top_logprobs", "echo", "prompt_logprobs"})
     if (body.contains(field) && !body[field].is_null() && body[field] != false)
-      throw UsageError(fmt::format(
-          "llm[{}]: Anthropic's Messages API has no log-probabilities ({} was asked)", config.name,
-          field));
+      throw UsageError(
+          fmt::format("llm[{}]: Anthropic's Messages API has no log-probabilities ({} was asked)",
+                      config.name, field));
   if (body.value("n", 1) != 1)
-    throw UsageError(fmt::format(
-        "llm[{}]: Anthropic's Messages API gives one answer per request (n = {})", config.name,
-        body.value("n", 1)));
+    throw UsageError(
+        fmt::format("llm[{}]: Anthropic's Messages API gives one answer per request (n = {})",
+                    config.name, body.value("n", 1)));
   json params = json::object();
   params["model"] = body.value("model", config.model);
   // Messages requires max_tokens; the roles' defaults set one (role_defaults).
   int max_tokens = 1024;
   for (const char* field : {"max_tokens", "max_completion_tokens"})
-    if (body.contains(field) && body[field].is_number_integer()) max_tokens = body[field].get<int>();
+    if (body.contains(field) && body[field].is_number_integer())
+      max_tokens = body[field].get<int>();
   params["max_tokens"] = max_tokens;
   std::string system;
   json messages = json::array();
   for (const auto& m : body["messages"]) {
     const std::string role = m.value("role", "user");
-    const std::string content = m.contains("content") && m["content"].is_string()
-                                    ? m["content"].get<std::string>()
-                                    : "";
+    const std::string content =
+        m.contains("content") && m["content"].is_string() ? m["content"].get<std::string>() : "";
     if (role == "system" || role == "developer") {
       system += (system.empty() ? "" : "\n\n") + content;
       continue;
@@ -103,10 +103,9 @@ std::string openai_body_of_message(const std::string& message_json) {
   json out = {{"id", m.value("id", "")},
               {"object", "chat.completion"},
               {"model", m.value("model", "")},
-              {"choices",
-               json::array({{{"index", 0},
-                             {"message", {{"role", "assistant"}, {"content", text}}},
-                             {"finish_reason", finish}}})},
+              {"choices", json::array({{{"index", 0},
+                                        {"message", {{"role", "assistant"}, {"content", text}}},
+                                        {"finish_reason", finish}}})},
               {"usage", usage}};
   return out.dump();
 }
@@ -114,8 +113,7 @@ std::string openai_body_of_message(const std::string& message_json) {
 namespace {
 
 ErrorKind kind_of_anthropic_error(const std::string& type) {
-  if (type == "invalid_request_error" || type == "not_found_error" ||
-      type == "request_too_large")
+  if (type == "invalid_request_error" || type == "not_found_error" || type == "request_too_large")
     return ErrorKind::kInvalidRequest;
   if (type == "authentication_error" || type == "permission_error") return ErrorKind::kAuth;
   if (type == "rate_limit_error") return ErrorKind::kRateLimited;
@@ -127,11 +125,7 @@ class AnthropicBatchApi : public BatchApi {
  public:
   explicit AnthropicBatchApi(const BatchContext& ctx)
       : ctx_(ctx), base_(normalize_base(ctx.config->base_url)) {
-    options_.timeout_s = ctx.config->timeout_s;
-    options_.retries = ctx.config->max_attempts - 1;
-    options_.backoff_base_s = ctx.config->backoff_base_s;
-    options_.backoff_max_s = ctx.config->backoff_max_s;
-    options_.headers = ctx.auth_headers;
+    options_ = batch_post_options(ctx);
     options_.headers.push_back("anthropic-version: 2023-06-01");
   }
 
@@ -150,19 +144,20 @@ class AnthropicBatchApi : public BatchApi {
     std::istringstream in(jsonl);
     for (std::string text; std::getline(in, text);)
       if (!text.empty()) requests.push_back(json::parse(text));
-    const json batch = expect_json(ctx_, 
-        http_request("POST", base_ + "/messages/batches", json{{"requests", requests}}.dump(),
-                     "application/json", options_),
-        "creating the message batch");
+    const json batch =
+        expect_json(ctx_,
+                    http_request("POST", base_ + "/messages/batches",
+                                 json{{"requests", requests}}.dump(), "application/json", options_),
+                    "creating the message batch");
     const std::string id = batch.value("id", "");
     if (id.empty()) throw BatchTransportError("the message batch was created without an id");
     return id;
   }
 
   Status poll(const std::string& id) override {
-    const json b = expect_json(ctx_, 
-        http_request("GET", base_ + "/messages/batches/" + id, "", "", options_),
-        "polling message batch " + id);
+    const json b =
+        expect_json(ctx_, http_request("GET", base_ + "/messages/batches/" + id, "", "", options_),
+                    "polling message batch " + id);
     Status s;
     s.status = b.value("processing_status", "");
     s.ended = s.status == "ended";

@@ -19,11 +19,7 @@ class OpenAiBatchApi : public BatchApi {
  public:
   explicit OpenAiBatchApi(const BatchContext& ctx)
       : ctx_(ctx), base_(normalize_base(ctx.config->base_url)) {
-    options_.timeout_s = ctx.config->timeout_s;
-    options_.retries = ctx.config->max_attempts - 1;
-    options_.backoff_base_s = ctx.config->backoff_base_s;
-    options_.backoff_max_s = ctx.config->backoff_max_s;
-    options_.headers = ctx.auth_headers;
+    options_ = batch_post_options(ctx);
   }
 
   // OpenAI's documented limits per batch input file.
@@ -44,24 +40,27 @@ class OpenAiBatchApi : public BatchApi {
     const std::string endpoint = first.value("url", "/v1/chat/completions");
     const std::string boundary = "probity-" + sha256_hex(jsonl).substr(0, 24);
     std::string form;
-    form += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n";
+    form +=
+        "--" + boundary + "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n";
     form += "--" + boundary +
             "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"probity-batch.jsonl\""
             "\r\nContent-Type: application/jsonl\r\n\r\n";
     form += jsonl;
     form += "\r\n--" + boundary + "--\r\n";
-    const json file = expect_json(ctx_, 
-        http_request("POST", base_ + "/files", form, "multipart/form-data; boundary=" + boundary,
-                     options_),
-        "uploading the batch file");
+    const json file =
+        expect_json(ctx_,
+                    http_request("POST", base_ + "/files", form,
+                                 "multipart/form-data; boundary=" + boundary, options_),
+                    "uploading the batch file");
     const std::string file_id = file.value("id", "");
     if (file_id.empty()) throw BatchTransportError("the file upload answered without an id");
-    const json request = {{"input_file_id", file_id},
-                          {"endpoint", endpoint},
-                          {"completion_window", "24h"},
-                          {"metadata", {{"probity_role", ctx_.config->name},
-                                        {"requests", std::to_string(count)}}}};
-    const json batch = expect_json(ctx_, 
+    const json request = {
+        {"input_file_id", file_id},
+        {"endpoint", endpoint},
+        {"completion_window", "24h"},
+        {"metadata", {{"probity_role", ctx_.config->name}, {"requests", std::to_string(count)}}}};
+    const json batch = expect_json(
+        ctx_,
         http_request("POST", base_ + "/batches", request.dump(), "application/json", options_),
         "creating the batch");
     const std::string id = batch.value("id", "");
@@ -70,8 +69,9 @@ class OpenAiBatchApi : public BatchApi {
   }
 
   Status poll(const std::string& id) override {
-    const json b = expect_json(ctx_, http_request("GET", base_ + "/batches/" + id, "", "", options_),
-                               "polling batch " + id);
+    const json b =
+        expect_json(ctx_, http_request("GET", base_ + "/batches/" + id, "", "", options_),
+                    "polling batch " + id);
     Status s;
     s.status = b.value("status", "");
     // completed, failed, expired and cancelled are final; validating, in_progress, finalizing

@@ -17,9 +17,8 @@ namespace {
 std::string error_text(const nlohmann::json& error) {
   if (error.is_string()) return error.get<std::string>();
   if (error.is_object()) {
-    const std::string code = error.contains("code") && error["code"].is_string()
-                                 ? error["code"].get<std::string>()
-                                 : "";
+    const std::string code =
+        error.contains("code") && error["code"].is_string() ? error["code"].get<std::string>() : "";
     const std::string message = error.contains("message") && error["message"].is_string()
                                     ? error["message"].get<std::string>()
                                     : error.dump();
@@ -29,6 +28,16 @@ std::string error_text(const nlohmann::json& error) {
 }
 
 }  // namespace
+
+PostOptions batch_post_options(const BatchContext& context) {
+  PostOptions options;
+  options.timeout_s = context.config->timeout_s;
+  options.retries = context.config->max_attempts - 1;
+  options.backoff_base_s = context.config->backoff_base_s;
+  options.backoff_max_s = context.config->backoff_max_s;
+  options.headers = context.auth_headers;
+  return options;
+}
 
 std::string describe_http(const BatchContext& context, const PostResult& r) {
   const std::string message =
@@ -46,8 +55,8 @@ nlohmann::json expect_json(const BatchContext& context, const PostResult& r,
   return j;
 }
 
-bool parse_openai_result_line(std::string_view line, std::string& custom_id,
-                              BatchOutcome& outcome, std::string& problem) {
+bool parse_openai_result_line(std::string_view line, std::string& custom_id, BatchOutcome& outcome,
+                              std::string& problem) {
   const auto j = nlohmann::json::parse(line, nullptr, false);
   if (!j.is_object()) {
     problem = "not a JSON object";
@@ -71,20 +80,20 @@ bool parse_openai_result_line(std::string_view line, std::string& custom_id,
       outcome.body = body.dump();
       return true;
     }
-    const std::string text = body.is_object() || body.is_string()
-                                 ? error_message(body.is_string() ? body.get<std::string>()
-                                                                  : body.dump())
-                                 : error_text(error);
+    const std::string text =
+        body.is_object() || body.is_string()
+            ? error_message(body.is_string() ? body.get<std::string>() : body.dump())
+            : error_text(error);
     outcome.kind = error_kind_of_status(status, body.is_object() ? body.dump() : "");
     if (status >= 200 && status < 300) outcome.kind = ErrorKind::kMalformed;
     outcome.error = fmt::format("HTTP {}: {}", status, text.empty() ? "no message" : text);
     return true;
   }
   if (!error.is_null()) {
-    const std::string code = error.is_object() && error.contains("code") &&
-                                     error["code"].is_string()
-                                 ? error["code"].get<std::string>()
-                                 : "";
+    const std::string code =
+        error.is_object() && error.contains("code") && error["code"].is_string()
+            ? error["code"].get<std::string>()
+            : "";
     outcome.kind = code == "batch_expired" || code == "batch_cancelled" ? ErrorKind::kBatchExpired
                                                                         : ErrorKind::kBatchFailed;
     outcome.error = error_text(error);

@@ -45,8 +45,9 @@ struct Imported {
 Imported read_line(const std::string& path, std::size_t number, const std::string& text) {
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object())
-    throw InputError(path, number, "", "not a JSON object (expected a batch output line or a "
-                                       "probity cache export line)");
+    throw InputError(path, number, "",
+                     "not a JSON object (expected a batch output line or a "
+                     "probity cache export line)");
   Imported out;
   if (j.contains("key") && j.contains("body")) {  // a probity export
     if (!j["key"].is_string() || j["key"].get<std::string>().empty())
@@ -74,9 +75,9 @@ Imported read_line(const std::string& path, std::size_t number, const std::strin
       outcome.body = detail::openai_body_of_message(result["message"].dump());
     } else {
       outcome.kind = type == "errored" ? ErrorKind::kBatchFailed : ErrorKind::kBatchExpired;
-      outcome.error = fmt::format("{}: {}", type, result.contains("error")
-                                                      ? result["error"].dump()
-                                                      : std::string("no answer"));
+      outcome.error =
+          fmt::format("{}: {}", type,
+                      result.contains("error") ? result["error"].dump() : std::string("no answer"));
     }
   } else {
     std::string key, problem;
@@ -114,8 +115,8 @@ CacheImportSummary import_into_cache(Cache& cache, const std::vector<std::string
       if (line.ok)
         answers.emplace_back(line.key, std::move(line.body), line.created);
       else
-        failures.push_back({line.key, line.kind, fmt::format("{} (from {}, line {})", line.error,
-                                                             path, number)});
+        failures.push_back(
+            {line.key, line.kind, fmt::format("{} (from {}, line {})", line.error, path, number)});
     }
     if (in.bad()) throw InputError(path, number, "", "read error");
     const std::size_t written = cache.put_entries(answers, false);
@@ -137,10 +138,15 @@ CacheImportSummary import_into_cache(Cache& cache, const std::vector<std::string
     if (!record.open) continue;
     const auto stored = cache.get_many(record.keys);
     bool all = true;
-    for (std::size_t i = 0; i < record.keys.size() && all; ++i)
+    std::uint64_t answered = 0;
+    for (std::size_t i = 0; i < record.keys.size() && all; ++i) {
       all = stored[i].has_value() || touched.contains(record.keys[i]);
+      answered += stored[i].has_value() ? 1 : 0;
+    }
     if (!all) continue;
     record.open = false;
+    record.completed = answered;
+    record.failed = record.keys.size() - answered;
     record.status = "imported";
     record.updated = static_cast<double>(std::time(nullptr));
     cache.put_batch(record);
@@ -151,8 +157,8 @@ CacheImportSummary import_into_cache(Cache& cache, const std::vector<std::string
 
 std::size_t export_cache(Cache& cache, const std::string& out_path,
                          const std::vector<std::string>* keys) {
-  const std::set<std::string> wanted = keys ? std::set<std::string>(keys->begin(), keys->end())
-                                            : std::set<std::string>();
+  const std::set<std::string> wanted =
+      keys ? std::set<std::string>(keys->begin(), keys->end()) : std::set<std::string>();
   util::OutputFile out(out_path);
   std::size_t n = 0;
   cache.for_each([&](const std::string& key, const std::string& body, double created) {

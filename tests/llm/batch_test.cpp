@@ -162,7 +162,11 @@ TEST(LlmBatchFile, WritesRequestsStopsAndTheRerunAfterImportEqualsTheOnlineRun) 
     EXPECT_EQ(got[i].texts, want[i].texts);
     EXPECT_EQ(got[i].finish_reasons, want[i].finish_reasons);
   }
-  for (const auto& b : cache.batches()) EXPECT_FALSE(b.open);
+  for (const auto& b : cache.batches()) {
+    EXPECT_FALSE(b.open);
+    EXPECT_EQ(b.completed, 6u);
+    EXPECT_EQ(b.failed, 0u);
+  }
 }
 
 TEST(LlmBatchFile, AFailedLineIsCountedOnceWithItsCauseAndAskedAgainAfter) {

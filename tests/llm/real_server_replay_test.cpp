@@ -12,6 +12,7 @@
 
 #include "cli_runner.hpp"
 #include "llm/fakes/fake_server.hpp"
+#include "llm/fakes/run_batch.hpp"
 #include "llm/fakes/transcript.hpp"
 #include "test_paths.hpp"
 
@@ -58,6 +59,74 @@ TEST(LlamaCppReplay, EveryFeatureSendsWhatWasRecordedAndEndsAsItDid) {
   for (const auto* e : transcript->unserved())
     unasked += "\n  line " + std::to_string(e->line) + ": " + e->path;
   EXPECT_TRUE(unasked.empty()) << "recorded requests the replay never sent:" << unasked;
+  std::filesystem::remove_all(dir);
+}
+
+// The same real answers through batch files: each command that writes scores, run with --batch
+// file, stops (exit 6) until the requests files it wrote are answered (here by vllm run-batch's
+// fake, answering from the recording) and imported, and then writes the file the online run
+// wrote, byte for byte.
+TEST(LlamaCppReplay, BatchFilesAnsweredWithTheRecordedAnswersGiveTheOnlineScores) {
+  json manifest;
+  std::ifstream(fixture(".commands.json")) >> manifest;
+  const std::string dir = temp_dir("llamacpp-replay-batch");
+  auto replaying = [] {
+    FakeOptions options;
+    options.flavour = Flavour::kLlamaCpp;
+    options.model = "tiny";
+    options.transcript = Transcript::load(fixture(".jsonl"));
+    return options;
+  };
+  FakeServer online(replaying());
+  FakeServer offline(replaying());
+  std::size_t compared = 0;
+  for (const auto& c : manifest["commands"]) {
+    const std::string name = c["name"].get<std::string>();
+    const std::string args = c["args"].get<std::string>();
+    if (!args.starts_with("score ") || c["exit"] != 0) continue;
+    auto command = [&](const std::string& out, const FakeServer& server, const std::string& extra) {
+      std::filesystem::create_directories(out);
+      std::string a = replace_all(args, "{data}", fixture("-data.jsonl"));
+      a = replace_all(a, "{out}", out);
+      return a + " --llm-base-url " + server.base_url() + " " +
+             manifest["llm_flags"].get<std::string>() + " " + extra;
+    };
+    const std::string want_dir = dir + "/online-" + name;
+    auto r = run_probity(command(want_dir, online, ""));
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    // The batch files name the server they stand for: the same URL as the offline replay.
+    const std::string got_dir = dir + "/batch-" + name;
+    const std::string batches = dir + "/batches-" + name;
+    const std::string cache = dir + "/" + name + ".sqlite";
+    int rounds = 0;
+    for (;; ++rounds) {
+      ASSERT_LT(rounds, 10) << name;
+      r = run_probity(
+          command(got_dir, offline, "--batch file --batch-dir " + batches + " --cache " + cache));
+      if (r.exit_code == 0) break;
+      ASSERT_EQ(r.exit_code, 6) << name << ": " << r.err;
+      std::string results;
+      for (const auto& e : std::filesystem::directory_iterator(batches)) {
+        const std::string file = e.path().filename().string();
+        if (!file.starts_with("requests-")) continue;
+        const std::string result = batches + "/results-" + file.substr(9);
+        if (std::filesystem::exists(result)) continue;
+        std::ofstream(result) << vllm_run_batch(offline, read_text(e.path().string()));
+        results += " " + result;
+      }
+      ASSERT_FALSE(results.empty()) << name;
+      const auto imported = run_probity("cache import --cache " + cache + results);
+      ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    }
+    EXPECT_GE(rounds, 1) << name;
+    for (const auto& e : std::filesystem::directory_iterator(want_dir)) {
+      const std::string file = e.path().filename().string();
+      EXPECT_EQ(read_text(got_dir + "/" + file), read_text(e.path().string()))
+          << name << " " << file;
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 4u);
   std::filesystem::remove_all(dir);
 }
 
