@@ -15,18 +15,18 @@ namespace probity::llm {
 
 struct CacheStats {
   std::size_t entries = 0;
-  std::uint64_t bytes = 0;         // of the stored answers
-  double oldest = 0, newest = 0;   // Unix seconds of the first and last answer stored (0: none)
-  std::size_t batches = 0;         // recorded batches (--batch)
-  std::size_t open_batches = 0;    // of them, not yet imported
+  std::uint64_t bytes = 0;        // of the stored answers
+  double oldest = 0, newest = 0;  // Unix seconds of the first and last answer stored (0: none)
+  std::size_t batches = 0;        // recorded batches (--batch)
+  std::size_t open_batches = 0;   // of them, not yet imported
 };
 CacheStats cache_stats(Cache& cache);
 
 struct CacheImportSummary {
   std::size_t files = 0, lines = 0;
-  std::size_t answers = 0;        // stored
-  std::size_t kept = 0;           // already stored: left as they were
-  std::size_t failures = 0;       // failed requests, recorded for the run that asks for them
+  std::size_t answers = 0;         // stored
+  std::size_t kept = 0;            // already stored: left as they were
+  std::size_t failures = 0;        // failed requests, recorded for the run that asks for them
   std::size_t closed_batches = 0;  // batch files all of whose requests are now answered
 };
 // Reads batch output files (OpenAI / vLLM lines {custom_id, response, error}; Anthropic lines

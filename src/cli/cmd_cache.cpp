@@ -32,8 +32,8 @@ std::string when(double unix_s) {
   const std::time_t t = static_cast<std::time_t>(unix_s);
   std::tm tm{};
   gmtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min);
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min);
 }
 
 int run_stats(const CacheArgs& a) {
@@ -130,8 +130,8 @@ void add_cache_command(CLI::App& app, Commands& commands) {
       "cache", "The LLM response cache: statistics, batches, import, export and merge");
   cache->require_subcommand(1);
   auto with_cache = [&](CLI::App* c, bool must_exist) {
-    auto* o = c->add_option("--cache", args->cache, "The LLM response cache (SQLite file)")
-                  ->required();
+    auto* o =
+        c->add_option("--cache", args->cache, "The LLM response cache (SQLite file)")->required();
     if (must_exist) o->check(CLI::ExistingFile);
   };
   auto* stats = cache->add_subcommand("stats", "What the cache holds");

@@ -18,8 +18,7 @@ namespace {
 constexpr std::string_view kWhat = "llm cache";
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // A prepared statement finalized on every exit path.
