@@ -204,22 +204,15 @@ std::string progress_line(const EndpointConfig& config, const Cache::BatchRecord
                      s.failed, polls, s.ended ? "" : fmt::format(", next in {:.0f} s", next_s));
 }
 
-}  // namespace
-
-std::vector<BatchOutcome> run_batches(const BatchContext& ctx, const std::vector<BatchItem>& items,
-                                      EndpointUsage& delta) {
+// Everything of run_batches after the failures recorded earlier were taken into `outcomes`.
+std::vector<BatchOutcome> answer_rounds(const BatchContext& ctx,
+                                        const std::vector<BatchItem>& items,
+                                        const std::vector<std::string>& keys,
+                                        std::map<std::string, BatchOutcome>& outcomes,
+                                        EndpointUsage& delta) {
   const EndpointConfig& config = *ctx.config;
   const std::string provider(batch_mode_name(config.batch));
   const std::string base = normalize_base(config.base_url);
-  std::map<std::string, BatchOutcome> outcomes;
-
-  // Failures an earlier import or batch recorded for these keys are this run's to count.
-  std::vector<std::string> keys;
-  keys.reserve(items.size());
-  for (const auto& item : items) keys.push_back(item.key);
-  if (ctx.cache)
-    for (auto& f : ctx.cache->take_batch_failures(keys))
-      outcomes[f.key] = BatchOutcome{false, "", f.kind, f.message};
 
   std::unique_ptr<BatchApi> api;
   if (config.batch == BatchMode::kOpenAi) api = make_openai_batch_api(ctx);
@@ -402,6 +395,28 @@ std::vector<BatchOutcome> run_batches(const BatchContext& ctx, const std::vector
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<BatchOutcome> run_batches(const BatchContext& ctx, const std::vector<BatchItem>& items,
+                                      EndpointUsage& delta) {
+  std::map<std::string, BatchOutcome> outcomes;
+  // Failures an earlier import or batch recorded for these keys are this run's to count.
+  std::vector<std::string> keys;
+  keys.reserve(items.size());
+  for (const auto& item : items) keys.push_back(item.key);
+  std::vector<Cache::BatchFailure> taken;
+  if (ctx.cache) taken = ctx.cache->take_batch_failures(keys);
+  for (const auto& f : taken) outcomes[f.key] = BatchOutcome{false, "", f.kind, f.message};
+  try {
+    return answer_rounds(ctx, items, keys, outcomes, delta);
+  } catch (...) {
+    // A call that stops before it returns (a batch file written, Ctrl-C, a provider down) has
+    // counted nothing: the failures stay for the run that returns them.
+    if (ctx.cache) ctx.cache->put_batch_failures(taken);
+    throw;
+  }
 }
 
 }  // namespace detail

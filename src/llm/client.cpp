@@ -210,6 +210,12 @@ struct Client::Impl {
     Cache* cache = options.cache;
     const bool writes =
         cache && (cache->mode() == CacheMode::kReadWrite || cache->mode() == CacheMode::kRefresh);
+    // The answers of a batch file come back only through the cache (probity cache import).
+    if (config.batch == BatchMode::kFile && !writes)
+      throw UsageError(fmt::format(
+          "llm[{}]: --batch file needs a response cache that is written (--cache FILE, "
+          "cache_mode read-write): its answers come back through `probity cache import`",
+          config.name));
     detail::BatchContext ctx;
     ctx.config = &config;
     ctx.cache = writes ? cache : nullptr;

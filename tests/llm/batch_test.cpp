@@ -414,6 +414,50 @@ TEST(LlmBatchApi, RequestsAreSplitWithinTheBatchLimits) {
   EXPECT_EQ(client.accounting().total().batches, 3u);
 }
 
+TEST(LlmBatchFile, AFailureWaitsForTheRunThatReturnsItWhenTheCallStopsForAnotherFile) {
+  FakeServer server(FakeOptions{});
+  const std::string dir = temp_dir("batch-file-fail-kept");
+  auto requests = questions(2);
+  llm::Cache cache(dir + "/c.sqlite");
+  llm::ClientOptions options;
+  options.cache = &cache;
+  auto config = fake_endpoint(server);
+  config.batch = llm::BatchMode::kFile;
+  config.batch_dir = dir + "/b";
+  auto round = [&](const std::vector<llm::Request>& asked, std::size_t fail) {
+    {
+      llm::Client client(config, options);
+      EXPECT_THROW(client.run(asked), llm::BatchPending);
+    }
+    for (const auto& f : files_in(dir + "/b")) {
+      const std::string results = f + ".results";
+      if (f.ends_with(".results") || std::filesystem::exists(results)) continue;
+      std::ofstream(results) << answer_file(server, f, fail);
+      llm::import_into_cache(cache, {results});
+    }
+  };
+  round(requests, 1);  // the first request fails
+  // A third question joins: the call stops for its file; the failure is not lost meanwhile.
+  requests.push_back(chat_request("Rate answer 99"));
+  round(requests, 0);
+  llm::Client client(config, options);
+  const auto got = client.run(requests);
+  EXPECT_FALSE(got[0].ok);
+  EXPECT_EQ(got[0].error_kind, llm::ErrorKind::kServer);
+  EXPECT_TRUE(got[1].ok);
+  EXPECT_TRUE(got[2].ok);
+  EXPECT_EQ(client.accounting().total().failures.at("server"), 1u);
+}
+
+TEST(LlmBatchFile, FileModeWithoutAWrittenCacheIsAUsageError) {
+  FakeServer server(FakeOptions{});
+  auto config = fake_endpoint(server);
+  config.batch = llm::BatchMode::kFile;
+  config.batch_dir = temp_dir("batch-no-cache");
+  llm::Client client(config);
+  EXPECT_THROW(client.run(questions(1)), UsageError);
+}
+
 TEST(LlmBatchFile, ImportNamesTheFileLineAndFieldOfABadLineAndStoresNothingOfIt) {
   const std::string dir = temp_dir("batch-import-bad");
   llm::Cache cache(dir + "/c.sqlite");
