@@ -284,7 +284,9 @@ std::vector<BatchOutcome> answer_rounds(const BatchContext& ctx,
           (std::filesystem::path(config.batch_dir) /
            fmt::format("requests-{}-{}.jsonl", config.name, sha256_hex(jsonl).substr(0, 12)))
               .string();
-      std::filesystem::create_directories(config.batch_dir);
+      std::error_code made;
+      std::filesystem::create_directories(config.batch_dir, made);
+      if (made) throw OutputError(config.batch_dir, made.message());
       util::write_file_atomically(path, jsonl);
       const auto record = new_record(config, path, "written", group);
       if (ctx.cache) ctx.cache->put_batch(record);

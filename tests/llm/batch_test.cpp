@@ -449,6 +449,26 @@ TEST(LlmBatchFile, AFailureWaitsForTheRunThatReturnsItWhenTheCallStopsForAnother
   EXPECT_EQ(client.accounting().total().failures.at("server"), 1u);
 }
 
+TEST(LlmBatchFile, ABatchDirectoryThatCannotBeMadeIsAnOutputErrorNamingIt) {
+  FakeServer server(FakeOptions{});
+  const std::string dir = temp_dir("batch-bad-dir");
+  std::ofstream(dir + "/file") << "x";
+  llm::Cache cache(dir + "/c.sqlite");
+  llm::ClientOptions options;
+  options.cache = &cache;
+  auto config = fake_endpoint(server);
+  config.batch = llm::BatchMode::kFile;
+  config.batch_dir = dir + "/file/batches";
+  llm::Client client(config, options);
+  try {
+    client.run(questions(1));
+    FAIL() << "no OutputError";
+  } catch (const OutputError& e) {
+    EXPECT_EQ(e.path(), config.batch_dir);
+  }
+  EXPECT_TRUE(cache.batches().empty());
+}
+
 TEST(LlmBatchFile, FileModeWithoutAWrittenCacheIsAUsageError) {
   FakeServer server(FakeOptions{});
   auto config = fake_endpoint(server);
