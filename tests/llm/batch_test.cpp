@@ -253,15 +253,21 @@ std::size_t calls_to(const FakeServer& server, const std::string& method_path) {
   return n;
 }
 
+// The same requests answered online by the same server, with the batch tests' key.
+std::vector<llm::Response> online_answers(const FakeServer& server,
+                                          const std::vector<llm::Request>& requests) {
+  auto config = fake_endpoint(server);
+  config.api_key_env = "PROBITY_TEST_BATCH_KEY";
+  llm::Client online(config);
+  return online.run(requests);
+}
+
 TEST(LlmBatchApi, OpenAiBatchAnswersEqualTheOnlineAnswersAndAreCached) {
   KeyEnv key;
   FakeServer server(batch_fake());
   const std::string dir = temp_dir("batch-openai");
   auto requests = questions(5);
-  auto online_config = fake_endpoint(server);
-  online_config.api_key_env = "PROBITY_TEST_BATCH_KEY";
-  llm::Client online(online_config);
-  const auto want = online.run(requests);
+  const auto want = online_answers(server, requests);
 
   llm::Cache cache(dir + "/c.sqlite");
   llm::ClientOptions options;
@@ -361,10 +367,7 @@ TEST(LlmBatchApi, AnthropicMessageBatchesAnswerAsTheOnlineChatDoes) {
   FakeServer server(batch_fake());
   const std::string dir = temp_dir("batch-anthropic");
   auto requests = questions(3);
-  auto online_config = fake_endpoint(server);
-  online_config.api_key_env = "PROBITY_TEST_BATCH_KEY";
-  llm::Client online(online_config);
-  const auto want = online.run(requests);
+  const auto want = online_answers(server, requests);
 
   llm::Cache cache(dir + "/c.sqlite");
   llm::ClientOptions options;
